@@ -1,0 +1,26 @@
+// Where the tools read their facts: the seeds' data, or a JSON file named by AGENT_DATA_FILE
+// (read on every call, as a real service would be asked every time). A missing or broken file is
+// an outage: the tool's activity fails and Temporal retries it.
+import { readFile } from 'node:fs/promises';
+import { SEED_DATA } from './seed-data';
+import type { SupportData } from './seed-data';
+
+export type DataSource = () => Promise<SupportData>;
+
+export function dataSourceFromEnv(env: NodeJS.ProcessEnv = process.env): DataSource {
+  const file = env.AGENT_DATA_FILE;
+  if (!file) return async () => SEED_DATA;
+  return async () => {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      throw new Error(`support data unavailable: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    try {
+      return JSON.parse(text) as SupportData;
+    } catch {
+      throw new Error(`support data unavailable: ${file} is not valid JSON`);
+    }
+  };
+}

@@ -1,0 +1,83 @@
+// What the CLI, the demo and the tests do with runs: start, read state, wait for the result,
+// cancel, list. One place, so every caller gets the same semantics (a cancelled run's result is
+// rebuilt from the memo the workflow left).
+import { Client, WorkflowFailedError, WorkflowNotFoundError, CancelledFailure } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { reactAgent } from '../workflows/agent';
+import { CANCELLED_RESULT_MEMO } from '../workflows/agent';
+import { stateQuery } from '../workflows/queries';
+import type { AgentInput, AgentResult, AgentState } from '../workflows/types';
+import type { TemporalEnv } from './temporal-env';
+
+export const WORKFLOW_TYPE = 'reactAgent';
+
+export class RunNotFoundError extends Error {
+  constructor(readonly workflowId: string) {
+    super(`no run with id "${workflowId}"`);
+  }
+}
+
+export async function startRun(client: Client, env: TemporalEnv, input: AgentInput, workflowId: string): Promise<WorkflowHandle<typeof reactAgent>> {
+  return client.workflow.start<typeof reactAgent>(WORKFLOW_TYPE, {
+    taskQueue: env.taskQueue,
+    workflowId,
+    args: [input],
+  });
+}
+
+export async function existingRun(client: Client, workflowId: string): Promise<WorkflowHandle<typeof reactAgent>> {
+  const handle = client.workflow.getHandle<typeof reactAgent>(workflowId);
+  try {
+    await handle.describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError(workflowId);
+    throw err;
+  }
+  return handle;
+}
+
+export async function runState(handle: WorkflowHandle): Promise<AgentState> {
+  return handle.query(stateQuery);
+}
+
+/** Waits for the run to end; a cancelled run yields its partial result with stop_reason "cancelled". */
+export async function runResult(handle: WorkflowHandle<typeof reactAgent>): Promise<AgentResult> {
+  try {
+    return await handle.result();
+  } catch (err) {
+    if (err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure) {
+      const description = await handle.describe();
+      const memo = description.memo?.[CANCELLED_RESULT_MEMO] as AgentResult | undefined;
+      if (memo) return memo;
+      // Cancelled before the workflow could write its memo (e.g. before its first task ran).
+      return emptyCancelledResult();
+    }
+    throw err;
+  }
+}
+
+function emptyCancelledResult(): AgentResult {
+  return {
+    status: 'stopped',
+    stop_reason: 'cancelled',
+    trace: [],
+    history: [],
+    usage: { steps: 0, tool_calls: 0, llm_calls: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, elapsed_ms: 0 },
+    budget: { max_steps: 0, max_tool_calls: 0, max_seconds: 0, max_tokens: 0 },
+  };
+}
+
+/** The kill switch. The reason is recorded in the run's history (WorkflowExecutionCancelRequested). */
+export async function cancelRun(client: Client, workflowId: string, reason = 'cancelled by operator'): Promise<void> {
+  try {
+    await client.workflowService.requestCancelWorkflowExecution({
+      namespace: client.options.namespace,
+      workflowExecution: { workflowId },
+      reason,
+      identity: client.options.identity,
+    });
+  } catch (err) {
+    if ((err as { code?: number }).code === 5) throw new RunNotFoundError(workflowId); // gRPC NOT_FOUND
+    throw err;
+  }
+}

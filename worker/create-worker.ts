@@ -1,0 +1,29 @@
+// Builds the agent's Worker. Workers are stateless: start as many as load needs on one queue.
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import type { ActivityDeps } from '../activities';
+
+export interface AgentWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  deps: ActivityDeps;
+  /** Extra Worker options (tests, benchmarks); the defaults below are the shipped tuning. */
+  overrides?: Partial<WorkerOptions>;
+}
+
+export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection: opts.connection,
+    namespace: opts.namespace,
+    taskQueue: opts.taskQueue,
+    workflowsPath: require.resolve('../workflows'),
+    activities: createActivities(opts.deps),
+    // Heartbeats carry cancellation: send them at least this often so a kill switch or a
+    // max_seconds deadline reaches the running LLM call in well under a second.
+    maxHeartbeatThrottleInterval: '300 milliseconds',
+    defaultHeartbeatThrottleInterval: '300 milliseconds',
+    ...opts.overrides,
+  });
+}

@@ -1,0 +1,77 @@
+// Run budgets and their arithmetic. Pure: the workflow passes in what it has used so far.
+
+export interface Budget {
+  max_steps: number;
+  max_tool_calls: number;
+  max_seconds: number;
+  /** Total LLM tokens (prompt + completion) a run may spend; 0 means no limit. */
+  max_tokens: number;
+}
+
+export const DEFAULT_BUDGET: Budget = { max_steps: 8, max_tool_calls: 6, max_seconds: 60, max_tokens: 0 };
+
+export interface Usage {
+  steps: number;
+  tool_calls: number;
+  llm_calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  elapsed_ms: number;
+}
+
+export const EMPTY_USAGE: Usage = {
+  steps: 0,
+  tool_calls: 0,
+  llm_calls: 0,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  total_tokens: 0,
+  elapsed_ms: 0,
+};
+
+export interface Remaining {
+  steps: number;
+  tool_calls: number;
+  seconds: number;
+  tokens: number | null;
+}
+
+export function resolveBudget(partial: Partial<Budget> | undefined): Budget {
+  const budget = { ...DEFAULT_BUDGET, ...(partial ?? {}) };
+  for (const [key, value] of Object.entries(budget)) {
+    if (!Number.isFinite(value) || value < 0 || !Number.isInteger(value)) {
+      throw new RangeError(`budget.${key} must be a non-negative integer, got ${String(value)}`);
+    }
+  }
+  if (budget.max_steps < 1) throw new RangeError('budget.max_steps must be at least 1');
+  if (budget.max_seconds < 1) throw new RangeError('budget.max_seconds must be at least 1');
+  return budget;
+}
+
+export function remaining(budget: Budget, usage: Usage): Remaining {
+  return {
+    steps: Math.max(0, budget.max_steps - usage.steps),
+    tool_calls: Math.max(0, budget.max_tool_calls - usage.tool_calls),
+    seconds: Math.max(0, budget.max_seconds - usage.elapsed_ms / 1000),
+    tokens: budget.max_tokens > 0 ? Math.max(0, budget.max_tokens - usage.total_tokens) : null,
+  };
+}
+
+/** Checked before each decision: which budget, if any, forbids another step. */
+export function budgetExhausted(budget: Budget, usage: Usage): 'max_steps' | 'max_seconds' | 'max_tokens' | null {
+  if (usage.steps >= budget.max_steps) return 'max_steps';
+  if (usage.elapsed_ms >= budget.max_seconds * 1000) return 'max_seconds';
+  if (budget.max_tokens > 0 && usage.total_tokens >= budget.max_tokens) return 'max_tokens';
+  return null;
+}
+
+export function addTokens(usage: Usage, tokens: { prompt_tokens: number; completion_tokens: number; total_tokens: number }): Usage {
+  return {
+    ...usage,
+    llm_calls: usage.llm_calls + 1,
+    prompt_tokens: usage.prompt_tokens + tokens.prompt_tokens,
+    completion_tokens: usage.completion_tokens + tokens.completion_tokens,
+    total_tokens: usage.total_tokens + tokens.total_tokens,
+  };
+}

@@ -1,0 +1,66 @@
+// The action contract: the only shapes a model answer may take. The model is untrusted input,
+// so its text is parsed and checked here, inside the workflow, and anything else ends the run
+// with an explicit invalid_action:* reason (the seeds' spellings and precedence).
+import { z } from 'zod';
+import type { InvalidActionKind } from './stop-reasons';
+
+const argsSchema = z.record(z.string(), z.unknown());
+
+export const toolActionSchema = z.strictObject({
+  kind: z.literal('tool'),
+  name: z.string().min(1),
+  args: argsSchema.nullish(),
+});
+
+export const finalActionSchema = z.strictObject({
+  kind: z.literal('final'),
+  answer: z.string().refine((s) => s.trim().length > 0),
+});
+
+export type ToolAction = { kind: 'tool'; name: string; args: Record<string, unknown> };
+export type FinalAction = { kind: 'final'; answer: string };
+export type Action = ToolAction | FinalAction;
+
+export type ValidationResult =
+  | { ok: true; action: Action }
+  | { ok: false; reason: InvalidActionKind; raw: unknown };
+
+/** Parses and validates the model's raw text. Never throws. */
+export function validateAction(rawText: string): ValidationResult {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(rawText);
+  } catch {
+    return { ok: false, reason: 'bad_json', raw: rawText };
+  }
+  return validateParsedAction(parsed);
+}
+
+export function validateParsedAction(parsed: unknown): ValidationResult {
+  const fail = (reason: InvalidActionKind): ValidationResult => ({ ok: false, reason, raw: parsed });
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return fail('not_object');
+
+  const kind = (parsed as Record<string, unknown>).kind;
+  if (kind === 'final') {
+    const result = finalActionSchema.safeParse(parsed);
+    if (result.success) return { ok: true, action: { kind: 'final', answer: result.data.answer.trim() } };
+    return fail(firstReason(result.error, { answer: 'missing_answer' }));
+  }
+  if (kind === 'tool') {
+    const result = toolActionSchema.safeParse(parsed);
+    if (result.success) {
+      return { ok: true, action: { kind: 'tool', name: result.data.name, args: result.data.args ?? {} } };
+    }
+    return fail(firstReason(result.error, { name: 'missing_tool_name', args: 'bad_args' }));
+  }
+  return fail('bad_kind');
+}
+
+// Extra keys win over field errors, as in the seeds' validate_action.
+function firstReason(error: z.ZodError, byField: Record<string, InvalidActionKind>): InvalidActionKind {
+  if (error.issues.some((issue) => issue.code === 'unrecognized_keys')) return 'extra_keys';
+  for (const [field, reason] of Object.entries(byField)) {
+    if (error.issues.some((issue) => issue.path[0] === field)) return reason;
+  }
+  return 'bad_kind';
+}

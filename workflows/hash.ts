@@ -1,0 +1,25 @@
+// Stable argument hashing: the same arguments in any key order give the same digest, so loop
+// detection and idempotency keys do not depend on how the model happened to order its JSON.
+import { sha256 } from '@noble/hashes/sha256';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
+
+export function stableJson(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (Array.isArray(value)) return '[' + value.map(stableJson).join(',') + ']';
+  if (typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort();
+    return '{' + keys.map((k) => JSON.stringify(k) + ':' + stableJson(record[k])).join(',') + '}';
+  }
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'null';
+  return JSON.stringify(value);
+}
+
+export function sha256Hex(text: string): string {
+  return bytesToHex(sha256(utf8ToBytes(text)));
+}
+
+/** First 12 hex chars of sha256(stableJson(args)), as in the seeds. */
+export function argsHash(args: unknown): string {
+  return sha256Hex(stableJson(args ?? {})).slice(0, 12);
+}

@@ -1,0 +1,2 @@
+// The worker's workflowsPath: every workflow type the task queue serves.
+export { reactAgent } from './agent';

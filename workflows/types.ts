@@ -1,0 +1,112 @@
+// Types every side shares: the workflow's input and result, the activities' inputs and outputs,
+// and the live state the `state` query returns. Snake case, as the seeds' result.
+import type { Budget, Remaining, Usage } from './budget';
+import type { Action } from './contract';
+import type { CatalogEntry } from './tool-catalog';
+import type { StopReason } from './stop-reasons';
+
+export interface AgentInput {
+  goal: string;
+  /** The principal the run acts for (the seeds' user id). */
+  user_id: number;
+  budget?: Partial<Budget>;
+  /** Tools the model may call; anything else is denied. */
+  allow: string[];
+  /** Attempts per LLM decision (timeouts, 429, 5xx) before the run stops; default 3. */
+  llm_max_attempts?: number;
+  /** Continue-as-new after this many steps in one run (history hygiene); default 100. */
+  continue_as_new_every?: number;
+  /** Set by the workflow itself when it continues as new. */
+  carried?: CarriedState;
+}
+
+/** What one run hands to the next when it continues as new. */
+export interface CarriedState {
+  started_at_ms: number;
+  usage: Usage;
+  trace: TraceEntry[];
+  history: HistoryEntry[];
+  seen_calls: string[];
+}
+
+export interface Observation {
+  tool: string;
+  ok: boolean;
+  data: unknown;
+  source: string;
+  /** Size of the serialised data before any truncation. */
+  bytes: number;
+  truncated: boolean;
+}
+
+export interface TraceEntry {
+  step: number;
+  tool: string;
+  args_hash: string;
+  ok: boolean;
+  stop_reason?: StopReason;
+}
+
+export interface HistoryEntry {
+  step: number;
+  action: Action;
+  observation: Observation;
+}
+
+export interface AgentResult {
+  status: 'ok' | 'stopped';
+  stop_reason: StopReason;
+  answer?: string;
+  raw_action?: unknown;
+  trace: TraceEntry[];
+  history: HistoryEntry[];
+  usage: Usage;
+  budget: Budget;
+}
+
+export type Phase = 'starting' | 'deciding' | 'calling_tool' | 'done';
+
+export interface AgentState {
+  phase: Phase;
+  step: number;
+  status: 'running' | 'ok' | 'stopped';
+  stop_reason?: StopReason;
+  current_tool?: string;
+  last_action?: Action;
+  usage: Usage;
+  budget: Budget;
+  remaining: Remaining;
+  trace: TraceEntry[];
+}
+
+// --- activity contracts ---
+
+export interface DecisionPayload {
+  goal: string;
+  principal: { user_id: number };
+  state_summary: { steps_completed: number; tools_used: string[]; last_observation: Observation | null };
+  recent_history: HistoryEntry[];
+  available_tools: CatalogEntry[];
+}
+
+export interface DecideInput {
+  payload: DecisionPayload;
+  idempotency_key: string;
+}
+
+export interface DecideOutput {
+  text: string;
+  model: string;
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+}
+
+export interface ToolInput {
+  args: Record<string, unknown>;
+  idempotency_key: string;
+  principal_user_id: number;
+}
+
+/** Error types activities throw that the workflow classifies (ApplicationFailure.type). */
+export const LLM_TIMEOUT = 'LlmTimeout';
+export const LLM_RETRYABLE = 'LlmRetryable';
+export const LLM_REJECTED = 'LlmRejected';
