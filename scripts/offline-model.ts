@@ -1,0 +1,126 @@
+// A deterministic stand-in for the LLM, for `npm run demo` without a model service. It plays the
+// seeds' refund scenario the way a well-behaved model would: profile, billing, policy, then a
+// final answer computed from what the tools actually returned (never from hard-coded facts).
+import type { RecordedRequest, Reply, Script } from './scripted-llm-server';
+
+interface Observation {
+  tool?: string;
+  ok?: boolean;
+  data?: unknown;
+}
+interface HistoryEntry {
+  action?: { kind?: string; name?: string };
+  observation?: Observation;
+}
+interface Payload {
+  goal?: string;
+  principal?: { user_id?: number };
+  state_summary?: { tools_used?: string[] };
+  recent_history?: HistoryEntry[];
+  available_tools?: Array<{ name?: string }>;
+}
+
+const final = (answer: string): Reply => ({ action: { kind: 'final', answer } });
+const tool = (name: string, args: Record<string, unknown>): Reply => ({ action: { kind: 'tool', name, args } });
+
+export const refundDemoModel: Script = (req: RecordedRequest): Reply => {
+  const payload = readPayload(req);
+  // A payload we cannot read is a runtime bug: answer 400 so it fails loudly instead of "deciding".
+  if (payload === undefined) {
+    return { status: 400, body: { error: { message: 'offline model: user message is not the JSON payload', type: 'invalid_request_error', code: null } } };
+  }
+
+  const userId = payload.principal?.user_id ?? Number(/user\s+(\d+)/i.exec(payload.goal ?? '')?.[1] ?? NaN);
+  if (!Number.isInteger(userId)) return final('I cannot verify a refund: the request does not say which user is asking.');
+
+  const history = payload.recent_history ?? [];
+  const used = new Set([...(payload.state_summary?.tools_used ?? []), ...history.map((h) => h.action?.name ?? '')]);
+  const available = new Set((payload.available_tools ?? []).map((t) => t.name));
+  const plan: Array<[string, Record<string, unknown>]> = [
+    ['get_user_profile', { user_id: userId }],
+    ['get_user_billing', { user_id: userId }],
+    ['search_policy', { query: 'refund policy pro monthly' }],
+  ];
+  for (const [name, args] of plan) {
+    if (used.has(name)) continue; // called once only: repeating it would trip loop detection
+    if (!available.has(name)) return final(`I cannot verify a refund: the ${name} tool is not available to me.`);
+    return tool(name, args);
+  }
+  return final(answerFrom(userId, history));
+};
+
+function readPayload(req: RecordedRequest): Payload | undefined {
+  const messages: unknown = req.body?.messages;
+  if (!Array.isArray(messages)) return undefined;
+  const user = [...messages].reverse().find((m) => m?.role === 'user');
+  if (typeof user?.content !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(user.content);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Payload) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function answerFrom(userId: number, history: HistoryEntry[]): string {
+  const profile = latestData(history, 'get_user_profile');
+  const billing = latestData(history, 'get_user_billing');
+  const policy = latestData(history, 'search_policy');
+  if (billing === undefined) return 'I cannot verify a refund: I have no billing record for this user.';
+
+  const name = findKey(profile, 'name');
+  const who = typeof name === 'string' ? name : `User ${userId}`;
+  const planName = findKey(billing, 'plan');
+  const price = findKey(billing, 'price_usd');
+  const days = findKey(billing, 'days_since_first_payment');
+  if (typeof planName !== 'string' || typeof price !== 'number') {
+    return 'I cannot verify a refund: the billing record has no plan or price.';
+  }
+  const amount = `USD ${price.toFixed(2)}`;
+  if (planName === 'free' || price <= 0) {
+    return `No. ${who} is on the ${planName} plan (${amount}), which has no billable payments, so there is nothing to refund.`;
+  }
+
+  const windowDays = Number(/refundable within (\d+) days/i.exec(policyText(policy))?.[1] ?? NaN);
+  if (!Number.isFinite(windowDays)) return `I cannot verify a refund for ${who}: no refund policy with a refund window was found.`;
+  if (typeof days !== 'number') return `I cannot verify a refund for ${who}: the billing record has no first-payment date.`;
+  if (days > windowDays) {
+    return `No. ${who}'s ${planName} plan (${amount}) was first paid ${days} days ago, outside the ${windowDays}-day refund window, so a refund is not possible.`;
+  }
+  return `Yes. ${who}'s ${planName} plan (${amount}) was first paid ${days} days ago, within the ${windowDays}-day refund window, so a refund of ${amount} is possible to the original payment method.`;
+}
+
+/** Data of the latest successful call of a tool; a failed or missing call yields undefined. */
+function latestData(history: HistoryEntry[], name: string): unknown {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const h = history[i];
+    if ((h?.observation?.tool ?? h?.action?.name) !== name) continue;
+    if (h?.observation?.ok === false) return undefined;
+    const data = h?.observation?.data;
+    // Truncated observations may arrive as JSON text.
+    if (typeof data === 'string') {
+      try {
+        return JSON.parse(data);
+      } catch {
+        return data;
+      }
+    }
+    return data;
+  }
+  return undefined;
+}
+
+// Tools may wrap their results ({user: {...}}, {billing: {...}}), so look one level deep or more.
+function findKey(value: unknown, key: string): unknown {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (!Array.isArray(value) && key in value) return (value as Record<string, unknown>)[key];
+  for (const child of Object.values(value)) {
+    const found = findKey(child, key);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function policyText(policy: unknown): string {
+  return typeof policy === 'string' ? policy : JSON.stringify(policy ?? '');
+}
