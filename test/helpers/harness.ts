@@ -1,0 +1,97 @@
+// Shared test plumbing: the real dev server started by `npm test` (scripts/test.ts passes its
+// address in the environment), real worker processes, and a Temporal client.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { temporalEnv } from '../../client/temporal-env';
+import type { TemporalEnv } from '../../client/temporal-env';
+import { DEFAULT_ALLOWED_TOOLS } from '../../workflows/tool-catalog';
+import type { AgentInput } from '../../workflows/types';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
+export const DIST = path.join(REPO_ROOT, 'dist');
+
+export function uniqueId(prefix: string): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+export function testEnv(taskQueue: string, overrides: Partial<TemporalEnv> = {}): TemporalEnv {
+  if (!process.env.TEMPORAL_ADDRESS) {
+    throw new Error('TEMPORAL_ADDRESS is not set: run the suite with `npm test`, which starts a dev server');
+  }
+  return { ...temporalEnv(), taskQueue, ...overrides };
+}
+
+export async function connectClient(env: TemporalEnv): Promise<Client> {
+  const connection = await Connection.connect({ address: env.address });
+  return new Client({ connection, namespace: env.namespace });
+}
+
+export const REFUND_GOAL =
+  'User 42 asked: Can I get a refund now? Use tools to verify profile, billing state, and policy. ' +
+  'Return a short final answer in English with USD amount and reason.';
+
+export function agentInput(overrides: Partial<AgentInput> = {}): AgentInput {
+  return { goal: REFUND_GOAL, user_id: 42, allow: [...DEFAULT_ALLOWED_TOOLS], ...overrides };
+}
+
+export interface WorkerProcess {
+  proc: ChildProcess;
+  /** Resolves when the worker has said it is ready. */
+  ready: Promise<void>;
+  output(): string;
+  /** SIGKILL: the crash a test wants to survive. Resolves when the process is gone. */
+  kill(): Promise<void>;
+  /** SIGTERM: graceful shutdown. */
+  stop(): Promise<void>;
+}
+
+/** Starts `node dist/worker/main.js`: the same entry point `npm run worker` runs. */
+export function startWorkerProcess(env: TemporalEnv, extraEnv: Record<string, string>): WorkerProcess {
+  const proc = spawn(process.execPath, [path.join(DIST, 'worker', 'main.js')], {
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: env.address,
+      TEMPORAL_NAMESPACE: env.namespace,
+      TEMPORAL_TASK_QUEUE: env.taskQueue,
+      OPENAI_API_KEY: 'test-key',
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const ready = new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      log += chunk.toString();
+      if (log.includes("state: 'RUNNING'")) resolve();
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    proc.once('exit', (code) => reject(new Error(`worker exited with ${code} before it was ready:\n${log}`)));
+  });
+  ready.catch(() => undefined); // observed by callers that await it
+  const end = async (signal: NodeJS.Signals) => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+    await exited;
+  };
+  return { proc, ready, output: () => log, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
+}
+
+/** Polls until `check` returns a value (not undefined); fails with `what` after the timeout. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+}
