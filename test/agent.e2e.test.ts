@@ -1,0 +1,215 @@
+// End to end through the real `openai` client, a real worker process and the real dev server:
+// the refund scenario, and every stop reason reached by a run that reaches it for real.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Client } from '@temporalio/client';
+import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
+import type { Reply } from '../scripts/scripted-llm-server';
+import { runResult, startRun } from '../client/agent-client';
+import type { TemporalEnv } from '../client/temporal-env';
+import type { AgentInput, AgentResult } from '../workflows/types';
+import { agentInput, connectClient, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
+import type { WorkerProcess } from './helpers/harness';
+
+const profile = (user_id = 42): Reply => ({ action: { kind: 'tool', name: 'get_user_profile', args: { user_id } } });
+const billing = (user_id = 42): Reply => ({ action: { kind: 'tool', name: 'get_user_billing', args: { user_id } } });
+const policy = (query = 'refund'): Reply => ({ action: { kind: 'tool', name: 'search_policy', args: { query } } });
+const final = (answer: string): Reply => ({ action: { kind: 'final', answer } });
+
+let llm: ScriptedLlmServer;
+let client: Client;
+let env: TemporalEnv;
+let brokenEnv: TemporalEnv;
+let worker: WorkerProcess;
+let brokenWorker: WorkerProcess;
+
+before(async () => {
+  llm = await ScriptedLlmServer.start();
+  env = testEnv(uniqueId('e2e'));
+  // A second worker whose LLM times out after 1 s and whose tool data source is down.
+  brokenEnv = testEnv(uniqueId('e2e-broken'));
+  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '30' });
+  brokenWorker = startWorkerProcess(brokenEnv, {
+    OPENAI_BASE_URL: llm.baseUrl,
+    OPENAI_TIMEOUT_SECONDS: '1',
+    AGENT_DATA_FILE: '/nonexistent/support-data.json',
+  });
+  await Promise.all([worker.ready, brokenWorker.ready]);
+  client = await connectClient(env);
+});
+
+after(async () => {
+  await Promise.all([worker?.stop(), brokenWorker?.stop()]);
+  await client?.connection.close();
+  await llm?.close();
+});
+
+async function run(replies: Reply[], overrides: Partial<AgentInput> = {}, on: TemporalEnv = env) {
+  const id = uniqueId('run');
+  llm.script(id, replies);
+  const started = Date.now();
+  const handle = await startRun(client, on, agentInput(overrides), id);
+  const result: AgentResult = await runResult(handle);
+  return { id, result, handle, ms: Date.now() - started, requests: llm.requests(id) };
+}
+
+describe('the refund scenario', () => {
+  it('succeeds after three tool calls, with observations fed back to the model', async () => {
+    const { id, result, requests } = await run([profile(), billing(), policy('refund policy'), final('Yes: USD 49.00, within 14 days.')]);
+    assert.equal(result.status, 'ok');
+    assert.equal(result.stop_reason, 'success');
+    assert.equal(result.answer, 'Yes: USD 49.00, within 14 days.');
+    assert.deepEqual(result.trace.map((t) => [t.step, t.tool, t.ok]), [
+      [1, 'get_user_profile', true],
+      [2, 'get_user_billing', true],
+      [3, 'search_policy', true],
+    ]);
+    assert.equal(result.trace[0]!.args_hash, 'feaa769a39ae');
+    assert.deepEqual(result.history[1]!.observation.data, {
+      billing: { currency: 'USD', plan: 'pro_monthly', price_usd: 49, days_since_first_payment: 10 },
+    });
+    assert.equal(result.history[1]!.observation.source, 'billing-service');
+    assert.equal(result.usage.tool_calls, 3);
+    assert.equal(result.usage.llm_calls, 4);
+    assert.equal(result.usage.total_tokens, 4 * 120);
+
+    // What the model was sent: one request per step, each with its own stable key.
+    assert.deepEqual(requests.map((r) => r.idempotencyKey), [1, 2, 3, 4].map((s) => `${id}:decide:${s}`));
+    const last = requests[3]!.body;
+    assert.deepEqual(last.response_format, { type: 'json_object' });
+    assert.equal(last.messages[0].role, 'system');
+    const payload = JSON.parse(last.messages[1].content);
+    assert.equal(payload.state_summary.steps_completed, 3);
+    assert.deepEqual(payload.state_summary.tools_used, ['get_user_profile', 'get_user_billing', 'search_policy']);
+    assert.equal(payload.recent_history[1].observation.data.billing.price_usd, 49);
+    assert.deepEqual(payload.available_tools.map((t: { name: string }) => t.name), ['get_user_profile', 'get_user_billing', 'search_policy']);
+    assert.equal(requests[0]!.headers.authorization, 'Bearer test-key');
+  });
+});
+
+describe('budgets', { concurrency: true }, () => {
+  it('max_steps: the model keeps calling tools', async () => {
+    const { result } = await run([profile(), billing(), policy()], { budget: { max_steps: 2 } });
+    assert.equal(result.stop_reason, 'max_steps');
+    assert.equal(result.status, 'stopped');
+    assert.equal(result.trace.length, 2);
+    assert.equal(result.usage.steps, 2);
+  });
+
+  it('max_tool_calls: the second call is refused and not executed', async () => {
+    const { result } = await run([profile(), billing()], { budget: { max_tool_calls: 1 } });
+    assert.equal(result.stop_reason, 'max_tool_calls');
+    assert.equal(result.history.length, 1);
+    assert.deepEqual(result.trace.map((t) => [t.tool, t.ok, t.stop_reason]), [
+      ['get_user_profile', true, undefined],
+      ['get_user_billing', false, 'max_tool_calls'],
+    ]);
+  });
+
+  it('max_tokens: token usage crosses the budget', async () => {
+    const { result, requests } = await run([profile(), billing(), policy()], { budget: { max_tokens: 200 } });
+    assert.equal(result.stop_reason, 'max_tokens');
+    assert.equal(requests.length, 2); // 120 + 120 >= 200: no third decision
+    assert.equal(result.usage.total_tokens, 240);
+  });
+
+  it('max_seconds: a slow LLM call is cut off at the deadline, not after it returns', async () => {
+    const { result, ms, requests } = await run([profile(), { hang: true }], { budget: { max_seconds: 3 } });
+    assert.equal(result.stop_reason, 'max_seconds');
+    assert.equal(result.trace.length, 1);
+    assert.ok(ms >= 2_500 && ms < 4_500, `run took ${ms} ms for a 3 s budget`);
+    const slow = requests[1]!;
+    await llm.waitForAbort((r) => r.id === slow.id, 5_000);
+    assert.equal(slow.aborted, true, 'the hanging LLM request was aborted');
+  });
+});
+
+describe('the gateway stops the run', { concurrency: true }, () => {
+  it('loop_detected: the same tool with the same args twice', async () => {
+    const { result } = await run([policy('refund'), policy('refund')]);
+    assert.equal(result.stop_reason, 'loop_detected');
+    assert.equal(result.history.length, 1);
+  });
+
+  it('loop_detected after normalisation: surrounding whitespace does not make a new call', async () => {
+    const { result } = await run([policy('refund'), policy('  refund ')]);
+    assert.equal(result.stop_reason, 'loop_detected');
+  });
+
+  it('tool_denied: a registered tool outside the allowlist', async () => {
+    const { result } = await run([policy()], { allow: ['get_user_profile'] });
+    assert.equal(result.stop_reason, 'tool_denied:search_policy');
+    assert.equal(result.history.length, 0);
+    assert.deepEqual(result.trace, [{ step: 1, tool: 'search_policy', args_hash: result.trace[0]!.args_hash, ok: false, stop_reason: 'tool_denied:search_policy' }]);
+  });
+
+  it('tool_missing: an allowed name that no tool implements', async () => {
+    const { result } = await run([{ action: { kind: 'tool', name: 'delete_user', args: { user_id: 42 } } }], {
+      allow: ['get_user_profile', 'delete_user'],
+    });
+    assert.equal(result.stop_reason, 'tool_missing:delete_user');
+  });
+
+  it('tool_bad_args: arguments that fail the tool schema', async () => {
+    const { result } = await run([{ action: { kind: 'tool', name: 'get_user_profile', args: { user_id: '42; DROP TABLE' } } }]);
+    assert.equal(result.stop_reason, 'tool_bad_args:get_user_profile');
+    assert.equal(result.history.length, 0);
+  });
+
+  it('tool_error: the tool fails on every attempt (its data source is down)', async () => {
+    const { result } = await run([profile()], {}, brokenEnv);
+    assert.equal(result.stop_reason, 'tool_error:get_user_profile');
+    assert.deepEqual(result.trace.map((t) => [t.tool, t.ok]), [['get_user_profile', false]]);
+  });
+});
+
+describe('malformed model output', { concurrency: true }, () => {
+  const cases: Array<[string, string]> = [
+    ['bad_json', 'Sure! I will call the billing tool now.'],
+    ['not_object', '["get_user_profile", 42]'],
+    ['bad_kind', '{"kind":"shell","command":"cat /etc/passwd"}'],
+    ['extra_keys', '{"kind":"final","answer":"Yes","confidence":0.99}'],
+    ['missing_answer', '{"kind":"final","answer":""}'],
+    ['missing_tool_name', '{"kind":"tool","args":{"user_id":42}}'],
+    ['bad_args', '{"kind":"tool","name":"get_user_profile","args":"user 42"}'],
+  ];
+  for (const [reason, content] of cases) {
+    it(`invalid_action:${reason}`, async () => {
+      const { result } = await run([{ content }]);
+      assert.equal(result.stop_reason, `invalid_action:${reason}`);
+      assert.equal(result.status, 'stopped');
+      assert.ok(result.raw_action !== undefined, 'the raw action is kept for debugging');
+      assert.equal(result.history.length, 0);
+    });
+  }
+});
+
+describe('LLM failures', { concurrency: true }, () => {
+  it('llm_error: a 401 is not retried', async () => {
+    const { result, requests } = await run([{ status: 401 }, final('never reached')]);
+    assert.equal(result.stop_reason, 'llm_error');
+    assert.equal(requests.length, 1);
+  });
+
+  it('a 429 is retried after its Retry-After, with the same Idempotency-Key', async () => {
+    const { result, requests } = await run([{ status: 429, headers: { 'retry-after': '3' } }, final('ok')]);
+    assert.equal(result.stop_reason, 'success');
+    assert.equal(requests.length, 2);
+    assert.equal(requests[0]!.idempotencyKey, requests[1]!.idempotencyKey);
+    const gap = requests[1]!.receivedAt - requests[0]!.receivedAt;
+    assert.ok(gap >= 2_800, `retried after ${gap} ms, Retry-After said 3 s`);
+  });
+
+  it('llm_error: 5xx answers until the attempts run out', async () => {
+    const { result, requests } = await run([{ status: 503 }, { status: 500 }], { llm_max_attempts: 2 });
+    assert.equal(result.stop_reason, 'llm_error');
+    assert.equal(requests.length, 2);
+  });
+
+  it('llm_timeout: an LLM that never answers, after a bounded number of attempts', async () => {
+    const { result, requests } = await run([{ hang: true }, { hang: true }], { llm_max_attempts: 2 }, brokenEnv);
+    assert.equal(result.stop_reason, 'llm_timeout');
+    assert.equal(requests.length, 2);
+    assert.ok(requests.every((r) => r.aborted), 'each attempt was abandoned by the client at its timeout');
+  });
+});
