@@ -1,0 +1,108 @@
+// What every CLI command gets: where to write, the Temporal settings, and a lazily opened client.
+// Also the error type commands throw for "this did not work" (one line on stderr, exit 1).
+import net from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import type { TemporalEnv } from './temporal-env';
+
+export interface Writable {
+  write(text: string): unknown;
+}
+
+export interface Io {
+  stdout: Writable;
+  stderr: Writable;
+}
+
+export interface Command {
+  name: string;
+  /** Full usage text: synopsis, arguments and flags. */
+  usage: string;
+  /** One line for `agent help`. */
+  summary: string;
+  /** Returns the exit code. Throws UsageError (exit 2) or CliError (exit 1) for bad input. */
+  run(args: string[], ctx: CommandContext): Promise<number>;
+}
+
+export interface CommandContext {
+  io: Io;
+  env: TemporalEnv;
+  /** Every command, for `help`. */
+  commands: readonly Command[];
+  /** Connects on first use (short timeout); the caller closes it when the command ends. */
+  client(): Promise<Client>;
+}
+
+/** A runtime failure with a message meant for the operator (exit 1 unless told otherwise). */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/** How long the CLI waits for the server before saying it cannot reach it. */
+export const CONNECT_TIMEOUT_MS = 3_000;
+
+export function unreachable(env: TemporalEnv): CliError {
+  return new CliError(`cannot reach Temporal at ${env.address}; start it with \`npm run server\``);
+}
+
+export async function connectClient(env: TemporalEnv): Promise<{ client: Client; close(): Promise<void> }> {
+  // A refused port fails in milliseconds over plain TCP; gRPC would wait for its whole timeout.
+  if (!(await tcpOpen(env.address, CONNECT_TIMEOUT_MS))) throw unreachable(env);
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address: env.address, connectTimeout: CONNECT_TIMEOUT_MS });
+  } catch {
+    throw unreachable(env);
+  }
+  const close = () => connection.close().catch(() => undefined);
+  try {
+    // Fail here, clearly, rather than report every run as unknown in a namespace that does not exist.
+    await connection.withDeadline(Date.now() + CONNECT_TIMEOUT_MS, () =>
+      connection.workflowService.describeNamespace({ namespace: env.namespace }),
+    );
+  } catch (err) {
+    await close();
+    if ((err as { code?: number }).code === 5) {
+      throw new CliError(`namespace "${env.namespace}" does not exist at ${env.address} (TEMPORAL_NAMESPACE)`);
+    }
+    throw unreachable(env);
+  }
+  return { client: new Client({ connection, namespace: env.namespace }), close };
+}
+
+/** True if something accepts TCP connections at host:port; odd addresses are left to gRPC to judge. */
+function tcpOpen(address: string, timeoutMs: number): Promise<boolean> {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(address);
+  if (!match) return Promise.resolve(true);
+  const host = match[1] ?? match[2]!;
+  const port = Number(match[3]);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (open: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(open);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/** `fn` with a gRPC deadline, so a call that nobody answers (a query without a worker) fails in time. */
+export function withDeadline<T>(client: Client, ms: number, fn: () => Promise<T>): Promise<T> {
+  return client.connection.withDeadline(Date.now() + ms, fn);
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export function line(out: Writable, text = ''): void {
+  out.write(text + '\n');
+}

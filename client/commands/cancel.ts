@@ -1,0 +1,51 @@
+// `agent cancel ID`: the kill switch. Temporal records the request (with the reason) in the run's
+// history; the workflow aborts the step in flight and ends Canceled, keeping its partial result.
+import type { Client } from '@temporalio/client';
+import { cancelRun, existingRun, RunNotFoundError } from '../agent-client';
+import { parseArgs, usageText } from '../cli-args';
+import type { Command } from '../cli-context';
+import { CliError, line } from '../cli-context';
+
+const DEFAULT_REASON = 'cancelled by operator';
+
+const spec = {
+  positionals: [{ name: 'ID', required: true, help: 'workflow id of the run' }],
+  flags: {
+    reason: { kind: 'string', help: `why, recorded in the run's history (default "${DEFAULT_REASON}")` },
+  },
+} as const;
+
+async function ensureRunning(client: Client, workflowId: string): Promise<void> {
+  const handle = await existingRun(client, workflowId);
+  const description = await handle.describe();
+  if (description.status.name !== 'RUNNING') {
+    throw new CliError(`run "${workflowId}" already ended (${description.status.name}); nothing to cancel`);
+  }
+}
+
+export const cancel: Command = {
+  name: 'cancel',
+  summary: 'cancel a running run (the kill switch)',
+  usage: usageText('agent cancel ID [--reason TEXT]', spec),
+  async run(argv, ctx) {
+    const args = parseArgs(argv, spec, 'see `agent help cancel`');
+    if (args.help) {
+      line(ctx.io.stdout, cancel.usage);
+      return 0;
+    }
+    const workflowId = args.positionals[0]!;
+    const reason = args.flags.reason ?? DEFAULT_REASON;
+    const client = await ctx.client();
+    await ensureRunning(client, workflowId);
+    try {
+      await cancelRun(client, workflowId, reason);
+    } catch (err) {
+      // It existed a moment ago: it has just ended (Temporal answers NOT_FOUND for closed runs).
+      if (err instanceof RunNotFoundError) await ensureRunning(client, workflowId);
+      throw err;
+    }
+    line(ctx.io.stdout, `cancel requested for ${workflowId} (reason: ${reason})`);
+    line(ctx.io.stdout, `  the run stops its current step and ends as cancelled; see it with: npm run agent -- result ${workflowId}`);
+    return 0;
+  },
+};

@@ -1,0 +1,95 @@
+// `agent run "<goal>"`: start a reactAgent run; with --wait, follow it to the end.
+import { randomBytes } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { DEFAULT_ALLOWED_TOOLS } from '../../workflows/tool-catalog';
+import type { Budget } from '../../workflows/budget';
+import type { AgentInput } from '../../workflows/types';
+import { startRun } from '../agent-client';
+import { parseArgs, UsageError, usageText } from '../cli-args';
+import type { Command } from '../cli-context';
+import { CliError, line } from '../cli-context';
+import { runUrl } from '../temporal-env';
+import { printResult, waitAndShow } from './result';
+
+export const DEFAULT_USER_ID = 42;
+const MAX_USER_ID = 2_147_483_647;
+
+const spec = {
+  positionals: [{ name: 'GOAL', required: true, help: 'what the agent should do, in plain language (quote it)' }],
+  flags: {
+    'user-id': { kind: 'int', help: `the principal the run acts for (default ${DEFAULT_USER_ID})` },
+    'max-steps': { kind: 'int', help: 'step budget: LLM decisions (default 8)' },
+    'max-tool-calls': { kind: 'int', help: 'tool-call budget (default 6)' },
+    'max-seconds': { kind: 'int', help: 'wall-clock budget of the whole run (default 60)' },
+    'max-tokens': { kind: 'int', help: 'LLM token budget, prompt + completion (default: no limit)' },
+    allow: { kind: 'list', help: `tools the model may call (default ${DEFAULT_ALLOWED_TOOLS.join(',')})` },
+    id: { kind: 'string', value: 'ID', help: 'workflow id (default agent-<user>-<time>-<random>)' },
+    wait: { kind: 'boolean', help: 'follow the run step by step and print its result' },
+    json: { kind: 'boolean', help: 'machine output on stdout: the result with --wait, else {workflow_id, run_id, url}' },
+  },
+} as const;
+
+export function defaultWorkflowId(userId: number, now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '').replace('T', '-');
+  return `agent-${userId}-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+export const run: Command = {
+  name: 'run',
+  summary: 'start an agent run (and follow it with --wait)',
+  usage: usageText('agent run GOAL [flags]', spec),
+  async run(argv, ctx) {
+    const args = parseArgs(argv, spec, 'see `agent help run`');
+    if (args.help) {
+      line(ctx.io.stdout, run.usage);
+      return 0;
+    }
+    const goal = args.positionals[0]!;
+    if (goal.trim() === '') throw new UsageError('the goal must not be empty', 'see `agent help run`');
+    const { flags } = args;
+    const userId = flags['user-id'] ?? DEFAULT_USER_ID;
+    // The tools' schema takes 32-bit ids; a larger one could only end in tool_bad_args.
+    if (userId > MAX_USER_ID) throw new UsageError(`--user-id must be at most ${MAX_USER_ID}, got ${userId}`, 'see `agent help run`');
+    const budget: Partial<Budget> = {};
+    if (flags['max-steps'] !== undefined) budget.max_steps = flags['max-steps'];
+    if (flags['max-tool-calls'] !== undefined) budget.max_tool_calls = flags['max-tool-calls'];
+    if (flags['max-seconds'] !== undefined) budget.max_seconds = flags['max-seconds'];
+    if (flags['max-tokens'] !== undefined) budget.max_tokens = flags['max-tokens'];
+    const input: AgentInput = { goal, user_id: userId, budget, allow: flags.allow ?? [...DEFAULT_ALLOWED_TOOLS] };
+    const workflowId = flags.id ?? defaultWorkflowId(userId);
+
+    const client = await ctx.client();
+    let handle;
+    try {
+      handle = await startRun(client, ctx.env, input, workflowId);
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) {
+        throw new CliError(`a run with id "${workflowId}" already exists; choose another --id`);
+      }
+      throw err;
+    }
+    const url = runUrl(ctx.env, workflowId);
+    const json = flags.json === true;
+
+    if (!flags.wait) {
+      if (json) {
+        // startRun's handle carries the first run id; its declared type does not say so.
+        const runId = (handle as { firstExecutionRunId?: string }).firstExecutionRunId ?? (await handle.describe()).runId;
+        line(ctx.io.stdout, JSON.stringify({ workflow_id: workflowId, run_id: runId, url }));
+      } else {
+        line(ctx.io.stdout, `started ${workflowId}`);
+        line(ctx.io.stdout, `  Web UI: ${url}`);
+        line(ctx.io.stdout, `  follow: npm run agent -- result ${workflowId}`);
+      }
+      return 0;
+    }
+
+    // With --json, stdout carries only the result; ids and progress go to stderr.
+    const progress = json ? ctx.io.stderr : ctx.io.stdout;
+    line(progress, `started ${workflowId}`);
+    line(progress, `  Web UI: ${url}`);
+    const result = await waitAndShow(client, handle, progress, ctx);
+    printResult(result, json, ctx);
+    return 0;
+  },
+};

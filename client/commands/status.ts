@@ -1,0 +1,90 @@
+// `agent status ID`: Temporal's view of the run (describe) plus the agent's live state (the
+// `state` query). Queries need a worker; without one, the Temporal part is still shown.
+import type { WorkflowExecutionDescription } from '@temporalio/client';
+import type { AgentState } from '../../workflows/types';
+import { existingRun, runState } from '../agent-client';
+import { parseArgs, usageText } from '../cli-args';
+import type { Command } from '../cli-context';
+import { line, withDeadline } from '../cli-context';
+import { queryFailureReason } from '../follow-run';
+import { formatState, formatTime } from '../format';
+import { runUrl } from '../temporal-env';
+
+const spec = {
+  positionals: [{ name: 'ID', required: true, help: 'workflow id of the run' }],
+  flags: {
+    json: { kind: 'boolean', help: 'print {workflow_id, run_id, temporal_status, ..., state} as one JSON document' },
+  },
+} as const;
+
+/** How long `status` waits for a worker to answer the state query. */
+const QUERY_TIMEOUT_MS = 3_000;
+
+export const status: Command = {
+  name: 'status',
+  summary: 'show where a run is: phase, step, budgets used and left, Temporal status',
+  usage: usageText('agent status ID [--json]', spec),
+  async run(argv, ctx) {
+    const args = parseArgs(argv, spec, 'see `agent help status`');
+    if (args.help) {
+      line(ctx.io.stdout, status.usage);
+      return 0;
+    }
+    const workflowId = args.positionals[0]!;
+    const client = await ctx.client();
+    const handle = await existingRun(client, workflowId);
+    const description: WorkflowExecutionDescription = await handle.describe();
+    let state: AgentState | undefined;
+    let stateError: string | undefined;
+    try {
+      state = await withDeadline(client, QUERY_TIMEOUT_MS, () => runState(handle));
+    } catch (err) {
+      stateError = explainQueryFailure(err, description.taskQueue);
+    }
+    const url = runUrl(ctx.env, workflowId);
+
+    if (args.flags.json) {
+      const doc = {
+        workflow_id: workflowId,
+        run_id: description.runId,
+        temporal_status: description.status.name,
+        task_queue: description.taskQueue,
+        start_time: description.startTime.toISOString(),
+        close_time: description.closeTime?.toISOString() ?? null,
+        history_length: description.historyLength,
+        url,
+        state: state ?? null,
+        ...(stateError !== undefined ? { state_error: stateError } : {}),
+      };
+      line(ctx.io.stdout, JSON.stringify(doc, null, 2));
+      return 0;
+    }
+
+    const out = ctx.io.stdout;
+    line(out, `run:          ${workflowId}`);
+    line(out, `temporal:     ${description.status.name} (run id ${description.runId}, task queue ${description.taskQueue})`);
+    line(out, `started:      ${formatTime(description.startTime)}`);
+    line(out, `closed:       ${formatTime(description.closeTime)}`);
+    line(out, `Web UI:       ${url}`);
+    if (state) for (const text of formatState(liveClock(state, description))) line(out, text);
+    else line(out, `live state:   unavailable (${stateError})`);
+    return 0;
+  },
+};
+
+/**
+ * A query sees the workflow's clock as of its last task, so a run waiting on a slow step reports
+ * the time it had when the step began. While it runs, the wall clock since the start is the better
+ * figure (the larger of the two: a continued-as-new run carries time from earlier runs).
+ */
+function liveClock(state: AgentState, description: WorkflowExecutionDescription): AgentState {
+  if (state.status !== 'running' || description.status.name !== 'RUNNING') return state;
+  const elapsed = Math.max(state.usage.elapsed_ms, Date.now() - description.startTime.getTime());
+  const usage = { ...state.usage, elapsed_ms: elapsed };
+  return { ...state, usage, remaining: { ...state.remaining, seconds: Math.max(0, state.budget.max_seconds - elapsed / 1000) } };
+}
+
+function explainQueryFailure(err: unknown, taskQueue: string): string {
+  const { text, noWorker } = queryFailureReason(err);
+  return noWorker ? `${text}; is a worker polling task queue "${taskQueue}"? (npm run worker)` : text;
+}

@@ -1,0 +1,91 @@
+// Watch a run as it happens: poll the `state` query, report new trace entries and phase changes,
+// and resolve with the result when the run ends. Used by `run --wait`, `result` and the demo.
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { reactAgent } from '../workflows/agent';
+import type { AgentResult, AgentState } from '../workflows/types';
+import { runResult, runState } from './agent-client';
+import { formatPhase, formatTraceEntry } from './format';
+
+export interface FollowOptions {
+  /** Called with each progress line ("step 2: get_user_billing (feaa769a39ae) ok"). */
+  onLine(text: string): void;
+  /** Called at most once if the live state cannot be read for a while (e.g. no worker yet). */
+  onNoState?(message: string): void;
+  pollMs?: number;
+  /** Deadline of one state query; a query nobody answers would otherwise wait a long time. */
+  queryTimeoutMs?: number;
+  /** How long queries may fail before onNoState is called. */
+  noStateAfterMs?: number;
+}
+
+export async function followRun(client: Client, handle: WorkflowHandle<typeof reactAgent>, opts: FollowOptions): Promise<AgentResult> {
+  const pollMs = opts.pollMs ?? 300;
+  const queryTimeoutMs = opts.queryTimeoutMs ?? 2_000;
+  const noStateAfterMs = opts.noStateAfterMs ?? 3_000;
+
+  let ended = false;
+  const result = runResult(handle);
+  const settled = result.then(
+    () => {
+      ended = true;
+    },
+    () => {
+      ended = true;
+    },
+  );
+
+  let printed = 0;
+  let lastPhase: string | undefined;
+  let firstFailureAt: number | undefined;
+  let warned = false;
+
+  const show = (state: AgentState) => {
+    for (const entry of state.trace.slice(printed)) opts.onLine(formatTraceEntry(entry));
+    printed = Math.max(printed, state.trace.length);
+    const phase = formatPhase(state);
+    if (phase !== undefined && phase !== lastPhase) opts.onLine(phase);
+    lastPhase = phase;
+  };
+
+  while (!ended) {
+    const query = client.connection.withDeadline(Date.now() + queryTimeoutMs, () => runState(handle));
+    query.catch(() => undefined); // may settle after the run ended and nobody awaits it
+    try {
+      // A query that nobody answers (no worker) must not hold up a result that is already there.
+      const state = await Promise.race([query, settled.then(() => undefined)]);
+      if (state === undefined || ended) break;
+      firstFailureAt = undefined;
+      show(state);
+    } catch (err) {
+      const now = Date.now();
+      firstFailureAt ??= now;
+      if (!ended && !warned && now - firstFailureAt >= noStateAfterMs && opts.onNoState) {
+        warned = true;
+        opts.onNoState(`live state unavailable (${queryFailureReason(err).text}); still waiting for the run to end`);
+      }
+    }
+    if (ended) break;
+    await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, pollMs))]);
+  }
+
+  const final = await result;
+  // The result's trace is the authority: print whatever the polls did not catch.
+  for (const entry of final.trace.slice(printed)) opts.onLine(formatTraceEntry(entry));
+  return final;
+}
+
+/**
+ * Why a `state` query failed, in one line. The client wraps the server's answer ("Failed to query
+ * Workflow"); the useful part, e.g. "no poller seen for task queue recently, worker may be down",
+ * is in the gRPC cause.
+ */
+export function queryFailureReason(err: unknown): { text: string; noWorker: boolean } {
+  const cause = (err as { cause?: { code?: unknown; details?: unknown; message?: unknown } }).cause;
+  const code = typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : cause?.code;
+  const detail = typeof cause?.details === 'string' && cause.details ? cause.details : undefined;
+  const message = detail ?? (err instanceof Error ? err.message : String(err));
+  const text = message.split('\n')[0]!.slice(0, 200);
+  // DEADLINE_EXCEEDED: nobody answered in time; FAILED_PRECONDITION "no poller": the server knows.
+  const noWorker = code === 4 || /deadline|no poller/i.test(text);
+  return { text, noWorker };
+}

@@ -1,0 +1,141 @@
+// Human-readable output of the CLI and the demo. Pure functions from data to lines, so commands
+// stay short and the wording is the same everywhere. (--json output bypasses all of this.)
+import type { Budget, Usage } from '../workflows/budget';
+import type { Action } from '../workflows/contract';
+import type { StopReason } from '../workflows/stop-reasons';
+import type { AgentResult, AgentState, TraceEntry } from '../workflows/types';
+
+/** One finished step of the trace: "step 2: get_user_billing (feaa769a39ae) ok". */
+export function formatTraceEntry(entry: TraceEntry): string {
+  const outcome = entry.ok ? 'ok' : `stopped: ${entry.stop_reason ?? 'failed'}`;
+  return `step ${entry.step}: ${entry.tool} (${entry.args_hash}) ${outcome}`;
+}
+
+/** What a running step is doing right now: "step 3: deciding", "step 3: calling search_policy". */
+export function formatPhase(state: Pick<AgentState, 'phase' | 'step' | 'current_tool'>): string | undefined {
+  if (state.phase === 'deciding') return `step ${state.step}: deciding`;
+  if (state.phase === 'calling_tool') return `step ${state.step}: calling ${state.current_tool ?? 'a tool'}`;
+  return undefined;
+}
+
+const STOP_REASONS: Record<string, string> = {
+  success: 'the model gave a final answer',
+  max_steps: 'the step budget (--max-steps) ran out',
+  max_tool_calls: 'the tool-call budget (--max-tool-calls) ran out',
+  max_seconds: 'the time budget (--max-seconds) ran out',
+  max_tokens: 'the token budget (--max-tokens) ran out',
+  llm_timeout: 'the LLM did not answer in time, on every attempt',
+  llm_error: 'the LLM request failed for good (rejected, or failed on every attempt)',
+  loop_detected: 'the model asked for the same tool call with the same arguments again',
+  cancelled: 'an operator cancelled the run',
+  tool_denied: 'the tool is not on the run\'s allowlist (--allow)',
+  tool_missing: 'the tool is allowed but no such tool is registered',
+  tool_bad_args: 'the tool\'s arguments did not match its schema',
+  tool_error: 'the tool failed on every attempt',
+  'invalid_action:not_object': 'the model\'s answer was JSON but not an object',
+  'invalid_action:bad_json': 'the model\'s answer was not JSON',
+  'invalid_action:bad_kind': 'the model\'s action had no valid "kind" (tool or final)',
+  'invalid_action:extra_keys': 'the model\'s action had keys the contract does not allow',
+  'invalid_action:missing_answer': 'the model\'s final action had no answer',
+  'invalid_action:missing_tool_name': 'the model\'s tool action had no tool name',
+  'invalid_action:bad_args': 'the model\'s tool action had args that are not an object',
+};
+
+/** One line saying what a stop reason means. */
+export function describeStopReason(reason: StopReason | string): string {
+  if (STOP_REASONS[reason]) return STOP_REASONS[reason]!;
+  const colon = reason.indexOf(':');
+  if (colon > 0 && STOP_REASONS[reason.slice(0, colon)]) {
+    return `${STOP_REASONS[reason.slice(0, colon)]} (${reason.slice(colon + 1)})`;
+  }
+  return reason;
+}
+
+export function formatSeconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+export function formatUsage(usage: Usage): string {
+  return (
+    `${plural(usage.steps, 'step')}, ${plural(usage.tool_calls, 'tool call')}, ${plural(usage.llm_calls, 'LLM call')}, ` +
+    `${usage.total_tokens} tokens (${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion), ${formatSeconds(usage.elapsed_ms)}`
+  );
+}
+
+export function formatBudget(budget: Budget): string {
+  const tokens = budget.max_tokens > 0 ? `${budget.max_tokens} tokens` : 'tokens unlimited';
+  return `${plural(budget.max_steps, 'step')}, ${plural(budget.max_tool_calls, 'tool call')}, ${budget.max_seconds} s, ${tokens}`;
+}
+
+/** The block `run --wait`, `result` and the demo print when a run has ended. */
+export function formatResult(result: AgentResult): string[] {
+  const lines = [`result: ${result.status} (${result.stop_reason})`];
+  if (result.answer !== undefined) lines.push(`answer: ${result.answer}`);
+  else lines.push(`reason: ${describeStopReason(result.stop_reason)}`);
+  if (result.raw_action !== undefined) lines.push(`raw action: ${oneLine(result.raw_action, 300)}`);
+  lines.push(`usage:  ${formatUsage(result.usage)}`);
+  lines.push(`budget: ${formatBudget(result.budget)}`);
+  return lines;
+}
+
+export function formatAction(action: Action): string {
+  if (action.kind === 'final') return `final ${oneLine(action.answer, 120)}`;
+  return `tool ${action.name} ${oneLine(action.args, 120)}`;
+}
+
+/** The live part of `status`: what the `state` query says. */
+export function formatState(state: AgentState): string[] {
+  const { usage, budget, remaining } = state;
+  const phase = state.phase === 'calling_tool' && state.current_tool ? `calling_tool (${state.current_tool})` : state.phase;
+  const lines = [
+    `phase:        ${phase}`,
+    `status:       ${state.status}${state.stop_reason ? ` (${state.stop_reason})` : ''}`,
+    `step:         ${state.step} of ${budget.max_steps} (${remaining.steps} left)`,
+    `tool calls:   ${usage.tool_calls} of ${budget.max_tool_calls} (${remaining.tool_calls} left)`,
+    `time:         ${formatSeconds(usage.elapsed_ms)} of ${budget.max_seconds} s (${remaining.seconds.toFixed(1)} s left)`,
+    `tokens:       ${usage.total_tokens}` +
+      (remaining.tokens === null ? ' (no token budget)' : ` of ${budget.max_tokens} (${remaining.tokens} left)`) +
+      `, ${plural(usage.llm_calls, 'LLM call')}`,
+    `last action:  ${state.last_action ? formatAction(state.last_action) : '-'}`,
+  ];
+  if (state.trace.length > 0) {
+    lines.push('trace:');
+    for (const entry of state.trace) lines.push(`  ${formatTraceEntry(entry)}`);
+  }
+  return lines;
+}
+
+export function formatTime(date: Date | undefined): string {
+  if (!date) return '-';
+  return date.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+}
+
+/** Left-aligned columns with a header row. */
+export function formatTable(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const render = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [render(header), ...rows.map(render)];
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** Compact single-line JSON (or the string itself), cut to max characters. */
+function oneLine(value: unknown, max: number): string {
+  let text: string;
+  if (typeof value === 'string') text = JSON.stringify(value);
+  else {
+    try {
+      text = JSON.stringify(value) ?? String(value);
+    } catch {
+      text = String(value);
+    }
+  }
+  text = text.replace(/\s+/g, ' ');
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
