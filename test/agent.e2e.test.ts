@@ -117,7 +117,9 @@ describe('budgets', { concurrency: true }, () => {
     const { result, ms, requests } = await run([profile(), { hang: true }], { budget: { max_seconds: 3 } });
     assert.equal(result.stop_reason, 'max_seconds');
     assert.equal(result.trace.length, 1);
-    assert.ok(ms >= 2_500 && ms < 4_500, `run took ${ms} ms for a 3 s budget`);
+    // The hanging call never returns: only the workflow timer can have ended this run. The upper
+    // bound is loose because CI machines are noisy; `npm run bench` measures the real latency.
+    assert.ok(ms >= 2_500 && ms < 8_000, `run took ${ms} ms for a 3 s budget`);
     const slow = requests[1]!;
     await llm.waitForAbort((r) => r.id === slow.id, 5_000);
     assert.equal(slow.aborted, true, 'the hanging LLM request was aborted');
