@@ -1,0 +1,198 @@
+// `npm run demo`: the seeds' refund scenario end to end on a real Temporal server, with nothing
+// else set up. Starts (or reuses) a local dev server, runs a worker in this process on a task
+// queue of its own, starts one run, shows its steps as they happen, its answer and its Web UI
+// address, then shuts down everything it started.
+//
+// LLM: OpenAI (or OPENAI_BASE_URL) when OPENAI_API_KEY is set; otherwise a scripted
+// OpenAI-compatible server on localhost that plays the scenario deterministically. Either way the
+// worker's real `openai` client makes real HTTP calls: the code path is the same.
+import { randomBytes } from 'node:crypto';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { llmConfigFromEnv } from '../activities/llm-config';
+import type { LlmConfig } from '../activities/llm-config';
+import { dataSourceFromEnv } from '../activities/tools/data-source';
+import { createAgentWorker } from '../worker/create-worker';
+import type { reactAgent } from '../workflows/agent';
+import { DEFAULT_ALLOWED_TOOLS } from '../workflows/tool-catalog';
+import { cancelRun, runResult, startRun } from '../client/agent-client';
+import { parseArgs, UsageError, usageText } from '../client/cli-args';
+import { connectClient } from '../client/cli-context';
+import { defaultWorkflowId } from '../client/commands/run';
+import { followRun } from '../client/follow-run';
+import { formatResult } from '../client/format';
+import { DEFAULT_TASK_QUEUE, runUrl } from '../client/temporal-env';
+import type { TemporalEnv } from '../client/temporal-env';
+import { ensureLocalServer } from './local-server';
+import type { LocalServer } from './local-server';
+import { refundDemoModel } from './offline-model';
+import { ScriptedLlmServer } from './scripted-llm-server';
+
+export const DEMO_USER_ID = 42;
+export const DEMO_GOAL =
+  'User 42 asked: Can I get a refund now? Use tools to verify profile, billing state, and policy. ' +
+  'Return a short final answer in English with USD amount and reason.';
+
+const spec = {
+  positionals: [],
+  flags: {
+    'keep-server': { kind: 'boolean', help: 'if the demo started the dev server, keep it running until Ctrl-C' },
+  },
+} as const;
+const USAGE = usageText('npm run demo [-- --keep-server]', spec);
+
+class Interrupted extends Error {}
+
+const say = (text = ''): void => void process.stdout.write(text + '\n');
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, spec, 'usage: npm run demo [-- --keep-server]');
+  if (args.help) {
+    say(USAGE);
+    return 0;
+  }
+  const keepServer = args.flags['keep-server'] === true;
+
+  // Quiet worker logs (bundling, state changes); warnings and errors still show. The demo handles
+  // Ctrl-C itself, so it can cancel its run before the worker goes away.
+  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+  let interrupt: (err: Interrupted) => void = () => undefined;
+  const interrupted = new Promise<never>((_, reject) => (interrupt = reject));
+  interrupted.catch(() => undefined);
+  // Persistent handlers (not `once`): the dev-server helper re-raises a signal nobody else handles.
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (++signals > 1) {
+      process.stderr.write(`demo: ${signal} again; exiting now\n`);
+      process.exit(130); // exit handlers still stop the dev server's process
+    }
+    interrupt(new Interrupted(signal === 'SIGINT' ? 'interrupted (Ctrl-C)' : `terminated (${signal})`));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  say('Durable ReAct agent demo: a Temporal workflow owns the loop; every LLM decision and tool call is an activity.');
+  say();
+
+  const cleanups: Array<() => Promise<unknown>> = [];
+  let server: LocalServer | undefined;
+  try {
+    say('Temporal: looking for a server (starting a local dev server if none answers; the first time may build the Temporal CLI) ...');
+    server = await Promise.race([ensureLocalServer(), interrupted]);
+    if (server.stop) {
+      say(`Temporal: started a dev server at ${server.address}; Web UI ${server.uiUrl}; history in .temporal/dev.sqlite`);
+    } else {
+      say(`Temporal: reusing the server at ${server.address} (namespace ${server.namespace}); Web UI ${server.uiUrl}`);
+    }
+
+    const llm = await chooseLlm(cleanups);
+    const env: TemporalEnv = {
+      address: server.address,
+      namespace: server.namespace,
+      // A queue of its own: the demo's worker does not take work meant for other workers, and
+      // other workers (with other LLM settings) do not take the demo's run.
+      taskQueue: `${DEFAULT_TASK_QUEUE}-demo-${randomBytes(3).toString('hex')}`,
+      uiUrl: server.uiUrl,
+    };
+
+    say(`Worker: starting in this process on task queue ${env.taskQueue} (bundling the workflow code takes a few seconds) ...`);
+    const connection = await NativeConnection.connect({ address: env.address });
+    cleanups.push(() => connection.close());
+    const worker = await Promise.race([
+      createAgentWorker({ connection, namespace: env.namespace, taskQueue: env.taskQueue, deps: { llm, data: dataSourceFromEnv() } }),
+      interrupted,
+    ]);
+    const { client, close } = await connectClient(env);
+    cleanups.push(close);
+
+    const workflowId = await worker.runUntil(() => runDemo(client, env, interrupted));
+    say();
+    say(`Open the run in the Temporal Web UI: ${runUrl(env, workflowId)}`);
+    return 0;
+  } catch (err) {
+    if (err instanceof Interrupted) {
+      process.stderr.write(`demo: ${err.message}; shutting down what the demo started\n`);
+      return 130;
+    }
+    throw err;
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    await finishServer(server, keepServer);
+  }
+}
+
+/** OpenAI when a key is set; otherwise the offline scripted server. */
+async function chooseLlm(cleanups: Array<() => Promise<unknown>>): Promise<LlmConfig> {
+  const fromEnv = llmConfigFromEnv();
+  if (process.env.OPENAI_API_KEY) {
+    say(`LLM: ${fromEnv.model} at ${fromEnv.baseURL ?? 'https://api.openai.com/v1'} (OPENAI_API_KEY is set)`);
+    return fromEnv;
+  }
+  const scripted = await ScriptedLlmServer.start({ defaultScript: refundDemoModel });
+  cleanups.push(() => scripted.close());
+  say(`LLM: offline. OPENAI_API_KEY is not set, so the agent talks to a scripted OpenAI-compatible server at`);
+  say(`     ${scripted.baseUrl} that plays the refund scenario deterministically. Same code path: the worker's`);
+  say(`     openai client, real HTTP, the model's JSON validated by the workflow. Set OPENAI_API_KEY to use a real model.`);
+  return { ...fromEnv, apiKey: 'offline-demo', baseURL: scripted.baseUrl, model: 'scripted-llm' };
+}
+
+async function runDemo(client: Client, env: TemporalEnv, interrupted: Promise<never>): Promise<string> {
+  const workflowId = defaultWorkflowId(DEMO_USER_ID);
+  say();
+  say(`Goal (user ${DEMO_USER_ID}): ${DEMO_GOAL}`);
+  const handle: WorkflowHandle<typeof reactAgent> = await startRun(
+    client,
+    env,
+    { goal: DEMO_GOAL, user_id: DEMO_USER_ID, allow: [...DEFAULT_ALLOWED_TOOLS] },
+    workflowId,
+  );
+  say(`Run:    ${workflowId}`);
+  say(`Web UI: ${runUrl(env, workflowId)}`);
+  say();
+  let watching = true;
+  try {
+    const follow = followRun(client, handle, { onLine: (text) => watching && say(`  ${text}`) });
+    const result = await Promise.race([follow, interrupted]);
+    say();
+    for (const text of formatResult(result)) say(text);
+  } catch (err) {
+    watching = false;
+    if (err instanceof Interrupted) {
+      // Do not leave a run behind whose worker is about to go away.
+      process.stderr.write(`demo: ${err.message}; cancelling run ${workflowId}\n`);
+      await cancelRun(client, workflowId, `demo ${err.message}`).catch(() => undefined);
+      await client.connection.withDeadline(Date.now() + 5_000, () => runResult(handle)).catch(() => undefined);
+    }
+    throw err;
+  }
+  return workflowId;
+}
+
+async function finishServer(server: LocalServer | undefined, keepServer: boolean): Promise<void> {
+  if (!server?.stop) {
+    if (server) say(`The Temporal server at ${server.address} was already running and keeps running.`);
+    return;
+  }
+  if (keepServer) {
+    say(`The dev server keeps running (--keep-server): Web UI ${server.uiUrl}. Press Ctrl-C to stop it.`);
+    await new Promise<void>((resolve) => {
+      process.on('SIGINT', () => resolve());
+      process.on('SIGTERM', () => resolve());
+    });
+  } else {
+    say('Stopping the dev server the demo started (use `npm run demo -- --keep-server` to keep it).');
+    say('Its history stays in .temporal/dev.sqlite: `npm run server` starts a server on it that keeps running,');
+    say(`with this run and the Web UI at ${server.uiUrl}.`);
+  }
+  await server.stop();
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`demo: ${message}${err instanceof UsageError && err.hint ? `; ${err.hint}` : ''}\n`);
+    if (process.env.AGENT_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+    process.exit(err instanceof UsageError ? 2 : 1);
+  },
+);
