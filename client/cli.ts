@@ -2,7 +2,7 @@
 // file each under commands/); adding a command is one file plus one line in COMMANDS.
 // Errors become one line on stderr and an exit code (2 usage, 1 runtime), never a stack trace.
 import type { Client } from '@temporalio/client';
-import { WorkflowFailedError } from '@temporalio/client';
+import { TerminatedFailure, TimeoutFailure, WorkflowFailedError } from '@temporalio/client';
 import { RunNotFoundError } from './agent-client';
 import { UsageError } from './cli-args';
 import type { Command, CommandContext, Io } from './cli-context';
@@ -58,8 +58,10 @@ function describeError(err: unknown, env: TemporalEnv | undefined): { message: s
   if (err instanceof CliError) return { message: err.message, code: err.exitCode };
   if (err instanceof RunNotFoundError) return { message: err.message, code: 1 };
   if (err instanceof WorkflowFailedError) {
-    const cause = err.cause ? `: ${firstLine(err.cause.message)}` : '';
-    return { message: `run ended without a result (${firstLine(err.message)}${cause})`, code: 1 };
+    // Terminated, timed out or failed: Temporal ended it, so there is no AgentResult to show.
+    const how = err.cause instanceof TerminatedFailure ? 'was terminated' : err.cause instanceof TimeoutFailure ? 'timed out' : 'failed';
+    const why = firstLine(err.cause?.message || err.message);
+    return { message: `the run ${how} without a result${why ? ` (${why})` : ''}`, code: 1 };
   }
   const grpcCode = grpcCodeOf(err);
   if (env && grpcCode === 14) return { message: `lost the connection to Temporal at ${env.address}; is it still running?`, code: 1 };

@@ -84,7 +84,7 @@ export function queryFailureReason(err: unknown): { text: string; noWorker: bool
   const code = typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : cause?.code;
   const detail = typeof cause?.details === 'string' && cause.details ? cause.details : undefined;
   const message = detail ?? (err instanceof Error ? err.message : String(err));
-  const text = message.split('\n')[0]!.slice(0, 200);
+  const text = code === 4 ? 'nobody answered in time' : message.split('\n')[0]!.slice(0, 200);
   // DEADLINE_EXCEEDED: nobody answered in time; FAILED_PRECONDITION "no poller": the server knows.
   const noWorker = code === 4 || /deadline|no poller/i.test(text);
   return { text, noWorker };
