@@ -64,7 +64,7 @@ export const run: Command = {
       handle = await startRun(client, ctx.env, input, workflowId);
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) {
-        throw new CliError(`a run with id "${workflowId}" already exists; choose another --id`);
+        throw new CliError(`a run with id "${workflowId}" is still running; choose another --id`);
       }
       throw err;
     }
