@@ -46,7 +46,7 @@ export function describeStopReason(reason: StopReason | string): string {
   if (STOP_REASONS[reason]) return STOP_REASONS[reason]!;
   const colon = reason.indexOf(':');
   if (colon > 0 && STOP_REASONS[reason.slice(0, colon)]) {
-    return `${STOP_REASONS[reason.slice(0, colon)]} (${reason.slice(colon + 1)})`;
+    return `${STOP_REASONS[reason.slice(0, colon)]}: ${reason.slice(colon + 1)}`;
   }
   return reason;
 }
