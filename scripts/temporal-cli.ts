@@ -67,6 +67,7 @@ async function goInstall(goExe: string, binDir: string, log: Log): Promise<strin
   });
   let lastLines: string[] = [];
   let packages = 0;
+  let downloads = 0;
   const onData = (chunk: Buffer): void => {
     for (const line of chunk.toString('utf8').split('\n')) {
       const l = line.trim();
@@ -74,7 +75,10 @@ async function goInstall(goExe: string, binDir: string, log: Log): Promise<strin
       lastLines = [...lastLines.slice(-19), l];
       // `-v` prints one bare package path per line: log every 50th so CI shows movement without
       // flooding; anything with a space is a message (download notice, compile error) and is logged as is.
-      if (/\s/.test(l)) log(`[go] ${l}`);
+      const dl = /^go: downloading (.*)$/.exec(l);
+      if (dl) {
+        if (++downloads % 25 === 1) log(`[go] downloading modules: ${downloads} so far (${dl[1]})`);
+      } else if (/\s/.test(l)) log(`[go] ${l}`);
       else if (++packages % 50 === 0) log(`[go] ${packages} packages compiled (latest: ${l})`);
     }
   };
