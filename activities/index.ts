@@ -6,10 +6,17 @@ import type { DataSource } from './tools/data-source';
 import { createGetUserProfile } from './tools/profile';
 import { createGetUserBilling } from './tools/billing';
 import { createSearchPolicy } from './tools/policy';
+import { createIssueRefund, lazyRefundService, refundFaultsFromEnv } from './refunds/issue-refund';
+import type { RefundFaults } from './refunds/issue-refund';
+import type { RefundService } from './refunds/service';
 
 export interface ActivityDeps {
   llm: LlmConfig;
   data: DataSource;
+  /** The refunds service; default: the SQLite file named by AGENT_REFUNDS_DB, opened on first use. */
+  refunds?: () => RefundService;
+  /** Fault injection for tests; default: from AGENT_REFUND_PAUSE_AFTER_COMMIT_MS (off). */
+  refundFaults?: RefundFaults;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -18,5 +25,10 @@ export function createActivities(deps: ActivityDeps) {
     get_user_profile: createGetUserProfile(deps.data),
     get_user_billing: createGetUserBilling(deps.data),
     search_policy: createSearchPolicy(deps.data),
+    issue_refund: createIssueRefund({
+      refunds: deps.refunds ?? lazyRefundService(),
+      data: deps.data,
+      faults: deps.refundFaults ?? refundFaultsFromEnv(),
+    }),
   };
 }

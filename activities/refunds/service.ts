@@ -1,0 +1,225 @@
+// The refunds service: the system of record for money sent back to users. A real embedded
+// database (SQLite through better-sqlite3, WAL mode), one row per effect, keyed by the caller's
+// idempotency key. It applies an effect at most once per key and answers a repeated key with the
+// first outcome; a refund attempt that was interrupted is found here by key and completed, never
+// repeated.
+//
+// Effect record states:
+//   planned    the request is recorded; no money has moved yet
+//   ambiguous  an attempt ended without reporting its outcome (it timed out or its worker died);
+//              the next attempt reconciles it here before acting
+//   confirmed  the refund was made (terminal)
+//   rejected   the service refused it (terminal), with a rejection reason
+import { mkdirSync } from 'node:fs';
+import * as path from 'node:path';
+import Database from 'better-sqlite3';
+
+export type EffectState = 'planned' | 'confirmed' | 'ambiguous' | 'rejected';
+export const EFFECT_STATES: readonly EffectState[] = ['planned', 'confirmed', 'ambiguous', 'rejected'];
+
+export interface RefundRecord {
+  id: number;
+  idempotency_key: string;
+  workflow_id: string;
+  user_id: number;
+  amount_usd: number;
+  currency: string;
+  reason: string;
+  state: EffectState;
+  /** Why the service refused the refund (state rejected). */
+  rejection: string | null;
+  /** Fencing token: raised by every claim; only the latest claimant may settle the record. */
+  fence: number;
+  created_at: string;
+  updated_at: string;
+  confirmed_at: string | null;
+}
+
+export interface PlanRequest {
+  idempotency_key: string;
+  workflow_id: string;
+  user_id: number;
+  amount_usd: number;
+  reason: string;
+}
+
+export interface ConfirmRequest {
+  idempotency_key: string;
+  /** The token plan() or claim() handed out. */
+  fence: number;
+  /** What the billing record says the user paid; undefined when there is no billing record. */
+  paid_usd: number | undefined;
+}
+
+/** A stale attempt tried to settle a record that a newer attempt has claimed since. */
+export class FencedError extends Error {
+  constructor(key: string, fence: number, holder: number) {
+    super(`refund ${key}: fence ${fence} is stale (the record is held with fence ${holder})`);
+    this.name = 'FencedError';
+  }
+}
+
+/** The refunds service's own rules: a service refuses what it must never do, whoever asks. */
+export const SERVICE_RULES = {
+  no_billing_record: 'the user has no billing record',
+  nothing_paid: 'the user has paid nothing',
+  exceeds_paid: "the user's confirmed refunds, all runs together, would exceed what the user paid",
+} as const;
+export type ServiceRejection = keyof typeof SERVICE_RULES;
+
+export const DEFAULT_REFUNDS_DB = path.join('.temporal', 'refunds.sqlite');
+
+export function refundsDbPathFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  return env.AGENT_REFUNDS_DB || DEFAULT_REFUNDS_DB;
+}
+
+interface Row {
+  id: number;
+  idempotency_key: string;
+  workflow_id: string;
+  user_id: number;
+  amount_cents: number;
+  currency: string;
+  reason: string;
+  state: EffectState;
+  rejection: string | null;
+  fence: number;
+  created_at: string;
+  updated_at: string;
+  confirmed_at: string | null;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS refunds (
+  id              INTEGER PRIMARY KEY AUTOINCREMENT,
+  idempotency_key TEXT    NOT NULL UNIQUE,
+  workflow_id     TEXT    NOT NULL,
+  user_id         INTEGER NOT NULL,
+  amount_cents    INTEGER NOT NULL CHECK (amount_cents > 0),
+  currency        TEXT    NOT NULL DEFAULT 'USD',
+  reason          TEXT    NOT NULL,
+  state           TEXT    NOT NULL CHECK (state IN ('planned', 'confirmed', 'ambiguous', 'rejected')),
+  rejection       TEXT,
+  fence           INTEGER NOT NULL DEFAULT 1,
+  created_at      TEXT    NOT NULL,
+  updated_at      TEXT    NOT NULL,
+  confirmed_at    TEXT
+);
+CREATE INDEX IF NOT EXISTS refunds_by_user ON refunds (user_id, state);
+CREATE INDEX IF NOT EXISTS refunds_by_workflow ON refunds (workflow_id);
+`;
+
+export function toCents(usd: number): number {
+  return Math.round(usd * 100);
+}
+
+export class RefundService {
+  private constructor(private readonly db: Database.Database) {}
+
+  /** Opens (and creates, with its folder) the database; WAL so readers never block the writer. */
+  static open(file: string): RefundService {
+    if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL'); // a confirmed refund survives a power cut, not only a crash
+    db.pragma('busy_timeout = 5000'); // several worker processes may share one file
+    db.exec(SCHEMA);
+    return new RefundService(db);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  lookupByKey(key: string): RefundRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM refunds WHERE idempotency_key = ?').get(key) as Row | undefined;
+    return row ? toRecord(row) : undefined;
+  }
+
+  list(filter: { user_id?: number; workflow_id?: string; state?: EffectState } = {}): RefundRecord[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.user_id !== undefined) (where.push('user_id = ?'), params.push(filter.user_id));
+    if (filter.workflow_id !== undefined) (where.push('workflow_id = ?'), params.push(filter.workflow_id));
+    if (filter.state !== undefined) (where.push('state = ?'), params.push(filter.state));
+    const sql = `SELECT * FROM refunds ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`;
+    return (this.db.prepare(sql).all(...params) as Row[]).map(toRecord);
+  }
+
+  /**
+   * Records the intent (state planned, fence 1). A key seen before is not planned again: the
+   * existing record comes back with created false, whatever its state, so the caller reconciles
+   * instead of repeating.
+   */
+  plan(req: PlanRequest): { record: RefundRecord; created: boolean } {
+    const now = new Date().toISOString();
+    const info = this.db
+      .prepare(
+        `INSERT INTO refunds (idempotency_key, workflow_id, user_id, amount_cents, currency, reason, state, fence, created_at, updated_at)
+         VALUES (?, ?, ?, ?, 'USD', ?, 'planned', 1, ?, ?)
+         ON CONFLICT (idempotency_key) DO NOTHING`,
+      )
+      .run(req.idempotency_key, req.workflow_id, req.user_id, toCents(req.amount_usd), req.reason, now, now);
+    return { record: this.lookupByKey(req.idempotency_key)!, created: info.changes === 1 };
+  }
+
+  /**
+   * An attempt found the record unresolved (planned or ambiguous: an earlier attempt ended without
+   * reporting). It claims the record, which raises the fencing token so the earlier attempt, should
+   * it still be running somewhere, can no longer settle it, and marks it ambiguous until this
+   * attempt has reconciled it. Terminal records are returned unchanged.
+   */
+  claim(key: string): RefundRecord | undefined {
+    this.db
+      .prepare(
+        `UPDATE refunds SET state = 'ambiguous', fence = fence + 1, updated_at = ?
+         WHERE idempotency_key = ? AND state IN ('planned', 'ambiguous')`,
+      )
+      .run(new Date().toISOString(), key);
+    return this.lookupByKey(key);
+  }
+
+  /**
+   * The effect itself, in one IMMEDIATE transaction: the refund is made (confirmed) or refused
+   * (rejected) exactly once. A terminal record is returned as it is (the first outcome). Only the
+   * latest claimant (the current fence) may settle it; an older one gets FencedError.
+   */
+  confirm(req: ConfirmRequest): RefundRecord {
+    const tx = this.db.transaction((): RefundRecord => {
+      const row = this.db.prepare('SELECT * FROM refunds WHERE idempotency_key = ?').get(req.idempotency_key) as Row | undefined;
+      if (!row) throw new Error(`refund ${req.idempotency_key} was never planned`);
+      if (row.state === 'confirmed' || row.state === 'rejected') return toRecord(row);
+      if (row.fence !== req.fence) throw new FencedError(req.idempotency_key, req.fence, row.fence);
+
+      const now = new Date().toISOString();
+      const rejection = this.ruleBroken(row, req.paid_usd);
+      if (rejection) {
+        this.db
+          .prepare(`UPDATE refunds SET state = 'rejected', rejection = ?, updated_at = ? WHERE id = ?`)
+          .run(rejection, now, row.id);
+      } else {
+        this.db
+          .prepare(`UPDATE refunds SET state = 'confirmed', updated_at = ?, confirmed_at = ? WHERE id = ?`)
+          .run(now, now, row.id);
+      }
+      return toRecord(this.db.prepare('SELECT * FROM refunds WHERE id = ?').get(row.id) as Row);
+    });
+    return tx.immediate();
+  }
+
+  private ruleBroken(row: Row, paidUsd: number | undefined): ServiceRejection | undefined {
+    if (paidUsd === undefined) return 'no_billing_record';
+    const paidCents = toCents(paidUsd);
+    if (paidCents <= 0) return 'nothing_paid';
+    const { total } = this.db
+      .prepare(`SELECT COALESCE(SUM(amount_cents), 0) AS total FROM refunds WHERE user_id = ? AND state = 'confirmed' AND id <> ?`)
+      .get(row.user_id, row.id) as { total: number };
+    if (total + row.amount_cents > paidCents) return 'exceeds_paid';
+    return undefined;
+  }
+}
+
+function toRecord(row: Row): RefundRecord {
+  const { amount_cents, ...rest } = row;
+  return { ...rest, amount_usd: amount_cents / 100 };
+}
