@@ -6,8 +6,10 @@ import {
   CancellationScope,
   ActivityCancellationType,
   TimeoutFailure,
+  condition,
   continueAsNew,
   isCancellation,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -19,7 +21,19 @@ import type { DecideInput, DecideOutput, ToolInput } from './types';
 import { addTokens, budgetExhausted, EMPTY_USAGE, remaining, resolveBudget } from './budget';
 import type { Budget, Usage } from './budget';
 import { validateAction } from './contract';
-import type { Action } from './contract';
+import type { Action, EscalateAction } from './contract';
+import {
+  approvalTimeoutMs,
+  approvalUpdate,
+  checkApprovalAnswer,
+  escalationApprovalId,
+  escalationHash,
+  personObservation,
+  toolCallApprovalId,
+} from './approvals';
+import type { AnsweredApproval, ApprovalAnswer, ApprovalReceipt, PendingApproval } from './approvals';
+import { checkPrincipalPolicy } from './policy';
+import type { PolicyDecision } from './policy';
 import { buildDecisionPayload } from './decision-payload';
 import { checkToolCall } from './gateway';
 import { decideKey, toolKey } from './idempotency';
@@ -27,6 +41,7 @@ import { stateQuery } from './queries';
 import { toolStop } from './stop-reasons';
 import type { StopReason } from './stop-reasons';
 import { TOOL_REGISTRY } from './tool-catalog';
+import type { ToolSpec } from './tool-catalog';
 import { LLM_REJECTED, LLM_TIMEOUT } from './types';
 import type { AgentInput, AgentResult, AgentState, HistoryEntry, Observation, Phase, TraceEntry } from './types';
 import { boundedRaw } from './bounded';
@@ -39,9 +54,19 @@ export const CANCELLED_RESULT_MEMO = 'agent_result';
 
 const DEFAULT_CONTINUE_AS_NEW_EVERY = 100;
 
+/**
+ * Runs started before effects, approvals and the principal gate existed (issue 3) keep their old
+ * paths when replayed: an escalate action was bad_kind, issue_refund was tool_missing, and no
+ * call was denied by principal policy. New runs record this patch the first time it matters.
+ */
+export const EFFECTS_PATCH = 'effects-approvals-principal-gate';
+/** Tools introduced with EFFECTS_PATCH. */
+const PATCHED_TOOLS: readonly string[] = ['issue_refund'];
+
 export async function reactAgent(input: AgentInput): Promise<AgentResult> {
   const run = new AgentRun(input);
   setHandler(stateQuery, () => run.snapshot());
+  setHandler(approvalUpdate, (answer) => run.answerApproval(answer), { validator: (answer) => run.validateApproval(answer) });
   return run.execute();
 }
 
@@ -58,6 +83,12 @@ class AgentRun {
   private currentTool: string | undefined;
   private lastAction: Action | undefined;
   private final: AgentResult | undefined;
+  private readonly approvalTimeoutMs: number;
+  /** Time spent waiting for people, finished waits only; not counted toward max_seconds. */
+  private humanWaitMs: number;
+  private awaiting: { pending: PendingApproval; sinceMs: number } | undefined;
+  private reply: ApprovalAnswer | undefined;
+  private readonly answered = new Map<string, AnsweredApproval>();
 
   constructor(private readonly input: AgentInput) {
     this.budget = resolveBudget(input.budget);
@@ -69,6 +100,8 @@ class AgentRun {
     this.history = carried ? [...carried.history] : [];
     this.seenCalls = carried ? [...carried.seen_calls] : [];
     this.stepsAtStart = this.usage.steps;
+    this.approvalTimeoutMs = approvalTimeoutMs(input.approval_timeout_seconds);
+    this.humanWaitMs = carried?.human_wait_ms ?? 0;
   }
 
   async execute(): Promise<AgentResult> {
@@ -76,14 +109,10 @@ class AgentRun {
     // deadline rather than noticed after it returns.
     const loop = new CancellationScope();
     let deadlineHit = false;
-    const deadlineMs = this.startedAtMs + this.budget.max_seconds * 1000;
-    void sleep(Math.max(1, deadlineMs - Date.now())).then(
-      () => {
-        deadlineHit = true;
-        loop.cancel();
-      },
-      () => undefined, // the workflow itself was cancelled: handled below
-    );
+    void this.watchDeadline(() => {
+      deadlineHit = true;
+      loop.cancel();
+    });
 
     try {
       return await loop.run(() => this.loop());
@@ -97,6 +126,24 @@ class AgentRun {
       const partial = this.stop('cancelled');
       upsertMemo({ [CANCELLED_RESULT_MEMO]: partial });
       throw err;
+    }
+  }
+
+  /**
+   * The max_seconds timer. Time a person spends on an approval is not the agent's: when the timer
+   * fires during or after such a wait, it is re-armed for the deadline moved by that wait.
+   */
+  private async watchDeadline(onDeadline: () => void): Promise<void> {
+    try {
+      for (;;) {
+        const waitedBefore = this.humanWaitMs;
+        const deadlineMs = this.startedAtMs + waitedBefore + this.budget.max_seconds * 1000;
+        await sleep(Math.max(1, deadlineMs - Date.now()));
+        if (this.awaiting === undefined && this.humanWaitMs === waitedBefore) return onDeadline();
+        await condition(() => this.awaiting === undefined);
+      }
+    } catch {
+      // the workflow itself was cancelled: handled in execute()
     }
   }
 
@@ -123,15 +170,24 @@ class AgentRun {
         return this.stop(`invalid_action:${validation.reason}`, { raw_action: boundedRaw(validation.raw) });
       }
       const action = validation.action;
+      if (action.kind === 'escalate' && !this.effectsEnabled()) {
+        return this.stop('invalid_action:bad_kind', { raw_action: boundedRaw(JSON.parse(decision.text)) });
+      }
       this.lastAction = action;
       if (action.kind === 'final') return this.finish(action.answer);
+      if (action.kind === 'escalate') {
+        const stopped = await this.escalate(step, action);
+        if (stopped) return stopped;
+        continue;
+      }
 
       const gate = checkToolCall(action.name, action.args, {
         maxToolCalls: this.budget.max_tool_calls,
         allow: this.allow,
-        registry: TOOL_REGISTRY,
+        registry: this.registryFor(action.name),
         toolCalls: this.usage.tool_calls,
         seenCalls: this.seenCalls,
+        policy: (name, args) => this.principalPolicy(name, args),
       });
       if (!gate.allowed) {
         this.trace.push({ step, tool: action.name, args_hash: gate.argsHash, ok: false, stop_reason: gate.reason });
@@ -140,6 +196,22 @@ class AgentRun {
 
       this.usage = { ...this.usage, tool_calls: this.usage.tool_calls + 1 };
       this.seenCalls.push(gate.signature);
+
+      let approval: ApprovalAnswer | undefined;
+      if (TOOL_REGISTRY[gate.name]!.needsApproval) {
+        const pending = this.toolCallPending(step, gate.name, gate.args, gate.argsHash);
+        approval = await this.awaitPerson(pending);
+        if (!approval) {
+          this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: false, stop_reason: 'approval_timeout' });
+          return this.stop('approval_timeout');
+        }
+        if (approval.decision === 'reject') {
+          // Not a crash: the model sees the rejection and decides what to do next.
+          this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: false, approval: 'reject' });
+          this.history.push({ step, action: { kind: 'tool', name: gate.name, args: gate.args }, observation: personObservation(pending, approval) });
+          continue;
+        }
+      }
       this.setPhase('calling_tool', gate.name);
       let observation: Observation;
       try {
@@ -147,12 +219,98 @@ class AgentRun {
       } catch (err) {
         if (isCancellation(err)) throw err;
         const reason = toolStop.error(gate.name);
-        this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: false, stop_reason: reason });
+        this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: false, stop_reason: reason, ...approvedMark(approval) });
         return this.stop(reason);
       }
-      this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: true });
+      this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: true, ...approvedMark(approval) });
       this.history.push({ step, action: { kind: 'tool', name: gate.name, args: gate.args }, observation });
     }
+  }
+
+  /** The model handed the run to a person; their answer becomes the next observation. */
+  private async escalate(step: number, action: EscalateAction): Promise<AgentResult | undefined> {
+    const hash = escalationHash(action.reason);
+    const pending = this.newPending({ id: escalationApprovalId(step), kind: 'escalation', step, reason: action.reason });
+    const reply = await this.awaitPerson(pending);
+    if (!reply) {
+      this.trace.push({ step, tool: 'escalate', args_hash: hash, ok: false, stop_reason: 'approval_timeout' });
+      return this.stop('approval_timeout');
+    }
+    this.trace.push({ step, tool: 'escalate', args_hash: hash, ok: true, approval: reply.decision });
+    this.history.push({ step, action, observation: personObservation(pending, reply) });
+    return undefined;
+  }
+
+  private toolCallPending(step: number, tool: string, args: Record<string, unknown>, hash: string): PendingApproval {
+    const amount = args.amount_usd;
+    return this.newPending({
+      id: toolCallApprovalId(step, tool, hash),
+      kind: 'tool_call',
+      step,
+      tool,
+      args,
+      args_hash: hash,
+      ...(typeof amount === 'number' ? { amount_usd: amount } : {}),
+    });
+  }
+
+  private newPending(fields: Omit<PendingApproval, 'requested_at' | 'expires_at'>): PendingApproval {
+    const now = Date.now();
+    return { ...fields, requested_at: new Date(now).toISOString(), expires_at: new Date(now + this.approvalTimeoutMs).toISOString() };
+  }
+
+  /** Waits for the `approval` Update; undefined when nobody answered within the approval timeout. */
+  private async awaitPerson(pending: PendingApproval): Promise<ApprovalAnswer | undefined> {
+    const sinceMs = Date.now();
+    this.awaiting = { pending, sinceMs };
+    this.reply = undefined;
+    this.setPhase('awaiting_approval', pending.tool ?? 'escalate');
+    try {
+      const answered = await condition(() => this.reply !== undefined, this.approvalTimeoutMs);
+      return answered ? this.reply : undefined;
+    } finally {
+      this.humanWaitMs += Date.now() - sinceMs;
+      this.awaiting = undefined;
+      this.reply = undefined;
+    }
+  }
+
+  /** The Update's validator: rejected answers change nothing and leave no trace in the history. */
+  validateApproval(answer: unknown): void {
+    const check = checkApprovalAnswer(answer, this.awaiting?.pending, this.answered);
+    if (!check.ok) throw ApplicationFailure.create({ type: 'InvalidApproval', message: check.error, nonRetryable: true });
+  }
+
+  answerApproval(answer: ApprovalAnswer): ApprovalReceipt {
+    // Validators do not run on replay, so the handler checks again (same state, same outcome).
+    const check = checkApprovalAnswer(answer, this.awaiting?.pending, this.answered);
+    if (!check.ok) throw ApplicationFailure.create({ type: 'InvalidApproval', message: check.error, nonRetryable: true });
+    if (check.duplicate) return { id: answer.id, decision: answer.decision, duplicate: true, pending: check.prior.pending };
+    const accepted: ApprovalAnswer = {
+      id: answer.id,
+      decision: answer.decision,
+      ...(answer.reason !== undefined ? { reason: answer.reason } : {}),
+      ...(answer.text !== undefined ? { text: answer.text } : {}),
+      ...(answer.operator !== undefined ? { operator: answer.operator } : {}),
+    };
+    this.answered.set(answer.id, { pending: check.pending, answer: accepted });
+    this.reply = accepted;
+    return { id: answer.id, decision: answer.decision, duplicate: false, pending: check.pending };
+  }
+
+  private effectsEnabled(): boolean {
+    return patched(EFFECTS_PATCH);
+  }
+
+  private registryFor(name: string): Readonly<Record<string, ToolSpec>> {
+    if (!PATCHED_TOOLS.includes(name) || !this.allow.includes(name) || this.effectsEnabled()) return TOOL_REGISTRY;
+    const { [name]: _introducedLater, ...older } = TOOL_REGISTRY;
+    return older;
+  }
+
+  private principalPolicy(name: string, args: Record<string, unknown>): PolicyDecision {
+    const decision = checkPrincipalPolicy(name, args, { principalUserId: this.input.user_id, history: this.history });
+    return decision.allowed || this.effectsEnabled() ? decision : { allowed: true };
   }
 
   private async decide(step: number): Promise<DecideOutput | { stop: StopReason }> {
@@ -188,8 +346,17 @@ class AgentRun {
       activityId: `${step}-${name}`,
       summary: `step ${step}: ${name} (${hash})`,
       startToCloseTimeout: `${spec.timeoutSeconds} seconds`,
-      // Read-only and short: a cancel need not wait for the tool to acknowledge.
-      cancellationType: ActivityCancellationType.TRY_CANCEL,
+      ...(spec.effectful
+        ? {
+            // An effect: a dead or hung worker is noticed in seconds (then the next attempt
+            // reconciles by key), and a cancel waits until the activity has really stopped.
+            heartbeatTimeout: '2 seconds',
+            cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+          }
+        : {
+            // Read-only and short: a cancel need not wait for the tool to acknowledge.
+            cancellationType: ActivityCancellationType.TRY_CANCEL,
+          }),
       retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumAttempts: spec.maxAttempts },
     });
     const tool = tools[name]!;
@@ -209,18 +376,26 @@ class AgentRun {
         trace: this.trace,
         history: this.history,
         seen_calls: this.seenCalls,
+        human_wait_ms: this.humanWaitMs,
       },
     });
   }
 
   private tick(): void {
-    this.usage = { ...this.usage, elapsed_ms: Date.now() - this.startedAtMs };
+    this.usage = { ...this.usage, elapsed_ms: this.agentElapsedMs() };
+  }
+
+  /** Wall time since the run started, minus time spent waiting for people. */
+  private agentElapsedMs(): number {
+    const now = Date.now();
+    const waiting = this.awaiting ? now - this.awaiting.sinceMs : 0;
+    return now - this.startedAtMs - this.humanWaitMs - waiting;
   }
 
   private setPhase(phase: Phase, tool?: string): void {
     this.phase = phase;
     this.currentTool = tool;
-    const what = phase === 'calling_tool' ? `calling ${tool}` : phase;
+    const what = phase === 'calling_tool' ? `calling ${tool}` : phase === 'awaiting_approval' ? `awaiting approval of ${tool}` : phase;
     setCurrentDetails(`step ${this.usage.steps}/${this.budget.max_steps}: ${what}`);
   }
 
@@ -248,7 +423,7 @@ class AgentRun {
   }
 
   snapshot(): AgentState {
-    const usage = this.final ? this.usage : { ...this.usage, elapsed_ms: Date.now() - this.startedAtMs };
+    const usage = this.final ? this.usage : { ...this.usage, elapsed_ms: this.agentElapsedMs() };
     return {
       phase: this.phase,
       step: this.usage.steps,
@@ -260,8 +435,13 @@ class AgentRun {
       budget: this.budget,
       remaining: remaining(this.budget, usage),
       trace: this.trace,
+      ...(this.awaiting ? { awaiting_approval: this.awaiting.pending } : {}),
     };
   }
+}
+
+function approvedMark(approval: ApprovalAnswer | undefined): { approval?: 'approve' } {
+  return approval ? { approval: 'approve' } : {};
 }
 
 /** An LLM decision that failed for good: timeouts (ours or Temporal's) vs. everything else. */

@@ -17,9 +17,16 @@ export const finalActionSchema = z.strictObject({
   answer: z.string().refine((s) => s.trim().length > 0),
 });
 
+/** Hands the run to a person, who answers through the same approval update as a tool approval. */
+export const escalateActionSchema = z.strictObject({
+  kind: z.literal('escalate'),
+  reason: z.string().refine((s) => s.trim().length > 0),
+});
+
 export type ToolAction = { kind: 'tool'; name: string; args: Record<string, unknown> };
 export type FinalAction = { kind: 'final'; answer: string };
-export type Action = ToolAction | FinalAction;
+export type EscalateAction = { kind: 'escalate'; reason: string };
+export type Action = ToolAction | FinalAction | EscalateAction;
 
 export type ValidationResult =
   | { ok: true; action: Action }
@@ -52,6 +59,11 @@ export function validateParsedAction(parsed: unknown): ValidationResult {
       return { ok: true, action: { kind: 'tool', name: result.data.name, args: result.data.args ?? {} } };
     }
     return fail(firstReason(result.error, { name: 'missing_tool_name', args: 'bad_args' }));
+  }
+  if (kind === 'escalate') {
+    const result = escalateActionSchema.safeParse(parsed);
+    if (result.success) return { ok: true, action: { kind: 'escalate', reason: result.data.reason.trim() } };
+    return fail(firstReason(result.error, { reason: 'missing_reason' }));
   }
   return fail('bad_kind');
 }

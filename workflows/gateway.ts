@@ -1,10 +1,12 @@
 // The policy gateway: decides whether a validated tool action may run. Pure and deterministic,
 // in the seeds' order: tool-call count -> allowlist (deny by default) -> registry -> argument
-// schema -> loop detection (same tool + same args, in any key order).
+// schema -> principal policy (workflows/policy.ts) -> loop detection (same tool + same args, in
+// any key order).
 import { argsHash } from './hash';
 import type { StopReason } from './stop-reasons';
-import { toolStop } from './stop-reasons';
+import { policyStop, toolStop } from './stop-reasons';
 import type { ToolSpec } from './tool-catalog';
+import type { PolicyDecision } from './policy';
 
 export interface GatewayContext {
   maxToolCalls: number;
@@ -14,6 +16,8 @@ export interface GatewayContext {
   toolCalls: number;
   /** Signatures (`name:argsHash`) of calls already made. */
   seenCalls: readonly string[];
+  /** The principal policy, given the schema-valid arguments; absent = no principal checks. */
+  policy?: (name: string, args: Record<string, unknown>) => PolicyDecision;
 }
 
 export type GatewayDecision =
@@ -30,6 +34,8 @@ export function checkToolCall(name: string, rawArgs: Record<string, unknown>, ct
   if (!spec) return deny(toolStop.missing(name));
   const parsed = spec.args.safeParse(rawArgs);
   if (!parsed.success) return deny(toolStop.badArgs(name));
+  const policy = ctx.policy?.(name, parsed.data);
+  if (policy && !policy.allowed) return deny(policyStop(policy.rule));
 
   // The loop check uses the normalised arguments, so {"query":" refund "} repeats {"query":"refund"}.
   const normalisedHash = argsHash(parsed.data);

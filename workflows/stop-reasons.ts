@@ -9,6 +9,7 @@ export const INVALID_ACTION_KINDS = [
   'missing_answer',
   'missing_tool_name',
   'bad_args',
+  'missing_reason',
 ] as const;
 export type InvalidActionKind = (typeof INVALID_ACTION_KINDS)[number];
 
@@ -22,10 +23,12 @@ export type StopReason =
   | 'llm_error'
   | 'loop_detected'
   | 'cancelled'
+  | 'approval_timeout'
   | `tool_denied:${string}`
   | `tool_missing:${string}`
   | `tool_bad_args:${string}`
   | `tool_error:${string}`
+  | `policy_denied:${string}`
   | `invalid_action:${InvalidActionKind}`;
 
 export const toolStop = {
@@ -34,3 +37,6 @@ export const toolStop = {
   badArgs: (name: string): StopReason => `tool_bad_args:${name}`,
   error: (name: string): StopReason => `tool_error:${name}`,
 };
+
+/** The principal policy gate's denials carry the rule's name (workflows/policy.ts). */
+export const policyStop = (rule: string): StopReason => `policy_denied:${rule}`;

@@ -13,9 +13,23 @@ export interface ToolSpec {
   /** Per-attempt timeout of the tool's activity. */
   timeoutSeconds: number;
   maxAttempts: number;
+  /**
+   * Changes the world (not only reads it): the activity heartbeats, a cancel waits for it to
+   * acknowledge, and it must honour its idempotency key.
+   */
+  effectful?: boolean;
+  /** The run pauses until an operator approves or rejects this exact call (`agent approve|reject`). */
+  needsApproval?: boolean;
 }
 
 const userId = z.number().int().positive().max(2_147_483_647);
+
+/** A positive USD amount in whole cents, at most 10,000. */
+const amountUsd = z
+  .number()
+  .positive()
+  .max(10_000)
+  .refine((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, 'at most two decimals');
 
 export const TOOL_REGISTRY: Record<string, ToolSpec> = {
   get_user_profile: {
@@ -42,9 +56,25 @@ export const TOOL_REGISTRY: Record<string, ToolSpec> = {
     timeoutSeconds: 10,
     maxAttempts: 3,
   },
+  issue_refund: {
+    name: 'issue_refund',
+    description:
+      "Refund the user: sends money back to the original payment method. Needs an operator's approval; " +
+      'only for the user the run is for, after reading their billing record, within the refund policy, at most what was paid.',
+    argsDoc: { user_id: 'integer', amount_usd: 'number (USD, two decimals)', reason: 'string' },
+    args: z.strictObject({ user_id: userId, amount_usd: amountUsd, reason: z.string().trim().min(3).max(500) }),
+    timeoutSeconds: 30,
+    // Safe to retry: every attempt reconciles by idempotency key before it acts.
+    maxAttempts: 5,
+    effectful: true,
+    needsApproval: true,
+  },
 };
 
-/** The seeds' allowlist; the CLI uses it when --allow is not given. */
+/**
+ * The seeds' allowlist; the CLI uses it when --allow is not given. Read-only tools only: a tool
+ * that moves money (issue_refund) must be allowed for a run explicitly.
+ */
 export const DEFAULT_ALLOWED_TOOLS = ['get_user_profile', 'get_user_billing', 'search_policy'];
 
 export interface CatalogEntry {

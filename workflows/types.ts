@@ -4,6 +4,7 @@ import type { Budget, Remaining, Usage } from './budget';
 import type { Action } from './contract';
 import type { CatalogEntry } from './tool-catalog';
 import type { StopReason } from './stop-reasons';
+import type { ApprovalDecision, PendingApproval } from './approvals';
 
 export interface AgentInput {
   goal: string;
@@ -16,6 +17,8 @@ export interface AgentInput {
   llm_max_attempts?: number;
   /** Continue-as-new after this many steps in one run (history hygiene); default 100. */
   continue_as_new_every?: number;
+  /** How long a call needing approval (or an escalation) waits for a person; default 3600. */
+  approval_timeout_seconds?: number;
   /** Set by the workflow itself when it continues as new. */
   carried?: CarriedState;
 }
@@ -27,6 +30,8 @@ export interface CarriedState {
   trace: TraceEntry[];
   history: HistoryEntry[];
   seen_calls: string[];
+  /** Time spent waiting for a person so far; it does not count toward max_seconds. */
+  human_wait_ms?: number;
 }
 
 export interface Observation {
@@ -45,6 +50,8 @@ export interface TraceEntry {
   args_hash: string;
   ok: boolean;
   stop_reason?: StopReason;
+  /** A person's answer to this call or escalation. */
+  approval?: ApprovalDecision;
 }
 
 export interface HistoryEntry {
@@ -64,7 +71,7 @@ export interface AgentResult {
   budget: Budget;
 }
 
-export type Phase = 'starting' | 'deciding' | 'calling_tool' | 'done';
+export type Phase = 'starting' | 'deciding' | 'calling_tool' | 'awaiting_approval' | 'done';
 
 export interface AgentState {
   phase: Phase;
@@ -77,6 +84,8 @@ export interface AgentState {
   budget: Budget;
   remaining: Remaining;
   trace: TraceEntry[];
+  /** What a person must approve, reject or answer before the run goes on. */
+  awaiting_approval?: PendingApproval;
 }
 
 // --- activity contracts ---
