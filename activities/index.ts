@@ -15,7 +15,7 @@ export interface ActivityDeps {
   data: DataSource;
   /** The refunds service; default: the SQLite file named by AGENT_REFUNDS_DB, opened on first use. */
   refunds?: () => RefundService;
-  /** Fault injection for tests; default: from AGENT_REFUND_PAUSE_AFTER_COMMIT_MS (off). */
+  /** Fault injection for tests; default: from AGENT_REFUND_PAUSE_{BEFORE,AFTER}_COMMIT_MS (off). */
   refundFaults?: RefundFaults;
 }
 

@@ -12,20 +12,28 @@ import { RefundService as Service, refundsDbPathFromEnv } from './service';
 export const REFUND_SOURCE = 'refunds-service';
 const HEARTBEAT_EVERY_MS = 250;
 
+/**
+ * Fault injection, for tests and drills. On an effect's first attempt the activity stops
+ * heartbeating and waits this long, as a worker that hangs (or is killed) at that point would;
+ * Temporal then times the attempt out and the next attempt must reconcile. 0 (default) = off.
+ */
 export interface RefundFaults {
-  /**
-   * Fault injection, for tests: on an effect's first attempt, after the refund is committed,
-   * stop heartbeating and wait this long before reporting back, as a worker that hangs or dies
-   * right after the effect would. 0 (the default) turns it off.
-   */
+  /** After the refund is planned, before it is committed ("timeout before commit"). */
+  pauseBeforeCommitMs: number;
+  /** After the refund is committed, before the activity reports back ("timeout after commit"). */
   pauseAfterCommitMs: number;
 }
 
+export const NO_FAULTS: RefundFaults = { pauseBeforeCommitMs: 0, pauseAfterCommitMs: 0 };
+
 export function refundFaultsFromEnv(env: NodeJS.ProcessEnv = process.env): RefundFaults {
-  const raw = env.AGENT_REFUND_PAUSE_AFTER_COMMIT_MS ?? '0';
-  const ms = Number(raw);
-  if (!Number.isFinite(ms) || ms < 0) throw new Error(`AGENT_REFUND_PAUSE_AFTER_COMMIT_MS must be a non-negative number, got "${raw}"`);
-  return { pauseAfterCommitMs: ms };
+  const ms = (name: string): number => {
+    const raw = env[name] ?? '0';
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number of milliseconds, got "${raw}"`);
+    return n;
+  };
+  return { pauseBeforeCommitMs: ms('AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS'), pauseAfterCommitMs: ms('AGENT_REFUND_PAUSE_AFTER_COMMIT_MS') };
 }
 
 /** Opens the refunds database on first use, so a worker that never refunds never creates it. */
@@ -41,7 +49,7 @@ export interface IssueRefundDeps {
 }
 
 export function createIssueRefund(deps: IssueRefundDeps) {
-  const faults = deps.faults ?? { pauseAfterCommitMs: 0 };
+  const faults = deps.faults ?? NO_FAULTS;
 
   return async function issue_refund(input: ToolInput): Promise<Observation> {
     const ctx = Context.current();
@@ -57,6 +65,11 @@ export function createIssueRefund(deps: IssueRefundDeps) {
 
     let stage = 'reconciling';
     const beat = setInterval(() => ctx.heartbeat({ key, stage }), HEARTBEAT_EVERY_MS);
+    const stall = async (ms: number) => {
+      if (ms <= 0 || attempt !== 1) return;
+      clearInterval(beat); // a hung worker sends no heartbeats
+      await sleepUnlessAborted(ms, ctx.cancellationSignal); // worker shutdown still ends it
+    };
     const stopIfCancelled = () => {
       if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? new CancelledFailure('cancelled');
     };
@@ -88,6 +101,8 @@ export function createIssueRefund(deps: IssueRefundDeps) {
       if (!held) throw new Error(`refund ${key} vanished from the refunds service`);
       if (held.state === 'confirmed' || held.state === 'rejected') return outcome(held, true);
 
+      await stall(faults.pauseBeforeCommitMs);
+
       // 2. The effect: confirmed or rejected exactly once, by the service, under its own rules.
       stopIfCancelled();
       stage = 'confirming';
@@ -95,10 +110,7 @@ export function createIssueRefund(deps: IssueRefundDeps) {
       const record = refunds.confirm({ idempotency_key: key, fence: held.fence, paid_usd: paid });
       stage = 'committed';
 
-      if (faults.pauseAfterCommitMs > 0 && attempt === 1) {
-        clearInterval(beat); // a hung worker sends no heartbeats
-        await new Promise((resolve) => setTimeout(resolve, faults.pauseAfterCommitMs));
-      }
+      await stall(faults.pauseAfterCommitMs);
       return outcome(record, existing !== undefined);
     } catch (err) {
       if (err instanceof Error && err.name === 'FencedError') {
@@ -110,6 +122,18 @@ export function createIssueRefund(deps: IssueRefundDeps) {
       clearInterval(beat);
     }
   };
+}
+
+function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 function readArgs(args: Record<string, unknown>): { user_id: number; amount_usd: number; reason: string } {

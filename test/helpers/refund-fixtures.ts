@@ -1,0 +1,68 @@
+// Fixtures for refund tests: a support-data file with many paying users (so each test refunds its
+// own user and the refunds service's per-user rule never couples tests), a fresh refunds database
+// per test file, and scripted model replies for the refund path.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { SEED_DATA } from '../../activities/tools/seed-data';
+import type { SupportData } from '../../activities/tools/seed-data';
+import { RefundService } from '../../activities/refunds/service';
+import type { Reply } from '../../scripts/scripted-llm-server';
+import { DEFAULT_ALLOWED_TOOLS } from '../../workflows/tool-catalog';
+
+/** Pro-monthly users who paid USD 49.00 ten days ago: 1001 ... 1099. */
+export const PAYING_USERS = Array.from({ length: 99 }, (_, i) => 1001 + i);
+/** A pro-monthly user whose first payment was 30 days ago (outside the 14-day window). */
+export const LATE_USER = 2001;
+
+export const REFUND_ALLOW = [...DEFAULT_ALLOWED_TOOLS, 'issue_refund'];
+
+export interface RefundFixture {
+  dir: string;
+  dataFile: string;
+  dbFile: string;
+  /** Env for a worker process that uses this fixture. */
+  workerEnv: Record<string, string>;
+  /** The refunds service, read by the test as an operator would (WAL: no locking of the worker). */
+  service(): RefundService;
+  nextUser(): number;
+  cleanup(): void;
+}
+
+export function refundFixture(): RefundFixture {
+  const dir = mkdtempSync(path.join(tmpdir(), 'refund-test-'));
+  const data: SupportData = structuredClone(SEED_DATA);
+  for (const id of PAYING_USERS) {
+    data.users[String(id)] = { id, name: `User ${id}`, country: 'US', tier: 'pro' };
+    data.billing[String(id)] = { currency: 'USD', plan: 'pro_monthly', price_usd: 49, days_since_first_payment: 10 };
+  }
+  data.users[String(LATE_USER)] = { id: LATE_USER, name: 'Late', country: 'US', tier: 'pro' };
+  data.billing[String(LATE_USER)] = { currency: 'USD', plan: 'pro_monthly', price_usd: 49, days_since_first_payment: 30 };
+  const dataFile = path.join(dir, 'support-data.json');
+  writeFileSync(dataFile, JSON.stringify(data));
+  const dbFile = path.join(dir, 'db', 'refunds.sqlite');
+  let svc: RefundService | undefined;
+  let next = 0;
+  return {
+    dir,
+    dataFile,
+    dbFile,
+    workerEnv: { AGENT_DATA_FILE: dataFile, AGENT_REFUNDS_DB: dbFile },
+    service: () => (svc ??= RefundService.open(dbFile)),
+    nextUser: () => PAYING_USERS[next++]!,
+    cleanup: () => {
+      svc?.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const tool = (name: string, args: Record<string, unknown>): Reply => ({ action: { kind: 'tool', name, args } });
+export const billingOf = (user_id: number): Reply => tool('get_user_billing', { user_id });
+export const refundOf = (user_id: number, amount_usd = 49, reason = 'pro_monthly paid 10 days ago, within the 14-day window'): Reply =>
+  tool('issue_refund', { user_id, amount_usd, reason });
+export const finalAnswer = (answer = 'Refunded USD 49.00.'): Reply => ({ action: { kind: 'final', answer } });
+
+export function refundGoal(userId: number): string {
+  return `User ${userId} asked: Can I get a refund now? Check billing and policy; refund if allowed.`;
+}
