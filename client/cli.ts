@@ -15,8 +15,11 @@ import { list } from './commands/list';
 import { result } from './commands/result';
 import { run } from './commands/run';
 import { status } from './commands/status';
+import { approve } from './commands/approve';
+import { reject } from './commands/reject';
+import { answer } from './commands/answer';
 
-export const COMMANDS: readonly Command[] = [run, status, result, list, cancel, help];
+export const COMMANDS: readonly Command[] = [run, status, result, list, cancel, approve, reject, answer, help];
 
 export async function main(argv: string[], io: Io, processEnv: NodeJS.ProcessEnv = process.env): Promise<number> {
   let env: TemporalEnv | undefined;

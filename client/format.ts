@@ -4,10 +4,16 @@ import type { Budget, Usage } from '../workflows/budget';
 import type { Action } from '../workflows/contract';
 import type { StopReason } from '../workflows/stop-reasons';
 import type { AgentResult, AgentState, TraceEntry } from '../workflows/types';
+import { formatPending } from './format-approval';
 
 /** One finished step of the trace: "step 2: get_user_billing (feaa769a39ae) ok". */
 export function formatTraceEntry(entry: TraceEntry): string {
-  const outcome = entry.ok ? 'ok' : `stopped: ${entry.stop_reason ?? 'failed'}`;
+  const outcome =
+    entry.approval === 'reject' && !entry.stop_reason
+      ? 'rejected by operator'
+      : entry.ok
+        ? `ok${entry.approval ? ` (${entry.approval === 'approve' ? 'approved' : 'answered'} by operator)` : ''}`
+        : `stopped: ${entry.stop_reason ?? 'failed'}`;
   return `step ${entry.step}: ${entry.tool} (${entry.args_hash}) ${outcome}`;
 }
 
@@ -15,6 +21,7 @@ export function formatTraceEntry(entry: TraceEntry): string {
 export function formatPhase(state: Pick<AgentState, 'phase' | 'step' | 'current_tool'>): string | undefined {
   if (state.phase === 'deciding') return `step ${state.step}: deciding`;
   if (state.phase === 'calling_tool') return `step ${state.step}: calling ${state.current_tool ?? 'a tool'}`;
+  if (state.phase === 'awaiting_approval') return `step ${state.step}: awaiting approval of ${state.current_tool ?? 'a call'} (see \`agent status\`)`;
   return undefined;
 }
 
@@ -28,17 +35,20 @@ const STOP_REASONS: Record<string, string> = {
   llm_error: 'the LLM request failed for good (rejected, or failed on every attempt)',
   loop_detected: 'the model asked for the same tool call with the same arguments again',
   cancelled: 'an operator cancelled the run',
+  approval_timeout: 'nobody approved, rejected or answered in time (approval timeout)',
+  policy_denied: 'the principal policy denied the call (see the README for the rule)',
   tool_denied: 'the tool is not on the run\'s allowlist (--allow)',
   tool_missing: 'the tool is allowed but no such tool is registered',
   tool_bad_args: 'the tool\'s arguments did not match its schema',
   tool_error: 'the tool failed on every attempt',
   'invalid_action:not_object': 'the model\'s answer was JSON but not an object',
   'invalid_action:bad_json': 'the model\'s answer was not JSON',
-  'invalid_action:bad_kind': 'the model\'s action had no valid "kind" (tool or final)',
+  'invalid_action:bad_kind': 'the model\'s action had no valid "kind" (tool, final or escalate)',
   'invalid_action:extra_keys': 'the model\'s action had keys the contract does not allow',
   'invalid_action:missing_answer': 'the model\'s final action had no answer',
   'invalid_action:missing_tool_name': 'the model\'s tool action had no tool name',
   'invalid_action:bad_args': 'the model\'s tool action had args that are not an object',
+  'invalid_action:missing_reason': 'the model\'s escalate action had no reason',
 };
 
 /** One line saying what a stop reason means. */
@@ -80,11 +90,12 @@ export function formatResult(result: AgentResult): string[] {
 
 export function formatAction(action: Action): string {
   if (action.kind === 'final') return `final ${oneLine(action.answer, 120)}`;
+  if (action.kind === 'escalate') return `escalate ${oneLine(action.reason, 120)}`;
   return `tool ${action.name} ${oneLine(action.args, 120)}`;
 }
 
 /** The live part of `status`: what the `state` query says. */
-export function formatState(state: AgentState): string[] {
+export function formatState(state: AgentState, workflowId?: string): string[] {
   const { usage, budget, remaining } = state;
   const phase = state.phase === 'calling_tool' && state.current_tool ? `calling_tool (${state.current_tool})` : state.phase;
   const lines = [
@@ -98,6 +109,7 @@ export function formatState(state: AgentState): string[] {
       `, ${plural(usage.llm_calls, 'LLM call')}`,
     `last action:  ${state.last_action ? formatAction(state.last_action) : '-'}`,
   ];
+  if (state.awaiting_approval) lines.push(...formatPending(state.awaiting_approval, workflowId));
   if (state.trace.length > 0) {
     lines.push('trace:');
     for (const entry of state.trace) lines.push(`  ${formatTraceEntry(entry)}`);

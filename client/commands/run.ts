@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { DEFAULT_ALLOWED_TOOLS } from '../../workflows/tool-catalog';
+import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from '../../workflows/approvals';
 import type { Budget } from '../../workflows/budget';
 import type { AgentInput } from '../../workflows/types';
 import { startRun } from '../agent-client';
@@ -22,7 +23,8 @@ const spec = {
     'max-tool-calls': { kind: 'int', help: 'tool-call budget (default 6)' },
     'max-seconds': { kind: 'int', help: 'wall-clock budget of the whole run (default 60)' },
     'max-tokens': { kind: 'int', help: 'LLM token budget, prompt + completion (default: no limit)' },
-    allow: { kind: 'list', help: `tools the model may call (default ${DEFAULT_ALLOWED_TOOLS.join(',')})` },
+    allow: { kind: 'list', help: `tools the model may call (default ${DEFAULT_ALLOWED_TOOLS.join(',')}; add issue_refund to let it refund)` },
+    'approval-timeout': { kind: 'int', value: 'SECONDS', help: `how long a call needing approval waits for a person (default ${DEFAULT_APPROVAL_TIMEOUT_SECONDS})` },
     id: { kind: 'string', value: 'ID', help: 'workflow id (default agent-<user>-<time>-<random>)' },
     wait: { kind: 'boolean', help: 'follow the run step by step and print its result' },
     json: { kind: 'boolean', help: 'machine output on stdout: the result with --wait, else {workflow_id, run_id, url}' },
@@ -56,6 +58,7 @@ export const run: Command = {
     if (flags['max-seconds'] !== undefined) budget.max_seconds = flags['max-seconds'];
     if (flags['max-tokens'] !== undefined) budget.max_tokens = flags['max-tokens'];
     const input: AgentInput = { goal, user_id: userId, budget, allow: flags.allow ?? [...DEFAULT_ALLOWED_TOOLS] };
+    if (flags['approval-timeout'] !== undefined) input.approval_timeout_seconds = flags['approval-timeout'];
     const workflowId = flags.id ?? defaultWorkflowId(userId);
 
     const client = await ctx.client();

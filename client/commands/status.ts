@@ -66,7 +66,7 @@ export const status: Command = {
     line(out, `started:      ${formatTime(description.startTime)}`);
     line(out, `closed:       ${formatTime(description.closeTime)}`);
     line(out, `Web UI:       ${url}`);
-    if (state) for (const text of formatState(liveClock(state, description))) line(out, text);
+    if (state) for (const text of formatState(liveClock(state, description), workflowId)) line(out, text);
     else line(out, `live state:   unavailable (${stateError})`);
     return 0;
   },
@@ -79,6 +79,8 @@ export const status: Command = {
  */
 function liveClock(state: AgentState, description: WorkflowExecutionDescription): AgentState {
   if (state.status !== 'running' || description.status.name !== 'RUNNING') return state;
+  // Time spent waiting for a person does not count toward max_seconds: the query's figure is right.
+  if (state.phase === 'awaiting_approval') return state;
   const elapsed = Math.max(state.usage.elapsed_ms, Date.now() - description.startTime.getTime());
   const usage = { ...state.usage, elapsed_ms: elapsed };
   return { ...state, usage, remaining: { ...state.remaining, seconds: Math.max(0, state.budget.max_seconds - elapsed / 1000) } };
