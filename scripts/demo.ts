@@ -25,7 +25,9 @@ import { DEFAULT_TASK_QUEUE, runUrl } from '../client/temporal-env';
 import type { TemporalEnv } from '../client/temporal-env';
 import { ensureLocalServer } from './local-server';
 import type { LocalServer } from './local-server';
-import { refundDemoModel } from './offline-model';
+import { refundApprovalDemoModel, refundDemoModel } from './offline-model';
+import { REFUND_DEMO_FLAGS, refundDemoStore, runRefundDemo } from './demo-refund';
+import type { RefundDemoStore } from './demo-refund';
 import { ScriptedLlmServer } from './scripted-llm-server';
 
 export const DEMO_USER_ID = 42;
@@ -37,9 +39,10 @@ const spec = {
   positionals: [],
   flags: {
     'keep-server': { kind: 'boolean', help: 'if the demo started the dev server, keep it running until Ctrl-C' },
+    ...REFUND_DEMO_FLAGS,
   },
 } as const;
-const USAGE = usageText('npm run demo [-- --keep-server]', spec);
+const USAGE = usageText('npm run demo [-- --keep-server] [--refund [--auto-approve]]', spec);
 
 class Interrupted extends Error {}
 
@@ -52,6 +55,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const keepServer = args.flags['keep-server'] === true;
+  const refund = args.flags.refund === true;
+  if (args.flags['auto-approve'] && !refund) throw new UsageError('--auto-approve needs --refund', 'usage: npm run demo [-- --keep-server] [--refund [--auto-approve]]');
 
   // Quiet worker logs (bundling, state changes); warnings and errors still show. The demo handles
   // Ctrl-C itself, so it can cancel its run before the worker goes away.
@@ -85,7 +90,13 @@ async function main(argv: string[]): Promise<number> {
       say(`Temporal: reusing the server at ${server.address} (namespace ${server.namespace}); Web UI ${server.uiUrl}`);
     }
 
-    const llm = await chooseLlm(cleanups);
+    const llm = await chooseLlm(cleanups, refund);
+    let store: RefundDemoStore | undefined;
+    if (refund) {
+      const opened = refundDemoStore();
+      cleanups.push(async () => opened.close());
+      store = opened;
+    }
     const env: TemporalEnv = {
       address: server.address,
       namespace: server.namespace,
@@ -99,13 +110,15 @@ async function main(argv: string[]): Promise<number> {
     const connection = await NativeConnection.connect({ address: env.address });
     cleanups.push(() => connection.close());
     const worker = await Promise.race([
-      createAgentWorker({ connection, namespace: env.namespace, taskQueue: env.taskQueue, deps: { llm, data: dataSourceFromEnv() } }),
+      createAgentWorker({ connection, namespace: env.namespace, taskQueue: env.taskQueue, deps: { llm, data: dataSourceFromEnv(), ...(store ? { refunds: store.refunds } : {}) } }),
       interrupted,
     ]);
     const { client, close } = await connectClient(env);
     cleanups.push(close);
 
-    const workflowId = await worker.runUntil(() => runDemo(client, env, interrupted));
+    const workflowId = await worker.runUntil(() =>
+      store ? runRefundDemo(client, env, { say, interrupted, autoApprove: args.flags['auto-approve'] === true, store }) : runDemo(client, env, interrupted),
+    );
     say();
     say(`Open the run in the Temporal Web UI: ${runUrl(env, workflowId)}`);
     return 0;
@@ -122,13 +135,13 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /** OpenAI when a key is set; otherwise the offline scripted server. */
-async function chooseLlm(cleanups: Array<() => Promise<unknown>>): Promise<LlmConfig> {
+async function chooseLlm(cleanups: Array<() => Promise<unknown>>, refund = false): Promise<LlmConfig> {
   const fromEnv = llmConfigFromEnv();
   if (process.env.OPENAI_API_KEY) {
     say(`LLM: ${fromEnv.model} at ${fromEnv.baseURL ?? 'https://api.openai.com/v1'} (OPENAI_API_KEY is set)`);
     return fromEnv;
   }
-  const scripted = await ScriptedLlmServer.start({ defaultScript: refundDemoModel });
+  const scripted = await ScriptedLlmServer.start({ defaultScript: refund ? refundApprovalDemoModel : refundDemoModel });
   cleanups.push(() => scripted.close());
   say(`LLM: offline. OPENAI_API_KEY is not set, so the agent talks to a scripted OpenAI-compatible server at`);
   say(`     ${scripted.baseUrl} that plays the refund scenario deterministically. Same code path: the worker's`);

@@ -49,6 +49,44 @@ export const refundDemoModel: Script = (req: RecordedRequest): Reply => {
   return final(answerFrom(userId, history));
 };
 
+/**
+ * The same model, for runs that may act (`npm run demo -- --refund`): after profile, billing and
+ * policy, if the facts say a refund is due and issue_refund is available, it proposes exactly
+ * that refund (the amount from the billing record), then reports what happened to it: confirmed,
+ * rejected by the operator, or refused by the refunds service. Otherwise it answers as
+ * refundDemoModel does.
+ */
+export const refundApprovalDemoModel: Script = (req, index): Reply => {
+  const payload = readPayload(req);
+  if (payload === undefined) return refundDemoModel(req, index) as Reply;
+  const userId = payload.principal?.user_id;
+  const used = new Set(payload.state_summary?.tools_used ?? []);
+  const available = new Set((payload.available_tools ?? []).map((t) => t.name));
+  const planDone = ['get_user_profile', 'get_user_billing', 'search_policy'].every((name) => used.has(name));
+  if (!Number.isInteger(userId) || !planDone || !available.has('issue_refund')) return refundDemoModel(req, index) as Reply;
+
+  const history = payload.recent_history ?? [];
+  if (used.has('issue_refund')) return final(refundOutcome(history));
+  const verdict = assess(userId!, history);
+  if (!verdict.refundable) return final(verdict.answer);
+  return tool('issue_refund', { user_id: userId, amount_usd: verdict.amountUsd, reason: verdict.reason });
+};
+
+function refundOutcome(history: HistoryEntry[]): string {
+  const entry = [...history].reverse().find((h) => h.action?.name === 'issue_refund');
+  const data = (entry?.observation?.data ?? {}) as Record<string, unknown>;
+  const refund = data.refund as { refund_id?: number; amount_usd?: number; state?: string } | undefined;
+  if (entry?.observation?.ok && refund?.state === 'confirmed') {
+    return `Done: USD ${Number(refund.amount_usd).toFixed(2)} is refunded to the original payment method (refund #${refund.refund_id}).`;
+  }
+  if (typeof data.rejected === 'string') {
+    return entry?.observation && (entry.observation as { source?: string }).source === 'operator'
+      ? `The refund was not made: support declined it (${data.rejected}).`
+      : `The refund was not made: the refunds service refused it (${data.rejected}).`;
+  }
+  return 'The refund was not made: I could not confirm it with the refunds service.';
+}
+
 function readPayload(req: RecordedRequest): Payload | undefined {
   const messages: unknown = req.body?.messages;
   if (!Array.isArray(messages)) return undefined;
@@ -63,10 +101,17 @@ function readPayload(req: RecordedRequest): Payload | undefined {
 }
 
 function answerFrom(userId: number, history: HistoryEntry[]): string {
+  return assess(userId, history).answer;
+}
+
+type Assessment = { refundable: false; answer: string } | { refundable: true; answer: string; amountUsd: number; reason: string };
+
+function assess(userId: number, history: HistoryEntry[]): Assessment {
+  const no = (answer: string): Assessment => ({ refundable: false, answer });
   const profile = latestData(history, 'get_user_profile');
   const billing = latestData(history, 'get_user_billing');
   const policy = latestData(history, 'search_policy');
-  if (billing === undefined) return 'I cannot verify a refund: I have no billing record for this user.';
+  if (billing === undefined) return no('I cannot verify a refund: I have no billing record for this user.');
 
   const name = findKey(profile, 'name');
   const who = typeof name === 'string' ? name : `User ${userId}`;
@@ -74,20 +119,25 @@ function answerFrom(userId: number, history: HistoryEntry[]): string {
   const price = findKey(billing, 'price_usd');
   const days = findKey(billing, 'days_since_first_payment');
   if (typeof planName !== 'string' || typeof price !== 'number') {
-    return 'I cannot verify a refund: the billing record has no plan or price.';
+    return no('I cannot verify a refund: the billing record has no plan or price.');
   }
   const amount = `USD ${price.toFixed(2)}`;
   if (planName === 'free' || price <= 0) {
-    return `No. ${who} is on the ${planName} plan (${amount}), which has no billable payments, so there is nothing to refund.`;
+    return no(`No. ${who} is on the ${planName} plan (${amount}), which has no billable payments, so there is nothing to refund.`);
   }
 
   const windowDays = Number(/refundable within (\d+) days/i.exec(policyText(policy))?.[1] ?? NaN);
-  if (!Number.isFinite(windowDays)) return `I cannot verify a refund for ${who}: no refund policy with a refund window was found.`;
-  if (typeof days !== 'number') return `I cannot verify a refund for ${who}: the billing record has no first-payment date.`;
+  if (!Number.isFinite(windowDays)) return no(`I cannot verify a refund for ${who}: no refund policy with a refund window was found.`);
+  if (typeof days !== 'number') return no(`I cannot verify a refund for ${who}: the billing record has no first-payment date.`);
   if (days > windowDays) {
-    return `No. ${who}'s ${planName} plan (${amount}) was first paid ${days} days ago, outside the ${windowDays}-day refund window, so a refund is not possible.`;
+    return no(`No. ${who}'s ${planName} plan (${amount}) was first paid ${days} days ago, outside the ${windowDays}-day refund window, so a refund is not possible.`);
   }
-  return `Yes. ${who}'s ${planName} plan (${amount}) was first paid ${days} days ago, within the ${windowDays}-day refund window, so a refund of ${amount} is possible to the original payment method.`;
+  return {
+    refundable: true,
+    answer: `Yes. ${who}'s ${planName} plan (${amount}) was first paid ${days} days ago, within the ${windowDays}-day refund window, so a refund of ${amount} is possible to the original payment method.`,
+    amountUsd: price,
+    reason: `${planName} first paid ${days} days ago, within the ${windowDays}-day refund window`,
+  };
 }
 
 /** Data of the latest successful call of a tool; a failed or missing call yields undefined. */
