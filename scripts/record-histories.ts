@@ -1,13 +1,21 @@
 // Records the workflow histories that test/replay.test.ts replays, so a change to workflow code
 // that alters the command sequence of an existing run fails the suite. Re-record deliberately
 // (and guard the change with `patched`) when the workflow must change:
-//   TEMPORAL_ADDRESS=127.0.0.1:7233 node dist/scripts/record-histories.js
-import { mkdir, writeFile } from 'node:fs/promises';
+//   TEMPORAL_ADDRESS=127.0.0.1:7233 node dist/scripts/record-histories.js [SCENARIO ...]
+// With scenario names, only those are (re-)recorded; the others stay as they are.
+// test/fixtures/histories/legacy-*.json were recorded with the code from before issue 3 (an
+// escalate action, a read about another user, issue_refund when it was not registered): they prove
+// that the patched() guards keep such runs on their old paths. This script cannot re-record them.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { NativeConnection } from '@temporalio/worker';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
+import { answerApproval, pendingApproval } from '../client/approvals';
+import type { ApprovalRequest } from '../client/approvals';
+import { RefundService } from '../activities/refunds/service';
 import { temporalEnv } from '../client/temporal-env';
 import { SEED_DATA } from '../activities/tools/seed-data';
 import { DEFAULT_ALLOWED_TOOLS } from '../workflows/tool-catalog';
@@ -23,7 +31,13 @@ interface Scenario {
   replies: Reply[];
   budget?: Record<string, number>;
   cancelAfterKey?: string;
+  allow?: string[];
+  /** Answers for the calls that wait for a person, in order. */
+  answers?: ApprovalRequest[];
 }
+
+const REFUND_ALLOW = [...DEFAULT_ALLOWED_TOOLS, 'issue_refund'];
+const refund = tool('issue_refund', { user_id: 42, amount_usd: 49, reason: 'pro_monthly paid 10 days ago, within the 14-day window' });
 
 const SCENARIOS: Scenario[] = [
   {
@@ -39,10 +53,35 @@ const SCENARIOS: Scenario[] = [
   { name: 'loop-detected', replies: [tool('search_policy', { query: 'refund' }), tool('search_policy', { query: 'refund' })] },
   { name: 'max-seconds', replies: [tool('get_user_profile', { user_id: 42 }), { hang: true }], budget: { max_seconds: 2 } },
   { name: 'cancelled', replies: [tool('get_user_profile', { user_id: 42 }), { hang: true }], cancelAfterKey: 'decide:2' },
+  // Effects, approvals, escalation and the principal gate (issue 3).
+  {
+    name: 'refund-approved',
+    allow: REFUND_ALLOW,
+    replies: [tool('get_user_billing', { user_id: 42 }), refund, { action: { kind: 'final', answer: 'Refunded USD 49.00.' } }],
+    answers: [{ decision: 'approve' }],
+  },
+  {
+    name: 'refund-rejected-escalated',
+    allow: REFUND_ALLOW,
+    replies: [
+      tool('get_user_billing', { user_id: 42 }),
+      refund,
+      { action: { kind: 'escalate', reason: 'The refund was rejected; the user insists.' } },
+      { action: { kind: 'final', answer: 'A person will follow up.' } },
+    ],
+    answers: [{ decision: 'reject', reason: 'refunded by phone already' }, { decision: 'answer', text: 'Tell them we will call back.' }],
+  },
+  { name: 'policy-denied', allow: REFUND_ALLOW, replies: [tool('get_user_billing', { user_id: 7 })] },
 ];
 
 async function main(): Promise<void> {
+  const only = process.argv.slice(2);
+  const unknown = only.filter((name) => !SCENARIOS.some((s) => s.name === name));
+  if (unknown.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')}`);
+  const scenarios = only.length ? SCENARIOS.filter((s) => only.includes(s.name)) : SCENARIOS;
   const env = { ...temporalEnv(), taskQueue: `record-${Date.now()}` };
+  const refundsDir = await mkdtemp(path.join(tmpdir(), 'record-refunds-'));
+  const refunds = RefundService.open(path.join(refundsDir, 'refunds.sqlite'));
   const llm = await ScriptedLlmServer.start();
   const nativeConnection = await NativeConnection.connect({ address: env.address });
   const worker = await createAgentWorker({
@@ -52,18 +91,28 @@ async function main(): Promise<void> {
     deps: {
       llm: { apiKey: 'record', baseURL: llm.baseUrl, model: 'scripted', timeoutMs: 30_000 },
       data: async () => SEED_DATA,
+      refunds: () => refunds,
     },
   });
   const client = new Client({ connection: await Connection.connect({ address: env.address }), namespace: env.namespace });
   await mkdir(OUT, { recursive: true });
   await worker.runUntil(async () => {
-    for (const scenario of SCENARIOS) {
+    for (const scenario of scenarios) {
       const id = `history-${scenario.name}-${Date.now()}`;
       llm.script(id, scenario.replies);
-      const handle = await startRun(client, env, { goal: 'User 42 asked: Can I get a refund now?', user_id: 42, allow: [...DEFAULT_ALLOWED_TOOLS], budget: scenario.budget }, id);
+      const handle = await startRun(client, env, { goal: 'User 42 asked: Can I get a refund now?', user_id: 42, allow: scenario.allow ?? [...DEFAULT_ALLOWED_TOOLS], budget: scenario.budget }, id);
       if (scenario.cancelAfterKey) {
         await llm.waitFor((r) => r.idempotencyKey === `${id}:${scenario.cancelAfterKey}`, 20_000);
         await cancelRun(client, id, 'recording a cancelled run');
+      }
+      for (const answer of scenario.answers ?? []) {
+        let pending;
+        for (let tries = 0; !pending; tries++) {
+          if (tries > 200) throw new Error(`${scenario.name}: nothing awaited approval`);
+          pending = await pendingApproval(handle);
+          if (!pending) await new Promise((r) => setTimeout(r, 100));
+        }
+        await answerApproval(client, id, { ...answer, id: pending.id, operator: 'record-histories' });
       }
       const result = await runResult(handle);
       const history = await handle.fetchHistory();
@@ -72,6 +121,8 @@ async function main(): Promise<void> {
     }
   });
   await client.connection.close();
+  refunds.close();
+  await rm(refundsDir, { recursive: true, force: true });
   await nativeConnection.close();
   await llm.close();
 }
