@@ -191,6 +191,24 @@ describe('approvals through the CLI', () => {
     assert.equal(result.usage.tool_calls, 0);
   });
 
+  it('a person\'s time is not the agent\'s: a wait longer than max_seconds does not stop the run', async () => {
+    const user = fx.nextUser();
+    const id = uniqueId('appr');
+    llm.script(id, [billingOf(user), refundOf(user, 49), finalAnswer()]);
+    await cli(['run', refundGoal(user), '--user-id', String(user), '--allow', REFUND_ALLOW.join(','), '--id', id, '--max-seconds', '3']);
+    const pending = await waitForPending(id);
+    // The thing under test is elapsed time itself: let the wait outlast the 3 s budget.
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    const { stdout: status } = await cli(['status', id]);
+    assert.match(status, /phase:\s+awaiting_approval/);
+    await cli(['approve', id, '--call', pending.id]);
+
+    const result = await cliResult(id);
+    assert.equal(result.stop_reason, 'success');
+    assert.ok(result.usage.elapsed_ms < 3_000, `agent time ${result.usage.elapsed_ms} ms excludes the wait`);
+    assert.equal(fx.service().list({ user_id: user }).length, 1);
+  });
+
   it('cancel while waiting for approval: ends cleanly (Canceled, stop_reason cancelled); nothing is written', async () => {
     const user = fx.nextUser();
     const id = await cliRun(user, [billingOf(user), refundOf(user, 49), finalAnswer()]);
