@@ -217,15 +217,26 @@ export async function rebuildTrace(workflowId: string, histories: Array<{ runId:
     }
   }
 
-  const events: StepEvent[] = drafts.map((d) => ({
-    ...d.event,
-    remainingBudget: {
-      steps: Math.max(0, resolvedBudget.max_steps - d.event.step),
-      toolCalls: Math.max(0, resolvedBudget.max_tool_calls - d.toolCalls),
-      wallTimeMs: Math.max(0, resolvedBudget.max_seconds * 1000 - (d.atMs - (startedAtMs ?? d.atMs))),
-      tokens: resolvedBudget.max_tokens > 0 ? Math.max(0, resolvedBudget.max_tokens - d.tokens) : null,
-    },
-  }));
+  // Keys in the contract's order, whatever order the history filled them in.
+  const events: StepEvent[] = drafts.map((d) => {
+    const e = d.event;
+    return {
+      step: e.step,
+      decision: e.decision,
+      decisionSummary: e.decisionSummary,
+      ...(e.tool !== undefined ? { tool: e.tool } : {}),
+      ...(e.argumentDigest !== undefined ? { argumentDigest: e.argumentDigest } : {}),
+      ...(e.policyDecision !== undefined ? { policyDecision: e.policyDecision } : {}),
+      ...(e.observation !== undefined ? { observation: e.observation } : {}),
+      remainingBudget: {
+        steps: Math.max(0, resolvedBudget.max_steps - e.step),
+        toolCalls: Math.max(0, resolvedBudget.max_tool_calls - d.toolCalls),
+        wallTimeMs: Math.max(0, resolvedBudget.max_seconds * 1000 - (d.atMs - (startedAtMs ?? d.atMs))),
+        tokens: resolvedBudget.max_tokens > 0 ? Math.max(0, resolvedBudget.max_tokens - d.tokens) : null,
+      },
+      ...(e.stopReason !== undefined ? { stopReason: e.stopReason } : {}),
+    };
+  });
 
   return {
     events,
