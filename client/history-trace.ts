@@ -46,7 +46,7 @@ export interface StepEvent {
 export interface RunOutcome {
   workflowId: string;
   runIds: string[];
-  /** Temporal's view: RUNNING, COMPLETED, CANCELED, FAILED, TERMINATED, TIMED_OUT. */
+  /** Temporal's view: RUNNING, COMPLETED, CANCELLED, FAILED, TERMINATED, TIMED_OUT. */
   temporalStatus: string;
   /** The agent's view (ok | stopped), when the run ended with a result. */
   status?: 'ok' | 'stopped';
@@ -197,7 +197,7 @@ export async function rebuildTrace(workflowId: string, histories: Array<{ runId:
         result = (await decode(e.workflowExecutionCompletedEventAttributes.result?.payloads)) as AgentResult;
         continue;
       }
-      if (e.workflowExecutionCanceledEventAttributes) temporalStatus = 'CANCELED';
+      if (e.workflowExecutionCanceledEventAttributes) temporalStatus = 'CANCELLED';
       else if (e.workflowExecutionFailedEventAttributes) temporalStatus = 'FAILED';
       else if (e.workflowExecutionTerminatedEventAttributes) temporalStatus = 'TERMINATED';
       else if (e.workflowExecutionTimedOutEventAttributes) temporalStatus = 'TIMED_OUT';
@@ -245,7 +245,7 @@ export async function rebuildTrace(workflowId: string, histories: Array<{ runId:
       runIds: histories.map((h) => h.runId),
       temporalStatus: temporalStatus === 'CONTINUED_AS_NEW' ? 'RUNNING' : temporalStatus,
       status: ended ? result?.status : undefined,
-      stopReason: ended ? (result?.stop_reason ?? (temporalStatus === 'CANCELED' ? 'cancelled' : undefined)) : undefined,
+      stopReason: ended ? (result?.stop_reason ?? (temporalStatus === 'CANCELLED' ? 'cancelled' : undefined)) : undefined,
       answer: ended ? result?.answer : undefined,
       budget: resolvedBudget,
       steps: drafts.length > 0 ? drafts[drafts.length - 1]!.event.step : 0,
