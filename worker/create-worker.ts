@@ -3,6 +3,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { ActivityDeps } from '../activities';
+import { NO_METRICS_SINKS } from './metrics';
 import type { AgentMetrics } from './metrics';
 
 export interface AgentWorkerOptions {
@@ -27,7 +28,9 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     // max_seconds deadline reaches the running LLM call in well under a second.
     maxHeartbeatThrottleInterval: '300 milliseconds',
     defaultHeartbeatThrottleInterval: '300 milliseconds',
-    ...(opts.metrics ? { sinks: opts.metrics.sinks, interceptors: { activity: [opts.metrics.activityInterceptor] } } : {}),
+    // The workflow always calls its metrics sink (workflows/metrics-sink.ts): register one either way.
+    sinks: opts.metrics?.sinks ?? NO_METRICS_SINKS,
+    ...(opts.metrics ? { interceptors: { activity: [opts.metrics.activityInterceptor] } } : {}),
     ...opts.overrides,
   });
 }

@@ -97,6 +97,16 @@ export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): Age
   return { registry, sinks, activityInterceptor };
 }
 
+/** For workers built without metrics (tests, scripts): the workflow's sink calls go nowhere, quietly. */
+export const NO_METRICS_SINKS: InjectedSinks<AgentMetricsSinks> = {
+  agentMetrics: {
+    runStarted: { fn: () => undefined },
+    step: { fn: () => undefined },
+    toolCall: { fn: () => undefined },
+    runEnded: { fn: () => undefined },
+  },
+};
+
 /** Tool names come from the model: only registered ones become label values (bounded cardinality). */
 export function toolLabel(tool: string): string {
   return Object.prototype.hasOwnProperty.call(TOOL_REGISTRY, tool) ? tool : '(unregistered)';
