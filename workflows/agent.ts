@@ -148,7 +148,7 @@ class AgentRun {
       for (;;) {
         const waitedBefore = this.humanWaitMs;
         const deadlineMs = this.startedAtMs + waitedBefore + this.budget.max_seconds * 1000;
-        await sleep(Math.max(1, deadlineMs - Date.now()));
+        await sleep(Math.max(1, deadlineMs - Date.now()), { summary: `time budget: max_seconds ${this.budget.max_seconds}` });
         if (this.awaiting === undefined && this.humanWaitMs === waitedBefore) return onDeadline();
         await condition(() => this.awaiting === undefined);
       }
