@@ -6,8 +6,11 @@
 // as one run.
 //
 // Definitions:
-//  - decision: tool_call | final_answer | invalid_action (the model's text broke the contract) |
-//    no_decision (the LLM call itself failed, timed out or was cancelled).
+//  - decision: tool_call | final_answer | escalate (handed to a person) | invalid_action (the
+//    model's text broke the contract) | no_decision (the LLM call failed, timed out, was cancelled).
+//  - approval: a person's answer to a call that needs one, or to an escalation (approve, reject,
+//    answer), read from the completed `approval` Updates; `timeout` when nobody answered in time.
+//    A rejection or an answer is that step's observation (source "operator").
 //  - argumentDigest: sha256 of the key-order-free JSON (workflows/hash.ts stableJson) of the
 //    arguments the tool ran with (the gateway's normalised arguments), or, for a call the gateway
 //    denied, of the arguments the model asked for. Its first 12 hex digits are the trace's args_hash.
@@ -21,6 +24,8 @@ import type { Budget } from '../workflows/budget';
 import { validateAction } from '../workflows/contract';
 import { sha256Hex, stableJson } from '../workflows/hash';
 import type { AgentInput, AgentResult, DecideOutput, Observation, ToolInput } from '../workflows/types';
+import { personObservation } from '../workflows/approvals';
+import type { ApprovalAnswer, ApprovalReceipt } from '../workflows/approvals';
 
 export type HistoryEvent = NonNullable<History['events']>[number];
 type Payloads = Payload[] | null | undefined;
@@ -28,7 +33,7 @@ type Payloads = Payload[] | null | undefined;
 /** Decodes the value at `index` of a payload list (the client's data converter, codec included). */
 export type DecodePayloads = (payloads: Payloads, index?: number) => Promise<unknown>;
 
-export type Decision = 'tool_call' | 'final_answer' | 'invalid_action' | 'no_decision';
+export type Decision = 'tool_call' | 'final_answer' | 'escalate' | 'invalid_action' | 'no_decision';
 export type ObservationStatus = 'ok' | 'error' | 'failed' | 'timed_out' | 'cancelled' | 'not_run';
 
 export interface StepEvent {
@@ -38,6 +43,7 @@ export interface StepEvent {
   tool?: string;
   argumentDigest?: string;
   policyDecision?: 'allowed' | 'denied';
+  approval?: 'approve' | 'reject' | 'answer' | 'timeout';
   observation?: { status: ObservationStatus; source?: string; bytes?: number; truncated?: boolean };
   remainingBudget: { steps: number; toolCalls: number; wallTimeMs: number; tokens: number | null };
   stopReason?: string;
@@ -86,6 +92,14 @@ export async function rebuildTrace(workflowId: string, histories: Array<{ runId:
   let budget: Budget | undefined;
   let startedAtMs: number | undefined;
   let toolCalls = 0;
+  /** Steps whose tool call passed the gateway (counted once, whether it then ran or not). */
+  const counted = new Set<number>();
+  const countCall = (step: number) => {
+    if (!counted.has(step)) {
+      counted.add(step);
+      toolCalls++;
+    }
+  };
   let tokens = 0;
   let temporalStatus = 'RUNNING';
   let result: AgentResult | undefined;
@@ -107,6 +121,7 @@ export async function rebuildTrace(workflowId: string, histories: Array<{ runId:
 
   for (const { events } of histories) {
     const scheduled = new Map<string, Scheduled>();
+    const updateInputs = new Map<string, Payloads>();
     for (const e of events) {
       const atMs = tsToMs(e.eventTime);
       const id = String(e.eventId ?? '');
@@ -133,7 +148,7 @@ export async function rebuildTrace(workflowId: string, histories: Array<{ runId:
         }
         scheduled.set(id, { kind: 'tool', step, name });
         const input = (await decode(sched.input?.payloads)) as ToolInput;
-        toolCalls++;
+        countCall(step);
         const draft = draftFor(step, atMs);
         draft.event.tool = name;
         draft.event.argumentDigest = digest(input?.args ?? {});
@@ -187,6 +202,32 @@ export async function rebuildTrace(workflowId: string, histories: Array<{ runId:
         continue;
       }
 
+      const accepted = e.workflowExecutionUpdateAcceptedEventAttributes;
+      if (accepted) {
+        updateInputs.set(id, accepted.acceptedRequest?.input?.args?.payloads);
+        continue;
+      }
+      const updated = e.workflowExecutionUpdateCompletedEventAttributes;
+      if (updated?.outcome?.success) {
+        const receipt = (await decode(updated.outcome.success.payloads)) as ApprovalReceipt | undefined;
+        if (!receipt?.pending || receipt.duplicate) continue; // not an approval, or a repeat that changed nothing
+        const answer = (await decode(updateInputs.get(String(updated.acceptedEventId ?? '')))) as ApprovalAnswer | undefined;
+        const draft = draftFor(receipt.pending.step, atMs);
+        draft.event.approval = receipt.decision;
+        if (receipt.pending.kind === 'tool_call') {
+          draft.event.policyDecision = 'allowed';
+          countCall(receipt.pending.step);
+        }
+        if (receipt.decision !== 'approve' && answer) {
+          const observation = personObservation(receipt.pending, { ...answer, decision: receipt.decision });
+          draft.event.observation = { status: observation.ok ? 'ok' : 'error', source: observation.source, bytes: observation.bytes, truncated: observation.truncated };
+        } else if (receipt.pending.kind === 'tool_call') {
+          draft.event.observation = { status: 'not_run' };
+        }
+        touch(draft, atMs);
+        continue;
+      }
+
       const modified = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[CANCELLED_RESULT_MEMO];
       if (modified) {
         result = (await decode([modified])) as AgentResult;
@@ -210,6 +251,23 @@ export async function rebuildTrace(workflowId: string, histories: Array<{ runId:
   const last = drafts[drafts.length - 1];
   if (ended && result && last) {
     last.event.stopReason = result.stop_reason;
+    // Nobody answered in time: the call had passed the gateway and counts as a tool call.
+    if (result.stop_reason === 'approval_timeout') {
+      last.event.approval = 'timeout';
+      if (last.event.decision === 'tool_call') {
+        last.event.policyDecision = 'allowed';
+        countCall(last.event.step);
+        last.toolCalls = toolCalls;
+      }
+      last.event.observation = { status: 'not_run' };
+    }
+    // The contract refused the text (e.g. an escalate action before escalation existed): say so.
+    if (result.stop_reason.startsWith('invalid_action:') && last.event.decision !== 'invalid_action') {
+      last.event.decision = 'invalid_action';
+      last.event.decisionSummary = `invalid action: ${result.stop_reason.slice('invalid_action:'.length)}`;
+      delete last.event.tool;
+      delete last.event.argumentDigest;
+    }
     // A tool call the model asked for and the gateway refused: no activity was ever scheduled.
     if (last.event.decision === 'tool_call' && last.event.policyDecision === undefined && result.status === 'stopped') {
       last.event.policyDecision = 'denied';
@@ -227,6 +285,7 @@ export async function rebuildTrace(workflowId: string, histories: Array<{ runId:
       ...(e.tool !== undefined ? { tool: e.tool } : {}),
       ...(e.argumentDigest !== undefined ? { argumentDigest: e.argumentDigest } : {}),
       ...(e.policyDecision !== undefined ? { policyDecision: e.policyDecision } : {}),
+      ...(e.approval !== undefined ? { approval: e.approval } : {}),
       ...(e.observation !== undefined ? { observation: e.observation } : {}),
       remainingBudget: {
         steps: Math.max(0, resolvedBudget.max_steps - e.step),
@@ -266,6 +325,13 @@ function describeDecision(draft: Draft, text: string): void {
   if (action.kind === 'final') {
     draft.event.decision = 'final_answer';
     draft.event.decisionSummary = `final answer (${action.answer.length} chars)`;
+    return;
+  }
+  if (action.kind === 'escalate') {
+    draft.event.decision = 'escalate';
+    draft.event.decisionSummary = 'escalate to a person';
+    draft.event.tool = 'escalate';
+    draft.event.argumentDigest = digest({ reason: action.reason });
     return;
   }
   draft.event.decision = 'tool_call';

@@ -12,9 +12,13 @@ import type { TemporalEnv } from '../client/temporal-env';
 import type { StepEvent } from '../client/history-trace';
 import { resolveBudget } from '../workflows/budget';
 import type { AgentInput, AgentResult } from '../workflows/types';
-import { agentInput, connectClient, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
+import { answerApproval, pendingApproval } from '../client/approvals';
+import type { ApprovalRequest } from '../client/approvals';
+import { agentInput, connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 import { runCli } from './helpers/cli';
+import { billingOf, finalAnswer, REFUND_ALLOW, refundFixture, refundOf } from './helpers/refund-fixtures';
+import type { RefundFixture } from './helpers/refund-fixtures';
 
 const tool = (name: string, args: Record<string, unknown>): Reply => ({ action: { kind: 'tool', name, args } });
 const final = (answer: string): Reply => ({ action: { kind: 'final', answer } });
@@ -23,6 +27,7 @@ let llm: ScriptedLlmServer;
 let client: Client;
 let env: TemporalEnv;
 let worker: WorkerProcess;
+let fx: RefundFixture;
 
 interface Finished {
   id: string;
@@ -32,7 +37,7 @@ interface Finished {
 }
 const runs: Record<string, Finished> = {};
 
-async function play(name: string, replies: Reply[], overrides: Partial<AgentInput> = {}, cancelAtKey?: string): Promise<void> {
+async function play(name: string, replies: Reply[], overrides: Partial<AgentInput> = {}, cancelAtKey?: string, answers: ApprovalRequest[] = []): Promise<void> {
   const id = uniqueId(`trace-${name}`);
   llm.script(id, replies);
   const input = agentInput(overrides);
@@ -41,6 +46,10 @@ async function play(name: string, replies: Reply[], overrides: Partial<AgentInpu
     await llm.waitFor((r) => r.idempotencyKey === `${id}:${cancelAtKey}`, 20_000);
     await cancelRun(client, id, 'trace test: cancelled mid-decision');
   }
+  for (const answer of answers) {
+    const pending = await eventually('a call awaiting a person', () => pendingApproval(handle));
+    await answerApproval(client, id, { ...answer, id: pending.id, operator: 'trace-test' });
+  }
   const result = await runResult(handle);
   runs[name] = { id, input, result, llmRequests: llm.requests(id).length };
 }
@@ -48,7 +57,8 @@ async function play(name: string, replies: Reply[], overrides: Partial<AgentInpu
 before(async () => {
   llm = await ScriptedLlmServer.start();
   env = testEnv(uniqueId('trace'));
-  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '30' });
+  fx = refundFixture();
+  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '30', ...fx.workerEnv });
   await worker.ready;
   client = await connectClient(env);
 
@@ -64,6 +74,27 @@ before(async () => {
     { continue_as_new_every: 2 },
   );
   await play('cancelled', [tool('get_user_profile', { user_id: 42 }), { hang: true }], { budget: { max_seconds: 120 } }, 'decide:2');
+  // People in the loop: an escalation answered, a refund rejected, another approved and made.
+  const user = fx.nextUser();
+  await play(
+    'approvals',
+    [
+      { action: { kind: 'escalate', reason: 'The user mentions a chargeback.' } },
+      billingOf(user),
+      refundOf(user, 49),
+      refundOf(user, 49, 'paid 10 days ago; support agreed after review'),
+      finalAnswer(),
+    ],
+    { user_id: user, allow: REFUND_ALLOW, budget: { max_seconds: 120 } },
+    undefined,
+    [
+      { decision: 'answer', text: 'Check billing first, then decide.' },
+      { decision: 'reject', reason: 'the reason is not specific enough' },
+      { decision: 'approve' },
+    ],
+  );
+  const late = fx.nextUser();
+  await play('approval-timeout', [billingOf(late), refundOf(late, 49)], { user_id: late, allow: REFUND_ALLOW, approval_timeout_seconds: 2 });
 
   // From here on nothing answers queries or runs tasks: the trace must come from history alone.
   await worker.stop();
@@ -73,6 +104,7 @@ after(async () => {
   await worker?.stop();
   await client?.connection.close();
   await llm?.close();
+  fx?.cleanup();
 });
 
 async function traceOf(id: string): Promise<StepEvent[]> {
@@ -95,10 +127,13 @@ function assertMatches(events: StepEvent[], run: Finished): void {
     'one event per step the run took',
   );
 
-  const toolEvents = events.filter((e) => e.decision === 'tool_call');
+  const toolEvents = events.filter((e) => e.decision === 'tool_call' || e.decision === 'escalate');
+  const policyOf = (t: AgentResult['trace'][number]) =>
+    t.tool === 'escalate' ? undefined : t.ok || t.approval !== undefined || t.stop_reason === 'approval_timeout' || t.stop_reason?.startsWith('tool_error:') ? 'allowed' : 'denied';
+  const approvalOf = (t: AgentResult['trace'][number]) => t.approval ?? (t.stop_reason === 'approval_timeout' ? 'timeout' : undefined);
   assert.deepEqual(
-    toolEvents.map((e) => [e.step, e.tool, e.argumentDigest!.slice('sha256:'.length, 'sha256:'.length + 12), e.policyDecision]),
-    result.trace.map((t) => [t.step, t.tool, t.args_hash, t.ok || t.stop_reason?.startsWith('tool_error:') ? 'allowed' : 'denied']),
+    toolEvents.map((e) => [e.step, e.tool, e.argumentDigest!.slice('sha256:'.length, 'sha256:'.length + 12), e.policyDecision, e.approval]),
+    result.trace.map((t) => [t.step, t.tool, t.args_hash, policyOf(t), approvalOf(t)]),
   );
   for (const e of toolEvents) assert.match(e.argumentDigest!, /^sha256:[0-9a-f]{64}$/);
 
@@ -182,6 +217,36 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
     assert.equal(events[0]!.observation?.status, 'ok');
     assert.equal(events[1]!.decisionSummary, 'LLM call cancelled');
     assert.equal(events[1]!.stopReason, 'cancelled');
+  });
+
+  it('people in the loop: an escalation answered, a call rejected, one approved, one timed out', async () => {
+    const run = runs.approvals!;
+    const events = await traceOf(run.id);
+    assertMatches(events, run);
+    assert.equal(run.result.stop_reason, 'success');
+    assert.deepEqual(
+      events.map((e) => [e.step, e.decision, e.tool, e.policyDecision, e.approval, e.observation?.status, e.observation?.source]),
+      [
+        [1, 'escalate', 'escalate', undefined, 'answer', 'ok', 'operator'],
+        [2, 'tool_call', 'get_user_billing', 'allowed', undefined, 'ok', 'billing-service'],
+        [3, 'tool_call', 'issue_refund', 'allowed', 'reject', 'error', 'operator'],
+        [4, 'tool_call', 'issue_refund', 'allowed', 'approve', 'ok', run.result.history[3]!.observation.source],
+        [5, 'final_answer', undefined, undefined, undefined, undefined, undefined],
+      ],
+    );
+
+    const timedOut = runs['approval-timeout']!;
+    const late = await traceOf(timedOut.id);
+    assertMatches(late, timedOut);
+    assert.deepEqual(late.at(-1), {
+      ...late.at(-1),
+      step: 2,
+      tool: 'issue_refund',
+      policyDecision: 'allowed',
+      approval: 'timeout',
+      observation: { status: 'not_run' },
+      stopReason: 'approval_timeout',
+    });
   });
 
   it('prints a readable table by default, and a one-line error for an unknown run', async () => {

@@ -15,7 +15,7 @@ const spec = {
   flags: {
     jsonl: {
       kind: 'boolean',
-      help: 'one JSON step event per line: {step, decision, decisionSummary, tool, argumentDigest, policyDecision, observation, remainingBudget, stopReason}',
+      help: 'one JSON step event per line: {step, decision, decisionSummary, tool, argumentDigest, policyDecision, approval, observation, remainingBudget, stopReason}',
     },
     'run-id': { kind: 'string', value: 'RUN_ID', help: 'trace this run of the workflow id (default: the latest, with the runs it continued from)' },
   },
@@ -57,7 +57,7 @@ export function formatTrace({ events, outcome }: RebuiltTrace): string[] {
         e.decision,
         e.tool ?? e.decisionSummary,
         e.argumentDigest ? `${e.argumentDigest.slice(0, 19)}…` : '-',
-        e.policyDecision ?? '-',
+        [e.policyDecision, e.approval && `person: ${e.approval}`].filter(Boolean).join(', ') || '-',
         observationText(e),
         budgetText(e),
       ]),
