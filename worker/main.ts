@@ -5,7 +5,7 @@ import { llmConfigFromEnv } from '../activities/llm-config';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { createAgentWorker } from './create-worker';
 import { createAgentMetrics } from './metrics';
-import { freeLoopbackPort, metricsPortFromEnv, startMetricsServer } from './metrics-server';
+import { metricsPortFromEnv, sdkMetricsPortFromEnv, startMetricsServer } from './metrics-server';
 import type { MetricsServer } from './metrics-server';
 
 async function main(): Promise<void> {
@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   // before the first connection. It listens on loopback; the metrics server re-serves it.
   let sdkMetricsUrl: string | undefined;
   if (metricsPort !== 'off') {
-    const sdkPort = process.env.AGENT_SDK_METRICS_PORT ? Number(process.env.AGENT_SDK_METRICS_PORT) : await freeLoopbackPort();
+    const sdkPort = await sdkMetricsPortFromEnv();
     sdkMetricsUrl = `http://127.0.0.1:${sdkPort}/metrics`;
     Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkPort}` } } } });
   }

@@ -82,6 +82,16 @@ export function freeLoopbackPort(): Promise<number> {
   });
 }
 
+/** AGENT_SDK_METRICS_PORT: the loopback port of the SDK's exporter; unset = any free port. */
+export async function sdkMetricsPortFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const raw = (env.AGENT_SDK_METRICS_PORT ?? '').trim();
+  if (raw === '') return freeLoopbackPort();
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) {
+    throw new Error(`AGENT_SDK_METRICS_PORT must be a port number, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
 /**
  * AGENT_METRICS_PORT: unset = 9464; a number = that port (0 = any free port, printed at start);
  * `off` = no metrics endpoint.
