@@ -8,6 +8,8 @@ import { CANCELLED_RESULT_MEMO } from '../workflows/agent';
 import { stateQuery } from '../workflows/queries';
 import type { AgentInput, AgentResult, AgentState } from '../workflows/types';
 import type { TemporalEnv } from './temporal-env';
+import { attributePairs } from '../workflows/search-attributes';
+import { checkSearchAttributes } from './search-attribute-check';
 
 export const WORKFLOW_TYPE = 'reactAgent';
 
@@ -18,10 +20,16 @@ export class RunNotFoundError extends Error {
 }
 
 export async function startRun(client: Client, env: TemporalEnv, input: AgentInput, workflowId: string): Promise<WorkflowHandle<typeof reactAgent>> {
+  // With the Agent* search attributes registered, a run is findable (status running, principal)
+  // from the moment it starts, even before a worker picks it up; the workflow keeps them current.
+  const searchAttributes = (await checkSearchAttributes(client)).available;
   return client.workflow.start<typeof reactAgent>(WORKFLOW_TYPE, {
     taskQueue: env.taskQueue,
     workflowId,
-    args: [input],
+    args: [{ ...input, search_attributes: searchAttributes && input.search_attributes !== false }],
+    typedSearchAttributes: searchAttributes
+      ? attributePairs({ status: 'running', step: 0, toolCalls: 0, principal: String(input.user_id) })
+      : undefined,
   });
 }
 

@@ -2,6 +2,7 @@
 // Also the error type commands throw for "this did not work" (one line on stderr, exit 1).
 import net from 'node:net';
 import { Client, Connection } from '@temporalio/client';
+import { connectionOptions } from './temporal-env';
 import type { TemporalEnv } from './temporal-env';
 
 export interface Writable {
@@ -55,7 +56,7 @@ export async function connectClient(env: TemporalEnv): Promise<{ client: Client;
   if (!(await tcpOpen(env.address, CONNECT_TIMEOUT_MS))) throw unreachable(env);
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address: env.address, connectTimeout: CONNECT_TIMEOUT_MS });
+    connection = await Connection.connect({ ...connectionOptions(env), connectTimeout: CONNECT_TIMEOUT_MS });
   } catch {
     throw unreachable(env);
   }

@@ -18,8 +18,10 @@ import { status } from './commands/status';
 import { approve } from './commands/approve';
 import { reject } from './commands/reject';
 import { answer } from './commands/answer';
+import { trace } from './commands/trace';
+import { watch } from './commands/watch';
 
-export const COMMANDS: readonly Command[] = [run, status, result, list, cancel, approve, reject, answer, help];
+export const COMMANDS: readonly Command[] = [run, status, watch, result, trace, list, cancel, approve, reject, answer, help];
 
 export async function main(argv: string[], io: Io, processEnv: NodeJS.ProcessEnv = process.env): Promise<number> {
   let env: TemporalEnv | undefined;

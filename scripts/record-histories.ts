@@ -3,6 +3,7 @@
 // (and guard the change with `patched`) when the workflow must change:
 //   TEMPORAL_ADDRESS=127.0.0.1:7233 node dist/scripts/record-histories.js [SCENARIO ...]
 // With scenario names, only those are (re-)recorded; the others stay as they are.
+// HISTORY_SUFFIX=.x writes <scenario>.x.json instead, keeping histories recorded by older code.
 // test/fixtures/histories/legacy-*.json were recorded with the code from before issue 3 (an
 // escalate action, a read about another user, issue_refund when it was not registered): they prove
 // that the patched() guards keep such runs on their old paths. This script cannot re-record them.
@@ -116,7 +117,7 @@ async function main(): Promise<void> {
       }
       const result = await runResult(handle);
       const history = await handle.fetchHistory();
-      await writeFile(path.join(OUT, `${scenario.name}.json`), historyToJSON(history) + '\n');
+      await writeFile(path.join(OUT, `${scenario.name}${process.env.HISTORY_SUFFIX ?? ''}.json`), historyToJSON(history) + '\n');
       console.log(`${scenario.name}: ${result.stop_reason}, ${history.events?.length ?? 0} events`);
     }
   });

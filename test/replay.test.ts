@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker } from '@temporalio/worker';
+import { NO_METRICS_SINKS } from '../worker/metrics';
 import { REPO_ROOT } from './helpers/harness';
 
 const HISTORIES = path.join(REPO_ROOT, 'test', 'fixtures', 'histories');
@@ -24,7 +25,7 @@ describe('replay of recorded histories', () => {
 
   it('replays every recorded history against the current workflow code', async () => {
     const histories = files.map((file) => ({ workflowId: file, history: load(file) }));
-    const results = Worker.runReplayHistories({ workflowsPath: require.resolve('../workflows') }, histories);
+    const results = Worker.runReplayHistories({ workflowsPath: require.resolve('../workflows'), sinks: NO_METRICS_SINKS }, histories);
     const failures: string[] = [];
     for await (const result of results) {
       if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);

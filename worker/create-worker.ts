@@ -3,12 +3,16 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { ActivityDeps } from '../activities';
+import { NO_METRICS_SINKS } from './metrics';
+import type { AgentMetrics } from './metrics';
 
 export interface AgentWorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
   deps: ActivityDeps;
+  /** The agent's Prometheus metrics (worker/metrics.ts): registers its workflow sink and activity interceptor. */
+  metrics?: AgentMetrics;
   /** Extra Worker options (tests, benchmarks); the defaults below are the shipped tuning. */
   overrides?: Partial<WorkerOptions>;
 }
@@ -24,6 +28,9 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     // max_seconds deadline reaches the running LLM call in well under a second.
     maxHeartbeatThrottleInterval: '300 milliseconds',
     defaultHeartbeatThrottleInterval: '300 milliseconds',
+    // The workflow always calls its metrics sink (workflows/metrics-sink.ts): register one either way.
+    sinks: opts.metrics?.sinks ?? NO_METRICS_SINKS,
+    ...(opts.metrics ? { interceptors: { activity: [opts.metrics.activityInterceptor] } } : {}),
     ...opts.overrides,
   });
 }

@@ -1,16 +1,31 @@
 // `npm run worker`: runs one agent worker until SIGINT/SIGTERM, then drains and exits.
-import { NativeConnection } from '@temporalio/worker';
-import { temporalEnv } from '../client/temporal-env';
+import { NativeConnection, Runtime } from '@temporalio/worker';
+import { connectionOptions, describeConnection, temporalEnv } from '../client/temporal-env';
 import { llmConfigFromEnv } from '../activities/llm-config';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { createAgentWorker } from './create-worker';
+import { createAgentMetrics } from './metrics';
+import { metricsPortFromEnv, sdkMetricsPortFromEnv, startMetricsServer } from './metrics-server';
+import type { MetricsServer } from './metrics-server';
 
 async function main(): Promise<void> {
   const env = temporalEnv();
   const llm = llmConfigFromEnv();
+  const metricsPort = metricsPortFromEnv();
+
+  // The SDK's Prometheus exporter belongs to the process-wide Runtime, which must be installed
+  // before the first connection. It listens on loopback; the metrics server re-serves it.
+  let sdkMetricsUrl: string | undefined;
+  if (metricsPort !== 'off') {
+    const sdkPort = await sdkMetricsPortFromEnv();
+    sdkMetricsUrl = `http://127.0.0.1:${sdkPort}/metrics`;
+    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkPort}` } } } });
+  }
+  const metrics = metricsPort !== 'off' ? createAgentMetrics() : undefined;
+
   let connection: NativeConnection;
   try {
-    connection = await NativeConnection.connect({ address: env.address });
+    connection = await NativeConnection.connect(connectionOptions(env));
   } catch (err) {
     throw new Error(`cannot reach Temporal at ${env.address} (${(err as Error).message}); start it with \`npm run server\``);
   }
@@ -19,15 +34,31 @@ async function main(): Promise<void> {
     namespace: env.namespace,
     taskQueue: env.taskQueue,
     deps: { llm, data: dataSourceFromEnv() },
+    metrics,
   });
+
+  let metricsServer: MetricsServer | undefined;
+  if (metrics && metricsPort !== 'off') {
+    try {
+      metricsServer = await startMetricsServer({ registry: metrics.registry, port: metricsPort, sdkMetricsUrl });
+    } catch (err) {
+      // A second worker on the same host: keep working, say loudly that this one is not scraped.
+      console.error(
+        `worker: metrics endpoint disabled: cannot listen on port ${metricsPort} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); set AGENT_METRICS_PORT to a free port, 0 for any`,
+      );
+    }
+  }
+
   // Worker.run() installs SIGINT/SIGTERM handlers that shut down gracefully.
   console.error(
-    `worker ready: ${env.address} namespace=${env.namespace} task queue=${env.taskQueue} model=${llm.model}` +
-      (llm.baseURL ? ` llm=${llm.baseURL}` : ''),
+    `worker ready: ${describeConnection(env)} task queue=${env.taskQueue} model=${llm.model}` +
+      (llm.baseURL ? ` llm=${llm.baseURL}` : '') +
+      (metricsServer ? ` metrics=${metricsServer.url}` : ''),
   );
   try {
     await worker.run();
   } finally {
+    await metricsServer?.close();
     await connection.close();
   }
   console.error('worker stopped');

@@ -15,6 +15,7 @@ import {
   setHandler,
   sleep,
   upsertMemo,
+  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { DecideInput, DecideOutput, ToolInput } from './types';
@@ -45,6 +46,9 @@ import type { ToolSpec } from './tool-catalog';
 import { LLM_REJECTED, LLM_TIMEOUT } from './types';
 import type { AgentInput, AgentResult, AgentState, HistoryEntry, Observation, Phase, TraceEntry } from './types';
 import { boundedRaw } from './bounded';
+import { agentMetrics } from './metrics-sink';
+import { attributePairs, SEARCH_ATTRIBUTES_PATCH } from './search-attributes';
+import type { RunStatus } from './search-attributes';
 
 type DecideFn = (input: DecideInput) => Promise<DecideOutput>;
 type ToolFn = (input: ToolInput) => Promise<Observation>;
@@ -89,6 +93,8 @@ class AgentRun {
   private awaiting: { pending: PendingApproval; sinceMs: number } | undefined;
   private reply: ApprovalAnswer | undefined;
   private readonly answered = new Map<string, AnsweredApproval>();
+  /** Upsert the Agent* search attributes (see search-attributes.ts for why this is a flag). */
+  private readonly searchAttributes: boolean;
 
   constructor(private readonly input: AgentInput) {
     this.budget = resolveBudget(input.budget);
@@ -102,9 +108,13 @@ class AgentRun {
     this.stepsAtStart = this.usage.steps;
     this.approvalTimeoutMs = approvalTimeoutMs(input.approval_timeout_seconds);
     this.humanWaitMs = carried?.human_wait_ms ?? 0;
+    this.searchAttributes = input.search_attributes === true && patched(SEARCH_ATTRIBUTES_PATCH);
   }
 
   async execute(): Promise<AgentResult> {
+    // The client set the attributes' initial values when it started the run (startRun); the
+    // first step below publishes the workflow's own, in the same workflow task.
+    if (!this.input.carried) agentMetrics.runStarted();
     // max_seconds is a workflow timer racing the loop, so a slow LLM call is cut off at the
     // deadline rather than noticed after it returns.
     const loop = new CancellationScope();
@@ -138,7 +148,7 @@ class AgentRun {
       for (;;) {
         const waitedBefore = this.humanWaitMs;
         const deadlineMs = this.startedAtMs + waitedBefore + this.budget.max_seconds * 1000;
-        await sleep(Math.max(1, deadlineMs - Date.now()));
+        await sleep(Math.max(1, deadlineMs - Date.now()), { summary: `time budget: max_seconds ${this.budget.max_seconds}` });
         if (this.awaiting === undefined && this.humanWaitMs === waitedBefore) return onDeadline();
         await condition(() => this.awaiting === undefined);
       }
@@ -159,6 +169,8 @@ class AgentRun {
 
       const step = this.usage.steps + 1;
       this.usage = { ...this.usage, steps: step };
+      agentMetrics.step();
+      this.publish('running');
       this.setPhase('deciding');
 
       const decision = await this.decide(step);
@@ -190,23 +202,27 @@ class AgentRun {
         policy: (name, args) => this.principalPolicy(name, args),
       });
       if (!gate.allowed) {
+        agentMetrics.toolCall(action.name, 'denied');
         this.trace.push({ step, tool: action.name, args_hash: gate.argsHash, ok: false, stop_reason: gate.reason });
         return this.stop(gate.reason);
       }
 
       this.usage = { ...this.usage, tool_calls: this.usage.tool_calls + 1 };
       this.seenCalls.push(gate.signature);
+      this.publish('running');
 
       let approval: ApprovalAnswer | undefined;
       if (TOOL_REGISTRY[gate.name]!.needsApproval) {
         const pending = this.toolCallPending(step, gate.name, gate.args, gate.argsHash);
         approval = await this.awaitPerson(pending);
         if (!approval) {
+          agentMetrics.toolCall(gate.name, 'approval_timeout');
           this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: false, stop_reason: 'approval_timeout' });
           return this.stop('approval_timeout');
         }
         if (approval.decision === 'reject') {
           // Not a crash: the model sees the rejection and decides what to do next.
+          agentMetrics.toolCall(gate.name, 'rejected');
           this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: false, approval: 'reject' });
           this.history.push({ step, action: { kind: 'tool', name: gate.name, args: gate.args }, observation: personObservation(pending, approval) });
           continue;
@@ -218,10 +234,12 @@ class AgentRun {
         observation = await this.callTool(step, gate.name, gate.args, gate.argsHash);
       } catch (err) {
         if (isCancellation(err)) throw err;
+        agentMetrics.toolCall(gate.name, 'failed');
         const reason = toolStop.error(gate.name);
         this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: false, stop_reason: reason, ...approvedMark(approval) });
         return this.stop(reason);
       }
+      agentMetrics.toolCall(gate.name, observation.ok ? 'ok' : 'error');
       this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: true, ...approvedMark(approval) });
       this.history.push({ step, action: { kind: 'tool', name: gate.name, args: gate.args }, observation });
     }
@@ -418,8 +436,37 @@ class AgentRun {
     };
     this.phase = 'done';
     this.currentTool = undefined;
+    const status: RunStatus = fields.stop_reason === 'cancelled' ? 'cancelled' : fields.status;
+    this.publish(status, fields.stop_reason);
+    agentMetrics.runEnded(status, fields.stop_reason);
     setCurrentDetails(`ended: ${fields.stop_reason} after ${this.usage.steps} step(s)`);
     return this.final;
+  }
+
+  /** Keeps the run's search attributes current (a no-op unless the namespace has them). */
+  private publish(status: RunStatus, stopReason?: StopReason): void {
+    if (!this.searchAttributes) return;
+    upsertSearchAttributes(
+      attributePairs({
+        status,
+        stopReason,
+        step: this.usage.steps,
+        toolCalls: this.usage.tool_calls,
+        principal: String(this.input.user_id),
+      }),
+    );
+  }
+
+  private waitingFor(): string | undefined {
+    if (this.phase === 'deciding') return `the LLM's decision for step ${this.usage.steps}`;
+    if (this.phase === 'calling_tool') return `tool ${this.currentTool ?? '?'} (step ${this.usage.steps})`;
+    if (this.phase === 'awaiting_approval' && this.awaiting) {
+      const { pending } = this.awaiting;
+      return pending.kind === 'escalation'
+        ? `a person's answer to the escalation (step ${pending.step}, approval id ${pending.id})`
+        : `a person's approval of ${pending.tool ?? 'a tool call'} (step ${pending.step}, approval id ${pending.id})`;
+    }
+    return undefined;
   }
 
   snapshot(): AgentState {
@@ -430,6 +477,7 @@ class AgentRun {
       status: this.final ? this.final.status : 'running',
       stop_reason: this.final?.stop_reason,
       current_tool: this.currentTool,
+      waiting_for: this.waitingFor(),
       last_action: this.lastAction,
       usage,
       budget: this.budget,

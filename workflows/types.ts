@@ -15,6 +15,11 @@ export interface AgentInput {
   allow: string[];
   /** Attempts per LLM decision (timeouts, 429, 5xx) before the run stops; default 3. */
   llm_max_attempts?: number;
+  /**
+   * Set by the client when the namespace has the Agent* search attributes registered; only then
+   * does the run upsert them (see workflows/search-attributes.ts).
+   */
+  search_attributes?: boolean;
   /** Continue-as-new after this many steps in one run (history hygiene); default 100. */
   continue_as_new_every?: number;
   /** How long a call needing approval (or an escalation) waits for a person; default 3600. */
@@ -79,6 +84,8 @@ export interface AgentState {
   status: 'running' | 'ok' | 'stopped';
   stop_reason?: StopReason;
   current_tool?: string;
+  /** What the run is waiting for right now ("the LLM's decision for step 3"); absent once it ended. */
+  waiting_for?: string;
   last_action?: Action;
   usage: Usage;
   budget: Budget;

@@ -1,9 +1,11 @@
-// `agent list`: recent reactAgent runs, newest first, from Temporal's visibility store.
+// `agent list`: recent reactAgent runs, newest first, from Temporal's visibility store, filtered
+// by the Agent* search attributes (status, stop reason) and age (client/run-listing.ts).
 import { WORKFLOW_TYPE } from '../agent-client';
 import { parseArgs, usageText } from '../cli-args';
 import type { Command } from '../cli-context';
 import { line } from '../cli-context';
 import { formatTable, formatTime } from '../format';
+import { FILTER_FLAGS, filterFromFlags, listRuns, queryFor, rowJson } from '../run-listing';
 
 export const DEFAULT_LIST_LIMIT = 20;
 
@@ -11,31 +13,42 @@ const spec = {
   positionals: [],
   flags: {
     limit: { kind: 'int', help: `how many runs to show (default ${DEFAULT_LIST_LIMIT})` },
-    json: { kind: 'boolean', help: 'print a JSON array of {workflow_id, run_id, status, start_time, close_time}' },
+    ...FILTER_FLAGS,
+    json: {
+      kind: 'boolean',
+      help: 'print a JSON array of {workflow_id, run_id, status (Temporal\'s), start_time, close_time, agent_status, stop_reason, step, tool_calls, principal}',
+    },
+    query: { kind: 'boolean', help: 'print the visibility query (paste it into the Web UI) instead of running it' },
   },
 } as const;
 
 export const list: Command = {
   name: 'list',
   summary: 'list recent agent runs',
-  usage: usageText('agent list [--limit N] [--json]', spec),
+  usage: usageText('agent list [--status S,..] [--stop-reason R,..] [--older-than 10m] [--limit N] [--json] [--query]', spec),
   async run(argv, ctx) {
     const args = parseArgs(argv, spec, 'see `agent help list`');
     if (args.help) {
       line(ctx.io.stdout, list.usage);
       return 0;
     }
+    const hint = 'see `agent help list`';
     const limit = args.flags.limit ?? DEFAULT_LIST_LIMIT;
-    const client = await ctx.client();
-    const rows: Array<{ workflow_id: string; run_id: string; status: string; start_time: Date; close_time?: Date }> = [];
-    for await (const info of client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPE}'`, pageSize: Math.min(limit, 1000) })) {
-      rows.push({ workflow_id: info.workflowId, run_id: info.runId, status: info.status.name, start_time: info.startTime, close_time: info.closeTime });
-      if (rows.length >= limit) break;
+    const query = queryFor(filterFromFlags(args.flags, hint), hint);
+    if (args.flags.query) {
+      line(ctx.io.stdout, query);
+      return 0;
     }
+    const client = await ctx.client();
+    const rows = await listRuns(client, query, limit, ctx.env.namespace);
+    const filtered = query !== `WorkflowType = '${WORKFLOW_TYPE}'`;
 
     if (args.flags.json) {
-      const doc = rows.map((r) => ({ ...r, start_time: r.start_time.toISOString(), close_time: r.close_time?.toISOString() ?? null }));
-      line(ctx.io.stdout, JSON.stringify(doc, null, 2));
+      line(ctx.io.stdout, JSON.stringify(rows.map(rowJson), null, 2));
+      return 0;
+    }
+    if (rows.length === 0 && filtered) {
+      line(ctx.io.stdout, `no ${WORKFLOW_TYPE} runs match (${query})`);
       return 0;
     }
     if (rows.length === 0) {
@@ -43,8 +56,18 @@ export const list: Command = {
       return 0;
     }
     const table = formatTable(
-      ['WORKFLOW ID', 'STATUS', 'STARTED', 'CLOSED'],
-      rows.map((r) => [r.workflow_id, r.status, formatTime(r.start_time), formatTime(r.close_time)]),
+      ['WORKFLOW ID', 'TEMPORAL', 'AGENT', 'STOP REASON', 'STEP', 'TOOLS', 'PRINCIPAL', 'STARTED', 'CLOSED'],
+      rows.map((r) => [
+        r.workflow_id,
+        r.status,
+        r.agent_status ?? '-',
+        r.stop_reason ?? '-',
+        r.step === null ? '-' : String(r.step),
+        r.tool_calls === null ? '-' : String(r.tool_calls),
+        r.principal ?? '-',
+        formatTime(r.start_time),
+        formatTime(r.close_time),
+      ]),
     );
     for (const text of table) line(ctx.io.stdout, text);
     return 0;

@@ -57,6 +57,8 @@ export function startWorkerProcess(env: TemporalEnv, extraEnv: Record<string, st
       TEMPORAL_NAMESPACE: env.namespace,
       TEMPORAL_TASK_QUEUE: env.taskQueue,
       OPENAI_API_KEY: 'test-key',
+      // Many workers share this machine during a test run: each takes any free metrics port.
+      AGENT_METRICS_PORT: '0',
       ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

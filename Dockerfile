@@ -1,0 +1,29 @@
+# The agent worker. Build: docker build -t react-agent-worker .   (docker compose builds it too)
+# Runs `node dist/worker/main.js`; configure it with the environment variables in README.md.
+
+FROM node:20.19.5-bookworm AS build
+WORKDIR /app
+# .npmrc points node-gyp at Debian's Node headers (/usr); the official image keeps them in /usr/local.
+ENV npm_config_nodedir=/usr/local
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci
+COPY tsconfig.json ./
+COPY workflows ./workflows
+COPY activities ./activities
+COPY worker ./worker
+COPY client ./client
+COPY scripts ./scripts
+COPY test ./test
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20.19.5-bookworm-slim
+ENV NODE_ENV=production \
+    AGENT_METRICS_PORT=9464
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+USER node
+EXPOSE 9464
+# SIGTERM (docker stop) drains the worker: running activities finish, then it exits.
+CMD ["node", "dist/worker/main.js"]

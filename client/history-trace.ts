@@ -1,0 +1,358 @@
+// Rebuilds a run's step events (the seeds' bounded event contract: step, decision,
+// decisionSummary, tool, argumentDigest, policyDecision, observation {status, source, bytes},
+// remainingBudget) from its workflow HISTORY alone: the activity events the workflow scheduled,
+// their inputs and results, and how the run closed. No worker, no query, no UI is needed, so a
+// finished run can be audited from the record Temporal keeps. A continue-as-new chain is read
+// as one run.
+//
+// Definitions:
+//  - decision: tool_call | final_answer | escalate (handed to a person) | invalid_action (the
+//    model's text broke the contract) | no_decision (the LLM call failed, timed out, was cancelled).
+//  - approval: a person's answer to a call that needs one, or to an escalation (approve, reject,
+//    answer), read from the completed `approval` Updates; `timeout` when nobody answered in time.
+//    A rejection or an answer is that step's observation (source "operator").
+//  - argumentDigest: sha256 of the key-order-free JSON (workflows/hash.ts stableJson) of the
+//    arguments the tool ran with (the gateway's normalised arguments), or, for a call the gateway
+//    denied, of the arguments the model asked for. Its first 12 hex digits are the trace's args_hash.
+//  - remainingBudget: what was left when the step ended (event time for the time budget).
+//  - stopReason: on the last step of a run that has ended.
+import type { Payload } from '@temporalio/common';
+import type { History } from '@temporalio/common/lib/proto-utils';
+import { tsToMs } from '@temporalio/common/lib/time';
+import { resolveBudget } from '../workflows/budget';
+import type { Budget } from '../workflows/budget';
+import { validateAction } from '../workflows/contract';
+import { sha256Hex, stableJson } from '../workflows/hash';
+import type { AgentInput, AgentResult, DecideOutput, Observation, ToolInput } from '../workflows/types';
+import { personObservation } from '../workflows/approvals';
+import type { ApprovalAnswer, ApprovalReceipt } from '../workflows/approvals';
+
+export type HistoryEvent = NonNullable<History['events']>[number];
+type Payloads = Payload[] | null | undefined;
+
+/** Decodes the value at `index` of a payload list (the client's data converter, codec included). */
+export type DecodePayloads = (payloads: Payloads, index?: number) => Promise<unknown>;
+
+export type Decision = 'tool_call' | 'final_answer' | 'escalate' | 'invalid_action' | 'no_decision';
+export type ObservationStatus = 'ok' | 'error' | 'failed' | 'timed_out' | 'cancelled' | 'not_run';
+
+export interface StepEvent {
+  step: number;
+  decision: Decision;
+  decisionSummary: string;
+  tool?: string;
+  argumentDigest?: string;
+  policyDecision?: 'allowed' | 'denied';
+  approval?: 'approve' | 'reject' | 'answer' | 'timeout';
+  observation?: { status: ObservationStatus; source?: string; bytes?: number; truncated?: boolean };
+  remainingBudget: { steps: number; toolCalls: number; wallTimeMs: number; tokens: number | null };
+  stopReason?: string;
+}
+
+export interface RunOutcome {
+  workflowId: string;
+  runIds: string[];
+  /** Temporal's view: RUNNING, COMPLETED, CANCELLED, FAILED, TERMINATED, TIMED_OUT. */
+  temporalStatus: string;
+  /** The agent's view (ok | stopped), when the run ended with a result. */
+  status?: 'ok' | 'stopped';
+  stopReason?: string;
+  answer?: string;
+  budget: Budget;
+  steps: number;
+  toolCalls: number;
+  totalTokens: number;
+}
+
+export interface RebuiltTrace {
+  events: StepEvent[];
+  outcome: RunOutcome;
+}
+
+interface Scheduled {
+  kind: 'decide' | 'tool';
+  step: number;
+  name: string;
+}
+
+interface Draft {
+  event: Omit<StepEvent, 'remainingBudget'>;
+  /** Counters and time when the step last changed: its remaining budget is computed from them. */
+  atMs: number;
+  toolCalls: number;
+  tokens: number;
+}
+
+const CANCELLED_RESULT_MEMO = 'agent_result';
+
+/** `histories`: the runs of one workflow id, oldest first (one entry unless it continued as new). */
+export async function rebuildTrace(workflowId: string, histories: Array<{ runId: string; events: HistoryEvent[] }>, decode: DecodePayloads): Promise<RebuiltTrace> {
+  const drafts: Draft[] = [];
+  const byStep = new Map<number, Draft>();
+  let budget: Budget | undefined;
+  let startedAtMs: number | undefined;
+  let toolCalls = 0;
+  /** Steps whose tool call passed the gateway (counted once, whether it then ran or not). */
+  const counted = new Set<number>();
+  const countCall = (step: number) => {
+    if (!counted.has(step)) {
+      counted.add(step);
+      toolCalls++;
+    }
+  };
+  let tokens = 0;
+  let temporalStatus = 'RUNNING';
+  let result: AgentResult | undefined;
+
+  const touch = (draft: Draft, atMs: number) => {
+    draft.atMs = atMs;
+    draft.toolCalls = toolCalls;
+    draft.tokens = tokens;
+  };
+  const draftFor = (step: number, atMs: number): Draft => {
+    let draft = byStep.get(step);
+    if (!draft) {
+      draft = { event: { step, decision: 'no_decision', decisionSummary: 'no decision yet' }, atMs, toolCalls, tokens };
+      byStep.set(step, draft);
+      drafts.push(draft);
+    }
+    return draft;
+  };
+
+  for (const { events } of histories) {
+    const scheduled = new Map<string, Scheduled>();
+    const updateInputs = new Map<string, Payloads>();
+    for (const e of events) {
+      const atMs = tsToMs(e.eventTime);
+      const id = String(e.eventId ?? '');
+
+      if (e.workflowExecutionStartedEventAttributes) {
+        const input = (await decode(e.workflowExecutionStartedEventAttributes.input?.payloads)) as AgentInput;
+        if (budget === undefined) {
+          budget = resolveBudget(input.budget);
+          startedAtMs = input.carried?.started_at_ms ?? atMs;
+        }
+        temporalStatus = 'RUNNING';
+        continue;
+      }
+
+      const sched = e.activityTaskScheduledEventAttributes;
+      if (sched) {
+        const name = sched.activityType?.name ?? '?';
+        const step = stepOf(sched.activityId);
+        if (step === undefined) continue; // not one of the loop's activities
+        if (name === 'decide') {
+          scheduled.set(id, { kind: 'decide', step, name });
+          draftFor(step, atMs);
+          continue;
+        }
+        scheduled.set(id, { kind: 'tool', step, name });
+        const input = (await decode(sched.input?.payloads)) as ToolInput;
+        countCall(step);
+        const draft = draftFor(step, atMs);
+        draft.event.tool = name;
+        draft.event.argumentDigest = digest(input?.args ?? {});
+        draft.event.policyDecision = 'allowed';
+        draft.event.observation = { status: 'not_run' };
+        touch(draft, atMs);
+        continue;
+      }
+
+      const completed = e.activityTaskCompletedEventAttributes;
+      if (completed) {
+        const s = scheduled.get(String(completed.scheduledEventId ?? ''));
+        if (!s) continue;
+        const draft = draftFor(s.step, atMs);
+        const value = await decode(completed.result?.payloads);
+        if (s.kind === 'decide') {
+          const output = value as DecideOutput;
+          tokens += output?.usage?.total_tokens ?? 0;
+          describeDecision(draft, output?.text ?? '');
+        } else {
+          const observation = value as Observation;
+          draft.event.observation = {
+            status: observation?.ok ? 'ok' : 'error',
+            source: observation?.source,
+            bytes: observation?.bytes,
+            truncated: observation?.truncated,
+          };
+        }
+        touch(draft, atMs);
+        continue;
+      }
+
+      const failed = e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes ?? e.activityTaskCanceledEventAttributes;
+      if (failed) {
+        const s = scheduled.get(String(failed.scheduledEventId ?? ''));
+        if (!s) continue;
+        const how: ObservationStatus = e.activityTaskFailedEventAttributes ? 'failed' : e.activityTaskTimedOutEventAttributes ? 'timed_out' : 'cancelled';
+        const draft = draftFor(s.step, atMs);
+        if (s.kind === 'decide') {
+          draft.event.decision = 'no_decision';
+          draft.event.decisionSummary =
+            how === 'failed'
+              ? `LLM call failed: ${firstLine(e.activityTaskFailedEventAttributes?.failure?.message ?? 'unknown error')}`
+              : how === 'timed_out'
+                ? 'LLM call timed out'
+                : 'LLM call cancelled';
+        } else {
+          draft.event.observation = { status: how };
+        }
+        touch(draft, atMs);
+        continue;
+      }
+
+      const accepted = e.workflowExecutionUpdateAcceptedEventAttributes;
+      if (accepted) {
+        updateInputs.set(id, accepted.acceptedRequest?.input?.args?.payloads);
+        continue;
+      }
+      const updated = e.workflowExecutionUpdateCompletedEventAttributes;
+      if (updated?.outcome?.success) {
+        const receipt = (await decode(updated.outcome.success.payloads)) as ApprovalReceipt | undefined;
+        if (!receipt?.pending || receipt.duplicate) continue; // not an approval, or a repeat that changed nothing
+        const answer = (await decode(updateInputs.get(String(updated.acceptedEventId ?? '')))) as ApprovalAnswer | undefined;
+        const draft = draftFor(receipt.pending.step, atMs);
+        draft.event.approval = receipt.decision;
+        if (receipt.pending.kind === 'tool_call') {
+          draft.event.policyDecision = 'allowed';
+          countCall(receipt.pending.step);
+        }
+        if (receipt.decision !== 'approve' && answer) {
+          const observation = personObservation(receipt.pending, { ...answer, decision: receipt.decision });
+          draft.event.observation = { status: observation.ok ? 'ok' : 'error', source: observation.source, bytes: observation.bytes, truncated: observation.truncated };
+        } else if (receipt.pending.kind === 'tool_call') {
+          draft.event.observation = { status: 'not_run' };
+        }
+        touch(draft, atMs);
+        continue;
+      }
+
+      const modified = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[CANCELLED_RESULT_MEMO];
+      if (modified) {
+        result = (await decode([modified])) as AgentResult;
+        continue;
+      }
+      if (e.workflowExecutionCompletedEventAttributes) {
+        temporalStatus = 'COMPLETED';
+        result = (await decode(e.workflowExecutionCompletedEventAttributes.result?.payloads)) as AgentResult;
+        continue;
+      }
+      if (e.workflowExecutionCanceledEventAttributes) temporalStatus = 'CANCELLED';
+      else if (e.workflowExecutionFailedEventAttributes) temporalStatus = 'FAILED';
+      else if (e.workflowExecutionTerminatedEventAttributes) temporalStatus = 'TERMINATED';
+      else if (e.workflowExecutionTimedOutEventAttributes) temporalStatus = 'TIMED_OUT';
+      else if (e.workflowExecutionContinuedAsNewEventAttributes) temporalStatus = 'CONTINUED_AS_NEW';
+    }
+  }
+
+  const resolvedBudget = budget ?? resolveBudget(undefined);
+  const ended = temporalStatus !== 'RUNNING' && temporalStatus !== 'CONTINUED_AS_NEW';
+  const last = drafts[drafts.length - 1];
+  if (ended && result && last) {
+    last.event.stopReason = result.stop_reason;
+    // Nobody answered in time: the call had passed the gateway and counts as a tool call.
+    if (result.stop_reason === 'approval_timeout') {
+      last.event.approval = 'timeout';
+      if (last.event.decision === 'tool_call') {
+        last.event.policyDecision = 'allowed';
+        countCall(last.event.step);
+        last.toolCalls = toolCalls;
+      }
+      last.event.observation = { status: 'not_run' };
+    }
+    // The contract refused the text (e.g. an escalate action before escalation existed): say so.
+    if (result.stop_reason.startsWith('invalid_action:') && last.event.decision !== 'invalid_action') {
+      last.event.decision = 'invalid_action';
+      last.event.decisionSummary = `invalid action: ${result.stop_reason.slice('invalid_action:'.length)}`;
+      delete last.event.tool;
+      delete last.event.argumentDigest;
+    }
+    // A tool call the model asked for and the gateway refused: no activity was ever scheduled.
+    if (last.event.decision === 'tool_call' && last.event.policyDecision === undefined && result.status === 'stopped') {
+      last.event.policyDecision = 'denied';
+      last.event.observation = { status: 'not_run' };
+    }
+  }
+
+  // Keys in the contract's order, whatever order the history filled them in.
+  const events: StepEvent[] = drafts.map((d) => {
+    const e = d.event;
+    return {
+      step: e.step,
+      decision: e.decision,
+      decisionSummary: e.decisionSummary,
+      ...(e.tool !== undefined ? { tool: e.tool } : {}),
+      ...(e.argumentDigest !== undefined ? { argumentDigest: e.argumentDigest } : {}),
+      ...(e.policyDecision !== undefined ? { policyDecision: e.policyDecision } : {}),
+      ...(e.approval !== undefined ? { approval: e.approval } : {}),
+      ...(e.observation !== undefined ? { observation: e.observation } : {}),
+      remainingBudget: {
+        steps: Math.max(0, resolvedBudget.max_steps - e.step),
+        toolCalls: Math.max(0, resolvedBudget.max_tool_calls - d.toolCalls),
+        wallTimeMs: Math.max(0, resolvedBudget.max_seconds * 1000 - (d.atMs - (startedAtMs ?? d.atMs))),
+        tokens: resolvedBudget.max_tokens > 0 ? Math.max(0, resolvedBudget.max_tokens - d.tokens) : null,
+      },
+      ...(e.stopReason !== undefined ? { stopReason: e.stopReason } : {}),
+    };
+  });
+
+  return {
+    events,
+    outcome: {
+      workflowId,
+      runIds: histories.map((h) => h.runId),
+      temporalStatus: temporalStatus === 'CONTINUED_AS_NEW' ? 'RUNNING' : temporalStatus,
+      status: ended ? result?.status : undefined,
+      stopReason: ended ? (result?.stop_reason ?? (temporalStatus === 'CANCELLED' ? 'cancelled' : undefined)) : undefined,
+      answer: ended ? result?.answer : undefined,
+      budget: resolvedBudget,
+      steps: drafts.length > 0 ? drafts[drafts.length - 1]!.event.step : 0,
+      toolCalls,
+      totalTokens: tokens,
+    },
+  };
+}
+
+function describeDecision(draft: Draft, text: string): void {
+  const validation = validateAction(text);
+  if (!validation.ok) {
+    draft.event.decision = 'invalid_action';
+    draft.event.decisionSummary = `invalid action: ${validation.reason}`;
+    return;
+  }
+  const action = validation.action;
+  if (action.kind === 'final') {
+    draft.event.decision = 'final_answer';
+    draft.event.decisionSummary = `final answer (${action.answer.length} chars)`;
+    return;
+  }
+  if (action.kind === 'escalate') {
+    draft.event.decision = 'escalate';
+    draft.event.decisionSummary = 'escalate to a person';
+    draft.event.tool = 'escalate';
+    draft.event.argumentDigest = digest({ reason: action.reason });
+    return;
+  }
+  draft.event.decision = 'tool_call';
+  // Argument names, never values: the summary is for reading, the digest is for matching.
+  draft.event.decisionSummary = `call ${action.name}(${Object.keys(action.args).sort().join(', ')})`;
+  draft.event.tool = action.name;
+  draft.event.argumentDigest = digest(action.args);
+}
+
+/** sha256 of the key-order-free JSON of the arguments. */
+export function digest(args: unknown): string {
+  return `sha256:${sha256Hex(stableJson(args ?? {}))}`;
+}
+
+/** The loop's activity ids are `${step}-decide` and `${step}-${tool}`. */
+function stepOf(activityId: string | null | undefined): number | undefined {
+  const match = /^(\d+)-/.exec(activityId ?? '');
+  return match ? Number(match[1]) : undefined;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.slice(0, 200);
+}
+

@@ -1,0 +1,71 @@
+// Visibility queries over reactAgent runs, built from operator filters. Used by `agent list` and
+// `agent cancel --stuck`; the same strings work in the Web UI's search box.
+//  - status `running` is Temporal's own ExecutionStatus (true even for a run no worker has
+//    picked up, or one that was terminated before it could update its attributes); ok, stopped
+//    and cancelled are the AgentStatus search attribute the workflow sets when it ends.
+//  - a stop reason without a colon that names a family (tool_denied, tool_error, invalid_action…)
+//    matches every member (`AgentStopReason STARTS_WITH 'tool_denied:'`).
+//  - older-than compares StartTime with a fixed instant, computed once: a query run twice selects
+//    the same runs, minus those that ended in between.
+import { WORKFLOW_TYPE } from './agent-client';
+import { RUN_STATUSES } from '../workflows/search-attributes';
+import type { RunStatus } from '../workflows/search-attributes';
+
+export const STOP_REASON_FAMILIES = ['tool_denied', 'tool_missing', 'tool_bad_args', 'tool_error', 'invalid_action'] as const;
+
+export interface RunFilter {
+  statuses?: readonly string[];
+  stopReasons?: readonly string[];
+  /** Started before this instant. */
+  startedBefore?: Date;
+  /** Temporal says the run is still open (ExecutionStatus = 'Running'). */
+  openOnly?: boolean;
+}
+
+export class FilterError extends Error {}
+
+const SAFE_VALUE = /^[A-Za-z0-9_:.\-()]+$/;
+
+function literal(value: string, what: string): string {
+  if (!SAFE_VALUE.test(value)) throw new FilterError(`${what} ${JSON.stringify(value)} has characters a filter cannot use`);
+  return `'${value}'`;
+}
+
+export function isRunStatus(value: string): value is RunStatus {
+  return (RUN_STATUSES as readonly string[]).includes(value);
+}
+
+export function runQuery(filter: RunFilter): string {
+  const clauses = [`WorkflowType = '${WORKFLOW_TYPE}'`];
+  if (filter.openOnly) clauses.push(`ExecutionStatus = 'Running'`);
+
+  if (filter.statuses && filter.statuses.length > 0) {
+    const parts: string[] = [];
+    const agent: string[] = [];
+    for (const status of filter.statuses) {
+      if (!isRunStatus(status)) throw new FilterError(`unknown status ${JSON.stringify(status)} (one of ${RUN_STATUSES.join(', ')})`);
+      if (status === 'running') parts.push(`ExecutionStatus = 'Running'`);
+      else agent.push(literal(status, 'status'));
+    }
+    if (agent.length === 1) parts.push(`AgentStatus = ${agent[0]}`);
+    if (agent.length > 1) parts.push(`AgentStatus IN (${agent.join(', ')})`);
+    clauses.push(parts.length === 1 ? parts[0]! : `(${parts.join(' OR ')})`);
+  }
+
+  if (filter.stopReasons && filter.stopReasons.length > 0) {
+    const parts = filter.stopReasons.map((reason) =>
+      (STOP_REASON_FAMILIES as readonly string[]).includes(reason)
+        ? `AgentStopReason STARTS_WITH ${literal(`${reason}:`, 'stop reason')}`
+        : `AgentStopReason = ${literal(reason, 'stop reason')}`,
+    );
+    clauses.push(parts.length === 1 ? parts[0]! : `(${parts.join(' OR ')})`);
+  }
+
+  if (filter.startedBefore) clauses.push(`StartTime < '${filter.startedBefore.toISOString()}'`);
+  return clauses.join(' AND ');
+}
+
+/** Whether a query uses the Agent* attributes (a server without them rejects it). */
+export function usesAgentAttributes(query: string): boolean {
+  return /\bAgent[A-Z]\w*/.test(query);
+}

@@ -1,0 +1,52 @@
+// Does this namespace have the Agent* search attributes? Asked once per client (the operator
+// service's ListSearchAttributes), so startRun can tell the workflow whether it may upsert them:
+// an upsert of an unregistered attribute would fail the run's workflow task over and over.
+// AGENT_SEARCH_ATTRIBUTES=on|off overrides the check (e.g. where the API key may not list them).
+import type { Client } from '@temporalio/client';
+import { AGENT_SEARCH_ATTRIBUTE_DEFINITIONS } from '../workflows/search-attributes';
+
+// temporal.api.enums.v1.IndexedValueType (the proto package is not a direct dependency).
+const TYPE_OF: Record<string, number> = {
+  Keyword: 2, // INDEXED_VALUE_TYPE_KEYWORD
+  Int: 3, // INDEXED_VALUE_TYPE_INT
+};
+
+export interface SearchAttributeCheck {
+  available: boolean;
+  /** Attributes that are missing or registered with another type (empty when available). */
+  missing: string[];
+  /** Set when the server could not be asked. */
+  error?: string;
+}
+
+const cache = new WeakMap<Client, Promise<SearchAttributeCheck>>();
+
+export function checkSearchAttributes(client: Client, env: NodeJS.ProcessEnv = process.env): Promise<SearchAttributeCheck> {
+  const override = (env.AGENT_SEARCH_ATTRIBUTES ?? '').toLowerCase();
+  if (override === 'on') return Promise.resolve({ available: true, missing: [] });
+  if (override === 'off') return Promise.resolve({ available: false, missing: [], error: 'AGENT_SEARCH_ATTRIBUTES=off' });
+  let pending = cache.get(client);
+  if (!pending) {
+    pending = ask(client);
+    cache.set(client, pending);
+  }
+  return pending;
+}
+
+async function ask(client: Client): Promise<SearchAttributeCheck> {
+  try {
+    const response = await client.connection.operatorService.listSearchAttributes({ namespace: client.options.namespace });
+    const custom = response.customAttributes ?? {};
+    const missing = AGENT_SEARCH_ATTRIBUTE_DEFINITIONS.filter((d) => custom[d.name] !== TYPE_OF[d.type]).map((d) => `${d.name}=${d.type}`);
+    return { available: missing.length === 0, missing };
+  } catch (err) {
+    return { available: false, missing: [], error: (err as Error).message.split('\n')[0] };
+  }
+}
+
+/** The temporal CLI commands that register what is missing (for messages to the operator). */
+export function registrationHint(namespace: string): string {
+  return AGENT_SEARCH_ATTRIBUTE_DEFINITIONS.map(
+    (d) => `temporal operator search-attribute create --namespace ${namespace} --name ${d.name} --type ${d.type}`,
+  ).join('; ');
+}

@@ -1,0 +1,110 @@
+// The worker's Prometheus endpoint, scraped after real runs: the agent's own counters (runs
+// started and ended by stop reason, steps, tool calls by tool and outcome, LLM latency by outcome
+// and tokens) with exact values, next to the Temporal SDK's own metrics, on one port.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Client } from '@temporalio/client';
+import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
+import type { Reply } from '../scripts/scripted-llm-server';
+import { runResult, startRun } from '../client/agent-client';
+import type { TemporalEnv } from '../client/temporal-env';
+import type { AgentInput } from '../workflows/types';
+import { agentInput, connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
+import type { WorkerProcess } from './helpers/harness';
+
+const tool = (name: string, args: Record<string, unknown>): Reply => ({ action: { kind: 'tool', name, args } });
+const final = (answer: string): Reply => ({ action: { kind: 'final', answer } });
+
+let llm: ScriptedLlmServer;
+let client: Client;
+let env: TemporalEnv;
+let worker: WorkerProcess;
+let metricsUrl: string;
+
+before(async () => {
+  llm = await ScriptedLlmServer.start();
+  env = testEnv(uniqueId('metrics'));
+  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '30', AGENT_METRICS_PORT: '0' });
+  await worker.ready;
+  metricsUrl = await eventually('the metrics URL in the worker log', () => /metrics=(http:\/\/\S+\/metrics)/.exec(worker.output())?.[1]);
+  client = await connectClient(env);
+});
+
+after(async () => {
+  await worker?.stop();
+  await client?.connection.close();
+  await llm?.close();
+});
+
+async function run(replies: Reply[], overrides: Partial<AgentInput> = {}) {
+  const id = uniqueId('m');
+  llm.script(id, replies);
+  return runResult(await startRun(client, env, agentInput(overrides), id));
+}
+
+/** `name{labels}` -> value, from the Prometheus text format. */
+function parse(text: string): Map<string, number> {
+  const samples = new Map<string, number>();
+  for (const lineText of text.split('\n')) {
+    if (lineText === '' || lineText.startsWith('#')) continue;
+    const match = /^(\S+?(?:\{.*\})?)\s+(\S+)(?:\s+\d+)?$/.exec(lineText);
+    if (match) samples.set(match[1]!, Number(match[2]));
+  }
+  return samples;
+}
+
+describe('worker metrics endpoint', () => {
+  it('answers with the agent counters after runs, and the SDK metrics, on one port', async () => {
+    const ok = await run([{ status: 429, headers: { 'retry-after': '1' } }, tool('get_user_profile', { user_id: 42 }), tool('get_user_billing', { user_id: 999_999 }), final('No billing record.')]);
+    assert.equal(ok.stop_reason, 'success');
+    assert.equal(ok.history[1]!.observation.ok, false, 'the billing tool answered ok=false');
+    const denied = await run([tool('get_user_profile', { user_id: 42 }), tool('search_policy', { query: 'refund' })], { allow: ['get_user_profile'] });
+    assert.equal(denied.stop_reason, 'tool_denied:search_policy');
+    const invented = await run([tool('delete_everything', {})], { allow: ['delete_everything'] });
+    assert.equal(invented.stop_reason, 'tool_missing:delete_everything');
+
+    const response = await fetch(metricsUrl);
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^text\/plain/);
+    const text = await response.text();
+    const m = parse(text);
+    const value = (key: string) => m.get(key) ?? 0;
+
+    assert.equal(value('agent_runs_started_total'), 3);
+    assert.equal(value('agent_runs_ended_total{status="ok",stop_reason="success"}'), 1);
+    assert.equal(value('agent_runs_ended_total{status="stopped",stop_reason="tool_denied:search_policy"}'), 1);
+    // A model-invented tool name never becomes a label value.
+    assert.equal(value('agent_runs_ended_total{status="stopped",stop_reason="tool_missing:(unregistered)"}'), 1);
+    assert.doesNotMatch(text, /delete_everything/);
+    assert.equal(value('agent_steps_total'), 3 + 2 + 1);
+    assert.equal(value('agent_tool_calls_total{tool="get_user_profile",outcome="ok"}'), 2);
+    assert.equal(value('agent_tool_calls_total{tool="get_user_billing",outcome="error"}'), 1);
+    assert.equal(value('agent_tool_calls_total{tool="search_policy",outcome="denied"}'), 1);
+    assert.equal(value('agent_tool_calls_total{tool="(unregistered)",outcome="denied"}'), 1);
+    // LLM latency per attempt: 6 decisions answered, and one attempt before them got a 429.
+    assert.equal(value('agent_llm_request_duration_seconds_count{outcome="ok"}'), 6);
+    assert.equal(value('agent_llm_request_duration_seconds_count{outcome="retryable_error"}'), 1);
+    assert.ok(value('agent_llm_request_duration_seconds_sum{outcome="ok"}') > 0);
+    assert.equal(value('agent_llm_request_duration_seconds_bucket{le="+Inf",outcome="ok"}'), 6);
+    assert.equal(value('agent_llm_tokens_total{kind="prompt"}'), 6 * 100);
+    assert.equal(value('agent_llm_tokens_total{kind="completion"}'), 6 * 20);
+
+    // The SDK runtime's own metrics come through the same endpoint.
+    assert.match(text, /^temporal_workflow_completed\S*\s+\d+/m);
+    assert.match(text, /^temporal_activity_execution_latency\S*/m);
+    assert.match(text, /^process_cpu_user_seconds_total /m);
+
+    assert.equal((await fetch(new URL('/nope', metricsUrl))).status, 404);
+  });
+
+  it('a second worker on a taken port keeps working and says its metrics are disabled', async () => {
+    const port = new URL(metricsUrl).port;
+    const second = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, AGENT_METRICS_PORT: port });
+    try {
+      await second.ready;
+      await eventually('the warning', () => (second.output().includes(`metrics endpoint disabled: cannot listen on port ${port} (EADDRINUSE)`) ? true : undefined));
+    } finally {
+      await second.stop();
+    }
+  });
+});

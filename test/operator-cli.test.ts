@@ -1,0 +1,254 @@
+// The operator's CLI on a real server, with a real worker: `cancel --stuck` cancels exactly the
+// runs that match (running reactAgent runs started before the cutoff) and none other, in a mix
+// of fast, stuck, young and non-agent runs; `list` filters on the search attributes; `watch`
+// follows a run live until it ends.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Client } from '@temporalio/client';
+import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
+import type { Reply } from '../scripts/scripted-llm-server';
+import { runResult, startRun } from '../client/agent-client';
+import type { TemporalEnv } from '../client/temporal-env';
+import type { AgentInput } from '../workflows/types';
+import { agentInput, connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
+import type { WorkerProcess } from './helpers/harness';
+import { runCli } from './helpers/cli';
+
+const tool = (name: string, args: Record<string, unknown>, delayMs?: number): Reply => ({ action: { kind: 'tool', name, args }, delayMs });
+const final = (answer: string, delayMs?: number): Reply => ({ action: { kind: 'final', answer }, delayMs });
+
+let llm: ScriptedLlmServer;
+let client: Client;
+let env: TemporalEnv;
+let worker: WorkerProcess;
+
+before(async () => {
+  llm = await ScriptedLlmServer.start();
+  env = testEnv(uniqueId('ops'));
+  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '300' });
+  await worker.ready;
+  client = await connectClient(env);
+});
+
+after(async () => {
+  await worker?.stop();
+  await client?.connection.close();
+  await llm?.close();
+});
+
+async function start(prefix: string, replies: Reply[], overrides: Partial<AgentInput> = {}) {
+  const id = uniqueId(prefix);
+  llm.script(id, replies);
+  const handle = await startRun(client, env, agentInput(overrides), id);
+  return { id, handle };
+}
+
+async function statusOf(id: string): Promise<string> {
+  return (await client.workflow.getHandle(id).describe()).status.name;
+}
+
+async function visible(query: string, ids: string[]): Promise<void> {
+  await eventually(`${ids.join(', ')} visible to "${query}"`, async () => {
+    const seen = new Set<string>();
+    for await (const info of client.workflow.list({ query })) seen.add(info.workflowId);
+    return ids.every((id) => seen.has(id)) ? true : undefined;
+  });
+}
+
+const OLDER_THAN = '6s';
+const OLDER_THAN_MS = 6_000;
+
+describe('agent cancel --stuck', () => {
+  it('cancels exactly the running agent runs older than the cutoff, after a count and a confirmation', async () => {
+    // Fast runs: finished long before the cutoff matters.
+    const fast = [await start('fast', [final('done')]), await start('fast', [final('done')])];
+    for (const run of fast) assert.equal((await runResult(run.handle)).stop_reason, 'success');
+
+    // Stuck runs: each hangs in its second LLM decision.
+    const stuck = [
+      await start('stuck', [tool('get_user_profile', { user_id: 42 }), { hang: true }], { budget: { max_seconds: 600 } }),
+      await start('stuck', [tool('get_user_profile', { user_id: 42 }), { hang: true }], { budget: { max_seconds: 600 } }),
+    ];
+    const stuckStartedAt = Date.now();
+    for (const run of stuck) await llm.waitFor((r) => r.idempotencyKey === `${run.id}:decide:2`, 20_000);
+
+    // Not an agent run: old and running too, but another workflow type (nobody polls its queue).
+    const otherId = uniqueId('other-type');
+    const other = await client.workflow.start('notAnAgent', { taskQueue: uniqueId('nobody'), workflowId: otherId, args: [] });
+
+    await visible(`ExecutionStatus = 'Running'`, [...stuck.map((r) => r.id), otherId]);
+    while (Date.now() < stuckStartedAt + OLDER_THAN_MS + 1_000) await new Promise((r) => setTimeout(r, 100));
+
+    // No terminal to confirm on (stdin is not a TTY): refuse, cancel nothing.
+    const refused = await runCli(env, ['cancel', '--stuck', '--older-than', OLDER_THAN]);
+    assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+    assert.match(refused.stderr, /refusing to cancel \d+ run\(s\) without confirmation: stdin is not a terminal; re-run with --yes/);
+    for (const run of stuck) assert.equal(await statusOf(run.id), 'RUNNING');
+
+    // --dry-run: the count and the list, nothing cancelled.
+    const dry = await runCli(env, ['cancel', '--stuck', '--older-than', OLDER_THAN, '--dry-run']);
+    assert.equal(dry.code, 0, dry.stderr);
+    for (const run of stuck) assert.match(dry.stdout, new RegExp(run.id));
+    for (const id of [...fast.map((r) => r.id), otherId]) assert.doesNotMatch(dry.stdout, new RegExp(id));
+    assert.match(dry.stdout, /dry run: would cancel \d+ run\(s\)/);
+    for (const run of stuck) assert.equal(await statusOf(run.id), 'RUNNING');
+
+    // Young: running, but started after the cutoff the next command computes.
+    const young = await start('young', [{ hang: true }], { budget: { max_seconds: 600 } });
+    await llm.waitFor((r) => r.idempotencyKey === `${young.id}:decide:1`, 20_000);
+
+    const commandAt = Date.now();
+    const done = await runCli(env, ['cancel', '--stuck', '--older-than', OLDER_THAN, '--yes', '--reason', 'stuck in the operator test']);
+    assert.equal(done.code, 0, done.stdout + done.stderr);
+    const countMatch = /^(\d+) running agent run\(s\) started more than 6s ago/m.exec(done.stdout);
+    assert.ok(countMatch, done.stdout);
+    const reported = [...done.stdout.matchAll(/^ {2}(\S+) \((\S+)\): cancel requested$/gm)].map((m) => ({ id: m[1]!, runId: m[2]! }));
+    assert.equal(reported.length, Number(countMatch[1]), 'every counted run was cancelled');
+    assert.match(done.stdout, new RegExp(`cancel requested for ${reported.length} of ${reported.length} run\\(s\\)`));
+
+    // Exactly the matching runs: ours that are stuck, and (if another test left any) only
+    // reactAgent runs that were running and started before the cutoff.
+    const reportedIds = reported.map((r) => r.id);
+    for (const run of stuck) assert.ok(reportedIds.includes(run.id), `${run.id} cancelled`);
+    for (const id of [young.id, otherId, ...fast.map((r) => r.id)]) assert.ok(!reportedIds.includes(id), `${id} left alone`);
+    for (const r of reported) {
+      const d = await client.workflow.getHandle(r.id, r.runId).describe();
+      assert.equal(d.type, 'reactAgent');
+      assert.ok(d.startTime.getTime() < commandAt - OLDER_THAN_MS + 1_000, `${r.id} started before the cutoff`);
+    }
+
+    // The stuck runs end Canceled, each with the reason in its own history.
+    for (const run of stuck) {
+      const result = await runResult(run.handle);
+      assert.equal(result.stop_reason, 'cancelled');
+      assert.equal(await statusOf(run.id), 'CANCELLED');
+      const events = (await run.handle.fetchHistory()).events ?? [];
+      const request = events.find((e) => e.workflowExecutionCancelRequestedEventAttributes)!;
+      assert.equal(request.workflowExecutionCancelRequestedEventAttributes!.cause, 'stuck in the operator test');
+    }
+    // The others are untouched.
+    assert.equal(await statusOf(young.id), 'RUNNING');
+    assert.equal(await statusOf(otherId), 'RUNNING');
+    for (const run of fast) assert.equal(await statusOf(run.id), 'COMPLETED');
+
+    // Nothing of ours is left to match a second pass.
+    const again = await runCli(env, ['cancel', '--stuck', '--older-than', '1h', '--dry-run']);
+    assert.equal(again.code, 0);
+    assert.match(again.stdout, /nothing to cancel|would cancel/);
+    for (const run of stuck) assert.doesNotMatch(again.stdout, new RegExp(run.id));
+
+    // Clean up what the test left running.
+    assert.equal((await runCli(env, ['cancel', young.id])).code, 0);
+    await other.terminate('operator test cleanup');
+  });
+
+  it('rejects incomplete or contradictory flags with a usage error', async () => {
+    for (const args of [
+      ['cancel', '--stuck'],
+      ['cancel', '--stuck', '--older-than', 'soon'],
+      ['cancel', 'some-id', '--stuck', '--older-than', '10m'],
+      ['cancel', 'some-id', '--yes'],
+      ['cancel'],
+    ]) {
+      const r = await runCli(env, args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stderr.trim().split('\n').length, 1);
+    }
+  });
+});
+
+describe('agent list with filters', () => {
+  it('filters by agent status, stop reason (family or exact) and age, and prints the search attributes', async () => {
+    const ok = await start('list-ok', [tool('get_user_profile', { user_id: 42 }), final('done')]);
+    const denied = await start('list-denied', [tool('search_policy', { query: 'refund' })], { allow: ['get_user_profile'] });
+    const running = await start('list-running', [{ hang: true }], { budget: { max_seconds: 600 } });
+    assert.equal((await runResult(ok.handle)).stop_reason, 'success');
+    assert.equal((await runResult(denied.handle)).stop_reason, 'tool_denied:search_policy');
+    await llm.waitFor((r) => r.idempotencyKey === `${running.id}:decide:1`, 20_000);
+
+    const listed = async (args: string[]) => {
+      const r = await runCli(env, ['list', '--json', '--limit', '1000', ...args]);
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout) as Array<Record<string, unknown>>;
+    };
+    const find = (rows: Array<Record<string, unknown>>, id: string) => rows.find((r) => r.workflow_id === id);
+
+    const stoppedDenied = await eventually('the denied run listed', async () => {
+      const rows = await listed(['--status', 'stopped', '--stop-reason', 'tool_denied']);
+      return find(rows, denied.id) ? rows : undefined;
+    });
+    assert.deepEqual(
+      { ...find(stoppedDenied, denied.id), run_id: undefined, start_time: undefined, close_time: undefined },
+      {
+        workflow_id: denied.id,
+        run_id: undefined,
+        status: 'COMPLETED',
+        start_time: undefined,
+        close_time: undefined,
+        agent_status: 'stopped',
+        stop_reason: 'tool_denied:search_policy',
+        step: 1,
+        tool_calls: 0,
+        principal: '42',
+      },
+    );
+    assert.equal(find(stoppedDenied, ok.id), undefined);
+    assert.ok(stoppedDenied.every((r) => r.agent_status === 'stopped' && String(r.stop_reason).startsWith('tool_denied:')));
+
+    const exact = await listed(['--stop-reason', 'tool_denied:search_policy']);
+    assert.ok(find(exact, denied.id));
+    const okRows = await listed(['--status', 'ok']);
+    assert.equal(find(okRows, ok.id)?.stop_reason, 'success');
+    assert.equal(find(okRows, ok.id)?.tool_calls, 1);
+    assert.equal(find(okRows, denied.id), undefined);
+
+    const runningRows = await listed(['--status', 'running']);
+    assert.equal(find(runningRows, running.id)?.agent_status, 'running');
+    assert.equal(find(runningRows, ok.id), undefined);
+    // Started moments ago: not "older than an hour".
+    assert.equal(find(await listed(['--status', 'running', '--older-than', '1h']), running.id), undefined);
+
+    const table = await runCli(env, ['list', '--status', 'stopped,ok', '--limit', '1000']);
+    assert.match(table.stdout, /WORKFLOW ID\s+TEMPORAL\s+AGENT\s+STOP REASON\s+STEP\s+TOOLS\s+PRINCIPAL/);
+    assert.match(table.stdout, new RegExp(`${denied.id}\\s+COMPLETED\\s+stopped\\s+tool_denied:search_policy\\s+1\\s+0\\s+42`));
+
+    const query = await runCli(env, ['list', '--query', '--status', 'running', '--stop-reason', 'loop_detected']);
+    assert.equal(query.stdout.trim(), "WorkflowType = 'reactAgent' AND ExecutionStatus = 'Running' AND AgentStopReason = 'loop_detected'");
+
+    const bad = await runCli(env, ['list', '--status', 'sleeping']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /unknown status "sleeping"/);
+    const injection = await runCli(env, ['list', '--stop-reason', "x' OR 'a'='a"]);
+    assert.equal(injection.code, 2);
+
+    assert.equal((await runCli(env, ['cancel', running.id])).code, 0);
+  });
+});
+
+describe('agent watch', () => {
+  it('follows a run live, step by step, until it ends, then prints the result', async () => {
+    const run = await start('watch', [tool('get_user_profile', { user_id: 42 }, 800), tool('get_user_billing', { user_id: 42 }, 800), final('Refund: yes.', 800)]);
+    const watched = await runCli(env, ['watch', run.id]);
+    assert.equal(watched.code, 0, watched.stderr);
+    const lines = watched.stdout.trim().split('\n');
+    assert.match(lines[0]!, new RegExp(`^\\d\\d:\\d\\d:\\d\\d watching ${run.id} \\(RUNNING`));
+    const body = lines.join('\n');
+    // Phase lines only come from polling a live run.
+    assert.match(body, /^\d\d:\d\d:\d\d step \d: deciding$/m);
+    assert.match(body, /^\d\d:\d\d:\d\d step 1: get_user_profile \(feaa769a39ae\) ok$/m);
+    assert.match(body, /^\d\d:\d\d:\d\d step 2: get_user_billing \(feaa769a39ae\) ok$/m);
+    assert.ok(body.indexOf('step 1: get_user_profile') < body.indexOf('step 2: get_user_billing'));
+    assert.match(body, /run ended\nresult: ok \(success\)\nanswer: Refund: yes\./);
+
+    // Watching a run that has already ended prints its steps and result at once.
+    const late = await runCli(env, ['watch', run.id]);
+    assert.equal(late.code, 0);
+    assert.match(late.stdout, /watching .* \(COMPLETED/);
+    assert.match(late.stdout, /step 2: get_user_billing \(feaa769a39ae\) ok/);
+    assert.match(late.stdout, /result: ok \(success\)/);
+
+    const missing = await runCli(env, ['watch', uniqueId('nope')]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /no run with id/);
+  });
+});

@@ -1,0 +1,191 @@
+// The run's search attributes, on a real server: set at start, kept current at each step and tool
+// call, final at the end; the live `state` query says what the run waits for. A namespace without
+// the attributes gets runs that work and set none (the client checked), while a run forced to
+// upsert them there is stuck failing its workflow task: the danger the check avoids. Histories
+// written before this feature still replay even with the flag set (patched guard).
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { msToTs } from '@temporalio/common/lib/time';
+import { Worker } from '@temporalio/worker';
+import { NO_METRICS_SINKS } from '../worker/metrics';
+import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
+import type { Reply } from '../scripts/scripted-llm-server';
+import { AGENT_SEARCH_ATTRIBUTES } from '../scripts/dev-server';
+import { cancelRun, runResult, runState, startRun, WORKFLOW_TYPE } from '../client/agent-client';
+import { checkSearchAttributes } from '../client/search-attribute-check';
+import type { TemporalEnv } from '../client/temporal-env';
+import {
+  AGENT_PRINCIPAL,
+  AGENT_SEARCH_ATTRIBUTE_DEFINITIONS,
+  AGENT_STATUS,
+  AGENT_STEP,
+  AGENT_STOP_REASON,
+  AGENT_TOOL_CALLS,
+} from '../workflows/search-attributes';
+import { agentInput, connectClient, eventually, REPO_ROOT, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
+import type { WorkerProcess } from './helpers/harness';
+
+const tool = (name: string, args: Record<string, unknown>): Reply => ({ action: { kind: 'tool', name, args } });
+const final = (answer: string): Reply => ({ action: { kind: 'final', answer } });
+
+let llm: ScriptedLlmServer;
+let client: Client;
+let env: TemporalEnv;
+let worker: WorkerProcess;
+
+before(async () => {
+  llm = await ScriptedLlmServer.start();
+  env = testEnv(uniqueId('sa'));
+  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '60' });
+  await worker.ready;
+  client = await connectClient(env);
+});
+
+after(async () => {
+  await worker?.stop();
+  await client?.connection.close();
+  await llm?.close();
+});
+
+async function attributes(id: string) {
+  const sa = (await client.workflow.getHandle(id).describe()).typedSearchAttributes;
+  return {
+    status: sa.get(AGENT_STATUS),
+    stopReason: sa.get(AGENT_STOP_REASON),
+    step: sa.get(AGENT_STEP),
+    toolCalls: sa.get(AGENT_TOOL_CALLS),
+    principal: sa.get(AGENT_PRINCIPAL),
+  };
+}
+
+describe('search attributes kept current by the workflow', () => {
+  it('the dev server registers exactly the attributes the workflow writes, and the client sees them', async () => {
+    assert.deepEqual([...AGENT_SEARCH_ATTRIBUTES].map((a) => ({ ...a })), AGENT_SEARCH_ATTRIBUTE_DEFINITIONS.map((a) => ({ ...a })));
+    assert.deepEqual(await checkSearchAttributes(client), { available: true, missing: [] });
+  });
+
+  it('running: status, step, tool calls, principal; the state query says what it waits for; then the final values', async () => {
+    const id = uniqueId('sa-run');
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    llm.script(id, async (_req, index) => {
+      if (index === 0) return tool('get_user_profile', { user_id: 7 });
+      await gate; // the second decision waits until the test has looked
+      return final('Done.');
+    });
+    const handle = await startRun(client, env, agentInput({ user_id: 7 }), id);
+    await llm.waitFor((r) => r.idempotencyKey === `${id}:decide:2`, 20_000);
+
+    assert.deepEqual(await attributes(id), { status: 'running', stopReason: undefined, step: 2, toolCalls: 1, principal: '7' });
+    const state = await runState(handle);
+    assert.equal(state.phase, 'deciding');
+    assert.equal(state.waiting_for, "the LLM's decision for step 2");
+    assert.equal(state.step, 2);
+    assert.deepEqual(state.last_action, { kind: 'tool', name: 'get_user_profile', args: { user_id: 7 } });
+    assert.equal(state.remaining.steps, state.budget.max_steps - 2);
+    assert.equal(state.remaining.tool_calls, state.budget.max_tool_calls - 1);
+
+    // Findable in the Web UI's and the CLI's terms while it runs.
+    await eventually('the running run found by its attributes', async () => {
+      for await (const info of client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPE}' AND AgentStatus = 'running' AND AgentPrincipal = '7' AND AgentStep = 2` })) {
+        if (info.workflowId === id) return true;
+      }
+      return undefined;
+    });
+
+    release();
+    assert.equal((await runResult(handle)).stop_reason, 'success');
+    assert.deepEqual(await attributes(id), { status: 'ok', stopReason: 'success', step: 2, toolCalls: 1, principal: '7' });
+    const ended = await runState(handle);
+    assert.equal(ended.waiting_for, undefined);
+    assert.equal(ended.phase, 'done');
+  });
+
+  it('a cancelled run ends with status cancelled; a stopped one with its stop reason', async () => {
+    const cancelled = uniqueId('sa-cancel');
+    llm.script(cancelled, [{ hang: true }]);
+    const handle = await startRun(client, env, agentInput({ budget: { max_seconds: 120 } }), cancelled);
+    await llm.waitFor((r) => r.idempotencyKey === `${cancelled}:decide:1`, 20_000);
+    await cancelRun(client, cancelled, 'search attribute test');
+    assert.equal((await runResult(handle)).stop_reason, 'cancelled');
+    assert.deepEqual(await attributes(cancelled), { status: 'cancelled', stopReason: 'cancelled', step: 1, toolCalls: 0, principal: '42' });
+
+    const looped = uniqueId('sa-loop');
+    llm.script(looped, [tool('search_policy', { query: 'refund' }), tool('search_policy', { query: 'refund' })]);
+    assert.equal((await runResult(await startRun(client, env, agentInput(), looped))).stop_reason, 'loop_detected');
+    assert.deepEqual(await attributes(looped), { status: 'stopped', stopReason: 'loop_detected', step: 2, toolCalls: 1, principal: '42' });
+  });
+
+  it('a recorded history from before this feature replays even with the flag set (the patched guard)', async () => {
+    const json = JSON.parse(readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'histories', 'refund-success.json'), 'utf8'));
+    const started = json.events[0].workflowExecutionStartedEventAttributes;
+    const payload = started.input.payloads[0];
+    const input = JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8'));
+    assert.equal(input.search_attributes, undefined, 'recorded before the flag existed');
+    // As if a new client started the run but an old worker (no upserts, no marker) ran it so far.
+    payload.data = Buffer.from(JSON.stringify({ ...input, search_attributes: true })).toString('base64');
+    await Worker.runReplayHistory({ workflowsPath: require.resolve('../workflows'), sinks: NO_METRICS_SINKS }, historyFromJSON(json));
+  });
+});
+
+describe('a namespace without the agent search attributes', () => {
+  const namespace = uniqueId('no-attrs');
+  let nsEnv: TemporalEnv;
+  let nsClient: Client;
+  let nsWorker: WorkerProcess | undefined;
+
+  before(async () => {
+    await client.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+    nsEnv = testEnv(uniqueId('no-attrs'), { namespace });
+    nsClient = await connectClient(nsEnv);
+    await eventually('the new namespace usable', async () => {
+      await nsClient.workflowService.describeNamespace({ namespace });
+      for await (const _ of nsClient.workflow.list({ query: `WorkflowType = 'x'` })) break;
+      return true;
+    }, 60_000);
+  });
+
+  after(async () => {
+    await nsWorker?.stop();
+    await nsClient?.connection.close();
+  });
+
+  it('runs there work and set none of them; a run forced to upsert them would be stuck', async () => {
+    const check = await checkSearchAttributes(nsClient);
+    assert.equal(check.available, false);
+    assert.deepEqual(check.missing.sort(), AGENT_SEARCH_ATTRIBUTE_DEFINITIONS.map((d) => `${d.name}=${d.type}`).sort());
+
+    nsWorker = startWorkerProcess(nsEnv, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '60' });
+    await nsWorker.ready;
+
+    const id = uniqueId('no-attrs-run');
+    llm.script(id, [tool('get_user_profile', { user_id: 42 }), final('Done.')]);
+    const handle = await startRun(nsClient, nsEnv, agentInput(), id);
+    assert.equal((await runResult(handle)).stop_reason, 'success');
+    const description = await handle.describe();
+    assert.equal(description.typedSearchAttributes.get(AGENT_STATUS), undefined);
+    const events = (await handle.fetchHistory()).events ?? [];
+    assert.equal(events.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes).length, 0);
+    assert.equal(events.filter((e) => e.workflowTaskFailedEventAttributes).length, 0);
+
+    // The negative control: bypass the check and the first workflow task fails, again and again.
+    const forced = uniqueId('forced');
+    llm.script(forced, [final('never')]);
+    const forcedHandle = await nsClient.workflow.start(WORKFLOW_TYPE, {
+      taskQueue: nsEnv.taskQueue,
+      workflowId: forced,
+      args: [{ ...agentInput(), search_attributes: true }],
+    });
+    const failure = await eventually('a failed workflow task', async () => {
+      const history = (await forcedHandle.fetchHistory()).events ?? [];
+      return history.find((e) => e.workflowTaskFailedEventAttributes)?.workflowTaskFailedEventAttributes ?? undefined;
+    });
+    assert.match(String(failure.failure?.message ?? ''), /search attribute/i);
+    assert.equal((await forcedHandle.describe()).status.name, 'RUNNING');
+    await forcedHandle.terminate('negative control done');
+  });
+});

@@ -1,0 +1,126 @@
+// The Temporal Web UI reads like the trace: headless Chromium (Debian's `chromium`, driven by
+// playwright-core) opens the dev server's UI, finds a finished run by its search attributes,
+// opens its history and sees the `decide` and tool activities with their step summaries, the
+// run's search attributes and its current details. Screenshots land in test-artifacts/.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
+import type { Reply } from '../scripts/scripted-llm-server';
+import { runResult, startRun } from '../client/agent-client';
+import type { TemporalEnv } from '../client/temporal-env';
+import type { AgentResult } from '../workflows/types';
+import { agentInput, connectClient, eventually, REPO_ROOT, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
+import type { WorkerProcess } from './helpers/harness';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
+const UI_TIMEOUT_MS = 30_000;
+
+const tool = (name: string, args: Record<string, unknown>): Reply => ({ action: { kind: 'tool', name, args } });
+
+let llm: ScriptedLlmServer;
+let client: Client;
+let env: TemporalEnv;
+let worker: WorkerProcess;
+let browser: Browser;
+let uiUrl: string;
+
+before(async () => {
+  uiUrl = (process.env.TEMPORAL_UI_URL ?? '').replace(/\/+$/, '');
+  assert.ok(uiUrl, 'TEMPORAL_UI_URL is set by `npm test`');
+  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does it)`);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  llm = await ScriptedLlmServer.start();
+  env = testEnv(uniqueId('web-ui'));
+  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '30' });
+  await worker.ready;
+  client = await connectClient(env);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await worker?.stop();
+  await client?.connection.close();
+  await llm?.close();
+});
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: true });
+}
+
+describe('the Temporal Web UI', () => {
+  it('finds a finished run by its search attributes and shows decide and tool activities with their summaries', async () => {
+    // A principal no other run has, so the search finds exactly this run.
+    const principal = 700_000 + Math.floor(Math.random() * 200_000);
+    const id = uniqueId('ui-run');
+    llm.script(id, [tool('get_user_profile', { user_id: principal }), tool('search_policy', { query: 'refund window' }), { action: { kind: 'final', answer: 'Refund: yes.' } }]);
+    const result: AgentResult = await runResult(await startRun(client, env, agentInput({ user_id: principal }), id));
+    assert.equal(result.stop_reason, 'success');
+    const [profileHash, policyHash] = result.trace.map((t) => t.args_hash);
+
+    const query = `AgentPrincipal = "${principal}" AND AgentStatus = "ok" AND AgentStopReason = "success"`;
+    await eventually('the run in the visibility store', async () => {
+      for await (const info of client.workflow.list({ query })) if (info.workflowId === id) return true;
+      return undefined;
+    });
+
+    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    try {
+      // The run list, filtered by the agent's search attributes, as an operator would type it.
+      await page.goto(`${uiUrl}/namespaces/${encodeURIComponent(env.namespace)}/workflows?query=${encodeURIComponent(query)}`);
+      const link = page.getByRole('link', { name: id, exact: true });
+      await link.waitFor({ timeout: UI_TIMEOUT_MS });
+      await page.getByText('AgentPrincipal', { exact: false }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+      await shot(page, 'web-ui-1-search.png');
+
+      // Its history: every activity says which step and which tool it was.
+      await link.click();
+      await page.waitForURL(/\/history/, { timeout: UI_TIMEOUT_MS });
+      for (const text of [
+        'decide • step 1: decide',
+        `get_user_profile • step 1: get_user_profile (${profileHash})`,
+        'decide • step 2: decide',
+        `search_policy • step 2: search_policy (${policyHash})`,
+        'decide • step 3: decide',
+      ]) {
+        await page.getByText(text, { exact: true }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+      }
+      await shot(page, 'web-ui-2-history.png');
+
+      // The summaries, one per activity, in the UI's metadata view; and the current details.
+      await page.getByText('User Metadata', { exact: true }).click();
+      await page.waitForURL(/\/user-metadata/, { timeout: UI_TIMEOUT_MS });
+      for (const text of ['step 1: decide', `step 1: get_user_profile (${profileHash})`, 'step 2: decide', `step 2: search_policy (${policyHash})`, 'step 3: decide']) {
+        await page.getByText(text, { exact: true }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+      }
+      // Current details come live from the worker (a query); the UI renders them as markdown in an iframe.
+      await page.frameLocator('iframe').first().getByText('ended: success after 3 step(s)').waitFor({ timeout: UI_TIMEOUT_MS });
+      await shot(page, 'web-ui-3-metadata.png');
+
+      // And the search attributes the workflow kept up to date.
+      await page.getByText('Search Attributes', { exact: true }).click();
+      await page.waitForURL(/\/search-attributes/, { timeout: UI_TIMEOUT_MS });
+      await page.getByText('"AgentStopReason"').first().waitFor({ timeout: UI_TIMEOUT_MS });
+      const body = await page.locator('body').innerText();
+      for (const fragment of [`"AgentPrincipal": "${principal}"`, '"AgentStatus": "ok"', '"AgentStep": 3', '"AgentStopReason": "success"', '"AgentToolCalls": 2']) {
+        assert.ok(body.includes(fragment), `search attributes show ${fragment}`);
+      }
+      await shot(page, 'web-ui-4-search-attributes.png');
+    } catch (err) {
+      await shot(page, 'web-ui-failure.png').catch(() => undefined);
+      throw err;
+    } finally {
+      await page.close();
+    }
+    assert.ok(existsSync(path.join(ARTIFACTS, 'web-ui-2-history.png')));
+  });
+});

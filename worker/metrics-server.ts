@@ -1,0 +1,107 @@
+// One Prometheus endpoint per worker: GET /metrics answers with the agent's own registry
+// (agent_*, plus Node's process_* / nodejs_*) followed by the Temporal SDK's metrics (temporal_*).
+// The SDK's exporter lives in the native Runtime and must bind a port of its own; it listens on
+// loopback only and this server fetches from it on each scrape, so operators scrape one port.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
+import type { Registry } from 'prom-client';
+
+export const DEFAULT_METRICS_PORT = 9464;
+
+export interface MetricsServer {
+  /** The port actually bound (useful with port 0). */
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface MetricsServerOptions {
+  registry: Registry;
+  port: number;
+  host?: string;
+  /** The SDK exporter's URL (http://127.0.0.1:PORT/metrics); omitted: only the agent's metrics. */
+  sdkMetricsUrl?: string;
+}
+
+export async function startMetricsServer(opts: MetricsServerOptions): Promise<MetricsServer> {
+  const host = opts.host ?? '0.0.0.0';
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' || (path !== '/metrics' && path !== '/')) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: scrape /metrics\n');
+      return;
+    }
+    scrape(opts).then(
+      (body) => res.writeHead(200, { 'content-type': opts.registry.contentType }).end(body),
+      (err: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${err.message}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return {
+    port,
+    url: `http://${shownHost}:${port}/metrics`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function scrape(opts: MetricsServerOptions): Promise<string> {
+  const own = await opts.registry.metrics();
+  if (!opts.sdkMetricsUrl) return own;
+  let sdk: string;
+  try {
+    const response = await fetch(opts.sdkMetricsUrl, { signal: AbortSignal.timeout(2_000) });
+    sdk = response.ok ? await response.text() : `# temporal sdk metrics unavailable: HTTP ${response.status}\n`;
+  } catch (err) {
+    sdk = `# temporal sdk metrics unavailable: ${(err as Error).message}\n`;
+  }
+  return `${own.endsWith('\n') ? own : own + '\n'}${sdk}`;
+}
+
+/** A loopback port nobody listens on right now (for the SDK exporter, which needs a fixed address). */
+export function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** AGENT_SDK_METRICS_PORT: the loopback port of the SDK's exporter; unset = any free port. */
+export async function sdkMetricsPortFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const raw = (env.AGENT_SDK_METRICS_PORT ?? '').trim();
+  if (raw === '') return freeLoopbackPort();
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) {
+    throw new Error(`AGENT_SDK_METRICS_PORT must be a port number, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+/**
+ * AGENT_METRICS_PORT: unset = 9464; a number = that port (0 = any free port, printed at start);
+ * `off` = no metrics endpoint.
+ */
+export function metricsPortFromEnv(env: NodeJS.ProcessEnv = process.env): number | 'off' {
+  const raw = (env.AGENT_METRICS_PORT ?? '').trim();
+  if (raw === '') return DEFAULT_METRICS_PORT;
+  if (raw.toLowerCase() === 'off') return 'off';
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) {
+    throw new Error(`AGENT_METRICS_PORT must be a port number (0 for any free port) or "off", got "${raw}"`);
+  }
+  return Number(raw);
+}

@@ -1,0 +1,59 @@
+// The run's custom search attributes: what an operator filters on in the Web UI and with
+// `agent list` / `agent cancel --stuck` (status, stop reason, step, tool calls, principal).
+//
+// How a run knows they exist: upserting an attribute the namespace does not have fails the
+// workflow task again and again, so the workflow never assumes it. The client checks the
+// namespace once (client/search-attribute-check.ts: operatorService.listSearchAttributes) and sets
+// `search_attributes: true` in the input; only then does the workflow upsert. The first upsert
+// is also guarded by `patched(SEARCH_ATTRIBUTES_PATCH)`, so a run whose history was written by a
+// worker without this code (a rolling deploy) keeps replaying without the new commands.
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import type { SearchAttributePair } from '@temporalio/common';
+
+export const AGENT_STATUS = defineSearchAttributeKey('AgentStatus', SearchAttributeType.KEYWORD);
+export const AGENT_STOP_REASON = defineSearchAttributeKey('AgentStopReason', SearchAttributeType.KEYWORD);
+export const AGENT_STEP = defineSearchAttributeKey('AgentStep', SearchAttributeType.INT);
+export const AGENT_TOOL_CALLS = defineSearchAttributeKey('AgentToolCalls', SearchAttributeType.INT);
+export const AGENT_PRINCIPAL = defineSearchAttributeKey('AgentPrincipal', SearchAttributeType.KEYWORD);
+
+/** Every attribute with the type the namespace must have it registered as (temporal CLI spelling). */
+export const AGENT_SEARCH_ATTRIBUTE_DEFINITIONS = [
+  { name: AGENT_STATUS.name, type: 'Keyword' },
+  { name: AGENT_STOP_REASON.name, type: 'Keyword' },
+  { name: AGENT_STEP.name, type: 'Int' },
+  { name: AGENT_TOOL_CALLS.name, type: 'Int' },
+  { name: AGENT_PRINCIPAL.name, type: 'Keyword' },
+] as const;
+
+export const SEARCH_ATTRIBUTES_PATCH = 'search-attributes-v1';
+
+/** AgentStatus values. `cancelled` is a run stopped by the kill switch (Temporal status Canceled). */
+export const RUN_STATUSES = ['running', 'ok', 'stopped', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** Stop reasons can carry a model-chosen tool name: keep the Keyword value bounded. */
+export const MAX_KEYWORD_CHARS = 200;
+
+export function keywordValue(text: string): string {
+  return text.length <= MAX_KEYWORD_CHARS ? text : text.slice(0, MAX_KEYWORD_CHARS);
+}
+
+export interface RunAttributes {
+  status: RunStatus;
+  step: number;
+  toolCalls: number;
+  principal: string;
+  stopReason?: string;
+}
+
+/** All attributes of a run, as pairs for `upsertSearchAttributes` or a workflow start. */
+export function attributePairs(a: RunAttributes): SearchAttributePair[] {
+  const pairs: SearchAttributePair[] = [
+    { key: AGENT_STATUS, value: a.status },
+    { key: AGENT_STEP, value: a.step },
+    { key: AGENT_TOOL_CALLS, value: a.toolCalls },
+    { key: AGENT_PRINCIPAL, value: keywordValue(a.principal) },
+  ];
+  if (a.stopReason !== undefined) pairs.push({ key: AGENT_STOP_REASON, value: keywordValue(a.stopReason) });
+  return pairs;
+}
