@@ -55,9 +55,13 @@ function parse(text: string): Map<string, number> {
 
 describe('worker metrics endpoint', () => {
   it('answers with the agent counters after runs, and the SDK metrics, on one port', async () => {
-    const ok = await run([{ status: 429, headers: { 'retry-after': '1' } }, tool('get_user_profile', { user_id: 42 }), tool('get_user_billing', { user_id: 999_999 }), final('No billing record.')]);
+    // A principal with no records: both reads answer ok=false (an observation, not a failure).
+    const ok = await run(
+      [{ status: 429, headers: { 'retry-after': '1' } }, tool('get_user_profile', { user_id: 999_999 }), tool('get_user_billing', { user_id: 999_999 }), final('No such user.')],
+      { user_id: 999_999 },
+    );
     assert.equal(ok.stop_reason, 'success');
-    assert.equal(ok.history[1]!.observation.ok, false, 'the billing tool answered ok=false');
+    assert.deepEqual(ok.history.map((h) => h.observation.ok), [false, false], 'both tools answered ok=false');
     const denied = await run([tool('get_user_profile', { user_id: 42 }), tool('search_policy', { query: 'refund' })], { allow: ['get_user_profile'] });
     assert.equal(denied.stop_reason, 'tool_denied:search_policy');
     const invented = await run([tool('delete_everything', {})], { allow: ['delete_everything'] });
@@ -77,7 +81,8 @@ describe('worker metrics endpoint', () => {
     assert.equal(value('agent_runs_ended_total{status="stopped",stop_reason="tool_missing:(unregistered)"}'), 1);
     assert.doesNotMatch(text, /delete_everything/);
     assert.equal(value('agent_steps_total'), 3 + 2 + 1);
-    assert.equal(value('agent_tool_calls_total{tool="get_user_profile",outcome="ok"}'), 2);
+    assert.equal(value('agent_tool_calls_total{tool="get_user_profile",outcome="ok"}'), 1);
+    assert.equal(value('agent_tool_calls_total{tool="get_user_profile",outcome="error"}'), 1);
     assert.equal(value('agent_tool_calls_total{tool="get_user_billing",outcome="error"}'), 1);
     assert.equal(value('agent_tool_calls_total{tool="search_policy",outcome="denied"}'), 1);
     assert.equal(value('agent_tool_calls_total{tool="(unregistered)",outcome="denied"}'), 1);
