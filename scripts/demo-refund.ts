@@ -83,8 +83,19 @@ export async function runRefundDemo(client: Client, env: TemporalEnv, opts: Refu
 
   let watching = true;
   try {
-    const follow = followRun(client, handle, { onLine: (text) => watching && say(`  ${text}`) });
-    const asked = askOperator(client, env, handle, workflowId, opts, follow);
+    // Ask the operator only once the progress printer has shown the run reaching the approval,
+    // so the prompt never appears before the steps that led to it.
+    let reachedApproval!: () => void;
+    const approvalShown = new Promise<void>((resolve) => (reachedApproval = resolve));
+    const follow = followRun(client, handle, {
+      onLine: (text) => {
+        if (watching) say(`  ${text}`);
+        if (text.includes('awaiting approval')) reachedApproval();
+      },
+    });
+    const asked = Promise.race([approvalShown, follow.catch(() => undefined)]).then(() =>
+      askOperator(client, env, handle, workflowId, opts, follow),
+    );
     const result = await Promise.race([follow, opts.interrupted]);
     await asked;
     say();
