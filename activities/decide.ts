@@ -62,7 +62,8 @@ function classify(err: unknown, ctx: Context): unknown {
       return ApplicationFailure.create({
         message: `LLM answered HTTP ${status}: ${err.message}`,
         type: LLM_RETRYABLE,
-        nextRetryDelay: retryAfterMs(err.headers),
+        // A zero delay would end Temporal's retries; "retry now" means the policy's own backoff.
+        nextRetryDelay: retryAfterMs(err.headers) || undefined,
       });
     }
     return ApplicationFailure.nonRetryable(`LLM rejected the request with HTTP ${status}: ${err.message}`, LLM_REJECTED);

@@ -202,6 +202,12 @@ describe('LLM failures', { concurrency: true }, () => {
     assert.ok(gap >= 2_800, `retried after ${gap} ms, Retry-After said 3 s`);
   });
 
+  it('a 429 with Retry-After: 0 is still retried (by the policy backoff)', async () => {
+    const { result, requests } = await run([{ status: 429, headers: { 'retry-after': '0' } }, final('ok')]);
+    assert.equal(result.stop_reason, 'success');
+    assert.equal(requests.length, 2);
+  });
+
   it('llm_error: 5xx answers until the attempts run out', async () => {
     const { result, requests } = await run([{ status: 503 }, { status: 500 }], { llm_max_attempts: 2 });
     assert.equal(result.stop_reason, 'llm_error');
