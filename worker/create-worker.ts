@@ -3,6 +3,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { ActivityDeps } from '../activities';
+import { agentDataConverter } from '../client/connect';
 import { NO_METRICS_SINKS } from './metrics';
 import type { AgentMetrics } from './metrics';
 
@@ -24,6 +25,8 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     taskQueue: opts.taskQueue,
     workflowsPath: require.resolve('../workflows'),
     activities: createActivities(opts.deps),
+    // Payloads are encrypted whenever a codec key is configured (the codec runs outside the sandbox).
+    dataConverter: agentDataConverter(),
     // Heartbeats carry cancellation: send them at least this often so a kill switch or a
     // max_seconds deadline reaches the running LLM call in well under a second.
     maxHeartbeatThrottleInterval: '300 milliseconds',

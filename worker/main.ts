@@ -1,7 +1,9 @@
 // `npm run worker`: runs one agent worker until SIGINT/SIGTERM, then drains and exits.
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { connectionOptions, describeConnection, temporalEnv } from '../client/temporal-env';
+import { describeCodec } from '../client/connect';
 import { llmConfigFromEnv } from '../activities/llm-config';
+import { redactUrl } from '../activities/secrets';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { createAgentWorker } from './create-worker';
 import { createAgentMetrics } from './metrics';
@@ -11,6 +13,7 @@ import type { MetricsServer } from './metrics-server';
 async function main(): Promise<void> {
   const env = temporalEnv();
   const llm = llmConfigFromEnv();
+  const codec = describeCodec(); // a bad key configuration stops the worker here, in one line
   const metricsPort = metricsPortFromEnv();
 
   // The SDK's Prometheus exporter belongs to the process-wide Runtime, which must be installed
@@ -52,8 +55,9 @@ async function main(): Promise<void> {
   // Worker.run() installs SIGINT/SIGTERM handlers that shut down gracefully.
   console.error(
     `worker ready: ${describeConnection(env)} task queue=${env.taskQueue} model=${llm.model}` +
-      (llm.baseURL ? ` llm=${llm.baseURL}` : '') +
-      (metricsServer ? ` metrics=${metricsServer.url}` : ''),
+      (llm.baseURL ? ` llm=${redactUrl(llm.baseURL)}` : '') +
+      (metricsServer ? ` metrics=${metricsServer.url}` : '') +
+      `; ${codec}`,
   );
   try {
     await worker.run();
