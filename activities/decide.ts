@@ -1,17 +1,28 @@
 // The decision step (Think): one Chat Completions call through the `openai` client. It returns
 // the raw text and token usage; the workflow validates the text. Temporal owns the retries, so
 // the HTTP client never retries on its own, and every failure is classified for the retry policy.
+// The answer is untrusted and bounded here, before it reaches the history; error messages are
+// scrubbed of secrets (an error body may echo the API key).
 import { Context, ApplicationFailure } from '@temporalio/activity';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { DecideInput, DecideOutput } from '../workflows/types';
 import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../workflows/types';
 import type { LlmConfig } from './llm-config';
+import { scrubSecrets, secretsFromEnv } from './secrets';
 import { SYSTEM_PROMPT } from './system-prompt';
 
 const HEARTBEAT_EVERY_MS = 250;
+/**
+ * The largest model answer kept (UTF-8 bytes). An action is a few hundred bytes; anything above
+ * this ends the run as invalid_action:too_large and only a preview enters the history.
+ */
+export const MAX_ANSWER_BYTES = 32 * 1024;
+export const ANSWER_PREVIEW_CHARS = 2048;
+const MAX_MODEL_NAME_CHARS = 200;
 
 export function createDecide(config: LlmConfig) {
   const client = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseURL, maxRetries: 0, timeout: config.timeoutMs });
+  const secrets = [config.apiKey, ...secretsFromEnv()];
 
   return async function decide(input: DecideInput): Promise<DecideOutput> {
     const ctx = Context.current();
@@ -30,45 +41,61 @@ export function createDecide(config: LlmConfig) {
         },
         { signal: ctx.cancellationSignal, headers: { 'Idempotency-Key': input.idempotency_key } },
       );
-      const usage = completion.usage;
-      return {
-        text: completion.choices[0]?.message?.content ?? '',
-        model: completion.model,
-        usage: {
-          prompt_tokens: usage?.prompt_tokens ?? 0,
-          completion_tokens: usage?.completion_tokens ?? 0,
-          total_tokens: usage?.total_tokens ?? 0,
-        },
-      };
+      return boundedOutput(completion.choices?.[0]?.message?.content, completion.model, completion.usage);
     } catch (err) {
-      throw classify(err, ctx);
+      throw classify(err, ctx, secrets);
     } finally {
       clearInterval(beat);
     }
   };
 }
 
-function classify(err: unknown, ctx: Context): unknown {
+/** What the workflow gets from the HTTP answer: bounded text, a bounded model name, sane token counts. */
+export function boundedOutput(content: unknown, model: unknown, usage: unknown): DecideOutput {
+  const text = typeof content === 'string' ? content : '';
+  const counts = (usage ?? {}) as Record<string, unknown>;
+  const output: DecideOutput = {
+    text,
+    model: typeof model === 'string' ? model.slice(0, MAX_MODEL_NAME_CHARS) : '',
+    usage: { prompt_tokens: tokens(counts.prompt_tokens), completion_tokens: tokens(counts.completion_tokens), total_tokens: tokens(counts.total_tokens) },
+  };
+  // Cheap check first: a string of n UTF-16 units has at most 3n UTF-8 bytes.
+  if (text.length * 3 <= MAX_ANSWER_BYTES) return output;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= MAX_ANSWER_BYTES) return output;
+  return { ...output, text: text.slice(0, ANSWER_PREVIEW_CHARS), too_large: { bytes } };
+}
+
+/** A token count from an untrusted server: a non-negative safe integer, else 0. */
+function tokens(value: unknown): number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
+}
+
+function classify(err: unknown, ctx: Context, secrets: readonly string[]): unknown {
   // A cancelled activity: rethrow what the SDK expects so Temporal records a cancellation.
   if (err instanceof APIUserAbortError || ctx.cancellationSignal.aborted) {
     return ctx.cancellationSignal.reason ?? err;
   }
+  const message = (err: Error) => scrubSecrets(err.message, secrets).slice(0, 1000);
   if (err instanceof APIConnectionTimeoutError || err instanceof APIConnectionError) {
-    return ApplicationFailure.retryable(`LLM did not answer: ${err.message}`, LLM_TIMEOUT);
+    return ApplicationFailure.retryable(`LLM did not answer: ${message(err)}`, LLM_TIMEOUT);
   }
   if (err instanceof APIError && typeof err.status === 'number') {
     const status = err.status;
     if (status === 429 || status >= 500) {
       return ApplicationFailure.create({
-        message: `LLM answered HTTP ${status}: ${err.message}`,
+        message: `LLM answered HTTP ${status}: ${message(err)}`,
         type: LLM_RETRYABLE,
         // A zero delay would end Temporal's retries; "retry now" means the policy's own backoff.
         nextRetryDelay: retryAfterMs(err.headers) || undefined,
       });
     }
-    return ApplicationFailure.nonRetryable(`LLM rejected the request with HTTP ${status}: ${err.message}`, LLM_REJECTED);
+    return ApplicationFailure.nonRetryable(`LLM rejected the request with HTTP ${status}: ${message(err)}`, LLM_REJECTED);
   }
-  return err;
+  // Anything else (a malformed answer the client could not parse, a bug): a fresh failure with a
+  // scrubbed message, so neither the original message nor its stack carries a secret out.
+  const what = err instanceof Error ? `${err.name}: ${message(err)}` : scrubSecrets(String(err), secrets).slice(0, 1000);
+  return ApplicationFailure.retryable(`LLM call failed: ${what}`, LLM_RETRYABLE);
 }
 
 /** Honour Retry-After (seconds or an HTTP date); capped so a hostile header cannot park a run. */

@@ -9,6 +9,7 @@ import { createSearchPolicy } from './tools/policy';
 import { createIssueRefund, lazyRefundService, refundFaultsFromEnv } from './refunds/issue-refund';
 import type { RefundFaults } from './refunds/issue-refund';
 import type { RefundService } from './refunds/service';
+import { withObservationLog } from './observation-log';
 
 export interface ActivityDeps {
   llm: LlmConfig;
@@ -22,13 +23,16 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     decide: createDecide(deps.llm),
-    get_user_profile: createGetUserProfile(deps.data),
-    get_user_billing: createGetUserBilling(deps.data),
-    search_policy: createSearchPolicy(deps.data),
-    issue_refund: createIssueRefund({
-      refunds: deps.refunds ?? lazyRefundService(),
-      data: deps.data,
-      faults: deps.refundFaults ?? refundFaultsFromEnv(),
+    // Every tool's result is logged as the model sees it (sensitive fields redacted).
+    ...withObservationLog({
+      get_user_profile: createGetUserProfile(deps.data),
+      get_user_billing: createGetUserBilling(deps.data),
+      search_policy: createSearchPolicy(deps.data),
+      issue_refund: createIssueRefund({
+        refunds: deps.refunds ?? lazyRefundService(),
+        data: deps.data,
+        faults: deps.refundFaults ?? refundFaultsFromEnv(),
+      }),
     }),
   };
 }

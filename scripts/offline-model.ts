@@ -16,7 +16,7 @@ interface Payload {
   goal?: string;
   principal?: { user_id?: number };
   state_summary?: { tools_used?: string[] };
-  recent_history?: HistoryEntry[];
+  untrusted_observations?: { steps?: HistoryEntry[] };
   available_tools?: Array<{ name?: string }>;
 }
 
@@ -33,7 +33,7 @@ export const refundDemoModel: Script = (req: RecordedRequest): Reply => {
   const userId = payload.principal?.user_id ?? Number(/user\s+(\d+)/i.exec(payload.goal ?? '')?.[1] ?? NaN);
   if (!Number.isInteger(userId)) return final('I cannot verify a refund: the request does not say which user is asking.');
 
-  const history = payload.recent_history ?? [];
+  const history = payload.untrusted_observations?.steps ?? [];
   const used = new Set([...(payload.state_summary?.tools_used ?? []), ...history.map((h) => h.action?.name ?? '')]);
   const available = new Set((payload.available_tools ?? []).map((t) => t.name));
   const plan: Array<[string, Record<string, unknown>]> = [
@@ -65,7 +65,7 @@ export const refundApprovalDemoModel: Script = (req, index): Reply => {
   const planDone = ['get_user_profile', 'get_user_billing', 'search_policy'].every((name) => used.has(name));
   if (!Number.isInteger(userId) || !planDone || !available.has('issue_refund')) return refundDemoModel(req, index) as Reply;
 
-  const history = payload.recent_history ?? [];
+  const history = payload.untrusted_observations?.steps ?? [];
   if (used.has('issue_refund')) return final(refundOutcome(history));
   const verdict = assess(userId!, history);
   if (!verdict.refundable) return final(verdict.answer);
@@ -114,7 +114,8 @@ function assess(userId: number, history: HistoryEntry[]): Assessment {
   if (billing === undefined) return no('I cannot verify a refund: I have no billing record for this user.');
 
   const name = findKey(profile, 'name');
-  const who = typeof name === 'string' ? name : `User ${userId}`;
+  // The runtime redacts the name from the model's view (data minimisation): fall back to the id.
+  const who = typeof name === 'string' && name !== '[redacted]' ? name : `User ${userId}`;
   const planName = findKey(billing, 'plan');
   const price = findKey(billing, 'price_usd');
   const days = findKey(billing, 'days_since_first_payment');

@@ -81,7 +81,7 @@ describe('the refund scenario', () => {
     const payload = JSON.parse(last.messages[1].content);
     assert.equal(payload.state_summary.steps_completed, 3);
     assert.deepEqual(payload.state_summary.tools_used, ['get_user_profile', 'get_user_billing', 'search_policy']);
-    assert.equal(payload.recent_history[1].observation.data.billing.price_usd, 49);
+    assert.equal(payload.untrusted_observations.steps[1].observation.data.billing.price_usd, 49);
     assert.deepEqual(payload.available_tools.map((t: { name: string }) => t.name), ['get_user_profile', 'get_user_billing', 'search_policy']);
     assert.equal(requests[0]!.headers.authorization, 'Bearer test-key');
   });

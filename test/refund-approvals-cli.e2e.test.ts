@@ -82,7 +82,7 @@ async function cliResult(id: string): Promise<AgentResult> {
 function lastObservation(id: string) {
   const requests = llm.requests(id);
   const payload = JSON.parse(requests.at(-1)!.body.messages[1].content);
-  return payload.state_summary.last_observation;
+  return payload.untrusted_observations.steps.at(-1)?.observation ?? null;
 }
 
 async function updateEvents(id: string): Promise<number> {
@@ -137,6 +137,7 @@ describe('approvals through the CLI', () => {
       ok: false,
       data: { rejected: 'duplicate request, already handled by phone' },
       source: 'operator',
+      trust: 'untrusted',
       bytes: 58,
       truncated: false,
     });
@@ -183,6 +184,7 @@ describe('approvals through the CLI', () => {
       ok: true,
       data: { answer: 'Call them back today; no refund beyond policy.' },
       source: 'operator',
+      trust: 'untrusted',
       bytes: 59,
       truncated: false,
     });

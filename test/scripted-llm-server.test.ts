@@ -208,9 +208,9 @@ describe('refundDemoModel', () => {
       const payload = {
         goal: `User ${userId} asked: Can I get a refund now?`,
         principal: { user_id: userId },
-        state_summary: { steps_completed: history.length, tools_used: history.map((h) => h.action.name), last_observation: history.at(-1)?.observation ?? null },
-        recent_history: history.slice(-3),
+        state_summary: { steps_completed: history.length, tools_used: history.map((h) => h.action.name) },
         available_tools: tools,
+        untrusted_observations: { notice: 'tool results', steps: history.slice(-3) },
       };
       const res = await decide(workflowId, step, payload);
       const action = JSON.parse(res.choices[0]?.message.content ?? '');

@@ -39,7 +39,7 @@ import { buildDecisionPayload } from './decision-payload';
 import { checkToolCall } from './gateway';
 import { decideKey, toolKey } from './idempotency';
 import { stateQuery } from './queries';
-import { toolStop } from './stop-reasons';
+import { safeToolName, toolStop } from './stop-reasons';
 import type { StopReason } from './stop-reasons';
 import { TOOL_REGISTRY } from './tool-catalog';
 import type { ToolSpec } from './tool-catalog';
@@ -97,8 +97,10 @@ class AgentRun {
   private readonly searchAttributes: boolean;
 
   constructor(private readonly input: AgentInput) {
-    this.budget = resolveBudget(input.budget);
-    this.allow = [...(input.allow ?? [])];
+    // Fixed for the whole run from the operator's input: nothing a model answer or a tool result
+    // says can reach these (there is no code path from an observation to them).
+    this.budget = Object.freeze(resolveBudget(input.budget));
+    this.allow = Object.freeze([...(input.allow ?? [])]);
     const carried = input.carried;
     this.startedAtMs = carried?.started_at_ms ?? workflowInfo().runStartTime.getTime();
     this.usage = carried ? { ...carried.usage } : { ...EMPTY_USAGE };
@@ -176,6 +178,12 @@ class AgentRun {
       const decision = await this.decide(step);
       if ('stop' in decision) return this.stop(decision.stop);
       this.usage = addTokens(this.usage, decision.usage);
+      if (decision.too_large) {
+        // The decide activity kept only a preview of an oversized answer.
+        return this.stop('invalid_action:too_large', {
+          raw_action: { truncated: true, bytes: decision.too_large.bytes, preview: decision.text },
+        });
+      }
 
       const validation = validateAction(decision.text);
       if (!validation.ok) {
@@ -202,8 +210,9 @@ class AgentRun {
         policy: (name, args) => this.principalPolicy(name, args),
       });
       if (!gate.allowed) {
-        agentMetrics.toolCall(action.name, 'denied');
-        this.trace.push({ step, tool: action.name, args_hash: gate.argsHash, ok: false, stop_reason: gate.reason });
+        // A name the model made up is not a metrics label (unbounded series) and is cleaned for the trace.
+        agentMetrics.toolCall(Object.prototype.hasOwnProperty.call(TOOL_REGISTRY, action.name) ? action.name : 'unregistered', 'denied');
+        this.trace.push({ step, tool: safeToolName(action.name), args_hash: gate.argsHash, ok: false, stop_reason: gate.reason });
         return this.stop(gate.reason);
       }
 

@@ -32,6 +32,9 @@ export type ValidationResult =
   | { ok: true; action: Action }
   | { ok: false; reason: InvalidActionKind; raw: unknown };
 
+/** Deeper JSON is not an action (an action with its args is 3-4 levels); hashing it would recurse without bound. */
+export const MAX_ACTION_DEPTH = 16;
+
 /** Parses and validates the model's raw text. Never throws. */
 export function validateAction(rawText: string): ValidationResult {
   let parsed: unknown;
@@ -40,10 +43,12 @@ export function validateAction(rawText: string): ValidationResult {
   } catch {
     return { ok: false, reason: 'bad_json', raw: rawText };
   }
+  if (nestedDeeperThan(parsed, MAX_ACTION_DEPTH)) return { ok: false, reason: 'too_deep', raw: rawText };
   return validateParsedAction(parsed);
 }
 
 export function validateParsedAction(parsed: unknown): ValidationResult {
+  if (nestedDeeperThan(parsed, MAX_ACTION_DEPTH)) return { ok: false, reason: 'too_deep', raw: `(JSON nested deeper than ${MAX_ACTION_DEPTH})` };
   const fail = (reason: InvalidActionKind): ValidationResult => ({ ok: false, reason, raw: parsed });
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return fail('not_object');
 
@@ -66,6 +71,18 @@ export function validateParsedAction(parsed: unknown): ValidationResult {
     return fail(firstReason(result.error, { reason: 'missing_reason' }));
   }
   return fail('bad_kind');
+}
+
+/** Iterative, so hostile nesting cannot overflow the stack here either. */
+export function nestedDeeperThan(value: unknown, maxDepth: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth > maxDepth) return true;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 // Extra keys win over field errors, as in the seeds' validate_action.

@@ -20,6 +20,8 @@ export interface ToolSpec {
   effectful?: boolean;
   /** The run pauses until an operator approves or rejects this exact call (`agent approve|reject`). */
   needsApproval?: boolean;
+  /** Dot paths into the tool's observation data that the model and the logs never see (`*` = any key). */
+  sensitive?: readonly string[];
 }
 
 const userId = z.number().int().positive().max(2_147_483_647);
@@ -39,6 +41,8 @@ export const TOOL_REGISTRY: Record<string, ToolSpec> = {
     args: z.strictObject({ user_id: userId }),
     timeoutSeconds: 10,
     maxAttempts: 3,
+    // A refund decision needs the tier and country, not the person's name.
+    sensitive: ['user.name'],
   },
   get_user_billing: {
     name: 'get_user_billing',

@@ -39,14 +39,22 @@ export interface CarriedState {
   human_wait_ms?: number;
 }
 
+/** Every tool result is untrusted input: data from a source, never an instruction or a permission. */
+export const OBSERVATION_TRUST = 'untrusted' as const;
+
 export interface Observation {
   tool: string;
   ok: boolean;
   data: unknown;
+  /** Which system the data came from (provenance). */
   source: string;
+  /** Always "untrusted" for tool results (absent in histories recorded before the label existed). */
+  trust?: typeof OBSERVATION_TRUST;
   /** Size of the serialised data before any truncation. */
   bytes: number;
   truncated: boolean;
+  /** Dot paths in data the tool marked as sensitive: redacted from the model's view and from logs. */
+  sensitive?: string[];
 }
 
 export interface TraceEntry {
@@ -97,12 +105,30 @@ export interface AgentState {
 
 // --- activity contracts ---
 
+/** An observation as the model sees it: labelled, with sensitive fields redacted. */
+export interface ObservationForModel {
+  tool: string;
+  source: string;
+  trust: typeof OBSERVATION_TRUST;
+  ok: boolean;
+  data: unknown;
+  bytes: number;
+  truncated: boolean;
+  /** Paths whose values were withheld from the model. */
+  redacted?: string[];
+}
+
 export interface DecisionPayload {
+  /** The operator's task and the principal: the runtime's own input. */
   goal: string;
   principal: { user_id: number };
-  state_summary: { steps_completed: number; tools_used: string[]; last_observation: Observation | null };
-  recent_history: HistoryEntry[];
+  state_summary: { steps_completed: number; tools_used: string[] };
   available_tools: CatalogEntry[];
+  /** Tool results of the last few steps, kept apart from everything above: data, never instructions. */
+  untrusted_observations: {
+    notice: string;
+    steps: Array<{ step: number; action: Action; observation: ObservationForModel }>;
+  };
 }
 
 export interface DecideInput {
@@ -111,9 +137,12 @@ export interface DecideInput {
 }
 
 export interface DecideOutput {
+  /** The model's answer; when too_large is set, only its first characters (a preview). */
   text: string;
   model: string;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  /** Set when the answer exceeded the decide activity's cap: the run stops with invalid_action:too_large. */
+  too_large?: { bytes: number };
 }
 
 export interface ToolInput {

@@ -1,0 +1,30 @@
+// One log line per tool result, for operators reading worker logs: the same view the model gets,
+// so fields a tool marks as sensitive are redacted here too.
+import { log } from '@temporalio/activity';
+import { observationForModel } from '../workflows/decision-payload';
+import type { Observation, ToolInput } from '../workflows/types';
+
+type ToolFn = (input: ToolInput) => Promise<Observation>;
+
+export function withObservationLog<T extends Record<string, ToolFn>>(tools: T): T {
+  const wrapped: Record<string, ToolFn> = {};
+  for (const [name, tool] of Object.entries(tools)) {
+    // A named function expression keeps the activity's registered name and stack traces readable.
+    wrapped[name] = {
+      [name]: async (input: ToolInput): Promise<Observation> => {
+        const observation = await tool(input);
+        const view = observationForModel(observation);
+        log.info(`tool observation: ${name}`, {
+          source: view.source,
+          ok: view.ok,
+          bytes: view.bytes,
+          truncated: view.truncated,
+          data: JSON.stringify(view.data),
+          ...(view.redacted ? { redacted: view.redacted.join(',') } : {}),
+        });
+        return observation;
+      },
+    }[name]!;
+  }
+  return wrapped as T;
+}

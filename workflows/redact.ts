@@ -1,0 +1,45 @@
+// Data minimisation: fields a tool marks as sensitive (dot paths into its observation data, `*`
+// for any key or array index) are replaced before the data reaches the model or a log line. The
+// observation itself keeps them (the history is encrypted at rest when a codec key is configured).
+// Pure and deterministic: used by the workflow (decision payload) and by activities (logs).
+import { TOOL_REGISTRY } from './tool-catalog';
+import type { Observation } from './types';
+
+export const REDACTED = '[redacted]';
+
+/** Sensitive paths of an observation: what its tool's spec declares plus what the tool marked. */
+export function sensitivePaths(observation: Pick<Observation, 'tool' | 'sensitive'>): string[] {
+  const spec = Object.prototype.hasOwnProperty.call(TOOL_REGISTRY, observation.tool) ? TOOL_REGISTRY[observation.tool] : undefined;
+  const paths = [...(spec?.sensitive ?? []), ...(observation.sensitive ?? [])];
+  return [...new Set(paths)];
+}
+
+/**
+ * A copy of `data` with every value at `paths` replaced by "[redacted]", and the concrete paths
+ * that were replaced (so the reader knows a field was withheld, not missing).
+ */
+export function redactPaths(data: unknown, paths: readonly string[]): { data: unknown; redacted: string[] } {
+  if (paths.length === 0 || typeof data !== 'object' || data === null) return { data, redacted: [] };
+  const copy = JSON.parse(JSON.stringify(data)) as unknown;
+  const redacted: string[] = [];
+  for (const path of paths) {
+    const segments = path.split('.').filter((s) => s.length > 0);
+    if (segments.length > 0) redactAt(copy, segments, [], redacted);
+  }
+  return { data: copy, redacted: [...new Set(redacted)].sort() };
+}
+
+function redactAt(node: unknown, segments: string[], at: string[], out: string[]): void {
+  if (typeof node !== 'object' || node === null) return;
+  const record = node as Record<string, unknown>;
+  const [head, ...rest] = segments as [string, ...string[]];
+  const keys = head === '*' ? Object.keys(record) : Object.prototype.hasOwnProperty.call(record, head) ? [head] : [];
+  for (const key of keys) {
+    if (rest.length === 0) {
+      record[key] = REDACTED;
+      out.push([...at, key].join('.'));
+    } else {
+      redactAt(record[key], rest, [...at, key], out);
+    }
+  }
+}
