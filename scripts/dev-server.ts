@@ -34,6 +34,8 @@ export interface DevServerOptions {
   namespace?: string;
   ip?: string;
   extraArgs?: string[];
+  /** Browser-facing URL of the codec server (`--ui-codec-endpoint`): the Web UI decodes payloads through it. */
+  codecEndpoint?: string;
   logFile?: string;
   /** Skip discovery and use this CLI binary. */
   cliPath?: string;
@@ -252,6 +254,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     '--log-level', 'warn',
     ...AGENT_SEARCH_ATTRIBUTES.flatMap((sa) => ['--search-attribute', `${sa.name}=${sa.type}`]),
     ...Object.entries(DYNAMIC_CONFIG).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${v}`]),
+    ...(opts.codecEndpoint ? ['--ui-codec-endpoint', opts.codecEndpoint] : []),
     ...(opts.extraArgs ?? []),
   ];
   const address = `${ip}:${port}`;

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isServerReachable, startDevServer } from './dev-server';
+import { keyringFromEnv } from '../client/codec/keyring';
+import { DEFAULT_CODEC_PORT } from '../client/codec/http-server';
 
 /** Folder holding package.json: works from scripts/ (ts) and dist/scripts/ (compiled). */
 export function repoRoot(): string {
@@ -22,15 +24,26 @@ function envPort(name: string, fallback: number): number {
 }
 
 /** Settings shared by `npm run server` and ensureLocalServer(). */
-export function localServerConfig(): { port: number; uiPort: number; namespace: string; dbFile: string } {
+export function localServerConfig(): { port: number; uiPort: number; namespace: string; dbFile: string; codecEndpoint?: string } {
   const port = envPort('TEMPORAL_PORT', 7233);
   return {
+    ...codecEndpointFromEnv(),
     port,
     // Same default as the CLI itself (gRPC port + 1000), i.e. 8233.
     uiPort: envPort('TEMPORAL_UI_PORT', port + 1000),
     namespace: process.env.TEMPORAL_NAMESPACE || 'default',
     dbFile: path.join(repoRoot(), '.temporal', 'dev.sqlite'),
   };
+}
+
+/**
+ * With a codec key configured, payloads are encrypted, so the Web UI needs the codec server
+ * (`npm run codec-server`): AGENT_CODEC_ENDPOINT, or http://localhost:AGENT_CODEC_PORT (8888).
+ */
+function codecEndpointFromEnv(): { codecEndpoint?: string } {
+  if (!keyringFromEnv()) return {};
+  const endpoint = process.env.AGENT_CODEC_ENDPOINT || `http://localhost:${envPort('AGENT_CODEC_PORT', DEFAULT_CODEC_PORT)}`;
+  return { codecEndpoint: endpoint.replace(/\/+$/, '') };
 }
 
 export interface LocalServer {
@@ -63,6 +76,6 @@ export async function ensureLocalServer(): Promise<LocalServer> {
   if (!LOCAL_HOSTS.has(host)) {
     throw new Error(`TEMPORAL_ADDRESS=${address} is not reachable (namespace ${cfg.namespace}) and is not local, so no dev server is started`);
   }
-  const server = await startDevServer({ port, uiPort, dbFile: cfg.dbFile, namespace: cfg.namespace });
+  const server = await startDevServer({ port, uiPort, dbFile: cfg.dbFile, namespace: cfg.namespace, codecEndpoint: cfg.codecEndpoint });
   return { address: server.address, uiUrl: server.uiUrl, namespace: server.namespace, stop: () => server.stop() };
 }

@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { createClient } from '../../client/connect';
 import { temporalEnv } from '../../client/temporal-env';
 import type { TemporalEnv } from '../../client/temporal-env';
 import { DEFAULT_ALLOWED_TOOLS } from '../../workflows/tool-catalog';
@@ -24,9 +25,9 @@ export function testEnv(taskQueue: string, overrides: Partial<TemporalEnv> = {})
   return { ...temporalEnv(), taskQueue, ...overrides };
 }
 
-export async function connectClient(env: TemporalEnv): Promise<Client> {
-  const connection = await Connection.connect({ address: env.address });
-  return new Client({ connection, namespace: env.namespace });
+/** A client like the CLI's: it encrypts and decrypts payloads when codecEnv configures a key. */
+export async function connectClient(env: TemporalEnv, codecEnv: NodeJS.ProcessEnv = process.env): Promise<Client> {
+  return createClient(env, codecEnv);
 }
 
 export const REFUND_GOAL =
