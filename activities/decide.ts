@@ -7,6 +7,7 @@ import { Context, ApplicationFailure } from '@temporalio/activity';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { DecideInput, DecideOutput } from '../workflows/types';
 import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../workflows/types';
+import { limitedFetch, responseTooLarge } from './limited-fetch';
 import type { LlmConfig } from './llm-config';
 import { scrubSecrets, secretsFromEnv } from './secrets';
 import { SYSTEM_PROMPT } from './system-prompt';
@@ -19,9 +20,20 @@ const HEARTBEAT_EVERY_MS = 250;
 export const MAX_ANSWER_BYTES = 32 * 1024;
 export const ANSWER_PREVIEW_CHARS = 2048;
 const MAX_MODEL_NAME_CHARS = 200;
+/**
+ * The largest HTTP response body read at all: room for a capped answer even if every character
+ * were JSON-escaped (6x), plus the envelope. Larger bodies are not read into memory.
+ */
+export const MAX_RESPONSE_BYTES = 6 * MAX_ANSWER_BYTES + 64 * 1024;
 
 export function createDecide(config: LlmConfig) {
-  const client = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseURL, maxRetries: 0, timeout: config.timeoutMs });
+  const client = new OpenAI({
+    apiKey: config.apiKey,
+    baseURL: config.baseURL,
+    maxRetries: 0,
+    timeout: config.timeoutMs,
+    fetch: limitedFetch(MAX_RESPONSE_BYTES),
+  });
   const secrets = [config.apiKey, ...secretsFromEnv()];
 
   return async function decide(input: DecideInput): Promise<DecideOutput> {
@@ -43,6 +55,9 @@ export function createDecide(config: LlmConfig) {
       );
       return boundedOutput(completion.choices?.[0]?.message?.content, completion.model, completion.usage);
     } catch (err) {
+      // A 2xx answer too large to even read is the model's answer being too large.
+      const tooLarge = responseTooLarge(err);
+      if (tooLarge && !ctx.cancellationSignal.aborted) return { text: '', model: '', usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, too_large: { bytes: tooLarge.bytes } };
       throw classify(err, ctx, secrets);
     } finally {
       clearInterval(beat);

@@ -4,14 +4,17 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { envelope, OBSERVATION_MAX_BYTES } from '../activities/envelope';
-import { boundedOutput, MAX_ANSWER_BYTES } from '../activities/decide';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { boundedOutput, createDecide, MAX_ANSWER_BYTES, MAX_RESPONSE_BYTES } from '../activities/decide';
+import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
+import type { Reply } from '../scripts/scripted-llm-server';
 import { scrubSecrets, secretsFromEnv, redactUrl } from '../activities/secrets';
 import { SEED_DATA } from '../activities/tools/seed-data';
 import { MAX_ACTION_DEPTH, validateAction } from '../workflows/contract';
 import { buildDecisionPayload, observationForModel } from '../workflows/decision-payload';
 import { REDACTED, redactPaths } from '../workflows/redact';
 import { isStopReason, safeToolName, toolStop } from '../workflows/stop-reasons';
-import type { HistoryEntry } from '../workflows/types';
+import type { DecideOutput, HistoryEntry } from '../workflows/types';
 
 describe('redactPaths', () => {
   it('replaces values at dot paths, with * for any key or index, and lists what it withheld', () => {
@@ -163,5 +166,40 @@ describe('secrets never leave in text', () => {
   it('redactUrl hides credentials in a URL', () => {
     assert.equal(redactUrl('https://u:p@host/v1'), 'https://***:***@host/v1');
     assert.equal(redactUrl('http://127.0.0.1:8080/v1'), 'http://127.0.0.1:8080/v1');
+  });
+});
+
+describe('the decide step never reads an oversized HTTP answer into memory', () => {
+  const payload = { goal: 'g', principal: { user_id: 42 }, state_summary: { steps_completed: 0, tools_used: [] }, available_tools: [], untrusted_observations: { notice: '', steps: [] } };
+  const decideWith = async (replies: Reply[]) => {
+    const llm = await ScriptedLlmServer.start();
+    try {
+      llm.script('wf', replies);
+      const decide = createDecide({ apiKey: 'k', baseURL: llm.baseUrl, model: 'm', timeoutMs: 30_000 });
+      return (await new MockActivityEnvironment().run(decide, { payload, idempotency_key: 'wf:decide:1' })) as DecideOutput;
+    } finally {
+      await llm.close();
+    }
+  };
+
+  it('a 5 MB answer: too_large, without the text', async () => {
+    const out = await decideWith([{ content: '{"kind":"final","answer":"ok"}' + ' '.repeat(5 * 1024 * 1024) }]);
+    assert.ok(out.too_large && out.too_large.bytes > MAX_RESPONSE_BYTES);
+    assert.equal(out.text, '');
+  });
+
+  it('an answer just above the answer cap but below the response cap: too_large with a preview', async () => {
+    const out = await decideWith([{ content: 'y'.repeat(MAX_ANSWER_BYTES + 10) }]);
+    assert.deepEqual(out.too_large, { bytes: MAX_ANSWER_BYTES + 10 });
+    assert.equal(out.text, 'y'.repeat(2048));
+  });
+
+  it('a huge error body is an LLM error (retryable for a 5xx), not a crash', async () => {
+    await assert.rejects(decideWith([{ status: 503, body: 'e'.repeat(3 * 1024 * 1024) }]), (err: Error & { type?: string }) => {
+      assert.equal(err.type, 'LlmRetryable');
+      assert.match(err.message, /HTTP 503/);
+      assert.ok(err.message.length < 2000);
+      return true;
+    });
   });
 });

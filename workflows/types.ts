@@ -141,7 +141,10 @@ export interface DecideOutput {
   text: string;
   model: string;
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
-  /** Set when the answer exceeded the decide activity's cap: the run stops with invalid_action:too_large. */
+  /**
+   * Set when the answer exceeded the decide activity's cap (or its HTTP response was too large to
+   * read; bytes is then a lower bound): the run stops with invalid_action:too_large.
+   */
   too_large?: { bytes: number };
 }
 
