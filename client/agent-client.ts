@@ -19,7 +19,26 @@ export class RunNotFoundError extends Error {
   }
 }
 
+/** Temporal's default limit.maxIDLength. Longer ids are refused before they reach the server. */
+export const MAX_WORKFLOW_ID_CHARS = 1000;
+
+/** A run id no server would accept: empty, too long, or with control characters. */
+export class InvalidRunIdError extends Error {
+  override name = 'InvalidRunIdError';
+}
+
+// Checked up front: the server's error for a very long id echoes it back, and a reply of ~64 KiB
+// or more never reaches the client (the call would hang until its deadline).
+export function checkRunId(workflowId: string): void {
+  if (workflowId.length === 0) throw new InvalidRunIdError('a run id must not be empty');
+  if (workflowId.length > MAX_WORKFLOW_ID_CHARS) {
+    throw new InvalidRunIdError(`a run id has at most ${MAX_WORKFLOW_ID_CHARS} characters, got ${workflowId.length}`);
+  }
+  if (/[\p{Cc}\p{Cs}]/u.test(workflowId)) throw new InvalidRunIdError('a run id must not contain control characters or lone surrogates');
+}
+
 export async function startRun(client: Client, env: TemporalEnv, input: AgentInput, workflowId: string): Promise<WorkflowHandle<typeof reactAgent>> {
+  checkRunId(workflowId);
   // With the Agent* search attributes registered, a run is findable (status running, principal)
   // from the moment it starts, even before a worker picks it up; the workflow keeps them current.
   const searchAttributes = (await checkSearchAttributes(client)).available;
@@ -34,6 +53,7 @@ export async function startRun(client: Client, env: TemporalEnv, input: AgentInp
 }
 
 export async function existingRun(client: Client, workflowId: string): Promise<WorkflowHandle<typeof reactAgent>> {
+  checkRunId(workflowId);
   const handle = client.workflow.getHandle<typeof reactAgent>(workflowId);
   try {
     await handle.describe();
@@ -77,6 +97,7 @@ function emptyCancelledResult(): AgentResult {
 
 /** The kill switch. The reason is recorded in the run's history (WorkflowExecutionCancelRequested). */
 export async function cancelRun(client: Client, workflowId: string, reason = 'cancelled by operator'): Promise<void> {
+  checkRunId(workflowId);
   try {
     await client.workflowService.requestCancelWorkflowExecution({
       namespace: client.options.namespace,

@@ -1,7 +1,9 @@
 // What every CLI command gets: where to write, the Temporal settings, and a lazily opened client.
 // Also the error type commands throw for "this did not work" (one line on stderr, exit 1).
 import net from 'node:net';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { newClient } from './connect';
 import { connectionOptions } from './temporal-env';
 import type { TemporalEnv } from './temporal-env';
 
@@ -51,7 +53,7 @@ export function unreachable(env: TemporalEnv): CliError {
   return new CliError(`cannot reach Temporal at ${env.address}; start it with \`npm run server\``);
 }
 
-export async function connectClient(env: TemporalEnv): Promise<{ client: Client; close(): Promise<void> }> {
+export async function connectClient(env: TemporalEnv, processEnv: NodeJS.ProcessEnv = process.env): Promise<{ client: Client; close(): Promise<void> }> {
   // A refused port fails in milliseconds over plain TCP; gRPC would wait for its whole timeout.
   if (!(await tcpOpen(env.address, CONNECT_TIMEOUT_MS))) throw unreachable(env);
   let connection: Connection;
@@ -73,7 +75,8 @@ export async function connectClient(env: TemporalEnv): Promise<{ client: Client;
     }
     throw unreachable(env);
   }
-  return { client: new Client({ connection, namespace: env.namespace }), close };
+  // Encrypts and decrypts payloads when AGENT_CODEC_KEYS / AGENT_CODEC_KEY_FILE is set, like the worker.
+  return { client: newClient(connection, env.namespace, processEnv), close };
 }
 
 /** True if something accepts TCP connections at host:port; odd addresses are left to gRPC to judge. */

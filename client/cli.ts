@@ -3,7 +3,7 @@
 // Errors become one line on stderr and an exit code (2 usage, 1 runtime), never a stack trace.
 import type { Client } from '@temporalio/client';
 import { TerminatedFailure, TimeoutFailure, WorkflowFailedError } from '@temporalio/client';
-import { RunNotFoundError } from './agent-client';
+import { InvalidRunIdError, RunNotFoundError } from './agent-client';
 import { UsageError } from './cli-args';
 import type { Command, CommandContext, Io } from './cli-context';
 import { CliError, connectClient, line } from './cli-context';
@@ -35,7 +35,7 @@ export async function main(argv: string[], io: Io, processEnv: NodeJS.ProcessEnv
       env,
       commands: COMMANDS,
       client: () =>
-        (connecting ??= connectClient(resolvedEnv).then((c) => {
+        (connecting ??= connectClient(resolvedEnv, processEnv).then((c) => {
           close = c.close;
           return c.client;
         })),
@@ -50,7 +50,7 @@ export async function main(argv: string[], io: Io, processEnv: NodeJS.ProcessEnv
     return await command.run(rest, ctx);
   } catch (err) {
     const { message, code } = describeError(err, env);
-    line(io.stderr, `agent: ${message}`);
+    line(io.stderr, `agent: ${oneLine(message)}`);
     if (processEnv.AGENT_DEBUG && err instanceof Error && err.stack) line(io.stderr, err.stack);
     return code;
   } finally {
@@ -62,6 +62,7 @@ function describeError(err: unknown, env: TemporalEnv | undefined): { message: s
   if (err instanceof UsageError) return { message: err.hint ? `${err.message}; ${err.hint}` : err.message, code: 2 };
   if (err instanceof CliError) return { message: err.message, code: err.exitCode };
   if (err instanceof RunNotFoundError) return { message: err.message, code: 1 };
+  if (err instanceof InvalidRunIdError) return { message: err.message, code: 2 };
   if (err instanceof WorkflowFailedError) {
     // Terminated, timed out or failed: Temporal ended it, so there is no AgentResult to show.
     const how = err.cause instanceof TerminatedFailure ? 'was terminated' : err.cause instanceof TimeoutFailure ? 'timed out' : 'failed';
@@ -80,6 +81,16 @@ function grpcCodeOf(err: unknown): number | undefined {
     if (typeof code === 'number') return code;
   }
   return undefined;
+}
+
+/**
+ * What reaches stderr is one readable line whatever the input echoed back: control characters
+ * (a newline in a run id) are escaped, and an echoed 200 KB argument is cut.
+ */
+export function oneLine(text: string, max = 300): string {
+  const escaped = text.replace(/[\p{Cc}\p{Cs}\u2028\u2029]/gu, (c) => JSON.stringify(c).slice(1, -1));
+  const chars = Array.from(escaped);
+  return chars.length > max ? `${chars.slice(0, max).join('')}… (${chars.length - max} more characters)` : escaped;
 }
 
 function firstLine(text: string): string {

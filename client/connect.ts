@@ -3,7 +3,7 @@
 // (client/codec/keyring.ts), plain JSON otherwise.
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { EncryptionCodec } from './codec/encryption-codec';
+import { EncryptionCodec, NoKeyCodec } from './codec/encryption-codec';
 import { keyringFromEnv } from './codec/keyring';
 import { connectionOptions } from './temporal-env';
 import type { TemporalEnv } from './temporal-env';
@@ -14,10 +14,13 @@ export function codecFromEnv(processEnv: NodeJS.ProcessEnv = process.env): Encry
   return keyring ? new EncryptionCodec(keyring) : undefined;
 }
 
-/** For Worker.create and new Client: payload encryption (and encoded failure messages) when a key is set. */
+/**
+ * For Worker.create and new Client: payload encryption (and encoded failure messages) when a key is
+ * set; otherwise plain payloads, and a clear error if an encrypted one is met.
+ */
 export function agentDataConverter(processEnv: NodeJS.ProcessEnv = process.env): DataConverter {
   const codec = codecFromEnv(processEnv);
-  if (!codec) return {};
+  if (!codec) return { payloadCodecs: [new NoKeyCodec()] };
   return { payloadCodecs: [codec], failureConverterPath: require.resolve('./codec/failure-converter') };
 }
 

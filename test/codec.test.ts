@@ -19,10 +19,14 @@ const text = (b: Uint8Array | null | undefined) => Buffer.from(b ?? []).toString
 const payload = (value: unknown): Payload => defaultPayloadConverter.toPayload(value);
 
 describe('codec keys from the environment', () => {
-  it('no key configured: no codec, plain payloads', () => {
+  it('no key configured: plain payloads, and a clear error for an encrypted one', async () => {
     assert.equal(keyringFromEnv({}), undefined);
-    assert.deepEqual(agentDataConverter({}), {});
     assert.match(describeCodec({}), /off/);
+    const [passThrough] = agentDataConverter({}).payloadCodecs!;
+    const plain = payload('x');
+    assert.deepEqual(await passThrough!.encode([plain]), [plain]);
+    const [encrypted] = await new EncryptionCodec(keyringFromEnv({ AGENT_CODEC_KEYS: `k1:${K1}` })!).encode([plain]);
+    await assert.rejects(passThrough!.decode([encrypted!]), /encrypted \(key "k1"\) but no codec key is configured: set AGENT_CODEC_KEYS/);
   });
 
   it('one inline key is the active one', () => {

@@ -166,7 +166,7 @@ describe('with the codec', () => {
 
   it('the cancelled run\'s memo is encrypted, and runResult still rebuilds the partial result through the codec', async () => {
     // Even describe() needs the codec now (it decodes the memo), so read the raw service response.
-    await assert.rejects(raw.workflow.getHandle(runs.cancelled).describe(), /Unknown encoding: binary\/encrypted/);
+    await assert.rejects(raw.workflow.getHandle(runs.cancelled).describe(), /encrypted \(key "k1"\) but no codec key is configured/);
     const description = await raw.workflowService.describeWorkflowExecution({ namespace: env.namespace, execution: { workflowId: runs.cancelled } });
     assert.equal(description.workflowExecutionInfo!.status, 4); // WORKFLOW_EXECUTION_STATUS_CANCELED
     const memo = description.workflowExecutionInfo!.memo!.fields!;

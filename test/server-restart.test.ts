@@ -6,14 +6,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { startDevServer } from '../scripts/dev-server';
 import type { DevServer } from '../scripts/dev-server';
 import { runResult, startRun } from '../client/agent-client';
 import type { TemporalEnv } from '../client/temporal-env';
-import { agentInput, startWorkerProcess, uniqueId } from './helpers/harness';
+import { agentInput, connectClient, startWorkerProcess, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 
 let server: DevServer;
@@ -49,7 +49,7 @@ after(async () => {
 describe('Temporal server restart', () => {
   it('a run survives the server being killed and restarted on the same SQLite file', async () => {
     const id = uniqueId('restart');
-    let client = new Client({ connection: await Connection.connect({ address: env.address }), namespace: env.namespace });
+    let client = await connectClient(env);
     await startRun(client, env, agentInput({ budget: { max_seconds: 300 } }), id);
 
     // Crash the server while step 2's decision is in flight.
@@ -60,7 +60,7 @@ describe('Temporal server restart', () => {
     await server.restart();
     assert.notEqual(server.pid, pidBefore, 'a new server process');
 
-    client = new Client({ connection: await Connection.connect({ address: env.address }), namespace: env.namespace });
+    client = await connectClient(env);
     try {
       const result = await runResult(client.workflow.getHandle(id));
       assert.equal(result.stop_reason, 'success');

@@ -52,6 +52,26 @@ export class EncryptionCodec implements PayloadCodec {
   }
 }
 
+/**
+ * Installed where no key is configured: payloads go out as they are, and an encrypted payload
+ * coming back fails with a message that says what to configure (instead of "Unknown encoding").
+ */
+export class NoKeyCodec implements PayloadCodec {
+  async encode(payloads: Payload[]): Promise<Payload[]> {
+    return payloads;
+  }
+
+  async decode(payloads: Payload[]): Promise<Payload[]> {
+    for (const payload of payloads) {
+      if (text(payload.metadata?.encoding) === ENCRYPTED_ENCODING) {
+        const keyId = text(payload.metadata?.[KEY_ID_METADATA]) ?? '?';
+        throw new PayloadDecryptError(`payloads are encrypted (key "${keyId}") but no codec key is configured: set AGENT_CODEC_KEYS or AGENT_CODEC_KEY_FILE as for the worker`);
+      }
+    }
+    return payloads;
+  }
+}
+
 // data = iv | ciphertext | tag; the key id is authenticated as associated data, so a payload cannot
 // be relabelled to another key id without failing the tag check.
 function encrypt(key: Buffer, keyId: string, plain: Uint8Array): Uint8Array {

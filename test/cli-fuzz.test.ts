@@ -1,0 +1,132 @@
+// Fuzzing the operator CLI's arguments with fast-check: whatever argv it gets, `agent` answers
+// with usage/output and exit 0, or with exactly one line on stderr ("agent: ...") and a non-zero
+// exit; never a stack trace, never a hang, never an unhandled rejection. In process through
+// main(argv, io) for volume, against a closed port and against the real dev server (read-only
+// commands), and as real processes for the exit code itself.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import net from 'node:net';
+import * as path from 'node:path';
+import * as fc from 'fast-check';
+import { main } from '../client/cli';
+import { DIST, uniqueId } from './helpers/harness';
+import { newKey } from './helpers/codec';
+
+const COMMAND_NAMES = ['run', 'status', 'result', 'list', 'cancel', 'help'];
+const FLAGS = ['--user-id', '--max-steps', '--max-tool-calls', '--max-seconds', '--max-tokens', '--allow', '--id', '--wait', '--json', '--limit', '--reason', '--follow', '--help', '-h', '--', '-', '--=', '---', '--json=yes', '--limit=0'];
+const hostile = fc.constantFrom('', ' ', '\u0000', '\n', 'a\nb', '\u202e', '😀', '\ud800', '-1', '0', '1e3', '0x10', '9'.repeat(400), 'NaN', 'Infinity', '42', '3.5', ',,', 'a,b,,c', '"', "'", '$(id)', '`id`', '%s%n', '../../etc/passwd');
+const token = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...COMMAND_NAMES) },
+  { weight: 4, arbitrary: fc.constantFrom(...FLAGS) },
+  { weight: 3, arbitrary: hostile },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
+  { weight: 1, arbitrary: fc.constantFrom(...FLAGS).chain((f) => fc.string({ maxLength: 20 }).map((v) => `${f}=${v}`)) },
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 200_000 }).map((n) => 'x'.repeat(n)) },
+);
+const argvArb = fc.oneof(
+  fc.array(token, { maxLength: 8 }),
+  fc.tuple(fc.constantFrom(...COMMAND_NAMES), fc.array(token, { maxLength: 7 })).map(([c, rest]) => [c, ...rest]),
+);
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function callMain(argv: string[], env: NodeJS.ProcessEnv): Promise<Outcome> {
+  let stdout = '';
+  let stderr = '';
+  const io = { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } };
+  let timer: NodeJS.Timeout | undefined;
+  const code = await Promise.race([
+    main(argv, io, env),
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`agent ${JSON.stringify(argv).slice(0, 300)} did not finish in 20 s`)), 20_000))),
+  ]).finally(() => clearTimeout(timer));
+  return { code, stdout, stderr };
+}
+
+const STACK_FRAME = /\n\s+at |\bat .*\(.*:\d+:\d+\)|Error: .*\n.*node:internal/;
+
+function assertWellBehaved(argv: string[], out: Outcome): void {
+  const what = `agent ${JSON.stringify(argv).slice(0, 300)} -> exit ${out.code}, stderr ${JSON.stringify(out.stderr.slice(0, 300))}`;
+  assert.ok(Number.isInteger(out.code) && out.code >= 0 && out.code <= 255, what);
+  assert.doesNotMatch(out.stderr, STACK_FRAME, what);
+  assert.doesNotMatch(out.stdout, STACK_FRAME, what);
+  if (out.code === 0) {
+    assert.equal(out.stderr, '', what);
+    assert.ok(out.stdout.length > 0, what);
+    return;
+  }
+  const lines = out.stderr.split('\n');
+  assert.equal(lines.length, 2, `exactly one line on stderr: ${what}`);
+  assert.equal(lines[1], '', what);
+  assert.match(lines[0]!, /^agent: \S/, what);
+  assert.ok(lines[0]!.length <= 1000, `a clear, bounded message (${lines[0]!.length} chars): ${what}`);
+}
+
+let closedAddress: string;
+const unhandled: unknown[] = [];
+const onUnhandled = (err: unknown) => unhandled.push(err);
+
+before(async () => {
+  // A port that was free a moment ago: nothing listens there.
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  closedAddress = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  process.on('unhandledRejection', onUnhandled);
+});
+
+after(() => {
+  process.off('unhandledRejection', onUnhandled);
+});
+
+describe('agent CLI under fuzzed arguments', () => {
+  it('no server reachable: every input ends well (400 argv arrays)', async () => {
+    const env = { TEMPORAL_ADDRESS: closedAddress, TEMPORAL_NAMESPACE: 'default' };
+    await fc.assert(
+      fc.asyncProperty(argvArb, async (argv) => assertWellBehaved(argv, await callMain(argv, env))),
+      { numRuns: 400 },
+    );
+  });
+
+  it('a broken codec configuration is one clear line too', async () => {
+    const env = { TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? closedAddress, AGENT_CODEC_KEYS: `k1:${newKey().slice(0, 20)}` };
+    const out = await callMain(['status', 'some-run'], env);
+    assertWellBehaved(['status', 'some-run'], out);
+    if (process.env.TEMPORAL_ADDRESS) assert.match(out.stderr, /AGENT_CODEC_KEYS: key "k1" must be 32 bytes/);
+  });
+
+  it('against the real dev server, read-only commands (150 argv arrays)', async () => {
+    assert.ok(process.env.TEMPORAL_ADDRESS, 'run with `npm test`');
+    const env = { ...process.env, TEMPORAL_TASK_QUEUE: uniqueId('cli-fuzz') };
+    const readOnly = fc
+      .tuple(fc.constantFrom('status', 'result', 'cancel', 'list', 'help'), fc.array(token, { maxLength: 6 }))
+      .map(([c, rest]) => [c, ...rest.filter((t) => !t.startsWith('--wait') && !t.startsWith('--follow'))]);
+    await fc.assert(
+      fc.asyncProperty(readOnly, async (argv) => assertWellBehaved(argv, await callMain(argv, env))),
+      { numRuns: 150 },
+    );
+  });
+
+  it('as real processes: the exit code and stderr are what main said (25 argv arrays)', () => {
+    const entry = path.join(DIST, 'client', 'cli.js');
+    // argv cannot carry NUL bytes into a process, and the OS caps one argument at 128 KiB.
+    const samples = fc.sample(argvArb.filter((a) => a.every((t) => !t.includes('\u0000') && t.length < 100_000)), { numRuns: 25 });
+    for (const argv of samples) {
+      const r = spawnSync(process.execPath, [entry, ...argv], {
+        env: { PATH: process.env.PATH, TEMPORAL_ADDRESS: closedAddress },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      assert.equal(r.error, undefined, `spawn failed for ${JSON.stringify(argv).slice(0, 200)}`);
+      assertWellBehaved(argv, { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr });
+    }
+  });
+
+  it('no unhandled rejection happened along the way', () => {
+    assert.deepEqual(unhandled, []);
+  });
+});
