@@ -1,0 +1,129 @@
+// The Temporal Web UI showing encrypted payloads decoded through the codec server, in a real
+// browser (chromium via playwright-core). A dev server of its own is started with
+// --ui-codec-endpoint; the worker encrypts; the UI first shows ciphertext (no credentials: the
+// codec server answers 401 and decodes nothing), then the operator signs in at the codec server
+// and turns on "Include cross-origin credentials", and the UI shows the decoded input and result.
+// Screenshots land in test-artifacts/.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { startDevServer } from '../scripts/dev-server';
+import type { DevServer } from '../scripts/dev-server';
+import { freePort } from '../scripts/free-port';
+import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
+import { runResult, startRun } from '../client/agent-client';
+import type { TemporalEnv } from '../client/temporal-env';
+import { agentInput, connectClient, REFUND_GOAL, REPO_ROOT, startWorkerProcess, uniqueId } from './helpers/harness';
+import type { WorkerProcess } from './helpers/harness';
+import { codecEnv, newKey, newToken, startCodecServerProcess, withoutCodec } from './helpers/codec';
+import type { CodecServerProcess } from './helpers/codec';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
+const TOKEN = newToken();
+const KEYS = codecEnv({ ui1: newKey() }, 'ui1');
+
+let server: DevServer;
+let codec: CodecServerProcess;
+let codecUrl: string;
+let llm: ScriptedLlmServer;
+let worker: WorkerProcess;
+let client: Client;
+let browser: Browser;
+let page: Page;
+let workflowUrl: string;
+const runId = uniqueId('ui-codec');
+
+before(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  // The codec server's port is chosen first: the dev server must be told where the UI finds it.
+  const codecPort = await freePort();
+  codecUrl = `http://127.0.0.1:${codecPort}`;
+  server = await startDevServer({ codecEndpoint: codecUrl });
+  codec = await startCodecServerProcess({ ...KEYS, AGENT_CODEC_TOKEN: TOKEN, AGENT_CODEC_CORS_ORIGIN: server.uiUrl, AGENT_CODEC_PORT: String(codecPort) });
+  llm = await ScriptedLlmServer.start();
+  const env: TemporalEnv = { address: server.address, namespace: server.namespace, taskQueue: uniqueId('ui-codec'), uiUrl: server.uiUrl };
+  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, ...KEYS });
+  await worker.ready;
+  client = await connectClient(env, { ...withoutCodec(), ...KEYS });
+  llm.script(runId, [
+    { action: { kind: 'tool', name: 'get_user_billing', args: { user_id: 42 } } },
+    { action: { kind: 'final', answer: 'Yes: USD 49.00 is refundable.' } },
+  ]);
+  const result = await runResult(await startRun(client, env, agentInput(), runId));
+  assert.equal(result.stop_reason, 'success');
+  workflowUrl = `${server.uiUrl}/namespaces/${server.namespace}/workflows/${encodeURIComponent(runId)}`;
+
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+  page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
+});
+
+after(async () => {
+  await browser?.close();
+  await worker?.stop();
+  await codec?.stop();
+  await llm?.close();
+  await client?.connection.close();
+  await server?.stop();
+});
+
+/** Opens the run and waits for the codec round trip to finish (the UI then stops showing its skeleton). */
+async function openRun(): Promise<string> {
+  const decodes = page.waitForResponse((r) => r.url().startsWith(`${codecUrl}/decode`) && r.request().method() === 'POST', { timeout: 30_000 });
+  await page.goto(workflowUrl);
+  await page.getByText('reactAgent').first().waitFor({ timeout: 30_000 });
+  await decodes;
+  await page.getByText('Input', { exact: true }).filter({ visible: true }).first().waitFor();
+  await page.waitForLoadState('networkidle');
+  return page.locator('body').innerText();
+}
+
+describe('the Web UI through the codec server', () => {
+  it('without credentials: the codec server refuses (401), the UI shows only ciphertext', async () => {
+    const text = await openRun();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'codec-ui-1-no-credentials.png'), fullPage: true });
+    assert.ok(text.includes(runId));
+    assert.ok(!text.includes('pro_monthly'));
+    assert.ok(!text.includes('Can I get a refund now'));
+    assert.match(text, /Codec Server could not connect/);
+    assert.match(codec.output(), /POST \/decode -> 401/);
+    assert.doesNotMatch(codec.output(), /POST \/decode -> 200/);
+  });
+
+  it('after signing in at the codec server and including credentials, the UI shows decoded payloads', async () => {
+    // 1. Sign in: the codec server sets an HttpOnly, SameSite=Strict session cookie for its origin.
+    await page.goto(`${codecUrl}/login`);
+    await page.locator('input[name="token"]').fill(TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Signed in').waitFor();
+
+    // 2. The UI's Codec Server settings: this browser's endpoint, with cross-origin credentials.
+    await page.goto(workflowUrl);
+    await page.locator('[data-testid="data-encoder-status-error"]').first().click();
+    await page.getByTestId('override-accordion').click();
+    await page.getByTestId('use-local-endpoint-input').check({ force: true });
+    await page.getByTestId('data-encoder-endpoint-input').fill(codecUrl);
+    // In this UI version the drawer's lower controls sit under the sticky top bar, where a mouse
+    // click cannot reach them; a keyboard user toggles and applies them (as here).
+    const credentials = page.getByTestId('data-encoder-include-credentials').locator('input');
+    await credentials.focus();
+    await page.keyboard.press('Space');
+    assert.equal(await credentials.isChecked(), true, '"Include cross-origin credentials" is on');
+    await page.getByTestId('confirm-data-encoder-button').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('confirm-data-encoder-button').waitFor({ state: 'hidden' });
+
+    const text = await openRun();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'codec-ui-2-decoded.png'), fullPage: true });
+    assert.ok(text.includes(REFUND_GOAL.slice(0, 40)), 'the decoded input (the goal) is shown');
+    assert.ok(text.includes('pro_monthly'), 'the decoded result (an observation) is shown');
+    assert.doesNotMatch(text, /Codec Server could not connect/);
+    assert.match(codec.output(), /POST \/decode -> 200 ns=default payloads=[1-9]/);
+    assert.ok(!codec.output().includes(TOKEN), 'the codec server never logs the token');
+  });
+});
