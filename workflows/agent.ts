@@ -210,8 +210,7 @@ class AgentRun {
         policy: (name, args) => this.principalPolicy(name, args),
       });
       if (!gate.allowed) {
-        // A name the model made up is not a metrics label (unbounded series) and is cleaned for the trace.
-        agentMetrics.toolCall(Object.prototype.hasOwnProperty.call(TOOL_REGISTRY, action.name) ? action.name : 'unregistered', 'denied');
+        agentMetrics.toolCall(action.name, 'denied');
         this.trace.push({ step, tool: safeToolName(action.name), args_hash: gate.argsHash, ok: false, stop_reason: gate.reason });
         return this.stop(gate.reason);
       }
