@@ -21,6 +21,7 @@ import { temporalEnv } from '../client/temporal-env';
 import { SEED_DATA } from '../activities/tools/seed-data';
 import { DEFAULT_ALLOWED_TOOLS } from '../workflows/tool-catalog';
 import { createAgentWorker } from '../worker/create-worker';
+import { agentDataConverter } from '../client/connect';
 import { ScriptedLlmServer } from './scripted-llm-server';
 import type { Reply } from './scripted-llm-server';
 
@@ -94,6 +95,8 @@ async function main(): Promise<void> {
       data: async () => SEED_DATA,
       refunds: () => refunds,
     },
+    // Fixtures are recorded in plain JSON (the replay test has no keys), whatever the shell has set.
+    overrides: { dataConverter: agentDataConverter({}) },
   });
   const client = new Client({ connection: await Connection.connect({ address: env.address }), namespace: env.namespace });
   await mkdir(OUT, { recursive: true });
