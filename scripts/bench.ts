@@ -397,6 +397,11 @@ function breakdown(events: temporal.api.history.v1.IHistoryEvent[]): Breakdown {
   return b;
 }
 
+function eventTypeName(e: temporal.api.history.v1.IHistoryEvent): string {
+  const key = Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k]);
+  return key ? key.replace(/EventAttributes$/, '') : String(e.eventType);
+}
+
 // ---- phase: per-step overhead --------------------------------------------------------------
 
 interface OverheadLevel {
@@ -525,6 +530,8 @@ interface ThroughputTrial {
   workerPeakRssBytes: number;
   serverCpuPct: number;
   serverRssBytes: number;
+  wftTimeouts: number;
+  activityRetries: number;
   errors: string[];
 }
 
@@ -580,6 +587,17 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
         const wall = performance.now() - start;
         const s1 = await worker.stats();
         const server1 = procCpuMs(ctx.server.pid);
+        // Signs of overload in the histories: workflow tasks that timed out (sticky queue
+        // schedule-to-start, or too slow) and activity retries (e.g. missed heartbeats).
+        let wftTimeouts = 0;
+        let activityRetries = 0;
+        await mapLimit(runs.filter((r) => r.runId), 8, async (r) => {
+          const h = await ctx.client.workflow.getHandle(r.id, r.runId).fetchHistory();
+          for (const e of h.events ?? []) {
+            if (e.workflowTaskTimedOutEventAttributes) wftTimeouts++;
+            if ((e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1) activityRetries++;
+          }
+        });
         const good = runs.filter((r) => ok(r, opts.steps));
         const steps = runs.reduce((n, r) => n + (r.result?.usage.steps ?? 0), 0);
         const t: ThroughputTrial = {
@@ -594,12 +612,15 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
           workerPeakRssBytes: s1.maxRssBytes,
           serverCpuPct: ((server1 - server0) / wall) * 100,
           serverRssBytes: maxServerRss,
+          wftTimeouts,
+          activityRetries,
           errors: [...new Set(runs.filter((r) => !ok(r, opts.steps)).map((r) => r.error ?? `stop_reason ${r.result?.stop_reason}`))].slice(0, 5),
         };
         out.push(t);
         progress(
           `throughput C=${c}: ${t.runsPerSec.toFixed(1)} runs/s, ${t.stepsPerSec.toFixed(0)} steps/s, run ${ms(t.runMs.median)} median / ${ms(t.runMs.p95)} p95, ` +
-            `worker CPU ${t.workerCpuPct.toFixed(0)}%, peak RSS ${bytes(t.workerPeakRssBytes)}, server CPU ${t.serverCpuPct.toFixed(0)}%, failed ${t.failed}`,
+            `worker CPU ${t.workerCpuPct.toFixed(0)}%, peak RSS ${bytes(t.workerPeakRssBytes)}, server CPU ${t.serverCpuPct.toFixed(0)}%, ` +
+            `workflow task timeouts ${t.wftTimeouts}, activity retries ${t.activityRetries}, failed ${t.failed}`,
         );
       } finally {
         await worker.stop();
@@ -752,6 +773,7 @@ interface CrashTrial {
   totalMs: number;
   stickyTimeouts: number;
   ok: boolean;
+  timeline: Array<[number, string]>;
 }
 
 interface CrashReport {
@@ -790,6 +812,10 @@ async function phaseCrash(ctx: Ctx): Promise<CrashReport> {
       const result = await runResult(handle).catch(() => undefined);
       const history = await handle.fetchHistory();
       const stickyTimeouts = (history.events ?? []).filter((e) => e.workflowTaskTimedOutEventAttributes).length;
+      // What happened after the kill, for the JSON: [ms after SIGKILL, event type].
+      const timeline = (history.events ?? [])
+        .filter((e) => tsToMs(e.eventTime) >= killedAt - 5_000 && tsToMs(e.eventTime) <= next.receivedAt + 1_000)
+        .map((e): [number, string] => [Math.round(tsToMs(e.eventTime) - killedAt), eventTypeName(e)]);
       const rerunMs = (retry.closedAt ?? NaN) - retry.receivedAt;
       const t: CrashTrial = {
         waitBeforeKillMs: wait,
@@ -801,6 +827,7 @@ async function phaseCrash(ctx: Ctx): Promise<CrashReport> {
         totalMs: next.receivedAt - killedAt,
         stickyTimeouts,
         ok: result?.stop_reason === 'success',
+        timeline,
       };
       trials.push(t);
       progress(
@@ -874,7 +901,8 @@ function rows(r: Report): string[][] {
       `throughput`,
       `C=${c} concurrent ${o.steps}-step runs, LLM ${ts[0]!.latencyMs} ms, ${ts.length} trial(s)`,
       `${median(ts.map((t) => t.runsPerSec)).toFixed(1)} runs/s, ${median(ts.map((t) => t.stepsPerSec)).toFixed(0)} steps/s; ` +
-        `worker CPU ${median(ts.map((t) => t.workerCpuPct)).toFixed(0)} %, peak RSS ${bytes(rss)}; server CPU ${median(ts.map((t) => t.serverCpuPct)).toFixed(0)} %; ${failed} failed`,
+        `worker CPU ${median(ts.map((t) => t.workerCpuPct)).toFixed(0)} %, peak RSS ${bytes(rss)}; server CPU ${median(ts.map((t) => t.serverCpuPct)).toFixed(0)} %; ` +
+        `${failed} failed, ${ts.reduce((n, t) => n + t.wftTimeouts, 0)} workflow task timeouts, ${ts.reduce((n, t) => n + t.activityRetries, 0)} activity retries`,
       `run ${ms(median(ts.map((t) => t.runMs.median)))}`,
       `run ${ms(Math.max(...ts.map((t) => t.runMs.p95)))}`,
       target,
