@@ -20,6 +20,7 @@ import { decideKey, toolKey } from '../workflows/idempotency';
 import type { StopReason } from '../workflows/stop-reasons';
 import { toolStop } from '../workflows/stop-reasons';
 import { TOOL_REGISTRY } from '../workflows/tool-catalog';
+import { readStats } from './bench-stats';
 import type { AgentInput, HistoryEntry, Observation, ToolInput, TraceEntry } from '../workflows/types';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -129,7 +130,11 @@ export interface InProcessReply {
 if (require.main === module && process.send) {
   // The same environment-driven config the worker process uses (scripts/bench-worker.ts).
   const activities = createActivities({ llm: llmConfigFromEnv(), data: async () => SEED_DATA });
-  process.on('message', (msg: InProcessRequest) => {
+  process.on('message', (msg: InProcessRequest | { type: 'stats' }) => {
+    if (msg?.type === 'stats') {
+      process.send!(readStats());
+      return;
+    }
     if (msg?.type !== 'run') return;
     const t0 = performance.now();
     runInProcess(activities, msg.workflowId, msg.input).then(

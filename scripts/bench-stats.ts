@@ -97,3 +97,29 @@ export function textTable(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
+
+// ---- process accounting (worker and in-process loop report their own) ----
+
+export interface WorkerStats {
+  type: 'stats';
+  /** microseconds of CPU since the process started */
+  cpuUserUs: number;
+  cpuSystemUs: number;
+  rssBytes: number;
+  /** peak RSS of the process so far */
+  maxRssBytes: number;
+  heapUsedBytes: number;
+}
+
+export function readStats(): WorkerStats {
+  const ru = process.resourceUsage();
+  const mem = process.memoryUsage();
+  return {
+    type: 'stats',
+    cpuUserUs: ru.userCPUTime,
+    cpuSystemUs: ru.systemCPUTime,
+    rssBytes: mem.rss,
+    maxRssBytes: ru.maxRSS * 1024,
+    heapUsedBytes: mem.heapUsed,
+  };
+}

@@ -13,30 +13,7 @@ import { temporalEnv } from '../client/temporal-env';
 import { llmConfigFromEnv } from '../activities/llm-config';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { createAgentWorker } from '../worker/create-worker';
-
-export interface WorkerStats {
-  type: 'stats';
-  /** microseconds of CPU since the process started */
-  cpuUserUs: number;
-  cpuSystemUs: number;
-  rssBytes: number;
-  /** peak RSS of the process so far */
-  maxRssBytes: number;
-  heapUsedBytes: number;
-}
-
-export function readStats(): WorkerStats {
-  const ru = process.resourceUsage();
-  const mem = process.memoryUsage();
-  return {
-    type: 'stats',
-    cpuUserUs: ru.userCPUTime,
-    cpuSystemUs: ru.systemCPUTime,
-    rssBytes: mem.rss,
-    maxRssBytes: ru.maxRSS * 1024,
-    heapUsedBytes: mem.heapUsed,
-  };
-}
+import { readStats } from './bench-stats';
 
 async function main(): Promise<void> {
   const env = temporalEnv();
@@ -59,6 +36,8 @@ async function main(): Promise<void> {
     deps: { llm: llmConfigFromEnv(), data: dataSourceFromEnv() },
     overrides,
   });
+  // Never outlive the benchmark that started us.
+  process.on('disconnect', () => process.exit(1));
   process.on('message', (msg: { type?: string }) => {
     if (msg?.type === 'stats') process.send?.(readStats());
     if (msg?.type === 'shutdown') worker.shutdown();

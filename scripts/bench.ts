@@ -27,7 +27,7 @@ import { benchInput, scenarioScript } from './bench-scenario';
 import type { ScenarioOptions } from './bench-scenario';
 import { bytes, mapLimit, markdownTable, median, ms, percentile, prng, secs, signed, summarize, textTable } from './bench-stats';
 import type { Summary } from './bench-stats';
-import type { WorkerStats } from './bench-worker';
+import type { WorkerStats } from './bench-stats';
 import { startDevServer } from './dev-server';
 import type { DevServer } from './dev-server';
 import { findOrBuildTemporalCli } from './temporal-cli';
@@ -68,6 +68,8 @@ interface Options {
   outDir: string;
   codec: string | undefined;
   seed: number;
+  timeoutMin: number;
+  workerNodeArgs: string[];
 }
 
 const HELP = `npm run bench -- [flags]
@@ -94,7 +96,9 @@ const HELP = `npm run bench -- [flags]
   --codec module           module exporting \`dataConverter\` (payload codec) for client and workers
   --label name             also write bench-<name>.{json,md} (tuning before/after)
   --out dir                output folder (bench-results)
-  --seed N                 seed of the random waits in the cancel and crash phases (1)`;
+  --seed N                 seed of the random waits in the cancel and crash phases (1)
+  --timeout-min N          give up (and kill everything) after N minutes (quick 10, full 60)
+  --worker-node-arg x      node option for the worker processes (e.g. --cpu-prof; repeatable)`;
 
 function parseArgs(argv: string[]): Options {
   const quick = argv.includes('--quick');
@@ -123,6 +127,8 @@ function parseArgs(argv: string[]): Options {
     outDir: path.join(REPO, 'bench-results'),
     codec: undefined,
     seed: 1,
+    timeoutMin: quick ? 10 : 60,
+    workerNodeArgs: [],
   };
   const nums = (v: string) => v.split(',').filter(Boolean).map((x) => {
     const n = Number(x);
@@ -183,6 +189,8 @@ function parseArgs(argv: string[]): Options {
       case '--label': o.label = value().replace(/[^A-Za-z0-9._-]/g, '_'); break;
       case '--out': o.outDir = path.resolve(value()); break;
       case '--seed': o.seed = int(value()); break;
+      case '--timeout-min': o.timeoutMin = int(value()); break;
+      case '--worker-node-arg': o.workerNodeArgs.push(value()); break;
       default: throw new Error(`bench: unknown flag ${flag} (see --help)`);
     }
   }
@@ -198,6 +206,13 @@ function progress(msg: string): void {
 
 const sleep = (msec: number) => new Promise<void>((r) => setTimeout(r, msec));
 const children = new Set<ChildProcess>();
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  // Exit through process.exit so the exit hooks below (and the dev server's) kill every child.
+  process.once(signal, () => {
+    progress(`${signal}: stopping`);
+    process.exit(130);
+  });
+}
 process.on('exit', () => {
   for (const c of children) {
     try {
@@ -270,6 +285,7 @@ function startWorker(ctx: Ctx, taskQueue: string, what: string): BenchWorker {
       ...(ctx.opts.codec ? { BENCH_DATA_CONVERTER: ctx.opts.codec } : {}),
     },
     stdio: ['ignore', fd, fd, 'ipc'],
+    execArgv: [...process.execArgv, ...ctx.opts.workerNodeArgs],
   });
   fs.closeSync(fd);
   children.add(proc);
@@ -291,6 +307,10 @@ function startWorker(ctx: Ctx, taskQueue: string, what: string): BenchWorker {
     if (m?.type === 'stats') pending.shift()?.(m);
   });
   const alive = () => proc.exitCode === null && proc.signalCode === null;
+  let expectExit = false;
+  void exited.then(() => {
+    if (!expectExit) progress(`worker ${n} (${what}) exited unexpectedly (code ${proc.exitCode}, signal ${proc.signalCode}); log: ${logFile}`);
+  });
   return {
     proc,
     readyAt,
@@ -302,10 +322,12 @@ function startWorker(ctx: Ctx, taskQueue: string, what: string): BenchWorker {
         proc.send({ type: 'stats' });
       }),
     kill: async () => {
+      expectExit = true;
       if (alive()) proc.kill('SIGKILL');
       await exited;
     },
     stop: async () => {
+      expectExit = true;
       if (alive()) proc.kill('SIGTERM');
       const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
       await exited;
@@ -413,6 +435,8 @@ interface OverheadLevel {
   ratio: number;
   overheadPct: number;
   failed: number;
+  /** CPU time per step: worker process, dev server process (durable runs), in-process loop process */
+  cpuPerStepMs: { worker: number; server: number; inProcess: number };
   breakdownPerStepMs: Record<keyof Omit<Breakdown, 'events'>, number> & { events: number };
 }
 
@@ -439,6 +463,16 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
       waiting.set(id, resolve);
       inproc.send({ type: 'run', workflowId: id, input });
     });
+  const statsWaiters: Array<(s: WorkerStats) => void> = [];
+  inproc.on('message', (m: WorkerStats) => {
+    if (m?.type === 'stats') statsWaiters.shift()?.(m);
+  });
+  const inprocStats = () =>
+    new Promise<WorkerStats>((resolve) => {
+      statsWaiters.push(resolve);
+      inproc.send({ type: 'stats' });
+    });
+  const cpuMs = (s: WorkerStats) => (s.cpuUserUs + s.cpuSystemUs) / 1000;
   try {
     await Promise.all([worker.readyAt, inprocReady]);
     const levels: OverheadLevel[] = [];
@@ -447,10 +481,15 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
       const local: number[] = [];
       const perStep: number[] = [];
       const breakdowns: Breakdown[] = [];
+      const measured: DurableRun[] = [];
       let failed = 0;
       const total = opts.warmup + opts.trials;
+      let cpu0 = { worker: 0, inproc: 0, server: 0 };
       for (let trial = 0; trial < total; trial++) {
         const warm = trial < opts.warmup;
+        if (trial === opts.warmup) {
+          cpu0 = { worker: cpuMs(await worker.stats()), inproc: cpuMs(await inprocStats()), server: procCpuMs(ctx.server.pid) };
+        }
         const dId = newId(`overhead-d${latency}`);
         const iId = newId(`overhead-i${latency}`);
         ctx.scenarios.set(dId, { steps: opts.steps, delayMs: latency });
@@ -476,7 +515,18 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
         durable.push(d.ms);
         local.push(i.ms);
         perStep.push((d.ms - i.ms) / opts.steps);
-        const history = await ctx.client.workflow.getHandle(dId, d.runId).fetchHistory();
+        measured.push(d);
+      }
+      // CPU per step, a measure that machine load distorts far less than wall-clock time. The
+      // worker and the server idle (but for polling) while the in-process loop runs, and vice versa.
+      const stepsRun = Math.max(1, measured.length * opts.steps);
+      const cpuPerStepMs = {
+        worker: (cpuMs(await worker.stats()) - cpu0.worker) / stepsRun,
+        server: (procCpuMs(ctx.server.pid) - cpu0.server) / stepsRun,
+        inProcess: (cpuMs(await inprocStats()) - cpu0.inproc) / stepsRun,
+      };
+      for (const d of measured) {
+        const history = await ctx.client.workflow.getHandle(d.id, d.runId).fetchHistory();
         breakdowns.push(breakdown(history.events ?? []));
       }
       const dMed = median(durable);
@@ -491,6 +541,7 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
         ratio: dMed / iMed,
         overheadPct: ((dMed - iMed) / iMed) * 100,
         failed,
+        cpuPerStepMs,
         breakdownPerStepMs: {
           serverMs: per('serverMs'),
           activityQueueMs: per('activityQueueMs'),
@@ -504,7 +555,8 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
       levels.push(level);
       progress(
         `overhead @${latency} ms: durable ${ms(dMed)} vs in-process ${ms(iMed)} per ${opts.steps}-step run; ` +
-          `overhead ${ms(level.overheadPerStepMs.median)}/step median, ${ms(level.overheadPerStepMs.p95)} p95 (×${level.ratio.toFixed(2)})`,
+          `overhead ${ms(level.overheadPerStepMs.median)}/step median, ${ms(level.overheadPerStepMs.p95)} p95 (×${level.ratio.toFixed(2)}); ` +
+          `CPU/step: worker ${ms(cpuPerStepMs.worker)}, server ${ms(cpuPerStepMs.server)}, in-process ${ms(cpuPerStepMs.inProcess)}`,
       );
     }
     return levels;
@@ -530,6 +582,9 @@ interface ThroughputTrial {
   workerPeakRssBytes: number;
   serverCpuPct: number;
   serverRssBytes: number;
+  /** this process: the client and the scripted LLM server */
+  benchCpuPct: number;
+  cpuPerStepMs: { worker: number; server: number; bench: number };
   wftTimeouts: number;
   activityRetries: number;
   errors: string[];
@@ -549,6 +604,7 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
         for (const id of ids) ctx.scenarios.set(id, { steps: opts.steps, delayMs: opts.throughputLatency });
         const s0 = await worker.stats();
         const server0 = procCpuMs(ctx.server.pid);
+        const self0 = process.cpuUsage();
         const start = performance.now();
         let done = 0;
         let maxServerRss = procRssBytes(ctx.server.pid);
@@ -587,6 +643,7 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
         const wall = performance.now() - start;
         const s1 = await worker.stats();
         const server1 = procCpuMs(ctx.server.pid);
+        const self1 = process.cpuUsage(self0);
         // Signs of overload in the histories: workflow tasks that timed out (sticky queue
         // schedule-to-start, or too slow) and activity retries (e.g. missed heartbeats).
         let wftTimeouts = 0;
@@ -612,6 +669,12 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
           workerPeakRssBytes: s1.maxRssBytes,
           serverCpuPct: ((server1 - server0) / wall) * 100,
           serverRssBytes: maxServerRss,
+          benchCpuPct: ((self1.user + self1.system) / 1000 / wall) * 100,
+          cpuPerStepMs: {
+            worker: (s1.cpuUserUs + s1.cpuSystemUs - s0.cpuUserUs - s0.cpuSystemUs) / 1000 / Math.max(1, steps),
+            server: (server1 - server0) / Math.max(1, steps),
+            bench: (self1.user + self1.system) / 1000 / Math.max(1, steps),
+          },
           wftTimeouts,
           activityRetries,
           errors: [...new Set(runs.filter((r) => !ok(r, opts.steps)).map((r) => r.error ?? `stop_reason ${r.result?.stop_reason}`))].slice(0, 5),
@@ -619,7 +682,7 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
         out.push(t);
         progress(
           `throughput C=${c}: ${t.runsPerSec.toFixed(1)} runs/s, ${t.stepsPerSec.toFixed(0)} steps/s, run ${ms(t.runMs.median)} median / ${ms(t.runMs.p95)} p95, ` +
-            `worker CPU ${t.workerCpuPct.toFixed(0)}%, peak RSS ${bytes(t.workerPeakRssBytes)}, server CPU ${t.serverCpuPct.toFixed(0)}%, ` +
+            `worker CPU ${t.workerCpuPct.toFixed(0)}%, peak RSS ${bytes(t.workerPeakRssBytes)}, server CPU ${t.serverCpuPct.toFixed(0)}%, client+LLM CPU ${t.benchCpuPct.toFixed(0)}%, ` +
             `workflow task timeouts ${t.wftTimeouts}, activity retries ${t.activityRetries}, failed ${t.failed}`,
         );
       } finally {
@@ -883,7 +946,8 @@ function rows(r: Report): string[][] {
     out.push([
       `overhead per step`,
       `LLM ${l.latencyMs} ms, ${l.steps}-step run, n=${l.overheadPerStepMs.n}${l.failed ? `, ${l.failed} failed` : ''}`,
-      `durable ${ms(l.durableMs.median)} vs in-process ${ms(l.inProcessMs.median)} per run (×${l.ratio.toFixed(2)}, ${signed(l.overheadPct, (v) => `${v.toFixed(1)} %`)})`,
+      `durable ${ms(l.durableMs.median)} vs in-process ${ms(l.inProcessMs.median)} per run (×${l.ratio.toFixed(2)}, ${signed(l.overheadPct, (v) => `${v.toFixed(1)} %`)}); ` +
+        `CPU/step: worker ${ms(l.cpuPerStepMs.worker)} + server ${ms(l.cpuPerStepMs.server)} vs in-process ${ms(l.cpuPerStepMs.inProcess)}`,
       `${signed(l.overheadPerStepMs.median, ms)}/step`,
       `${signed(l.overheadPerStepMs.p95, ms)}/step`,
       target,
@@ -901,7 +965,8 @@ function rows(r: Report): string[][] {
       `throughput`,
       `C=${c} concurrent ${o.steps}-step runs, LLM ${ts[0]!.latencyMs} ms, ${ts.length} trial(s)`,
       `${median(ts.map((t) => t.runsPerSec)).toFixed(1)} runs/s, ${median(ts.map((t) => t.stepsPerSec)).toFixed(0)} steps/s; ` +
-        `worker CPU ${median(ts.map((t) => t.workerCpuPct)).toFixed(0)} %, peak RSS ${bytes(rss)}; server CPU ${median(ts.map((t) => t.serverCpuPct)).toFixed(0)} %; ` +
+        `worker CPU ${median(ts.map((t) => t.workerCpuPct)).toFixed(0)} % (${ms(median(ts.map((t) => t.cpuPerStepMs.worker)))}/step), peak RSS ${bytes(rss)}; ` +
+        `server CPU ${median(ts.map((t) => t.serverCpuPct)).toFixed(0)} % (${ms(median(ts.map((t) => t.cpuPerStepMs.server)))}/step); ` +
         `${failed} failed, ${ts.reduce((n, t) => n + t.wftTimeouts, 0)} workflow task timeouts, ${ts.reduce((n, t) => n + t.activityRetries, 0)} activity retries`,
       `run ${ms(median(ts.map((t) => t.runMs.median)))}`,
       `run ${ms(Math.max(...ts.map((t) => t.runMs.p95)))}`,
@@ -1021,6 +1086,10 @@ function markdown(r: Report): string {
 
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
+  setTimeout(() => {
+    progress(`gave up after ${opts.timeoutMin} min (--timeout-min); killing the server and workers`);
+    process.exit(2); // the exit hooks SIGKILL every child, the dev server included
+  }, opts.timeoutMin * 60_000).unref();
   const startedAt = new Date().toISOString();
   clkTck = Number((await execFileP('getconf', ['CLK_TCK']).catch(() => ({ stdout: '100' }))).stdout.trim()) || 100;
   fs.mkdirSync(opts.outDir, { recursive: true });
