@@ -60,6 +60,7 @@ interface Options {
   cliCancelTrials: number;
   crashTrials: number;
   crashLatency: number;
+  crashModes: CrashMode[];
   workerOverrides: Record<string, unknown>;
   dynamicConfig: string[];
   sqlitePragmas: string[];
@@ -87,7 +88,8 @@ const HELP = `npm run bench -- [flags]
   --continue-as-new-every N  history: the run's continue_as_new_every (default: the workflow's)
   --cancel-trials N        cancel via the client API (quick 5, full 20)
   --cli-cancel-trials N    cancel via \`agent cancel\` (the CLI process), when dist/client/cli.js exists (quick 2, full 5)
-  --crash-trials N         SIGKILL trials (quick 2, full 5)
+  --crash-trials N         SIGKILL trials per mode (quick 2, full 5)
+  --crash-modes a,b        restart (new worker after the kill), standby (a second worker already polls)
   --crash-latency ms       decision latency of the re-run call in the crash phase (50)
   --worker-opt k=v         extra Worker option for every bench worker (value parsed as JSON if it can be)
   --server-dc k=v          extra dev server dynamic config (e.g. system.enableActivityEagerExecution=true)
@@ -119,6 +121,7 @@ function parseArgs(argv: string[]): Options {
     cliCancelTrials: quick ? 2 : 5,
     crashTrials: quick ? 2 : 5,
     crashLatency: 50,
+    crashModes: ['restart', 'standby'],
     workerOverrides: {},
     dynamicConfig: [],
     sqlitePragmas: [],
@@ -168,6 +171,12 @@ function parseArgs(argv: string[]): Options {
       case '--cli-cancel-trials': o.cliCancelTrials = int(value()); break;
       case '--crash-trials': o.crashTrials = int(value()); break;
       case '--crash-latency': o.crashLatency = int(value()); break;
+      case '--crash-modes': {
+        const ms = value().split(',').filter(Boolean);
+        for (const m of ms) if (m !== 'restart' && m !== 'standby') throw new Error(`bench: unknown crash mode ${m}`);
+        o.crashModes = ms as CrashMode[];
+        break;
+      }
       case '--worker-opt': {
         const v = value();
         const eq = v.indexOf('=');
@@ -820,99 +829,128 @@ async function phaseCancel(ctx: Ctx): Promise<CancelReport> {
 
 // ---- phase: crash recovery -----------------------------------------------------------------
 
+type CrashMode = 'restart' | 'standby';
+
 interface CrashTrial {
+  /** restart: the new worker is started after the kill; standby: a second worker was already polling */
+  mode: CrashMode;
   waitBeforeKillMs: number;
-  /** SIGKILL -> new worker polling (process start, connect, bundle load) */
+  /** SIGKILL -> new worker polling (process start, connect, bundle load); 0 for a standby worker */
   killToReadyMs: number;
-  /** new worker ready -> the interrupted decide is asked again */
+  /** new worker ready (standby: the kill) -> the interrupted decide is asked again */
   readyToRetryMs: number;
   /** the re-run of the interrupted call (request received -> answered) */
   rerunMs: number;
   /** re-run answered -> the step's tool done and the next decision asked (workflow tasks, sticky queue) */
   rerunToNextStepMs: number;
-  /** the target's measure: ready -> next step under way, minus the re-run itself */
+  /** the target's measure: ready (standby: the kill) -> next step under way, minus the re-run itself */
   recoveryMs: number;
   /** SIGKILL -> next step under way, everything included */
   totalMs: number;
   stickyTimeouts: number;
   ok: boolean;
+  /** [ms after SIGKILL, event type] of the run's history around the crash */
   timeline: Array<[number, string]>;
 }
 
-interface CrashReport {
-  trials: CrashTrial[];
+interface CrashModeReport {
   recoveryMs: Summary;
   readyToRetryMs: Summary;
   rerunToNextStepMs: Summary;
   killToReadyMs: Summary;
   totalMs: Summary;
+  stickyTimeouts: number;
   failed: number;
+}
+
+interface CrashReport {
+  modes: Partial<Record<CrashMode, CrashModeReport>>;
+  trials: CrashTrial[];
+}
+
+async function crashTrial(ctx: Ctx, mode: CrashMode, wait: number): Promise<CrashTrial> {
+  const { opts } = ctx;
+  const tq = newId('crash-tq');
+  const env = envFor(ctx, tq);
+  const first = startWorker(ctx, tq, 'crash-a');
+  let second: BenchWorker | undefined;
+  try {
+    await first.readyAt;
+    const id = newId('crash');
+    ctx.scenarios.set(id, { steps: opts.steps, delayMs: opts.crashLatency, hangAt: () => 2 });
+    const handle = await startRun(ctx.client, env, benchInput(opts.steps), id);
+    const inFlight = await ctx.llm.waitFor((r) => r.idempotencyKey === `${id}:decide:2`, 30_000);
+    if (mode === 'standby') {
+      // Started only now, so the run and its step in flight are surely on the first worker.
+      second = startWorker(ctx, tq, 'crash-standby');
+      await second.readyAt;
+    }
+    await sleep(wait);
+    const killedAt = Date.now();
+    await first.kill();
+    let readyAt = killedAt;
+    if (mode === 'restart') {
+      second = startWorker(ctx, tq, 'crash-b');
+      readyAt = await second.readyAt;
+    }
+    const retry: RecordedRequest = await ctx.llm.waitFor((r) => r.idempotencyKey === `${id}:decide:2` && r.id !== inFlight.id, 120_000);
+    const next = await ctx.llm.waitFor((r) => r.idempotencyKey === `${id}:decide:3`, 120_000);
+    const result = await runResult(handle).catch(() => undefined);
+    const history = await handle.fetchHistory();
+    const stickyTimeouts = (history.events ?? []).filter((e) => e.workflowTaskTimedOutEventAttributes).length;
+    const timeline = (history.events ?? [])
+      .filter((e) => tsToMs(e.eventTime) >= killedAt - 5_000 && tsToMs(e.eventTime) <= next.receivedAt + 1_000)
+      .map((e): [number, string] => [Math.round(tsToMs(e.eventTime) - killedAt), eventTypeName(e)]);
+    const rerunMs = (retry.closedAt ?? NaN) - retry.receivedAt;
+    return {
+      mode,
+      waitBeforeKillMs: wait,
+      killToReadyMs: readyAt - killedAt,
+      readyToRetryMs: retry.receivedAt - readyAt,
+      rerunMs,
+      rerunToNextStepMs: next.receivedAt - (retry.closedAt ?? NaN),
+      recoveryMs: next.receivedAt - readyAt - rerunMs,
+      totalMs: next.receivedAt - killedAt,
+      stickyTimeouts,
+      ok: result?.stop_reason === 'success',
+      timeline,
+    };
+  } finally {
+    await first.kill();
+    await second?.stop();
+  }
 }
 
 async function phaseCrash(ctx: Ctx): Promise<CrashReport> {
   const { opts } = ctx;
   const rand = prng(opts.seed + 1);
   const trials: CrashTrial[] = [];
-  for (let n = 0; n < opts.crashTrials; n++) {
-    const tq = newId('crash-tq');
-    const env = envFor(ctx, tq);
-    const first = startWorker(ctx, tq, 'crash-a');
-    let second: BenchWorker | undefined;
-    try {
-      await first.readyAt;
-      const id = newId('crash');
-      ctx.scenarios.set(id, { steps: opts.steps, delayMs: opts.crashLatency, hangAt: () => 2 });
-      const handle = await startRun(ctx.client, env, benchInput(opts.steps), id);
-      const inFlight = await ctx.llm.waitFor((r) => r.idempotencyKey === `${id}:decide:2`, 30_000);
-      const wait = 200 + Math.round(rand() * 1000);
-      await sleep(wait);
-      const killedAt = Date.now();
-      await first.kill();
-      second = startWorker(ctx, tq, 'crash-b');
-      const readyAt = await second.readyAt;
-      const retry: RecordedRequest = await ctx.llm.waitFor((r) => r.idempotencyKey === `${id}:decide:2` && r.id !== inFlight.id, 120_000);
-      const next = await ctx.llm.waitFor((r) => r.idempotencyKey === `${id}:decide:3`, 120_000);
-      const result = await runResult(handle).catch(() => undefined);
-      const history = await handle.fetchHistory();
-      const stickyTimeouts = (history.events ?? []).filter((e) => e.workflowTaskTimedOutEventAttributes).length;
-      // What happened after the kill, for the JSON: [ms after SIGKILL, event type].
-      const timeline = (history.events ?? [])
-        .filter((e) => tsToMs(e.eventTime) >= killedAt - 5_000 && tsToMs(e.eventTime) <= next.receivedAt + 1_000)
-        .map((e): [number, string] => [Math.round(tsToMs(e.eventTime) - killedAt), eventTypeName(e)]);
-      const rerunMs = (retry.closedAt ?? NaN) - retry.receivedAt;
-      const t: CrashTrial = {
-        waitBeforeKillMs: wait,
-        killToReadyMs: readyAt - killedAt,
-        readyToRetryMs: retry.receivedAt - readyAt,
-        rerunMs,
-        rerunToNextStepMs: next.receivedAt - (retry.closedAt ?? NaN),
-        recoveryMs: next.receivedAt - readyAt - rerunMs,
-        totalMs: next.receivedAt - killedAt,
-        stickyTimeouts,
-        ok: result?.stop_reason === 'success',
-        timeline,
-      };
-      trials.push(t);
-      progress(
-        `crash ${n + 1}/${opts.crashTrials}: kill→ready ${secs(t.killToReadyMs)}, ready→retry ${secs(t.readyToRetryMs)}, re-run ${ms(t.rerunMs)}, ` +
-          `re-run→next step ${secs(t.rerunToNextStepMs)} (workflow task timeouts: ${stickyTimeouts}); recovery ${secs(t.recoveryMs)}${t.ok ? '' : ' (FAILED)'}`,
-      );
-    } finally {
-      await first.kill();
-      await second?.stop();
-    }
+  const plan = opts.crashModes.flatMap((mode) => Array<CrashMode>(opts.crashTrials).fill(mode));
+  for (const [n, mode] of plan.entries()) {
+    // Killed at a random moment 0.2-1.2 s into the hanging call: heartbeat phases sampled evenly.
+    const t = await crashTrial(ctx, mode, 200 + Math.round(rand() * 1000));
+    trials.push(t);
+    progress(
+      `crash ${n + 1}/${plan.length} (${mode}): kill→ready ${secs(t.killToReadyMs)}, ready→retry ${secs(t.readyToRetryMs)}, re-run ${ms(t.rerunMs)}, ` +
+        `re-run→next step ${secs(t.rerunToNextStepMs)} (workflow task timeouts: ${t.stickyTimeouts}); recovery ${secs(t.recoveryMs)}${t.ok ? '' : ' (FAILED)'}`,
+    );
   }
-  const good = trials.filter((t) => t.ok);
-  const s = (k: keyof CrashTrial) => summarize(good.map((t) => t[k] as number));
-  return {
-    trials,
-    recoveryMs: s('recoveryMs'),
-    readyToRetryMs: s('readyToRetryMs'),
-    rerunToNextStepMs: s('rerunToNextStepMs'),
-    killToReadyMs: s('killToReadyMs'),
-    totalMs: s('totalMs'),
-    failed: trials.length - good.length,
-  };
+  const modes: CrashReport['modes'] = {};
+  for (const mode of opts.crashModes) {
+    const ts = trials.filter((t) => t.mode === mode);
+    const good = ts.filter((t) => t.ok);
+    const s = (k: keyof CrashTrial) => summarize(good.map((t) => t[k] as number));
+    modes[mode] = {
+      recoveryMs: s('recoveryMs'),
+      readyToRetryMs: s('readyToRetryMs'),
+      rerunToNextStepMs: s('rerunToNextStepMs'),
+      killToReadyMs: s('killToReadyMs'),
+      totalMs: s('totalMs'),
+      stickyTimeouts: good.reduce((n, t) => n + t.stickyTimeouts, 0),
+      failed: ts.length - good.length,
+    };
+  }
+  return { modes, trials };
 }
 
 // ---- report --------------------------------------------------------------------------------
@@ -1024,16 +1062,17 @@ function rows(r: Report): string[][] {
       ]);
     }
   }
-  if (r.crash) {
-    const c = r.crash;
+  for (const [mode, c] of Object.entries(r.crash?.modes ?? {}) as Array<[CrashMode, CrashModeReport]>) {
+    const restart = mode === 'restart';
     out.push([
       'crash recovery',
-      `SIGKILL mid-decide, new worker, n=${c.recoveryMs.n}${c.failed ? `, ${c.failed} failed` : ''}`,
-      `kill→ready ${secs(c.killToReadyMs.median)}; ready→retry ${secs(c.readyToRetryMs.median)}; re-run→next step ${secs(c.rerunToNextStepMs.median)}; kill→next step ${secs(c.totalMs.median)}`,
+      `SIGKILL mid-decide, ${restart ? 'new worker started after the kill' : 'second worker already running'}, n=${c.recoveryMs.n}${c.failed ? `, ${c.failed} failed` : ''}`,
+      (restart ? `kill→ready ${secs(c.killToReadyMs.median)}; ready→retry ${secs(c.readyToRetryMs.median)}` : `kill→retry ${secs(c.readyToRetryMs.median)}`) +
+        `; re-run→next step ${secs(c.rerunToNextStepMs.median)}; kill→next step ${secs(c.totalMs.median)}; ${c.stickyTimeouts} sticky timeouts`,
       secs(c.recoveryMs.median),
       secs(c.recoveryMs.p95),
-      '≤ 5 s after ready + re-run',
-      yesNo(c.recoveryMs.median <= 5000 && c.failed === 0),
+      restart ? '≤ 5 s after ready + re-run' : '—',
+      restart ? yesNo(c.recoveryMs.median <= 5000 && c.failed === 0) : '—',
     ]);
   }
   return out;
