@@ -1,6 +1,6 @@
 // The baseline the benchmark compares the durable workflow with: the same ReAct loop as a plain
 // in-process async function. It uses the same code for everything but durability (budgets,
-// decision payload, action contract, gateway, idempotency keys) and calls the same activity
+// decision payload, action contract, gateway with the principal policy, idempotency keys) and calls the same activity
 // functions (createActivities: the `openai` client for decide, the seed-data tools), each in an
 // activity Context as the worker would give it, so the HTTP calls are byte for byte the same.
 // What it lacks is what Temporal adds: no server round trips, no history, no recovery.
@@ -16,6 +16,7 @@ import type { Usage } from '../workflows/budget';
 import { validateAction } from '../workflows/contract';
 import { buildDecisionPayload } from '../workflows/decision-payload';
 import { checkToolCall } from '../workflows/gateway';
+import { checkPrincipalPolicy } from '../workflows/policy';
 import { decideKey, toolKey } from '../workflows/idempotency';
 import type { StopReason } from '../workflows/stop-reasons';
 import { toolStop } from '../workflows/stop-reasons';
@@ -77,6 +78,8 @@ export async function runInProcess(activities: Activities, workflowId: string, i
     if (!validation.ok) return end('stopped', `invalid_action:${validation.reason}`);
     const action = validation.action;
     if (action.kind === 'final') return end('ok', 'success', action.answer);
+    // Escalations and approvals wait for a person: not part of what this baseline measures.
+    if (action.kind === 'escalate') return end('stopped', 'invalid_action:bad_kind');
 
     const gate = checkToolCall(action.name, action.args, {
       maxToolCalls: budget.max_tool_calls,
@@ -84,6 +87,7 @@ export async function runInProcess(activities: Activities, workflowId: string, i
       registry: TOOL_REGISTRY,
       toolCalls: usage.tool_calls,
       seenCalls,
+      policy: (name, args) => checkPrincipalPolicy(name, args, { principalUserId: input.user_id, history }),
     });
     if (!gate.allowed) {
       trace.push({ step, tool: action.name, args_hash: gate.argsHash, ok: false, stop_reason: gate.reason });

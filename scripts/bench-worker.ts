@@ -5,14 +5,18 @@
 //    the worker would build itself);
 //  - BENCH_WORKER_OVERRIDES: JSON of extra Worker options (the tuning experiments);
 //  - BENCH_DATA_CONVERTER: a module exporting `dataConverter` (hook for the payload codec);
+//  - metrics on, as `npm run worker` has them by default (the SDK's Prometheus exporter and the
+//    agent's own registry and sink; nobody scrapes them here); BENCH_WORKER_METRICS=off turns them off;
 //  - IPC: {type:'ready'} once the worker polls; {type:'stats'} -> its own CPU time and RSS, measured
 //    from inside (process.resourceUsage), which also covers the Rust core threads of the process.
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import { temporalEnv } from '../client/temporal-env';
 import { llmConfigFromEnv } from '../activities/llm-config';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { createAgentWorker } from '../worker/create-worker';
+import { createAgentMetrics } from '../worker/metrics';
+import { freeLoopbackPort } from '../worker/metrics-server';
 import { readStats } from './bench-stats';
 
 async function main(): Promise<void> {
@@ -28,12 +32,18 @@ async function main(): Promise<void> {
     if (!mod.dataConverter) throw new Error(`${process.env.BENCH_DATA_CONVERTER} exports no dataConverter`);
     overrides.dataConverter = mod.dataConverter;
   }
+  const withMetrics = process.env.BENCH_WORKER_METRICS !== 'off';
+  if (withMetrics) {
+    const sdkPort = await freeLoopbackPort();
+    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkPort}` } } } });
+  }
   const connection = await NativeConnection.connect({ address: env.address });
   const worker = await createAgentWorker({
     connection,
     namespace: env.namespace,
     taskQueue: env.taskQueue,
     deps: { llm: llmConfigFromEnv(), data: dataSourceFromEnv() },
+    ...(withMetrics ? { metrics: createAgentMetrics() } : {}),
     overrides,
   });
   // Never outlive the benchmark that started us.

@@ -71,6 +71,8 @@ interface Options {
   seed: number;
   timeoutMin: number;
   workerNodeArgs: string[];
+  metrics: boolean;
+  searchAttributes: boolean;
 }
 
 const HELP = `npm run bench -- [flags]
@@ -100,7 +102,9 @@ const HELP = `npm run bench -- [flags]
   --out dir                output folder (bench-results)
   --seed N                 seed of the random waits in the cancel and crash phases (1)
   --timeout-min N          give up (and kill everything) after N minutes (quick 10, full 60)
-  --worker-node-arg x      node option for the worker processes (e.g. --cpu-prof; repeatable)`;
+  --worker-node-arg x      node option for the worker processes (e.g. --cpu-prof; repeatable)
+  --no-metrics             workers without the Prometheus metrics \`npm run worker\` has by default
+  --no-search-attributes   runs that do not upsert the Agent* search attributes (input search_attributes: false)`;
 
 function parseArgs(argv: string[]): Options {
   const quick = argv.includes('--quick');
@@ -132,6 +136,8 @@ function parseArgs(argv: string[]): Options {
     seed: 1,
     timeoutMin: quick ? 10 : 60,
     workerNodeArgs: [],
+    metrics: true,
+    searchAttributes: true,
   };
   const nums = (v: string) => v.split(',').filter(Boolean).map((x) => {
     const n = Number(x);
@@ -200,6 +206,8 @@ function parseArgs(argv: string[]): Options {
       case '--seed': o.seed = int(value()); break;
       case '--timeout-min': o.timeoutMin = int(value()); break;
       case '--worker-node-arg': o.workerNodeArgs.push(value()); break;
+      case '--no-metrics': o.metrics = false; break;
+      case '--no-search-attributes': o.searchAttributes = false; break;
       default: throw new Error(`bench: unknown flag ${flag} (see --help)`);
     }
   }
@@ -292,6 +300,7 @@ function startWorker(ctx: Ctx, taskQueue: string, what: string): BenchWorker {
       BENCH_WORKFLOW_BUNDLE: ctx.bundlePath,
       BENCH_WORKER_OVERRIDES: JSON.stringify(ctx.opts.workerOverrides),
       ...(ctx.opts.codec ? { BENCH_DATA_CONVERTER: ctx.opts.codec } : {}),
+      ...(ctx.opts.metrics ? {} : { BENCH_WORKER_METRICS: 'off' }),
     },
     stdio: ['ignore', fd, fd, 'ipc'],
     execArgv: [...process.execArgv, ...ctx.opts.workerNodeArgs],
@@ -347,6 +356,11 @@ function startWorker(ctx: Ctx, taskQueue: string, what: string): BenchWorker {
 
 function envFor(ctx: Ctx, taskQueue: string): TemporalEnv {
   return { address: ctx.server.address, namespace: ctx.server.namespace, taskQueue, uiUrl: ctx.server.uiUrl };
+}
+
+/** A bench run's input; --no-search-attributes asks startRun not to have the workflow upsert them. */
+function runInput(ctx: Ctx, steps: number, extra: Partial<AgentInput> = {}): AgentInput {
+  return benchInput(steps, { ...(ctx.opts.searchAttributes ? {} : { search_attributes: false }), ...extra });
 }
 
 let idCounter = 0;
@@ -503,7 +517,7 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
         const iId = newId(`overhead-i${latency}`);
         ctx.scenarios.set(dId, { steps: opts.steps, delayMs: latency });
         ctx.scenarios.set(iId, { steps: opts.steps, delayMs: latency });
-        const input = benchInput(opts.steps);
+        const input = runInput(ctx, opts.steps);
         // Alternate which side goes first, so drift in machine load hits both alike.
         let d: DurableRun;
         let i: InProcessReply;
@@ -633,7 +647,7 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
             const t = performance.now();
             let handle;
             try {
-              handle = await startRun(ctx.client, env, benchInput(opts.steps), id);
+              handle = await startRun(ctx.client, env, runInput(ctx, opts.steps), id);
             } catch (err) {
               results.push(Promise.resolve({ id, runId: '', ms: performance.now() - t, error: String(err) }));
               return;
@@ -725,8 +739,8 @@ async function phaseHistory(ctx: Ctx): Promise<HistoryReport> {
     const id = newId('history');
     ctx.scenarios.set(id, { steps: opts.longSteps, delayMs: 0 });
     progress(`history: one run of ${opts.longSteps} steps`);
-    const input = benchInput(opts.longSteps, opts.continueAsNewEvery !== undefined ? { continue_as_new_every: opts.continueAsNewEvery } : {});
-    const run = await runDurable(ctx, env, id, input);
+    const longInput = runInput(ctx, opts.longSteps, opts.continueAsNewEvery !== undefined ? { continue_as_new_every: opts.continueAsNewEvery } : {});
+    const run = await runDurable(ctx, env, id, longInput);
     const cost = await chainCost(ctx.client, id, run.runId);
     const at = opts.historyStepsAt.map((step) => {
       const s = cost.steps.get(step);
@@ -787,7 +801,7 @@ async function phaseCancel(ctx: Ctx): Promise<CancelReport> {
     for (const [n, via] of plan.entries()) {
       const id = newId('cancel');
       ctx.scenarios.set(id, { steps: opts.steps, delayMs: 0, hangAt: () => 2 });
-      const handle = await startRun(ctx.client, env, benchInput(opts.steps), id);
+      const handle = await startRun(ctx.client, env, runInput(ctx, opts.steps), id);
       const slow = await ctx.llm.waitFor((r) => r.idempotencyKey === `${id}:decide:2`, 30_000);
       // A random moment in the slow call, so heartbeat phases are sampled evenly.
       const wait = Math.round(rand() * 1000);
@@ -878,7 +892,7 @@ async function crashTrial(ctx: Ctx, mode: CrashMode, wait: number): Promise<Cras
     await first.readyAt;
     const id = newId('crash');
     ctx.scenarios.set(id, { steps: opts.steps, delayMs: opts.crashLatency, hangAt: () => 2 });
-    const handle = await startRun(ctx.client, env, benchInput(opts.steps), id);
+    const handle = await startRun(ctx.client, env, runInput(ctx, opts.steps), id);
     const inFlight = await ctx.llm.waitFor((r) => r.idempotencyKey === `${id}:decide:2`, 30_000);
     if (mode === 'standby') {
       // Started only now, so the run and its step in flight are surely on the first worker.
@@ -1083,7 +1097,8 @@ function conditionsLine(r: Report): string {
   return (
     `${r.startedAt}, ${r.durationS.toFixed(0)} s, mode ${r.options.mode}${r.label ? `, label ${r.label}` : ''}; ` +
     `${c.cpus} CPU(s) ${c.cpuModel}, ${c.memGiB} GiB; load avg ${c.loadStart} at start, ${c.loadEnd} at end; ` +
-    `node ${c.node}, ${c.temporal}; worker overrides ${JSON.stringify(r.options.workerOverrides)}; ` +
+    `node ${c.node}, ${c.temporal}; worker metrics ${r.options.metrics ? 'on' : 'off'}, search attribute upserts ${r.options.searchAttributes ? 'on' : 'off'}; ` +
+    `worker overrides ${JSON.stringify(r.options.workerOverrides)}; ` +
     `server extras ${JSON.stringify([...r.options.dynamicConfig, ...r.options.sqlitePragmas, ...r.options.serverArgs])}`
   );
 }
