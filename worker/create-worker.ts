@@ -31,6 +31,11 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     // max_seconds deadline reaches the running LLM call in well under a second.
     maxHeartbeatThrottleInterval: '300 milliseconds',
     defaultHeartbeatThrottleInterval: '300 milliseconds',
+    // After a worker dies, the server keeps sending the run's next workflow task to the dead
+    // worker's sticky queue for up to this long (10 s by default) before any worker may take it.
+    // 2 s keeps crash recovery within ~5 s; a saturated worker pays with more workflow task
+    // timeouts and replays (docs/benchmark.md has the numbers both ways).
+    stickyQueueScheduleToStartTimeout: '2 seconds',
     // The workflow always calls its metrics sink (workflows/metrics-sink.ts): register one either way.
     sinks: opts.metrics?.sinks ?? NO_METRICS_SINKS,
     ...(opts.metrics ? { interceptors: { activity: [opts.metrics.activityInterceptor] } } : {}),

@@ -19,7 +19,9 @@ export function buildDecisionPayload(goal: string, userId: number, history: Hist
     principal: { user_id: userId },
     state_summary: {
       steps_completed: history.length,
-      tools_used: history.map((h) => (h.action.kind === 'tool' ? h.action.name : h.action.kind)),
+      // Distinct names in order of first use: bounded by the catalog, not by the run's length
+      // (a list with one entry per step made step 200's decide input 2x the size of step 10's).
+      tools_used: [...new Set(history.map((h) => (h.action.kind === 'tool' ? h.action.name : h.action.kind)))],
     },
     available_tools: catalogFor(allow),
     untrusted_observations: {

@@ -1,0 +1,125 @@
+// Small statistics and formatting helpers for the benchmark.
+
+/** Median, interpolated between the two middle values of an even count. */
+export function median(xs: number[]): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** Nearest-rank percentile (p in 0..100): with fewer than 20 samples, p95 is the maximum. */
+export function percentile(xs: number[], p: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * s.length));
+  return s[Math.min(rank, s.length) - 1]!;
+}
+
+export interface Summary {
+  n: number;
+  median: number;
+  p95: number;
+  min: number;
+  max: number;
+}
+
+export function summarize(xs: number[]): Summary {
+  return {
+    n: xs.length,
+    median: median(xs),
+    p95: percentile(xs, 95),
+    min: xs.length ? Math.min(...xs) : NaN,
+    max: xs.length ? Math.max(...xs) : NaN,
+  };
+}
+
+export function ms(x: number, digits = 1): string {
+  if (!Number.isFinite(x)) return 'n/a';
+  if (Math.abs(x) >= 10_000) return `${(x / 1000).toFixed(1)} s`;
+  return `${x.toFixed(Math.abs(x) >= 100 ? 0 : digits)} ms`;
+}
+
+export function secs(x: number): string {
+  return Number.isFinite(x) ? `${(x / 1000).toFixed(2)} s` : 'n/a';
+}
+
+export function bytes(x: number): string {
+  if (!Number.isFinite(x)) return 'n/a';
+  if (x >= 1024 * 1024) return `${(x / 1024 / 1024).toFixed(1)} MiB`;
+  if (x >= 1024) return `${(x / 1024).toFixed(1)} KiB`;
+  return `${Math.round(x)} B`;
+}
+
+export function signed(x: number, unit: (v: number) => string): string {
+  if (!Number.isFinite(x)) return 'n/a';
+  return x >= 0 ? `+${unit(x)}` : `−${unit(-x)}`;
+}
+
+/** A deterministic PRNG (mulberry32) so random waits are the same from one bench run to the next. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Runs fn over items with at most `limit` in flight. */
+export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return out;
+}
+
+export function markdownTable(header: string[], rows: string[][]): string {
+  const esc = (s: string) => s.replace(/\|/g, '\\|');
+  return [
+    `| ${header.map(esc).join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
+  ].join('\n');
+}
+
+/** Fixed-width text table for the terminal. */
+export function textTable(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+// ---- process accounting (worker and in-process loop report their own) ----
+
+export interface WorkerStats {
+  type: 'stats';
+  /** microseconds of CPU since the process started */
+  cpuUserUs: number;
+  cpuSystemUs: number;
+  rssBytes: number;
+  /** peak RSS of the process so far */
+  maxRssBytes: number;
+  heapUsedBytes: number;
+}
+
+export function readStats(): WorkerStats {
+  const ru = process.resourceUsage();
+  const mem = process.memoryUsage();
+  return {
+    type: 'stats',
+    cpuUserUs: ru.userCPUTime,
+    cpuSystemUs: ru.systemCPUTime,
+    rssBytes: mem.rss,
+    maxRssBytes: ru.maxRSS * 1024,
+    heapUsedBytes: mem.heapUsed,
+  };
+}

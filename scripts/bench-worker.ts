@@ -1,0 +1,73 @@
+// The worker process of the benchmark: the shipped worker (createAgentWorker, the same defaults as
+// `npm run worker`) plus what a benchmark needs around it:
+//  - BENCH_WORKFLOW_BUNDLE: a workflow bundle built once by scripts/bench.ts, so each fresh worker
+//    starts in about a second instead of bundling the workflow code again (same code, same bundle
+//    the worker would build itself);
+//  - BENCH_WORKER_OVERRIDES: JSON of extra Worker options (the tuning experiments);
+//  - BENCH_DATA_CONVERTER: a module exporting `dataConverter` (hook for the payload codec);
+//  - metrics on, as `npm run worker` has them by default (the SDK's Prometheus exporter and the
+//    agent's own registry and sink; nobody scrapes them here); BENCH_WORKER_METRICS=off turns them off;
+//  - IPC: {type:'ready'} once the worker polls; {type:'stats'} -> its own CPU time and RSS, measured
+//    from inside (process.resourceUsage), which also covers the Rust core threads of the process.
+import { NativeConnection, Runtime } from '@temporalio/worker';
+import type { WorkerOptions } from '@temporalio/worker';
+import { temporalEnv } from '../client/temporal-env';
+import { llmConfigFromEnv } from '../activities/llm-config';
+import { dataSourceFromEnv } from '../activities/tools/data-source';
+import { createAgentWorker } from '../worker/create-worker';
+import { createAgentMetrics } from '../worker/metrics';
+import { freeLoopbackPort } from '../worker/metrics-server';
+import { readStats } from './bench-stats';
+
+async function main(): Promise<void> {
+  const env = temporalEnv();
+  const overrides: Partial<WorkerOptions> = process.env.BENCH_WORKER_OVERRIDES ? JSON.parse(process.env.BENCH_WORKER_OVERRIDES) : {};
+  if (process.env.BENCH_WORKFLOW_BUNDLE) {
+    overrides.workflowBundle = { codePath: process.env.BENCH_WORKFLOW_BUNDLE };
+    overrides.workflowsPath = undefined;
+  }
+  if (process.env.BENCH_DATA_CONVERTER) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const mod = require(process.env.BENCH_DATA_CONVERTER) as { dataConverter?: WorkerOptions['dataConverter'] };
+    if (!mod.dataConverter) throw new Error(`${process.env.BENCH_DATA_CONVERTER} exports no dataConverter`);
+    overrides.dataConverter = mod.dataConverter;
+  }
+  const withMetrics = process.env.BENCH_WORKER_METRICS !== 'off';
+  if (withMetrics) {
+    const sdkPort = await freeLoopbackPort();
+    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkPort}` } } } });
+  }
+  const connection = await NativeConnection.connect({ address: env.address });
+  const worker = await createAgentWorker({
+    connection,
+    namespace: env.namespace,
+    taskQueue: env.taskQueue,
+    deps: { llm: llmConfigFromEnv(), data: dataSourceFromEnv() },
+    ...(withMetrics ? { metrics: createAgentMetrics() } : {}),
+    overrides,
+  });
+  // Never outlive the benchmark that started us.
+  process.on('disconnect', () => process.exit(1));
+  process.on('message', (msg: { type?: string }) => {
+    if (msg?.type === 'stats') process.send?.(readStats());
+    if (msg?.type === 'shutdown') worker.shutdown();
+  });
+  const running = worker.run();
+  while (worker.getState() !== 'RUNNING' && worker.getState() !== 'FAILED' && worker.getState() !== 'STOPPED') {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  process.send?.({ type: 'ready', at: Date.now() });
+  try {
+    await running;
+  } finally {
+    await connection.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(`bench worker: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  },
+);
