@@ -807,7 +807,7 @@ async function phaseCancel(ctx: Ctx): Promise<CancelReport> {
       const id = newId('cancel');
       ctx.scenarios.set(id, { steps: opts.steps, delayMs: 0, hangAt: () => 2 });
       const handle = await startRun(ctx.client, env, runInput(ctx, opts.steps), id);
-      const slow = await ctx.llm.waitFor((r) => r.idempotencyKey === `${id}:decide:2`, 30_000);
+      const slow = await ctx.llm.waitFor((r) => (r.workflowId === id && r.step === 2), 30_000);
       // A random moment in the slow call, so heartbeat phases are sampled evenly.
       const wait = Math.round(rand() * 1000);
       await sleep(wait);
@@ -898,7 +898,7 @@ async function crashTrial(ctx: Ctx, mode: CrashMode, wait: number): Promise<Cras
     const id = newId('crash');
     ctx.scenarios.set(id, { steps: opts.steps, delayMs: opts.crashLatency, hangAt: () => 2 });
     const handle = await startRun(ctx.client, env, runInput(ctx, opts.steps), id);
-    const inFlight = await ctx.llm.waitFor((r) => r.idempotencyKey === `${id}:decide:2`, 30_000);
+    const inFlight = await ctx.llm.waitFor((r) => (r.workflowId === id && r.step === 2), 30_000);
     if (mode === 'standby') {
       // Started only now, so the run and its step in flight are surely on the first worker.
       second = startWorker(ctx, tq, 'crash-standby');
@@ -912,8 +912,8 @@ async function crashTrial(ctx: Ctx, mode: CrashMode, wait: number): Promise<Cras
       second = startWorker(ctx, tq, 'crash-b');
       readyAt = await second.readyAt;
     }
-    const retry: RecordedRequest = await ctx.llm.waitFor((r) => r.idempotencyKey === `${id}:decide:2` && r.id !== inFlight.id, 120_000);
-    const next = await ctx.llm.waitFor((r) => r.idempotencyKey === `${id}:decide:3`, 120_000);
+    const retry: RecordedRequest = await ctx.llm.waitFor((r) => (r.workflowId === id && r.step === 2) && r.id !== inFlight.id, 120_000);
+    const next = await ctx.llm.waitFor((r) => (r.workflowId === id && r.step === 3), 120_000);
     const result = await runResult(handle).catch(() => undefined);
     const history = await handle.fetchHistory();
     const stickyTimeouts = (history.events ?? []).filter((e) => e.workflowTaskTimedOutEventAttributes).length;

@@ -106,7 +106,7 @@ async function main(): Promise<void> {
       llm.script(id, scenario.replies);
       const handle = await startRun(client, env, { goal: 'User 42 asked: Can I get a refund now?', user_id: 42, allow: scenario.allow ?? [...DEFAULT_ALLOWED_TOOLS], budget: scenario.budget }, id);
       if (scenario.cancelAfterKey) {
-        await llm.waitFor((r) => r.idempotencyKey === `${id}:${scenario.cancelAfterKey}`, 20_000);
+        await llm.waitFor((r) => r.workflowId === id && (r.idempotencyKey ?? '').endsWith(`:${scenario.cancelAfterKey}`), 20_000);
         await cancelRun(client, id, 'recording a cancelled run');
       }
       for (const answer of scenario.answers ?? []) {

@@ -30,6 +30,8 @@ export interface RecordedRequest {
   body: any;
   idempotencyKey?: string;
   workflowId?: string;
+  /** The decision's step, read from a `...:decide:<step>` key. */
+  step?: number;
   receivedAt: number;
   /** the client closed the connection before a reply was written */
   aborted: boolean;
@@ -193,7 +195,7 @@ export class ScriptedLlmServer {
       method: req.method ?? 'GET',
       headers,
       body: parseBody(raw),
-      ...(idempotencyKey !== undefined ? { idempotencyKey, workflowId: this.workflowIdFor(idempotencyKey) } : {}),
+      ...(idempotencyKey !== undefined ? { idempotencyKey, workflowId: this.workflowIdFor(idempotencyKey), ...stepOf(idempotencyKey) } : {}),
       receivedAt,
       aborted: false,
     };
@@ -300,8 +302,9 @@ export class ScriptedLlmServer {
     }
   }
 
-  // Keys look like `<workflowId>:decide:<step>`; an explicitly scripted id wins (longest prefix)
-  // so ids that contain ':' still route correctly.
+  // Keys look like `<workflowId>:<first run id>:decide:<step>` (or, from older callers,
+  // `<workflowId>:decide:<step>`); an explicitly scripted id wins (longest prefix) so ids that
+  // contain ':' still route correctly.
   private workflowIdFor(key: string): string {
     let best: string | undefined;
     for (const id of this.scripts.keys()) {
@@ -309,10 +312,17 @@ export class ScriptedLlmServer {
     }
     if (best !== undefined) return best;
     const decide = key.lastIndexOf(':decide:');
-    if (decide > 0) return key.slice(0, decide);
+    if (decide > 0) return key.slice(0, decide).replace(RUN_ID_SUFFIX, '');
     const colon = key.indexOf(':');
     return colon > 0 ? key.slice(0, colon) : key;
   }
+}
+
+const RUN_ID_SUFFIX = /:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function stepOf(key: string): { step?: number } {
+  const match = /:decide:(\d+)$/.exec(key);
+  return match ? { step: Number(match[1]) } : {};
 }
 
 function parseBody(raw: string): unknown {

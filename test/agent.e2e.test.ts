@@ -55,7 +55,7 @@ async function run(replies: Reply[], overrides: Partial<AgentInput> = {}, on: Te
 
 describe('the refund scenario', () => {
   it('succeeds after three tool calls, with observations fed back to the model', async () => {
-    const { id, result, requests } = await run([profile(), billing(), policy('refund policy'), final('Yes: USD 49.00, within 14 days.')]);
+    const { id, result, requests, handle } = await run([profile(), billing(), policy('refund policy'), final('Yes: USD 49.00, within 14 days.')]);
     assert.equal(result.status, 'ok');
     assert.equal(result.stop_reason, 'success');
     assert.equal(result.answer, 'Yes: USD 49.00, within 14 days.');
@@ -74,7 +74,7 @@ describe('the refund scenario', () => {
     assert.equal(result.usage.total_tokens, 4 * 120);
 
     // What the model was sent: one request per step, each with its own stable key.
-    assert.deepEqual(requests.map((r) => r.idempotencyKey), [1, 2, 3, 4].map((s) => `${id}:decide:${s}`));
+    assert.deepEqual(requests.map((r) => r.idempotencyKey), [1, 2, 3, 4].map((s) => `${id}:${handle.firstExecutionRunId}:decide:${s}`));
     const last = requests[3]!.body;
     assert.deepEqual(last.response_format, { type: 'json_object' });
     assert.equal(last.messages[0].role, 'system');

@@ -84,7 +84,7 @@ before(async () => {
   // A run cancelled mid-decide leaves its partial result in a memo.
   llm.script(runs.cancelled, [tool('get_user_profile', { user_id: 42 }), { hang: true }]);
   const cancelled = await startRun(oldClient, env, agentInput(), runs.cancelled);
-  await llm.waitFor((r) => r.idempotencyKey === `${runs.cancelled}:decide:2`, 20_000);
+  await llm.waitFor((r) => (r.workflowId === runs.cancelled && r.step === 2), 20_000);
   await cancelRun(oldClient, runs.cancelled);
   await runResult(cancelled);
 
@@ -97,7 +97,7 @@ before(async () => {
   // A run in flight during the rotation: one step under k1, then its worker dies mid-decide.
   llm.script(runs.inflight, [REFUND[0]!, { hang: true }, ...REFUND.slice(1)]);
   await startRun(oldClient, env, agentInput({ budget: { max_seconds: 300 } }), runs.inflight);
-  await llm.waitFor((r) => r.idempotencyKey === `${runs.inflight}:decide:2`, 20_000);
+  await llm.waitFor((r) => (r.workflowId === runs.inflight && r.step === 2), 20_000);
   await first.kill();
   await oldClient.connection.close();
 

@@ -50,7 +50,7 @@ describe('agent cancel (the kill switch)', () => {
       { action: { kind: 'tool', name: 'get_user_billing', args: { user_id: 42 } } },
     ]);
     const handle = await startRun(client, env, agentInput({ budget: { max_seconds: 120 } }), id);
-    const slow = await llm.waitFor((r) => r.idempotencyKey === `${id}:decide:2`, 20_000);
+    const slow = await llm.waitFor((r) => (r.workflowId === id && r.step === 2), 20_000);
 
     const cancelledAt = Date.now();
     const { stdout } = await cli(['cancel', id, '--reason', 'stuck on a slow LLM call']);

@@ -70,7 +70,7 @@ describe('agent cancel --stuck', () => {
       await start('stuck', [tool('get_user_profile', { user_id: 42 }), { hang: true }], { budget: { max_seconds: 600 } }),
     ];
     const stuckStartedAt = Date.now();
-    for (const run of stuck) await llm.waitFor((r) => r.idempotencyKey === `${run.id}:decide:2`, 20_000);
+    for (const run of stuck) await llm.waitFor((r) => (r.workflowId === run.id && r.step === 2), 20_000);
 
     // Not an agent run: old and running too, but another workflow type (nobody polls its queue).
     const otherId = uniqueId('other-type');
@@ -95,7 +95,7 @@ describe('agent cancel --stuck', () => {
 
     // Young: running, but started after the cutoff the next command computes.
     const young = await start('young', [{ hang: true }], { budget: { max_seconds: 600 } });
-    await llm.waitFor((r) => r.idempotencyKey === `${young.id}:decide:1`, 20_000);
+    await llm.waitFor((r) => (r.workflowId === young.id && r.step === 1), 20_000);
 
     const commandAt = Date.now();
     const done = await runCli(env, ['cancel', '--stuck', '--older-than', OLDER_THAN, '--yes', '--reason', 'stuck in the operator test']);
@@ -164,7 +164,7 @@ describe('agent list with filters', () => {
     const running = await start('list-running', [{ hang: true }], { budget: { max_seconds: 600 } });
     assert.equal((await runResult(ok.handle)).stop_reason, 'success');
     assert.equal((await runResult(denied.handle)).stop_reason, 'tool_denied:search_policy');
-    await llm.waitFor((r) => r.idempotencyKey === `${running.id}:decide:1`, 20_000);
+    await llm.waitFor((r) => (r.workflowId === running.id && r.step === 1), 20_000);
 
     const listed = async (args: string[]) => {
       const r = await runCli(env, ['list', '--json', '--limit', '1000', ...args]);

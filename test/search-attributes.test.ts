@@ -78,7 +78,7 @@ describe('search attributes kept current by the workflow', () => {
       return final('Done.');
     });
     const handle = await startRun(client, env, agentInput({ user_id: 7 }), id);
-    await llm.waitFor((r) => r.idempotencyKey === `${id}:decide:2`, 20_000);
+    await llm.waitFor((r) => (r.workflowId === id && r.step === 2), 20_000);
 
     assert.deepEqual(await attributes(id), { status: 'running', stopReason: undefined, step: 2, toolCalls: 1, principal: '7' });
     const state = await runState(handle);
@@ -109,7 +109,7 @@ describe('search attributes kept current by the workflow', () => {
     const cancelled = uniqueId('sa-cancel');
     llm.script(cancelled, [{ hang: true }]);
     const handle = await startRun(client, env, agentInput({ budget: { max_seconds: 120 } }), cancelled);
-    await llm.waitFor((r) => r.idempotencyKey === `${cancelled}:decide:1`, 20_000);
+    await llm.waitFor((r) => (r.workflowId === cancelled && r.step === 1), 20_000);
     await cancelRun(client, cancelled, 'search attribute test');
     assert.equal((await runResult(handle)).stop_reason, 'cancelled');
     assert.deepEqual(await attributes(cancelled), { status: 'cancelled', stopReason: 'cancelled', step: 1, toolCalls: 0, principal: '42' });

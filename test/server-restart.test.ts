@@ -53,7 +53,7 @@ describe('Temporal server restart', () => {
     await startRun(client, env, agentInput({ budget: { max_seconds: 300 } }), id);
 
     // Crash the server while step 2's decision is in flight.
-    await llm.waitFor((r) => r.idempotencyKey === `${id}:decide:2`, 30_000);
+    await llm.waitFor((r) => (r.workflowId === id && r.step === 2), 30_000);
     const pidBefore = server.pid;
     await client.connection.close();
     await server.kill();

@@ -43,7 +43,7 @@ async function play(name: string, replies: Reply[], overrides: Partial<AgentInpu
   const input = agentInput(overrides);
   const handle = await startRun(client, env, input, id);
   if (cancelAtKey) {
-    await llm.waitFor((r) => r.idempotencyKey === `${id}:${cancelAtKey}`, 20_000);
+    await llm.waitFor((r) => r.workflowId === id && (r.idempotencyKey ?? '').endsWith(`:${cancelAtKey}`), 20_000);
     await cancelRun(client, id, 'trace test: cancelled mid-decision');
   }
   for (const answer of answers) {

@@ -40,7 +40,7 @@ describe('worker crash', () => {
       { action: { kind: 'final', answer: 'Refundable: USD 49.00.' } },
     ]);
     const handle = await startRun(client, env, agentInput({ budget: { max_seconds: 120 } }), id);
-    const inFlight = await llm.waitFor((r) => r.idempotencyKey === `${id}:decide:2`, 20_000);
+    const inFlight = await llm.waitFor((r) => (r.workflowId === id && r.step === 2), 20_000);
 
     await first.kill();
     const killedAt = Date.now();
@@ -55,11 +55,12 @@ describe('worker crash', () => {
     assert.deepEqual(result.trace.map((t) => t.tool), ['get_user_profile', 'get_user_billing']);
 
     const requests = llm.requests(id);
+    const runId = handle.firstExecutionRunId;
     assert.deepEqual(requests.map((r) => r.idempotencyKey), [
-      `${id}:decide:1`,
-      `${id}:decide:2`,
-      `${id}:decide:2`, // the retry on the new worker: same step, same key
-      `${id}:decide:3`,
+      `${id}:${runId}:decide:1`,
+      `${id}:${runId}:decide:2`,
+      `${id}:${runId}:decide:2`, // the retry on the new worker: same step, same key
+      `${id}:${runId}:decide:3`,
     ]);
 
     // The retried attempt came from the new worker, after the crash.

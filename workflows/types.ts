@@ -28,7 +28,10 @@ export interface AgentInput {
   carried?: CarriedState;
 }
 
-/** What one run hands to the next when it continues as new. */
+/**
+ * What one run hands to the next when it continues as new. Bounded (see carry.ts): a tail of the
+ * trace and history, facts the policy gate needs, seen calls as short hashes; totals stay exact.
+ */
 export interface CarriedState {
   started_at_ms: number;
   usage: Usage;
@@ -37,6 +40,8 @@ export interface CarriedState {
   seen_calls: string[];
   /** Time spent waiting for a person so far; it does not count toward max_seconds. */
   human_wait_ms?: number;
+  effects?: EffectEntry[];
+  omitted?: { trace: number; history: number };
 }
 
 /** Every tool result is untrusted input: data from a source, never an instruction or a permission. */
@@ -71,7 +76,35 @@ export interface HistoryEntry {
   step: number;
   action: Action;
   observation: Observation;
+  /** Workflow time the observation was recorded (facts age: a refund window is re-checked with it). */
+  observed_at_ms?: number;
 }
+
+/**
+ * What became of one effectful call (issue_refund), as reconciled against the system of record:
+ * confirmed (the money moved), rejected (the service refused it), not_made (nothing moved, and the
+ * key is settled so nothing can), ambiguous (the lookup itself failed: money may have moved; an
+ * operator must check the refunds service by idempotency key).
+ */
+export type EffectOutcome = 'confirmed' | 'rejected' | 'not_made' | 'ambiguous';
+export const EFFECT_OUTCOMES: readonly EffectOutcome[] = ['confirmed', 'rejected', 'not_made', 'ambiguous'];
+
+export interface EffectEntry {
+  tool: string;
+  idempotency_key: string;
+  state: EffectOutcome;
+  amount_usd: number;
+  step: number;
+  /** How the state was learned: the tool's own answer, or a lookup by key after the call failed or was cut off. */
+  via: 'tool' | 'reconcile';
+  refund_id?: number;
+  /** Why: the service's rejection rule, or the lookup's error. */
+  detail?: string;
+}
+
+/** Memo key holding a count of the run's effects by state, so `agent list` shows money in doubt. */
+export const EFFECTS_MEMO = 'agent_effects';
+export type EffectCounts = Record<EffectOutcome, number>;
 
 export interface AgentResult {
   status: 'ok' | 'stopped';
@@ -82,6 +115,10 @@ export interface AgentResult {
   history: HistoryEntry[];
   usage: Usage;
   budget: Budget;
+  /** Every effectful call with its reconciled state (absent in results of runs recorded before it existed). */
+  effects?: EffectEntry[];
+  /** Trace entries and history entries dropped from long continue-as-new chains (the tails are kept). */
+  omitted?: { trace: number; history: number };
 }
 
 export type Phase = 'starting' | 'deciding' | 'calling_tool' | 'awaiting_approval' | 'done';
@@ -101,6 +138,7 @@ export interface AgentState {
   trace: TraceEntry[];
   /** What a person must approve, reject or answer before the run goes on. */
   awaiting_approval?: PendingApproval;
+  effects?: EffectEntry[];
 }
 
 // --- activity contracts ---
@@ -152,6 +190,20 @@ export interface ToolInput {
   args: Record<string, unknown>;
   idempotency_key: string;
   principal_user_id: number;
+}
+
+/** The lookup an effect's reconcile activity (`reconcile_<tool>`) makes before a run ends. */
+export interface ReconcileInput {
+  idempotency_key: string;
+  /** Settle a record nobody will finish (planned or interrupted) as not made, fencing off a hung attempt. */
+  settle: boolean;
+}
+
+export interface ReconcileOutput {
+  state: EffectOutcome;
+  amount_usd?: number;
+  refund_id?: number;
+  detail?: string;
 }
 
 /** Error types activities throw that the workflow classifies (ApplicationFailure.type). */
