@@ -7,6 +7,7 @@ import { createGetUserProfile } from './tools/profile';
 import { createGetUserBilling } from './tools/billing';
 import { createSearchPolicy } from './tools/policy';
 import { createIssueRefund, lazyRefundService, refundFaultsFromEnv } from './refunds/issue-refund';
+import { createReconcileIssueRefund, refundLookupFailsFromEnv } from './refunds/reconcile-refund';
 import type { RefundFaults } from './refunds/issue-refund';
 import type { RefundService } from './refunds/service';
 import { withObservationLog } from './observation-log';
@@ -21,15 +22,18 @@ export interface ActivityDeps {
 }
 
 export function createActivities(deps: ActivityDeps) {
+  const refunds = deps.refunds ?? lazyRefundService();
   return {
     decide: createDecide(deps.llm),
+    // Named reconcile_<tool>: the lookup a run makes before it ends with an effect's outcome unknown.
+    reconcile_issue_refund: createReconcileIssueRefund({ refunds, lookupFails: refundLookupFailsFromEnv() }),
     // Every tool's result is logged as the model sees it (sensitive fields redacted).
     ...withObservationLog({
       get_user_profile: createGetUserProfile(deps.data),
       get_user_billing: createGetUserBilling(deps.data),
       search_policy: createSearchPolicy(deps.data),
       issue_refund: createIssueRefund({
-        refunds: deps.refunds ?? lazyRefundService(),
+        refunds,
         data: deps.data,
         faults: deps.refundFaults ?? refundFaultsFromEnv(),
       }),

@@ -2,7 +2,7 @@
 // cancel, list. One place, so every caller gets the same semantics (a cancelled run's result is
 // rebuilt from the memo the workflow left).
 import { Client, WorkflowFailedError, WorkflowNotFoundError, CancelledFailure } from '@temporalio/client';
-import type { WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent';
 import { CANCELLED_RESULT_MEMO } from '../workflows/agent';
 import { stateQuery } from '../workflows/queries';
@@ -37,7 +37,7 @@ export function checkRunId(workflowId: string): void {
   if (/[\p{Cc}\p{Cs}]/u.test(workflowId)) throw new InvalidRunIdError('a run id must not contain control characters or lone surrogates');
 }
 
-export async function startRun(client: Client, env: TemporalEnv, input: AgentInput, workflowId: string): Promise<WorkflowHandle<typeof reactAgent>> {
+export async function startRun(client: Client, env: TemporalEnv, input: AgentInput, workflowId: string): Promise<WorkflowHandleWithFirstExecutionRunId<typeof reactAgent>> {
   checkRunId(workflowId);
   // With the Agent* search attributes registered, a run is findable (status running, principal)
   // from the moment it starts, even before a worker picks it up; the workflow keeps them current.

@@ -68,7 +68,7 @@ export async function runInProcess(activities: Activities, workflowId: string, i
     const payload = buildDecisionPayload(input.goal, input.user_id, history, allow);
     let decision;
     try {
-      decision = await inContext(activities.decide, { payload, idempotency_key: decideKey(workflowId, step) }, `${step}-decide`, workflowId);
+      decision = await inContext(activities.decide, { payload, idempotency_key: decideKey(workflowId, 'inprocess', step) }, `${step}-decide`, workflowId);
     } catch {
       return end('stopped', 'llm_error');
     }

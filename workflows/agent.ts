@@ -4,6 +4,7 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  CancelledFailure,
   ActivityCancellationType,
   TimeoutFailure,
   condition,
@@ -13,12 +14,13 @@ import {
   proxyActivities,
   setCurrentDetails,
   setHandler,
+  setWorkflowOptions,
   sleep,
   upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { DecideInput, DecideOutput, ToolInput } from './types';
+import type { DecideInput, DecideOutput, ReconcileInput, ReconcileOutput, ToolInput } from './types';
 import { addTokens, budgetExhausted, EMPTY_USAGE, remaining, resolveBudget } from './budget';
 import type { Budget, Usage } from './budget';
 import { validateAction } from './contract';
@@ -34,17 +36,21 @@ import {
 } from './approvals';
 import type { AnsweredApproval, ApprovalAnswer, ApprovalReceipt, PendingApproval } from './approvals';
 import { checkPrincipalPolicy } from './policy';
+import { carryState, seenCallHash } from './carry';
+import { confirmedUsd, countEffects, effectFromObservation, effectFromReconcile } from './effects';
+import type { EffectCall } from './effects';
+import { checkAgentInput } from './input';
 import type { PolicyDecision } from './policy';
 import { buildDecisionPayload } from './decision-payload';
 import { checkToolCall } from './gateway';
 import { decideKey, toolKey } from './idempotency';
 import { stateQuery } from './queries';
-import { safeToolName, toolStop } from './stop-reasons';
+import { policyStop, safeToolName, toolStop } from './stop-reasons';
 import type { StopReason } from './stop-reasons';
-import { TOOL_REGISTRY } from './tool-catalog';
+import { loopSignature, TOOL_REGISTRY } from './tool-catalog';
 import type { ToolSpec } from './tool-catalog';
-import { LLM_REJECTED, LLM_TIMEOUT } from './types';
-import type { AgentInput, AgentResult, AgentState, HistoryEntry, Observation, Phase, TraceEntry } from './types';
+import { EFFECTS_MEMO, LLM_REJECTED, LLM_TIMEOUT } from './types';
+import type { AgentInput, AgentResult, AgentState, EffectEntry, HistoryEntry, Observation, Phase, TraceEntry } from './types';
 import { boundedRaw } from './bounded';
 import { agentMetrics } from './metrics-sink';
 import { attributePairs, SEARCH_ATTRIBUTES_PATCH } from './search-attributes';
@@ -52,6 +58,7 @@ import type { RunStatus } from './search-attributes';
 
 type DecideFn = (input: DecideInput) => Promise<DecideOutput>;
 type ToolFn = (input: ToolInput) => Promise<Observation>;
+type ReconcileFn = (input: ReconcileInput) => Promise<ReconcileOutput>;
 
 /** Memo key under which a cancelled run leaves its partial result (a Canceled run has no result). */
 export const CANCELLED_RESULT_MEMO = 'agent_result';
@@ -67,11 +74,40 @@ export const EFFECTS_PATCH = 'effects-approvals-principal-gate';
 /** Tools introduced with EFFECTS_PATCH. */
 const PATCHED_TOOLS: readonly string[] = ['issue_refund'];
 
+/**
+ * Issue 9: the input is validated at entry; a cancel or a deadline decides the ending whatever the
+ * in-flight activity reported; an effect cut off is reconciled by key and every result lists its
+ * effects; facts age across an approval wait; loop detection folds free text; continue-as-new
+ * carries a bounded state. Histories recorded before it replay on the old paths.
+ */
+export const FAULTS_PATCH = 'fault-guarantees-v1';
+
+/** The failure type of a run refused at its entry: its input broke the contract (workflows/input.ts). */
+export const INVALID_INPUT = 'InvalidAgentInput';
+
 export async function reactAgent(input: AgentInput): Promise<AgentResult> {
-  const run = new AgentRun(input);
+  const v2 = patched(FAULTS_PATCH);
+  if (v2) checkEntry(input);
+  const run = new AgentRun(input, v2);
   setHandler(stateQuery, () => run.snapshot());
   setHandler(approvalUpdate, (answer) => run.answerApproval(answer), { validator: (answer) => run.validateApproval(answer) });
   return run.execute();
+}
+
+// A bug in workflow code (any plain Error) fails the run with that error instead of failing its
+// workflow task, which Temporal would retry forever: a run no cancel could end.
+setWorkflowOptions({ failureExceptionTypes: [Error] }, reactAgent);
+
+/** Bad input ends the run at once, clearly and for good (the CLI checks the same schema first). */
+function checkEntry(input: AgentInput): void {
+  const check = checkAgentInput(input);
+  const refuse = (message: string) => ApplicationFailure.create({ type: INVALID_INPUT, message, nonRetryable: true });
+  if (!check.ok) throw refuse(check.error);
+  // `carried` is how a run hands its state to the next one; from a client it would be forged
+  // state (a billing fact, a usage, a start time) that the policy gate would trust.
+  if (input.carried !== undefined && workflowInfo().continuedFromExecutionRunId === undefined) {
+    throw refuse('invalid run input: carried: set only by the workflow itself when it continues as new');
+  }
 }
 
 class AgentRun {
@@ -95,8 +131,17 @@ class AgentRun {
   private readonly answered = new Map<string, AnsweredApproval>();
   /** Upsert the Agent* search attributes (see search-attributes.ts for why this is a flag). */
   private readonly searchAttributes: boolean;
+  /** Why the run is being cut short, first one wins: the operator's cancel or the max_seconds timer. */
+  private intent: 'cancelled' | 'max_seconds' | undefined;
+  private loopScope: CancellationScope | undefined;
+  private effects: EffectEntry[];
+  private omitted: { trace: number; history: number };
 
-  constructor(private readonly input: AgentInput) {
+  constructor(
+    private readonly input: AgentInput,
+    /** FAULTS_PATCH: false only when replaying a history recorded before it. */
+    private readonly v2: boolean,
+  ) {
     // Fixed for the whole run from the operator's input: nothing a model answer or a tool result
     // says can reach these (there is no code path from an observation to them).
     this.budget = Object.freeze(resolveBudget(input.budget));
@@ -107,6 +152,10 @@ class AgentRun {
     this.trace = carried ? [...carried.trace] : [];
     this.history = carried ? [...carried.history] : [];
     this.seenCalls = carried ? [...carried.seen_calls] : [];
+    this.effects = carried?.effects ? [...carried.effects] : [];
+    this.omitted = carried?.omitted ? { ...carried.omitted } : { trace: 0, history: 0 };
+    // A chain carried from before FAULTS_PATCH holds raw signatures; loop detection compares hashes.
+    if (v2) this.seenCalls = this.seenCalls.map(seenCallHash);
     this.stepsAtStart = this.usage.steps;
     this.approvalTimeoutMs = approvalTimeoutMs(input.approval_timeout_seconds);
     this.humanWaitMs = carried?.human_wait_ms ?? 0;
@@ -119,10 +168,18 @@ class AgentRun {
     if (!this.input.carried) agentMetrics.runStarted();
     // max_seconds is a workflow timer racing the loop, so a slow LLM call is cut off at the
     // deadline rather than noticed after it returns.
+    const root = CancellationScope.current();
     const loop = new CancellationScope();
+    this.loopScope = loop;
     let deadlineHit = false;
+    if (this.v2) {
+      root.cancelRequested.catch(() => {
+        this.intent ??= 'cancelled';
+      });
+    }
     void this.watchDeadline(() => {
       deadlineHit = true;
+      this.intent ??= 'max_seconds';
       loop.cancel();
     });
 
@@ -130,7 +187,8 @@ class AgentRun {
       return await loop.run(() => this.loop());
     } catch (err) {
       if (!isCancellation(err)) throw err;
-      if (deadlineHit && !CancellationScope.current().consideredCancelled) {
+      const deadline = this.v2 ? this.intent === 'max_seconds' : deadlineHit && !root.consideredCancelled;
+      if (deadline) {
         return this.stop('max_seconds');
       }
       // The operator's kill switch: end in Temporal's Canceled state, and leave the trace so far
@@ -208,6 +266,7 @@ class AgentRun {
         toolCalls: this.usage.tool_calls,
         seenCalls: this.seenCalls,
         policy: (name, args) => this.principalPolicy(name, args),
+        ...(this.v2 ? { loopSignature } : {}),
       });
       if (!gate.allowed) {
         agentMetrics.toolCall(action.name, 'denied');
@@ -236,12 +295,28 @@ class AgentRun {
           continue;
         }
       }
+      if (approval && this.v2) {
+        // The wait may have taken hours: the refund rules are checked again as they are now.
+        const recheck = this.principalPolicy(gate.name, gate.args);
+        if (!recheck.allowed) {
+          const reason = policyStop(recheck.rule);
+          agentMetrics.toolCall(gate.name, 'denied');
+          this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: false, stop_reason: reason, approval: 'approve' });
+          return this.stop(reason);
+        }
+      }
       this.setPhase('calling_tool', gate.name);
+      const spec = TOOL_REGISTRY[gate.name]!;
+      const call: EffectCall = { tool: gate.name, idempotency_key: toolKey(workflowInfo().workflowId, step, gate.name, gate.argsHash), step, args: gate.args };
       let observation: Observation;
       try {
         observation = await this.callTool(step, gate.name, gate.args, gate.argsHash);
       } catch (err) {
+        // An effect whose outcome is unknown is looked up by key (and settled) before anything
+        // else, so no ending, whatever its cause, loses a refund that was made.
+        if (spec.effectful && this.v2) await this.reconcile(call);
         if (isCancellation(err)) throw err;
+        this.throwIfCutOff();
         agentMetrics.toolCall(gate.name, 'failed');
         const reason = toolStop.error(gate.name);
         this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: false, stop_reason: reason, ...approvedMark(approval) });
@@ -249,8 +324,39 @@ class AgentRun {
       }
       agentMetrics.toolCall(gate.name, observation.ok ? 'ok' : 'error');
       this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: true, ...approvedMark(approval) });
-      this.history.push({ step, action: { kind: 'tool', name: gate.name, args: gate.args }, observation });
+      this.history.push({
+        step,
+        action: { kind: 'tool', name: gate.name, args: gate.args },
+        observation,
+        ...(this.v2 ? { observed_at_ms: Date.now() } : {}),
+      });
+      if (spec.effectful && this.v2) this.recordEffect(effectFromObservation(call, observation));
+      this.throwIfCutOff();
     }
+  }
+
+  /** The lookup by key, never cancelled: a cut-off effect ends up confirmed, rejected, not made, or (lookup failed) ambiguous. */
+  private async reconcile(call: EffectCall): Promise<void> {
+    const activities = proxyActivities<Record<string, ReconcileFn>>({
+      activityId: `${call.step}-reconcile-${call.tool}`,
+      summary: `step ${call.step}: reconcile ${call.tool} by key`,
+      startToCloseTimeout: '10 seconds',
+      // Short: an operator waiting on a kill switch gets an answer (ambiguous at worst) in a minute.
+      scheduleToCloseTimeout: '1 minute',
+      retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
+    });
+    const lookup = activities[`reconcile_${call.tool}`]!;
+    this.setPhase('reconciling', call.tool);
+    const found = await CancellationScope.nonCancellable(() =>
+      lookup({ idempotency_key: call.idempotency_key, settle: true }).catch((err: unknown) => ({ error: failureMessage(err) })),
+    );
+    this.recordEffect(effectFromReconcile(call, found));
+  }
+
+  private recordEffect(effect: EffectEntry): void {
+    this.effects.push(effect);
+    // Visible in `agent list` (the memo comes back with every listed run) while the run goes on.
+    upsertMemo({ [EFFECTS_MEMO]: countEffects(this.effects) });
   }
 
   /** The model handed the run to a person; their answer becomes the next observation. */
@@ -335,7 +441,11 @@ class AgentRun {
   }
 
   private principalPolicy(name: string, args: Record<string, unknown>): PolicyDecision {
-    const decision = checkPrincipalPolicy(name, args, { principalUserId: this.input.user_id, history: this.history });
+    const decision = checkPrincipalPolicy(name, args, {
+      principalUserId: this.input.user_id,
+      history: this.history,
+      ...(this.v2 ? { nowMs: Date.now(), confirmedRefundsUsd: confirmedUsd(this.effects) } : {}),
+    });
     return decision.allowed || this.effectsEnabled() ? decision : { allowed: true };
   }
 
@@ -358,11 +468,25 @@ class AgentRun {
       },
     });
     const payload = buildDecisionPayload(this.input.goal, this.input.user_id, this.history, this.allow);
+    const info = workflowInfo();
+    let decision: DecideOutput;
     try {
-      return await decide({ payload, idempotency_key: decideKey(workflowInfo().workflowId, step) });
+      decision = await decide({ payload, idempotency_key: decideKey(info.workflowId, info.firstExecutionRunId, step) });
     } catch (err) {
       if (isCancellation(err)) throw err;
+      // A hung or dead worker's attempt times out after the cancel or the deadline: that is
+      // still the cancel or the deadline, not an LLM timeout.
+      this.throwIfCutOff();
       return { stop: classifyLlmFailure(err) };
+    }
+    this.throwIfCutOff();
+    return decision;
+  }
+
+  /** After a cancel or a deadline the run ends for that reason, whatever an activity just reported. */
+  private throwIfCutOff(): void {
+    if (this.v2 && this.intent !== undefined && this.loopScope?.consideredCancelled) {
+      throw new CancelledFailure(this.intent === 'cancelled' ? 'cancelled by operator' : 'max_seconds reached');
     }
   }
 
@@ -394,16 +518,17 @@ class AgentRun {
   }
 
   private continueAsNew(): Promise<never> {
+    const state = {
+      started_at_ms: this.startedAtMs,
+      usage: this.usage,
+      trace: this.trace,
+      history: this.history,
+      seen_calls: this.seenCalls,
+      human_wait_ms: this.humanWaitMs,
+    };
     return continueAsNew<typeof reactAgent>({
       ...this.input,
-      carried: {
-        started_at_ms: this.startedAtMs,
-        usage: this.usage,
-        trace: this.trace,
-        history: this.history,
-        seen_calls: this.seenCalls,
-        human_wait_ms: this.humanWaitMs,
-      },
+      carried: this.v2 ? carryState({ ...state, effects: this.effects, omitted: this.omitted }) : state,
     });
   }
 
@@ -421,7 +546,14 @@ class AgentRun {
   private setPhase(phase: Phase, tool?: string): void {
     this.phase = phase;
     this.currentTool = tool;
-    const what = phase === 'calling_tool' ? `calling ${tool}` : phase === 'awaiting_approval' ? `awaiting approval of ${tool}` : phase;
+    const what =
+      phase === 'calling_tool'
+        ? `calling ${tool}`
+        : phase === 'awaiting_approval'
+          ? `awaiting approval of ${tool}`
+          : phase === 'reconciling'
+            ? `reconciling ${tool} by idempotency key`
+            : phase;
     setCurrentDetails(`step ${this.usage.steps}/${this.budget.max_steps}: ${what}`);
   }
 
@@ -441,6 +573,8 @@ class AgentRun {
       history: this.history,
       usage: this.usage,
       budget: this.budget,
+      ...(this.v2 ? { effects: this.effects } : {}),
+      ...(this.omitted.trace + this.omitted.history > 0 ? { omitted: this.omitted } : {}),
     };
     this.phase = 'done';
     this.currentTool = undefined;
@@ -468,6 +602,7 @@ class AgentRun {
   private waitingFor(): string | undefined {
     if (this.phase === 'deciding') return `the LLM's decision for step ${this.usage.steps}`;
     if (this.phase === 'calling_tool') return `tool ${this.currentTool ?? '?'} (step ${this.usage.steps})`;
+    if (this.phase === 'reconciling') return `the refunds service's record of ${this.currentTool ?? '?'} (step ${this.usage.steps})`;
     if (this.phase === 'awaiting_approval' && this.awaiting) {
       const { pending } = this.awaiting;
       return pending.kind === 'escalation'
@@ -492,8 +627,14 @@ class AgentRun {
       remaining: remaining(this.budget, usage),
       trace: this.trace,
       ...(this.awaiting ? { awaiting_approval: this.awaiting.pending } : {}),
+      ...(this.v2 ? { effects: this.effects } : {}),
     };
   }
+}
+
+function failureMessage(err: unknown): string {
+  const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
+  return cause instanceof Error ? cause.message : String(cause);
 }
 
 function approvedMark(approval: ApprovalAnswer | undefined): { approval?: 'approve' } {

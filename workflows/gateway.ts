@@ -18,6 +18,8 @@ export interface GatewayContext {
   seenCalls: readonly string[];
   /** The principal policy, given the schema-valid arguments; absent = no principal checks. */
   policy?: (name: string, args: Record<string, unknown>) => PolicyDecision;
+  /** What makes two calls "the same" for loop detection; default `name:argsHash`. */
+  loopSignature?: (name: string, args: Record<string, unknown>) => string;
 }
 
 export type GatewayDecision =
@@ -39,7 +41,7 @@ export function checkToolCall(name: string, rawArgs: Record<string, unknown>, ct
 
   // The loop check uses the normalised arguments, so {"query":" refund "} repeats {"query":"refund"}.
   const normalisedHash = argsHash(parsed.data);
-  const signature = `${name}:${normalisedHash}`;
+  const signature = ctx.loopSignature ? ctx.loopSignature(name, parsed.data) : `${name}:${normalisedHash}`;
   if (ctx.seenCalls.includes(signature)) return { allowed: false, reason: 'loop_detected', argsHash: normalisedHash };
   return { allowed: true, name, args: parsed.data, argsHash: normalisedHash, signature };
 }

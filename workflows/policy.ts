@@ -26,6 +26,18 @@ export interface BillingFact {
   plan: string;
   price_usd: number;
   days_since_first_payment: number;
+  /** When the run observed it (absent in histories recorded before facts aged). */
+  observed_at_ms?: number;
+}
+
+/**
+ * Whole days since the first payment. Without a clock, the number as observed (the window is
+ * inclusive: 14 is inside a 14-day window). With one, the days that passed since the observation
+ * are added first, so a fact read 8 s before its day ends is outside after a 10 s approval wait.
+ */
+function ageInDays(billing: BillingFact, nowMs: number | undefined): number {
+  if (nowMs === undefined || billing.observed_at_ms === undefined) return billing.days_since_first_payment;
+  return Math.floor(billing.days_since_first_payment + Math.max(0, nowMs - billing.observed_at_ms) / DAY_MS);
 }
 
 export interface PolicyContext {
@@ -33,7 +45,16 @@ export interface PolicyContext {
   /** The run's history so far: the only source of facts. */
   history: readonly HistoryEntry[];
   refundPolicy?: RefundPolicy;
+  /**
+   * Workflow time now. With it, a billing fact ages from when it was observed (observed_at_ms), so
+   * a refund approved after a long wait is checked against the window as it is at that moment.
+   */
+  nowMs?: number;
+  /** USD this run has refunded for sure (from its effects); default: summed from the history. */
+  confirmedRefundsUsd?: number;
 }
+
+const DAY_MS = 86_400_000;
 
 /** Tools whose effect moves money, and so need facts from the billing record. */
 export const REFUND_TOOLS: readonly string[] = ['issue_refund'];
@@ -54,10 +75,11 @@ export function checkPrincipalPolicy(tool: string, args: Record<string, unknown>
     ? policy.refundable_days_by_plan[billing.plan]
     : undefined;
   if (windowDays === undefined) return deny('refund_plan_not_refundable');
-  if (billing.days_since_first_payment > windowDays) return deny('refund_outside_window');
+  if (ageInDays(billing, ctx.nowMs) > windowDays) return deny('refund_outside_window');
 
   const amountCents = cents(Number(args.amount_usd));
-  if (amountCents + cents(confirmedRefundsUsd(ctx.history)) > cents(billing.price_usd)) return deny('refund_exceeds_paid');
+  const refunded = ctx.confirmedRefundsUsd ?? confirmedRefundsUsd(ctx.history);
+  if (amountCents + cents(refunded) > cents(billing.price_usd)) return deny('refund_exceeds_paid');
   return ALLOWED;
 }
 
@@ -73,11 +95,11 @@ const billingSchema = z.object({
 /** The latest successful, untruncated billing observation this run made for `userId`. */
 export function billingFact(history: readonly HistoryEntry[], userId: number): BillingFact | undefined {
   for (let i = history.length - 1; i >= 0; i--) {
-    const { action, observation } = history[i]!;
+    const { action, observation, observed_at_ms } = history[i]!;
     if (action.kind !== 'tool' || action.name !== 'get_user_billing' || action.args.user_id !== userId) continue;
     if (observation.tool !== 'get_user_billing' || !observation.ok || observation.truncated) continue;
     const parsed = billingSchema.safeParse(observation.data);
-    if (parsed.success) return parsed.data.billing;
+    if (parsed.success) return { ...parsed.data.billing, ...(observed_at_ms !== undefined ? { observed_at_ms } : {}) };
   }
   return undefined;
 }

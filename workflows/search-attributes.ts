@@ -9,6 +9,7 @@
 // worker without this code (a rolling deploy) keeps replaying without the new commands.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { SearchAttributePair } from '@temporalio/common';
+import { registeredToolOr } from './tool-catalog';
 
 export const AGENT_STATUS = defineSearchAttributeKey('AgentStatus', SearchAttributeType.KEYWORD);
 export const AGENT_STOP_REASON = defineSearchAttributeKey('AgentStopReason', SearchAttributeType.KEYWORD);
@@ -38,6 +39,17 @@ export function keywordValue(text: string): string {
   return text.length <= MAX_KEYWORD_CHARS ? text : text.slice(0, MAX_KEYWORD_CHARS);
 }
 
+const TOOL_REASON = /^(tool_denied|tool_missing|tool_bad_args|tool_error):(.*)$/s;
+
+/**
+ * The stop reason as a search attribute: the payload codec never encrypts search attributes, so
+ * text the model chose (a made-up tool name) must not land there. Unknown tools read `unknown`.
+ */
+export function attributeStopReason(reason: string): string {
+  const match = TOOL_REASON.exec(reason);
+  return match ? `${match[1]}:${registeredToolOr(match[2]!)}` : reason;
+}
+
 export interface RunAttributes {
   status: RunStatus;
   step: number;
@@ -54,6 +66,6 @@ export function attributePairs(a: RunAttributes): SearchAttributePair[] {
     { key: AGENT_TOOL_CALLS, value: a.toolCalls },
     { key: AGENT_PRINCIPAL, value: keywordValue(a.principal) },
   ];
-  if (a.stopReason !== undefined) pairs.push({ key: AGENT_STOP_REASON, value: keywordValue(a.stopReason) });
+  if (a.stopReason !== undefined) pairs.push({ key: AGENT_STOP_REASON, value: keywordValue(attributeStopReason(a.stopReason)) });
   return pairs;
 }

@@ -2,6 +2,8 @@
 // schema the gateway enforces, and how the activity is run. Activities implement them under the
 // same names; the workflow only ever calls names found here.
 import { z } from 'zod';
+import { seenCallHash } from './carry';
+import { stableJson } from './hash';
 
 export interface ToolSpec {
   name: string;
@@ -22,6 +24,8 @@ export interface ToolSpec {
   needsApproval?: boolean;
   /** Dot paths into the tool's observation data that the model and the logs never see (`*` = any key). */
   sensitive?: readonly string[];
+  /** Free-text arguments: loop detection compares them without case, width or spacing differences. */
+  freeText?: readonly string[];
 }
 
 const userId = z.number().int().positive().max(2_147_483_647);
@@ -59,6 +63,7 @@ export const TOOL_REGISTRY: Record<string, ToolSpec> = {
     args: z.strictObject({ query: z.string().trim().min(1).max(500) }),
     timeoutSeconds: 10,
     maxAttempts: 3,
+    freeText: ['query'],
   },
   issue_refund: {
     name: 'issue_refund',
@@ -72,8 +77,29 @@ export const TOOL_REGISTRY: Record<string, ToolSpec> = {
     maxAttempts: 5,
     effectful: true,
     needsApproval: true,
+    freeText: ['reason'],
   },
 };
+
+/**
+ * The loop detector's signature of a call: the tool and its schema-valid arguments, with each
+ * free-text argument folded (Unicode NFKC, lower case, runs of whitespace as one space), hashed.
+ * "refund", "Refund" and " REFUND " are one call; the signature is a short hash (carry.ts).
+ */
+export function loopSignature(name: string, args: Record<string, unknown>): string {
+  const fold = TOOL_REGISTRY[name]?.freeText ?? [];
+  const folded: Record<string, unknown> = { ...args };
+  for (const key of fold) {
+    const value = folded[key];
+    if (typeof value === 'string') folded[key] = value.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
+  }
+  return seenCallHash(`${name}:${stableJson(folded)}`);
+}
+
+/** Search attributes carry registry names only: a model-invented tool name becomes `unknown`. */
+export function registeredToolOr(name: string, fallback = 'unknown'): string {
+  return Object.prototype.hasOwnProperty.call(TOOL_REGISTRY, name) ? name : fallback;
+}
 
 /**
  * The seeds' allowlist; the CLI uses it when --allow is not given. Read-only tools only: a tool

@@ -121,7 +121,7 @@ export interface AgentResult {
   omitted?: { trace: number; history: number };
 }
 
-export type Phase = 'starting' | 'deciding' | 'calling_tool' | 'awaiting_approval' | 'done';
+export type Phase = 'starting' | 'deciding' | 'calling_tool' | 'awaiting_approval' | 'reconciling' | 'done';
 
 export interface AgentState {
   phase: Phase;

@@ -67,6 +67,12 @@ export const SERVICE_RULES = {
 } as const;
 export type ServiceRejection = keyof typeof SERVICE_RULES;
 
+/**
+ * The rejection recorded when a record nobody will finish is settled as not made (settle()): its
+ * run ended (cancel, deadline, failure) before the refund was committed.
+ */
+export const VOIDED = 'voided';
+
 export const DEFAULT_REFUNDS_DB = path.join('.temporal', 'refunds.sqlite');
 
 export function refundsDbPathFromEnv(env: NodeJS.ProcessEnv = process.env): string {
@@ -177,6 +183,26 @@ export class RefundService {
       )
       .run(new Date().toISOString(), key);
     return this.lookupByKey(key);
+  }
+
+  /**
+   * Settles a record whose run is ending without knowing its outcome. A terminal record is
+   * returned as it is (the refund happened, or was refused). An unfinished one (planned, or
+   * ambiguous after an interrupted attempt) is marked rejected/voided and its fence raised, in one
+   * transaction, so an attempt still hanging somewhere can never confirm it later. Unknown key:
+   * undefined (the call never reached the service).
+   */
+  settle(key: string): RefundRecord | undefined {
+    const tx = this.db.transaction((): RefundRecord | undefined => {
+      this.db
+        .prepare(
+          `UPDATE refunds SET state = 'rejected', rejection = ?, fence = fence + 1, updated_at = ?
+           WHERE idempotency_key = ? AND state IN ('planned', 'ambiguous')`,
+        )
+        .run(VOIDED, new Date().toISOString(), key);
+      return this.lookupByKey(key);
+    });
+    return tx.immediate();
   }
 
   /**

@@ -1,0 +1,63 @@
+// What a run hands to the next when it continues as new, bounded so that a run of any length
+// stays far from Temporal's 2 MB payload limit: a tail of the trace and history, the facts the
+// policy gate reads (the latest good observation of each tool), seen calls as short hashes.
+// Totals (usage, effects, time) are carried exactly; what was dropped is counted.
+import { sha256Hex } from './hash';
+import type { CarriedState, EffectEntry, HistoryEntry, TraceEntry } from './types';
+import type { Usage } from './budget';
+
+export const CARRY_LIMITS = {
+  /** Trace entries kept (the result of a longer run shows the last ones and a count). */
+  trace: 200,
+  /** History entries kept: more than the decision payload shows the model. */
+  history: 20,
+} as const;
+
+/** Loop detection remembers calls as 16 hex digits of sha256 over the call's signature. */
+export function seenCallHash(signature: string): string {
+  return /^[0-9a-f]{16}$/.test(signature) ? signature : sha256Hex(signature).slice(0, 16);
+}
+
+export interface RunState {
+  started_at_ms: number;
+  usage: Usage;
+  trace: readonly TraceEntry[];
+  history: readonly HistoryEntry[];
+  seen_calls: readonly string[];
+  human_wait_ms: number;
+  effects: readonly EffectEntry[];
+  omitted: { trace: number; history: number };
+}
+
+export function carryState(s: RunState): CarriedState {
+  const trace = s.trace.slice(-CARRY_LIMITS.trace);
+  const history = historyToCarry(s.history);
+  return {
+    started_at_ms: s.started_at_ms,
+    usage: s.usage,
+    trace,
+    history,
+    // Deduplicated: a set, carried as a list.
+    seen_calls: [...new Set(s.seen_calls.map(seenCallHash))],
+    human_wait_ms: s.human_wait_ms,
+    effects: [...s.effects],
+    omitted: {
+      trace: s.omitted.trace + (s.trace.length - trace.length),
+      history: s.omitted.history + (s.history.length - history.length),
+    },
+  };
+}
+
+/** The tail, plus the latest successful observation of each tool that fell out of it (facts the gate needs). */
+function historyToCarry(history: readonly HistoryEntry[]): HistoryEntry[] {
+  const tail = history.slice(-CARRY_LIMITS.history);
+  const older = history.slice(0, history.length - tail.length);
+  const pinned = new Map<string, HistoryEntry>();
+  for (const entry of older) {
+    const { action } = entry;
+    if (action.kind !== 'tool' || !entry.observation.ok) continue;
+    if (tail.some((t) => t.action.kind === 'tool' && t.action.name === action.name && t.observation.ok)) continue;
+    pinned.set(action.name, entry);
+  }
+  return [...[...pinned.values()].sort((a, b) => a.step - b.step), ...tail];
+}
