@@ -11,6 +11,7 @@ import { createReconcileIssueRefund, refundLookupFailsFromEnv } from './refunds/
 import type { RefundFaults } from './refunds/issue-refund';
 import type { RefundService } from './refunds/service';
 import { withObservationLog } from './observation-log';
+import { withToolPause } from './tools/drill';
 
 export interface ActivityDeps {
   llm: LlmConfig;
@@ -28,7 +29,8 @@ export function createActivities(deps: ActivityDeps) {
     // Named reconcile_<tool>: the lookup a run makes before it ends with an effect's outcome unknown.
     reconcile_issue_refund: createReconcileIssueRefund({ refunds, lookupFails: refundLookupFailsFromEnv() }),
     // Every tool's result is logged as the model sees it (sensitive fields redacted).
-    ...withObservationLog({
+    // withToolPause: the AGENT_TOOL_PAUSE_MS drill (slow read-only tools); a no-op unless set.
+    ...withObservationLog(withToolPause({
       get_user_profile: createGetUserProfile(deps.data),
       get_user_billing: createGetUserBilling(deps.data),
       search_policy: createSearchPolicy(deps.data),
@@ -37,6 +39,6 @@ export function createActivities(deps: ActivityDeps) {
         data: deps.data,
         faults: deps.refundFaults ?? refundFaultsFromEnv(),
       }),
-    }),
+    })),
   };
 }
