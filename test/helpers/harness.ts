@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import * as path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { createClient } from '../../client/connect';
@@ -40,14 +41,27 @@ export function agentInput(overrides: Partial<AgentInput> = {}): AgentInput {
 
 export interface WorkerProcess {
   proc: ChildProcess;
+  /** The identity the SDK reports for this worker (`<pid>@<host>`), as in history events and pending activities. */
+  identity: string;
   /** Resolves when the worker has said it is ready. */
   ready: Promise<void>;
   output(): string;
-  /** SIGKILL: the crash a test wants to survive. Resolves when the process is gone. */
+  /** SIGKILL: the crash a test wants to survive. Resolves when the process is gone (a hung one too). */
   kill(): Promise<void>;
   /** SIGTERM: graceful shutdown. */
   stop(): Promise<void>;
+  /** SIGSTOP: a hung worker. Its sockets stay open, so the server still hands it tasks it will never answer. */
+  hang(): void;
+  /** SIGCONT: the hung worker wakes up where it stopped. */
+  resume(): void;
 }
+
+// Worker processes must never outlive the test process: a SIGSTOPped orphan would sit in the
+// process table (and on the task queue) forever. SIGKILL ends stopped processes too.
+const liveWorkers = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const proc of liveWorkers) proc.kill('SIGKILL');
+});
 
 /** Starts `node dist/worker/main.js`: the same entry point `npm run worker` runs. */
 export function startWorkerProcess(env: TemporalEnv, extraEnv: Record<string, string>): WorkerProcess {
@@ -64,8 +78,14 @@ export function startWorkerProcess(env: TemporalEnv, extraEnv: Record<string, st
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  liveWorkers.add(proc);
   let log = '';
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const exited = new Promise<void>((resolve) =>
+    proc.once('exit', () => {
+      liveWorkers.delete(proc);
+      resolve();
+    }),
+  );
   const ready = new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       log += chunk.toString();
@@ -80,7 +100,37 @@ export function startWorkerProcess(env: TemporalEnv, extraEnv: Record<string, st
     if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
     await exited;
   };
-  return { proc, ready, output: () => log, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
+  const signal = (sig: NodeJS.Signals) => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill(sig);
+  };
+  return {
+    proc,
+    identity: `${proc.pid}@${hostname()}`,
+    ready,
+    output: () => log,
+    kill: () => end('SIGKILL'),
+    stop: () => end('SIGTERM'),
+    hang: () => signal('SIGSTOP'),
+    resume: () => signal('SIGCONT'),
+  };
+}
+
+/**
+ * The workers one test file starts. killAll() in after() ends every one of them, hung (SIGSTOP)
+ * or not, whether or not the tests passed.
+ */
+export class WorkerFleet {
+  private readonly all: WorkerProcess[] = [];
+
+  start(env: TemporalEnv, extraEnv: Record<string, string>): WorkerProcess {
+    const worker = startWorkerProcess(env, extraEnv);
+    this.all.push(worker);
+    return worker;
+  }
+
+  async killAll(): Promise<void> {
+    await Promise.all(this.all.map((w) => w.kill()));
+  }
 }
 
 /** Polls until `check` returns a value (not undefined); fails with `what` after the timeout. */
