@@ -1,0 +1,752 @@
+// The fault matrix (issue 9): every phase a run can be in × every fault an operator's kill switch
+// and the runtime's guarantees exist for, on the real dev server, with real worker processes, the
+// real openai client against the scripted model, and the real SQLite refunds service. Each cell
+// asserts the stop reason, the result's effects list against the refunds database, and, for a
+// cancel, that nothing happened after it; cells with a hung worker also assert how soon the run
+// closed. docs/faults.md has the table, the expected outcome of every cell and why each fault is
+// applied the way it is.
+//
+// Cells run concurrently, in groups that share their workers and, where the fault allows, the
+// fault itself (one SIGKILL, one server restart, one SIGSTOP for several runs).
+import { after, before, describe, it } from 'node:test';
+import type { TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
+import type { Reply } from '../scripts/scripted-llm-server';
+import { startDevServer } from '../scripts/dev-server';
+import type { DevServer } from '../scripts/dev-server';
+import { cancelRun, runResult, startRun } from '../client/agent-client';
+import { answerApproval, pendingApproval } from '../client/approvals';
+import type { TemporalEnv } from '../client/temporal-env';
+import type { reactAgent } from '../workflows/agent';
+import type { AgentResult, EffectOutcome } from '../workflows/types';
+import type { StopReason } from '../workflows/stop-reasons';
+import { agentInput, connectClient, eventually, testEnv, uniqueId, WorkerFleet } from './helpers/harness';
+import type { WorkerProcess } from './helpers/harness';
+import { runCli } from './helpers/cli';
+import { billingOf, finalAnswer, REFUND_ALLOW, refundFixture, refundGoal, refundOf, tool } from './helpers/refund-fixtures';
+import type { RefundFixture } from './helpers/refund-fixtures';
+import {
+  afterCut,
+  assertEffectsMatchDb,
+  assertNothingAfter,
+  Barrier,
+  budgetDeadlineMs,
+  budgetTimerFired,
+  byStep,
+  closedAtMs,
+  eventTimeMs,
+  gate,
+  historyOf,
+  llmRequest,
+  stablePort,
+  startedActivity,
+  timeline,
+  untilWallClock,
+  waitStarted,
+  workerSaid,
+} from './helpers/fault-matrix';
+import type { Gate, StepReply } from './helpers/fault-matrix';
+
+// ---- the matrix -------------------------------------------------------------------------------
+
+const PHASES = ['deciding', 'read-only tool', 'effect before commit', 'effect after commit', 'awaiting approval', 'continue-as-new boundary'] as const;
+type Phase = (typeof PHASES)[number];
+const FAULTS = ['operator cancel', 'max_seconds deadline', 'worker SIGKILL + new worker', 'worker hung + cancel', 'server SIGKILL + restart'] as const;
+type Fault = (typeof FAULTS)[number];
+
+/** The design's bound for a cancel or a deadline with a hung worker: heartbeat timeout + sticky timeout + slack. */
+const HUNG_BOUND_MS = (2 + 2 + 10) * 1000;
+/** search_policy's first attempt waits this long (AGENT_TOOL_PAUSE_MS), under its 10 s start-to-close. */
+const TOOL_PAUSE_MS = 8_000;
+/** A refund's first attempt stalls this long without heartbeats (AGENT_REFUND_PAUSE_*_COMMIT_MS). */
+const REFUND_STALL_MS = 15_000;
+const CELL_TIMEOUT_MS = 300_000;
+/** continue-as-new × deadline: the step before the boundary takes this long, so the chain is older than its latest run. */
+const CAN_SLOW_MS = 4_000;
+const REASON = 'fault matrix: operator pulls the kill switch';
+
+interface Expected {
+  stop: StopReason;
+  effects: EffectOutcome[];
+  /** Tools of the trace, in order. */
+  trace: string[];
+}
+
+const BILLING = 'get_user_billing';
+const PRE_BOUNDARY = ['get_user_profile', BILLING];
+const ok = (trace: string[], effects: EffectOutcome[] = []): Expected => ({ stop: 'success', effects, trace });
+const cut = (stop: StopReason, trace: string[], effects: EffectOutcome[] = []): Expected => ({ stop, effects, trace });
+
+/** Every cell's expected outcome (docs/faults.md is the same table in prose). */
+const EXPECTED: Record<Phase, Record<Fault, Expected>> = {
+  deciding: {
+    'operator cancel': cut('cancelled', []),
+    'max_seconds deadline': cut('max_seconds', []),
+    'worker SIGKILL + new worker': ok([]),
+    'worker hung + cancel': cut('cancelled', []),
+    'server SIGKILL + restart': ok([]),
+  },
+  'read-only tool': {
+    'operator cancel': cut('cancelled', []),
+    'max_seconds deadline': cut('max_seconds', []),
+    'worker SIGKILL + new worker': ok(['search_policy']),
+    'worker hung + cancel': cut('cancelled', []),
+    'server SIGKILL + restart': ok(['search_policy']),
+  },
+  'effect before commit': {
+    'operator cancel': cut('cancelled', [BILLING], ['not_made']),
+    'max_seconds deadline': cut('max_seconds', [BILLING], ['not_made']),
+    'worker SIGKILL + new worker': ok([BILLING, 'issue_refund'], ['confirmed']),
+    'worker hung + cancel': cut('cancelled', [BILLING], ['not_made']),
+    'server SIGKILL + restart': ok([BILLING, 'issue_refund'], ['confirmed']),
+  },
+  'effect after commit': {
+    'operator cancel': cut('cancelled', [BILLING], ['confirmed']),
+    'max_seconds deadline': cut('max_seconds', [BILLING], ['confirmed']),
+    'worker SIGKILL + new worker': ok([BILLING, 'issue_refund'], ['confirmed']),
+    'worker hung + cancel': cut('cancelled', [BILLING], ['confirmed']),
+    'server SIGKILL + restart': ok([BILLING, 'issue_refund'], ['confirmed']),
+  },
+  'awaiting approval': {
+    'operator cancel': cut('cancelled', [BILLING]),
+    // Time waiting for a person is not the agent's: the deadline passes, the run still waits.
+    'max_seconds deadline': ok([BILLING, 'issue_refund'], ['confirmed']),
+    'worker SIGKILL + new worker': ok([BILLING, 'issue_refund'], ['confirmed']),
+    'worker hung + cancel': cut('cancelled', [BILLING]),
+    'server SIGKILL + restart': ok([BILLING, 'issue_refund'], ['confirmed']),
+  },
+  'continue-as-new boundary': {
+    'operator cancel': cut('cancelled', PRE_BOUNDARY),
+    'max_seconds deadline': cut('max_seconds', PRE_BOUNDARY),
+    'worker SIGKILL + new worker': ok(PRE_BOUNDARY),
+    'worker hung + cancel': cut('cancelled', PRE_BOUNDARY),
+    'server SIGKILL + restart': ok(PRE_BOUNDARY),
+  },
+};
+
+/** The activity in flight when the fault lands (none while a person is awaited). */
+const IN_FLIGHT: Record<Phase, string | undefined> = {
+  deciding: 'decide',
+  'read-only tool': 'search_policy',
+  'effect before commit': 'issue_refund',
+  'effect after commit': 'issue_refund',
+  'awaiting approval': undefined,
+  'continue-as-new boundary': 'decide',
+};
+
+// ---- workers ----------------------------------------------------------------------------------
+
+/** Which drill knobs a phase's worker needs: plain workers make search_policy slow; refund workers stall a refund. */
+type Config = 'plain' | 'before' | 'after';
+const CONFIG_OF: Record<Phase, Config> = {
+  deciding: 'plain',
+  'read-only tool': 'plain',
+  'effect before commit': 'before',
+  'effect after commit': 'after',
+  'awaiting approval': 'plain',
+  'continue-as-new boundary': 'plain',
+};
+const KNOBS: Record<Config, Record<string, string>> = {
+  plain: { AGENT_TOOL_PAUSE_MS: String(TOOL_PAUSE_MS), AGENT_TOOL_PAUSE_TOOLS: 'search_policy' },
+  before: { AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS: String(REFUND_STALL_MS) },
+  after: { AGENT_REFUND_PAUSE_AFTER_COMMIT_MS: String(REFUND_STALL_MS) },
+};
+
+let llm: ScriptedLlmServer;
+let fx: RefundFixture;
+const fleet = new WorkerFleet();
+const clients: Client[] = [];
+let restartServer: DevServer | undefined;
+const timings: Array<{ cell: string; faultToCloseMs?: number; startToCloseMs: number }> = [];
+
+/** A set of task queues (one per worker config) on one server, and their workers. */
+class Group {
+  readonly queues: Record<Config, TemporalEnv>;
+  private readonly started = new Map<Config, WorkerProcess[]>();
+
+  constructor(
+    readonly name: string,
+    server: Pick<TemporalEnv, 'address' | 'namespace' | 'uiUrl'>,
+    public client: Client,
+  ) {
+    const env = (c: Config): TemporalEnv => ({ ...testEnvFor(server), taskQueue: uniqueId(`fm-${name}-${c}`) });
+    this.queues = { plain: env('plain'), before: env('before'), after: env('after') };
+  }
+
+  /** Starts a worker on the config's queue; `knobs` false gives a plain worker (no drill knobs). */
+  start(config: Config, knobs = true): WorkerProcess {
+    const w = fleet.start(this.queues[config], { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '120', ...fx.workerEnv, ...(knobs ? KNOBS[config] : {}) });
+    this.started.set(config, [...(this.started.get(config) ?? []), w]);
+    return w;
+  }
+
+  /** Ends this group's workers (hung ones too) so the next group has the machine. */
+  async killAll(): Promise<void> {
+    await Promise.all([...this.started.values()].flat().map((w) => w.kill()));
+  }
+
+  /** The config's first worker: the one every run starts on, and the one a fault hits. */
+  first(config: Config): WorkerProcess {
+    return this.started.get(config)?.[0] ?? assert.fail(`group ${this.name} has no ${config} worker`);
+  }
+}
+
+function testEnvFor(server: Pick<TemporalEnv, 'address' | 'namespace' | 'uiUrl'>): TemporalEnv {
+  return { ...testEnv('unused'), address: server.address, namespace: server.namespace, uiUrl: server.uiUrl };
+}
+
+// ---- runs -------------------------------------------------------------------------------------
+
+interface Variant {
+  /**
+   * How the model answers the decision the fault is about (deciding: step 1; continue-as-new: step 3,
+   * the first of the run the chain continued into): never; never, then at once on a retry; or when
+   * the test releases it (`gated`, every attempt waits for the release).
+   */
+  llm?: 'hang' | 'hang-then-answer' | 'gated';
+  llmMaxAttempts?: number;
+  maxSeconds?: number;
+  /** Read-only tool phase: search_policy starts only when the test releases the model's answer. */
+  gatedTool?: boolean;
+  /** The refund is proposed when the run has this much agent time left (the deadline then fires during the refund). */
+  refundLeftMs?: number;
+  /** The step before the continue-as-new boundary is slow, so the chain is older than its latest run. */
+  slowBeforeBoundaryMs?: number;
+}
+
+class Run {
+  readonly id: string;
+  readonly user: number;
+  /** Holds the model's answer that starts (tool) or ends (decision) the call the fault is about. */
+  readonly gate?: Gate;
+  firstRunId = '';
+  startedAtMs = 0;
+
+  constructor(
+    readonly phase: Phase,
+    readonly group: Group,
+    readonly variant: Variant = {},
+  ) {
+    this.id = uniqueId('fm');
+    this.user = fx.nextUser();
+    if (variant.gatedTool) this.gate = gate(tool('search_policy', { query: 'refund window' }));
+    else if (variant.llm === 'gated') this.gate = gate(finalAnswer('done'));
+  }
+
+  get env(): TemporalEnv {
+    return this.group.queues[CONFIG_OF[this.phase]];
+  }
+
+  /** A handle on the current client (the restart group replaces its client after the restart). */
+  handle(): WorkflowHandle<typeof reactAgent> {
+    return this.group.client.workflow.getHandle<typeof reactAgent>(this.id);
+  }
+
+  rows() {
+    return fx.service().list({ workflow_id: this.id });
+  }
+
+  async start(): Promise<void> {
+    llm.script(this.id, byStep(this.script()));
+    const v = this.variant;
+    const input = agentInput({
+      goal: refundGoal(this.user),
+      user_id: this.user,
+      allow: REFUND_ALLOW,
+      budget: { max_seconds: v.maxSeconds ?? 300 },
+      ...(v.llmMaxAttempts !== undefined ? { llm_max_attempts: v.llmMaxAttempts } : {}),
+      ...(this.phase === 'continue-as-new boundary' ? { continue_as_new_every: 2 } : {}),
+    });
+    this.startedAtMs = Date.now(); // refined below from the server's start time
+    const handle = await startRun(this.group.client, this.env, input, this.id);
+    this.firstRunId = handle.firstExecutionRunId;
+    this.startedAtMs = (await handle.describe()).startTime.getTime();
+  }
+
+  private script(): Record<number, StepReply | StepReply[]> {
+    const done = finalAnswer('done');
+    const decision = (): StepReply[] => {
+      if (this.variant.llm === 'hang') return [{ hang: true }];
+      if (this.variant.llm === 'gated') return [this.gate!.reply];
+      return [{ hang: true }, done];
+    };
+    const u = this.user;
+    switch (this.phase) {
+      case 'deciding':
+        return { 1: decision() };
+      case 'read-only tool':
+        return { 1: this.gate?.reply ?? tool('search_policy', { query: 'refund window' }), 2: done };
+      case 'effect before commit':
+      case 'effect after commit':
+      case 'awaiting approval': {
+        const left = this.variant.refundLeftMs;
+        // The agent's clock runs until the approval wait begins: answer when `left` ms remain.
+        const refund: StepReply =
+          left === undefined
+            ? refundOf(u)
+            : () => ({ ...refundOf(u), delayMs: Math.max(0, this.startedAtMs + this.variant.maxSeconds! * 1000 - left - Date.now()) }) as Reply;
+        return { 1: billingOf(u), 2: refund, 3: done };
+      }
+      case 'continue-as-new boundary': {
+        const slow = this.variant.slowBeforeBoundaryMs;
+        return {
+          1: tool('get_user_profile', { user_id: u }),
+          2: slow ? ({ ...billingOf(u), delayMs: slow } as Reply) : billingOf(u),
+          3: decision(),
+          4: done,
+        };
+      }
+    }
+  }
+
+  /** Waits until the run stands at the phase (for an effect: awaiting the approval that starts it). */
+  async staged(): Promise<void> {
+    switch (this.phase) {
+      case 'deciding':
+        await llmRequest(llm, this.id, 1);
+        return;
+      case 'read-only tool':
+        if (this.gate) await llmRequest(llm, this.id, 1);
+        else await waitStarted(this.handle(), 'search_policy');
+        return;
+      case 'continue-as-new boundary': {
+        await llmRequest(llm, this.id, 3);
+        const latest = (await this.handle().describe()).runId;
+        assert.notEqual(latest, this.firstRunId, 'step 3 runs in the run the chain continued into');
+        return;
+      }
+      default:
+        await eventually('the refund awaiting approval', () => pendingApproval(this.handle()), 60_000);
+    }
+  }
+
+  /** Enters the phase: the call the fault is about is in flight when this returns. */
+  async enter(): Promise<void> {
+    if (this.variant.gatedTool) {
+      this.gate!.release();
+      await waitStarted(this.handle(), 'search_policy');
+    } else if (this.phase === 'effect before commit' || this.phase === 'effect after commit') {
+      await this.approve();
+      // The drill stalls the first attempt right after planning (before) or committing (after).
+      const state = this.phase === 'effect before commit' ? 'planned' : 'confirmed';
+      await eventually(`a ${state} refund row`, () => this.rows().find((r) => r.state === state), 60_000);
+    }
+  }
+
+  async approve(): Promise<void> {
+    await answerApproval(this.group.client, this.id, { decision: 'approve', operator: 'fault-matrix' });
+  }
+
+  /** Why the call of this phase is no longer in flight (a fault landing now would hit another phase), or undefined. */
+  async notInFlight(): Promise<string | undefined> {
+    const type = IN_FLIGHT[this.phase];
+    if (type === undefined) return (await pendingApproval(this.handle())) ? undefined : 'no approval pending';
+    return (await startedActivity(this.handle(), type)) ? undefined : `${type} is not running`;
+  }
+
+  result(): Promise<AgentResult> {
+    return runResult(this.handle());
+  }
+}
+
+/** Runs `work`, then waits at the barrier; a failure leaves the barrier, so the other cells go on. */
+async function thenArrive(barrier: Barrier, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    barrier.leave();
+    throw err;
+  }
+  await barrier.arrive();
+}
+
+// ---- the checks every cell makes ------------------------------------------------------------
+
+interface Observed {
+  run: Run;
+  result: AgentResult;
+  /** The event the fault is measured from: the cancel request, or the max_seconds timer firing. */
+  cut?: 'cancel' | 'deadline';
+  /** Assert the hung-worker bound from the cut to the close. */
+  bound?: boolean;
+  /** When the fault was applied, for the timing report (the cut's event time when there is one). */
+  faultAtMs?: number;
+}
+
+async function check(t: TestContext, phase: Phase, fault: Fault, o: Observed): Promise<void> {
+  const expected = EXPECTED[phase][fault];
+  const { run, result } = o;
+  const handle = run.handle();
+  const events = await historyOf(handle);
+  const closedAt = await closedAtMs(handle);
+  const description = await handle.describe();
+
+  const cancelRequested = events.find((e) => e.workflowExecutionCancelRequestedEventAttributes);
+  const deadlineFired = budgetTimerFired(events);
+  const cutEvent = o.cut === 'cancel' ? cancelRequested : o.cut === 'deadline' ? deadlineFired : undefined;
+  const cutAtMs = cutEvent ? eventTimeMs(cutEvent) : undefined;
+  const faultAt = cutAtMs ?? o.faultAtMs;
+  const faultToCloseMs = faultAt !== undefined ? closedAt - faultAt : undefined;
+  timings.push({ cell: `${phase} × ${fault}`, faultToCloseMs, startToCloseMs: closedAt - run.startedAtMs });
+  t.diagnostic(
+    `${result.stop_reason}, effects ${JSON.stringify((result.effects ?? []).map((e) => `${e.state}/${e.via}`))}, fault->close ${faultToCloseMs ?? '-'} ms, start->close ${closedAt - run.startedAtMs} ms`,
+  );
+
+  // 1. The stop reason, and the Temporal status that goes with it.
+  assert.equal(result.stop_reason, expected.stop, `stop_reason (history of the latest run:\n${timeline(events, run.startedAtMs)})`);
+  assert.equal(description.status.name, expected.stop === 'cancelled' ? 'CANCELLED' : 'COMPLETED');
+  assert.deepEqual(result.trace.map((e) => e.tool), expected.trace, 'trace');
+  if (expected.stop === 'success') assert.equal(result.answer, 'done');
+  if (phase === 'continue-as-new boundary') assert.notEqual(description.runId, run.firstRunId, 'the chain continued as new before the fault');
+
+  // 2. The effects list against the refunds database.
+  assertEffectsMatchDb(result, run.rows(), expected.effects);
+
+  // 3. Nothing after a cancel (or a deadline): no new activity but the reconcile, no model request, no refund row.
+  if (o.cut === 'cancel') {
+    assert.ok(cancelRequested, 'the cancel request is in the history');
+    assert.equal(cancelRequested.workflowExecutionCancelRequestedEventAttributes!.cause, REASON);
+    assertNothingAfter(afterCut(events, cancelRequested, llm.requests(run.id), run.rows()), 'the cancel');
+  } else if (o.cut === 'deadline') {
+    assert.ok(deadlineFired, 'the max_seconds timer fired in the latest run');
+    assertNothingAfter(afterCut(events, deadlineFired, llm.requests(run.id), run.rows()), 'the deadline');
+  }
+
+  // 4. A hung worker: the run still closed within the stated bound of the cancel or the deadline.
+  if (o.bound) {
+    assert.ok(cutAtMs !== undefined);
+    assert.ok(
+      closedAt - cutAtMs <= HUNG_BOUND_MS,
+      `closed ${closedAt - cutAtMs} ms after the ${o.cut}, bound ${HUNG_BOUND_MS} ms; events:\n${timeline(events, cutAtMs)}`,
+    );
+  }
+}
+
+/**
+ * A cut-off refund's first attempt, stalled on a hung worker, wakes up (SIGCONT) and tries to
+ * commit: it must not, because the reconcile settled (voided) the record and raised its fence. Its
+ * observation, or its fenced failure, names the key in the worker's log once it has run.
+ */
+async function stalledAttemptCannotConfirm(run: Run, worker: WorkerProcess, from: number): Promise<void> {
+  const key = run.rows()[0]?.idempotency_key ?? assert.fail('the refund was never planned');
+  await workerSaid(worker, key, from, REFUND_STALL_MS + 30_000);
+  assert.deepEqual(run.rows().map((r) => [r.state, r.rejection]), [['rejected', 'voided']], 'the woken attempt found the record settled');
+}
+
+// ---- setup --------------------------------------------------------------------------------------
+
+let client: Client;
+let shared: TemporalEnv;
+const cell = (phase: Phase, fault: Fault) => `${phase} × ${fault}`;
+
+before(async () => {
+  llm = await ScriptedLlmServer.start();
+  fx = refundFixture();
+  shared = testEnv('fault-matrix');
+  client = await connectClient(shared);
+  clients.push(client);
+});
+
+after(async () => {
+  await fleet.killAll(); // hung (SIGSTOP) workers included, whatever failed
+  await Promise.all(clients.map((c) => c.connection.close().catch(() => undefined)));
+  await llm?.close();
+  await restartServer?.stop();
+  fx?.cleanup();
+  if (timings.length > 0) {
+    console.log('fault matrix timings (fault -> close, start -> close, ms):');
+    for (const t of [...timings].sort((a, b) => a.cell.localeCompare(b.cell))) {
+      console.log(`  ${t.cell.padEnd(56)} ${String(t.faultToCloseMs ?? '-').padStart(7)} ${String(t.startToCloseMs).padStart(7)}`);
+    }
+  }
+});
+
+/**
+ * A group's workers, one per config, started together before its cells, each warmed up with one
+ * short run: a fresh worker's first workflow task (loading the workflow bundle) takes seconds on
+ * this machine, which would eat the tight budgets of the deadline cells.
+ */
+async function startWorkers(group: Group): Promise<void> {
+  const configs = ['plain', 'before', 'after'] as const;
+  await Promise.all(configs.map((c) => group.start(c).ready));
+  await Promise.all(
+    configs.map(async (c) => {
+      const id = uniqueId('fm-warm-up');
+      llm.script(id, [finalAnswer('warm')]);
+      const result = await runResult(await startRun(group.client, group.queues[c], agentInput(), id));
+      assert.equal(result.stop_reason, 'success', `warm-up run on ${c}`);
+    }),
+  );
+}
+
+// The groups run one after the other (the machine is small); the cells of a group run concurrently.
+
+// ---- operator cancel and max_seconds deadline, with live workers ------------------------------
+
+describe('fault matrix: operator cancel and max_seconds deadline, live workers', { concurrency: true }, () => {
+  let live: Group;
+  before(async () => {
+    live = new Group('live', shared, client);
+    await startWorkers(live);
+  });
+  after(() => live.killAll());
+
+  /** The cancel as an operator sends it: the CLI, except inside a refund's ~2 s heartbeat window, where a process start may not fit. */
+  async function operatorCancel(run: Run): Promise<void> {
+    if (IN_FLIGHT[run.phase] === 'issue_refund') return cancelRun(run.group.client, run.id, REASON);
+    const out = await runCli(run.env, ['cancel', run.id, '--reason', REASON]);
+    assert.equal(out.code, 0, `agent cancel: ${out.stderr}`);
+  }
+
+  for (const phase of PHASES) {
+    it(cell(phase, 'operator cancel'), { timeout: CELL_TIMEOUT_MS }, async (t) => {
+      const run = new Run(phase, live, { llm: 'hang' });
+      await run.start();
+      await run.staged();
+      await run.enter();
+      await operatorCancel(run);
+      const result = await run.result();
+      await check(t, phase, 'operator cancel', { run, result, cut: 'cancel' });
+    });
+  }
+
+  // deciding × deadline is in the hung-worker group: with a live worker it is the happy path.
+  for (const phase of PHASES.filter((p) => p !== 'deciding')) {
+    it(cell(phase, 'max_seconds deadline'), { timeout: CELL_TIMEOUT_MS }, async (t) => {
+      const variant: Variant =
+        phase === 'read-only tool'
+          ? { maxSeconds: 3 }
+          : phase === 'awaiting approval'
+            ? { maxSeconds: 5 }
+            : phase === 'continue-as-new boundary'
+              ? { maxSeconds: 8, slowBeforeBoundaryMs: CAN_SLOW_MS, llm: 'hang' }
+              : // The deadline fires ~1 s after the approval: inside the stalled attempt's 2 s heartbeat window.
+                { maxSeconds: 6, refundLeftMs: 1_100 };
+      const run = new Run(phase, live, variant);
+      await run.start();
+      await run.staged();
+      if (phase === 'awaiting approval') {
+        // The deadline passes while a person is awaited: the run keeps waiting, then finishes.
+        await eventually('the max_seconds timer firing', async () => budgetTimerFired(await historyOf(run.handle())), 30_000);
+        assert.equal((await run.handle().describe()).status.name, 'RUNNING');
+        assert.ok(await pendingApproval(run.handle()), 'still awaiting approval after max_seconds');
+        await run.approve();
+        const result = await run.result();
+        assert.ok(result.usage.elapsed_ms < variant.maxSeconds! * 1000, `agent time ${result.usage.elapsed_ms} ms excludes the wait`);
+        await check(t, phase, 'max_seconds deadline', { run, result });
+        return;
+      }
+      await run.enter();
+      const result = await run.result();
+      await check(t, phase, 'max_seconds deadline', { run, result, cut: 'deadline' });
+      const events = await historyOf(run.handle());
+      const fired = budgetTimerFired(events)!;
+      const type = IN_FLIGHT[phase]!;
+      // The deadline hit the phase: its call was scheduled in the latest run before the timer fired.
+      const scheduled = events.findIndex((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type);
+      assert.ok(scheduled >= 0 && scheduled < events.indexOf(fired), `${type} was in flight at the deadline`);
+      if (phase === 'continue-as-new boundary') {
+        // The budget counts from the chain's start, not from the run it continued into.
+        const latestStart = (await run.handle().describe()).startTime.getTime();
+        assert.ok(latestStart - run.startedAtMs >= CAN_SLOW_MS, 'the latest run started well after the chain');
+        const closedAfter = (await closedAtMs(run.handle())) - run.startedAtMs;
+        assert.ok(closedAfter < (variant.maxSeconds! + 2.5) * 1000, `closed ${closedAfter} ms after the chain started (max_seconds ${variant.maxSeconds})`);
+      }
+    });
+  }
+});
+
+// ---- worker SIGKILL, then a new worker: one kill for all six runs ------------------------------
+//
+// A stalled refund is retried by Temporal 2 s after its last heartbeat, so the refunds enter
+// their phase last, just before the kill: the other runs are in place first (staged barrier).
+
+describe('fault matrix: worker SIGKILL + new worker', { concurrency: true }, () => {
+  let killed: Group;
+  const runs: Run[] = [];
+  const notInFlight = new Map<string, string | undefined>();
+  let killAt = 0;
+  const staged = new Barrier(PHASES.length, async () => undefined);
+  const kill = new Barrier(PHASES.length, async () => {
+    await Promise.all(runs.map(async (r) => notInFlight.set(r.id, await r.notInFlight())));
+    killAt = Date.now();
+    await Promise.all((['plain', 'before', 'after'] as const).map((c) => killed.first(c).kill()));
+    // New workers without drill knobs: the retried attempts run normally.
+    await Promise.all((['plain', 'before', 'after'] as const).map((c) => killed.start(c, false).ready));
+  });
+  before(async () => {
+    killed = new Group('kill', shared, client);
+    await startWorkers(killed);
+  });
+  after(() => killed.killAll());
+
+  for (const phase of PHASES) {
+    it(cell(phase, 'worker SIGKILL + new worker'), { timeout: CELL_TIMEOUT_MS }, async (t) => {
+      const run = new Run(phase, killed, { llm: 'hang-then-answer', gatedTool: phase === 'read-only tool' });
+      runs.push(run);
+      await thenArrive(staged, async () => {
+        await run.start();
+        await run.staged();
+      });
+      await thenArrive(kill, () => run.enter());
+      assert.equal(notInFlight.get(run.id), undefined, `in flight when the worker was killed: ${notInFlight.get(run.id)}`);
+      if (phase === 'awaiting approval') await run.approve();
+      const result = await run.result();
+      await check(t, phase, 'worker SIGKILL + new worker', { run, result, faultAtMs: killAt });
+      if (phase === 'deciding' || phase === 'continue-as-new boundary') {
+        // The decision was retried on the new worker with the same Idempotency-Key.
+        const step = phase === 'deciding' ? 1 : 3;
+        const keys = llm.requests(run.id).filter((r) => r.step === step).map((r) => r.idempotencyKey);
+        assert.ok(keys.length >= 2, `step ${step} was retried`);
+        assert.equal(new Set(keys).size, 1, `one key for every attempt: ${keys.join(', ')}`);
+      }
+    });
+  }
+});
+
+// ---- worker hung (SIGSTOP) with a healthy second worker polling, then a cancel --------------
+//
+// The runs of plain phases share one worker, and are brought in place on it alone; the healthy
+// worker starts, then the first one is stopped and the runs are cancelled. Their decisions get one
+// attempt (llm_max_attempts 1), so the attempt on the hung worker is the one the workflow must
+// judge: with more, Temporal retries the call on the healthy worker before the hung worker lets go
+// of the run's workflow task, and that retry is what the workflow sees (and a model request after
+// the cancel). The same worker carries deciding × max_seconds deadline: it is stopped ~1 s before
+// that run's deadline fires, and the attempt's heartbeat timeout comes after the deadline.
+// A refund is cancelled first, and its worker stopped once the workflow has asked to cancel the
+// stalled attempt: stopped first, the attempt's heartbeat timeout (2 s) would have Temporal retry
+// it on the healthy worker, which would commit the refund, before the cancel reaches the workflow.
+
+describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', { concurrency: true }, () => {
+  const PLAIN: Phase[] = ['deciding', 'read-only tool', 'awaiting approval', 'continue-as-new boundary'];
+  /** Room to bring the other runs in place and start the healthy worker before the deadline. */
+  const DEADLINE_SECONDS = 25;
+  let hung: Group;
+  let deadlineRun: Run | undefined;
+  let toolRun: Run | undefined;
+  const healthy = new Barrier(PLAIN.length + 1, async () => {
+    await hung.start('plain', false).ready;
+  });
+  const freeze = new Barrier(PLAIN.length + 1, async () => {
+    // When the timer really fires: armed in the run's first workflow task, for what was left then.
+    const deadline = (deadlineRun && budgetDeadlineMs(await historyOf(deadlineRun.handle()))) ?? Date.now() + 3_500;
+    assert.ok(Date.now() < deadline - 3_300, `in place ${Date.now() - deadline + 3_300} ms too late for the deadline window`);
+    await untilWallClock(deadline - 3_000);
+    // The read-only tool starts now, so its pause (8 s) still runs when the worker hangs.
+    if (toolRun) await toolRun.enter();
+    await untilWallClock(deadline - 1_000);
+    hung.first('plain').hang();
+  });
+  before(async () => {
+    hung = new Group('hung', shared, client);
+    await startWorkers(hung);
+  });
+  after(() => hung.killAll());
+
+  for (const phase of PLAIN) {
+    it(cell(phase, 'worker hung + cancel'), { timeout: CELL_TIMEOUT_MS }, async (t) => {
+      const run = new Run(phase, hung, { llm: 'hang', llmMaxAttempts: 1, gatedTool: phase === 'read-only tool' });
+      if (phase === 'read-only tool') toolRun = run;
+      await thenArrive(healthy, async () => {
+        await run.start();
+        await run.staged();
+      });
+      await thenArrive(freeze, async () => undefined);
+      const type = IN_FLIGHT[phase];
+      if (type) assert.equal((await startedActivity(run.handle(), type))?.identity, hung.first('plain').identity, `${type} runs on the hung worker`);
+      await cancelRun(hung.client, run.id, REASON);
+      const result = await run.result();
+      await check(t, phase, 'worker hung + cancel', { run, result, cut: 'cancel', bound: true });
+    });
+  }
+
+  it(cell('deciding', 'max_seconds deadline'), { timeout: CELL_TIMEOUT_MS }, async (t) => {
+    const run = new Run('deciding', hung, { llm: 'hang', llmMaxAttempts: 1, maxSeconds: DEADLINE_SECONDS });
+    deadlineRun = run;
+    await thenArrive(healthy, async () => {
+      await run.start();
+      await run.staged();
+    });
+    await thenArrive(freeze, async () => undefined);
+    assert.equal((await startedActivity(run.handle(), 'decide'))?.identity, hung.first('plain').identity, 'the decision runs on the hung worker');
+    const result = await run.result();
+    await check(t, 'deciding', 'max_seconds deadline', { run, result, cut: 'deadline', bound: true });
+  });
+
+  for (const phase of ['effect before commit', 'effect after commit'] as const) {
+    it(cell(phase, 'worker hung + cancel'), { timeout: CELL_TIMEOUT_MS }, async (t) => {
+      const config = CONFIG_OF[phase];
+      const stalled = hung.first(config);
+      const run = new Run(phase, hung);
+      await run.start();
+      await run.staged();
+      // The healthy worker polls before the refund starts; the run stays on the stalled one (sticky).
+      await hung.start(config, false).ready;
+      await run.enter();
+      assert.equal((await startedActivity(run.handle(), 'issue_refund'))?.identity, stalled.identity, 'the refund runs on the worker that will hang');
+      await cancelRun(hung.client, run.id, REASON);
+      await eventually('the workflow asking to cancel the refund', async () =>
+        (await historyOf(run.handle())).find((e) => e.activityTaskCancelRequestedEventAttributes),
+      );
+      stalled.hang();
+      const result = await run.result();
+      // Woken up, the stalled attempt reports into the void; the refund stays as the result says.
+      const from = stalled.output().length;
+      stalled.resume();
+      if (phase === 'effect before commit') await stalledAttemptCannotConfirm(run, stalled, from);
+      else await workerSaid(stalled, run.rows()[0]!.idempotency_key, from);
+      await check(t, phase, 'worker hung + cancel', { run, result, cut: 'cancel', bound: true });
+    });
+  }
+});
+
+// ---- Temporal server SIGKILL and restart on the same SQLite file: one restart for six runs ----
+
+describe('fault matrix: Temporal server SIGKILL + restart', { concurrency: true }, () => {
+  let restarted: Group;
+  const runs: Run[] = [];
+  const notInFlight = new Map<string, string | undefined>();
+  let restartAt = 0;
+  const staged = new Barrier(PHASES.length, async () => undefined);
+  const restart = new Barrier(PHASES.length, async () => {
+    await Promise.all(runs.map(async (r) => notInFlight.set(r.id, await r.notInFlight())));
+    await restarted.client.connection.close();
+    restartAt = Date.now();
+    await restartServer!.kill();
+    await restartServer!.restart();
+    restarted.client = await connectClient(restarted.queues.plain);
+    clients.push(restarted.client);
+  });
+  before(async () => {
+    const port = await stablePort();
+    const uiPort = await stablePort([port]);
+    restartServer = await startDevServer({ dbFile: path.join(fx.dir, 'temporal', 'temporal.sqlite'), cliPath: process.env.TEMPORAL_CLI_PATH, port, uiPort });
+    const server = { address: restartServer.address, namespace: restartServer.namespace, uiUrl: restartServer.uiUrl };
+    const restartClient = await connectClient({ ...shared, ...server });
+    clients.push(restartClient);
+    restarted = new Group('restart', server, restartClient);
+    await startWorkers(restarted);
+  });
+  after(() => restarted.killAll());
+
+  for (const phase of PHASES) {
+    it(cell(phase, 'server SIGKILL + restart'), { timeout: CELL_TIMEOUT_MS }, async (t) => {
+      // The decision in flight is answered once the server is back (its attempt may have been retried meanwhile).
+      const run = new Run(phase, restarted, { llm: 'gated', gatedTool: phase === 'read-only tool' });
+      runs.push(run);
+      await thenArrive(staged, async () => {
+        await run.start();
+        await run.staged();
+      });
+      await thenArrive(restart, () => run.enter());
+      assert.equal(notInFlight.get(run.id), undefined, `in flight when the server was killed: ${notInFlight.get(run.id)}`);
+      if (run.gate && !run.variant.gatedTool) run.gate.release();
+      if (phase === 'awaiting approval') await run.approve();
+      const result = await run.result();
+      await check(t, phase, 'server SIGKILL + restart', { run, result, faultAtMs: restartAt });
+    });
+  }
+});

@@ -1,0 +1,269 @@
+// Plumbing for the fault matrix (test/fault-matrix.e2e.test.ts): model scripts by step with gates,
+// reading a run's history and pending activities, barriers that apply one fault to several runs
+// at once, and the checks every cell shares (effects against the refunds database, nothing after
+// a cancel).
+import assert from 'node:assert/strict';
+import type { WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import type { RecordedRequest, Reply, Script, ScriptedLlmServer } from '../../scripts/scripted-llm-server';
+import { isPortFree } from '../../scripts/free-port';
+import type { RefundRecord } from '../../activities/refunds/service';
+import { VOIDED } from '../../activities/refunds/service';
+import type { AgentResult, EffectOutcome } from '../../workflows/types';
+import { eventually } from './harness';
+import type { WorkerProcess } from './harness';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+const { PendingActivityState } = temporal.api.enums.v1;
+
+// ---- model scripts ---------------------------------------------------------------------------
+
+/** A step's reply, or a function producing it when the request arrives (a gate, a computed delay). */
+export type StepReply = Reply | ((req: RecordedRequest) => Reply | Promise<Reply>);
+
+/**
+ * Replies by step (read from the `...:decide:<step>` key), then by attempt of that step: a step
+ * retried on a new worker or after a server restart gets its next entry; the last one repeats.
+ */
+export function byStep(steps: Record<number, StepReply | StepReply[]>): Script {
+  const attempts = new Map<number, number>();
+  return async (req) => {
+    const step = req.step ?? -1;
+    const entry = steps[step];
+    if (entry === undefined) return { status: 400, body: { error: { message: `scripted LLM: no reply for step ${step}` } } };
+    const list = Array.isArray(entry) ? entry : [entry];
+    const n = attempts.get(step) ?? 0;
+    attempts.set(step, n + 1);
+    const reply = list[Math.min(n, list.length - 1)]!;
+    return typeof reply === 'function' ? reply(req) : reply;
+  };
+}
+
+export interface Gate {
+  /** Use as a StepReply: the request waits until release(). */
+  reply: StepReply;
+  release(): void;
+}
+
+/** Holds a step's reply until the test releases it, so the next call starts when the test says. */
+export function gate(reply: Reply): Gate {
+  let release!: () => void;
+  const open = new Promise<void>((resolve) => (release = resolve));
+  return { reply: async () => (await open, reply), release };
+}
+
+/** Waits until a request of this run (and step) reached the model. */
+export function llmRequest(llm: ScriptedLlmServer, workflowId: string, step: number, timeoutMs = 60_000): Promise<RecordedRequest> {
+  return llm.waitFor((r) => r.workflowId === workflowId && r.step === step, timeoutMs);
+}
+
+// ---- history and pending activities -----------------------------------------------------------
+
+export function eventTimeMs(e: HistoryEvent): number {
+  const t = e.eventTime!;
+  return Number(t.seconds ?? 0) * 1000 + Math.round((t.nanos ?? 0) / 1e6);
+}
+
+/** The latest run's history (a chain that continued as new: its last run). */
+export async function historyOf(handle: WorkflowHandle): Promise<HistoryEvent[]> {
+  return (await handle.fetchHistory()).events ?? [];
+}
+
+export function activityTypeOf(events: HistoryEvent[], scheduledEventId: unknown): string | undefined {
+  const scheduled = events.find((e) => String(e.eventId) === String(scheduledEventId));
+  return scheduled?.activityTaskScheduledEventAttributes?.activityType?.name ?? undefined;
+}
+
+/** The run's max_seconds timer firing (the timer the workflow starts with summary "time budget: ..."). */
+export function budgetTimerFired(events: HistoryEvent[]): HistoryEvent | undefined {
+  const budgetTimers = new Set(
+    events
+      .filter((e) => e.timerStartedEventAttributes && payloadText(e.userMetadata?.summary).includes('time budget'))
+      .map((e) => String(e.eventId)),
+  );
+  return events.find((e) => e.timerFiredEventAttributes && budgetTimers.has(String(e.timerFiredEventAttributes.startedEventId)));
+}
+
+/** When the run's current max_seconds timer fires (epoch ms): its TimerStarted time plus its duration. */
+export function budgetDeadlineMs(events: HistoryEvent[]): number | undefined {
+  const started = events.filter((e) => e.timerStartedEventAttributes && payloadText(e.userMetadata?.summary).includes('time budget')).at(-1);
+  const d = started?.timerStartedEventAttributes?.startToFireTimeout;
+  return started && d ? eventTimeMs(started) + Number(d.seconds ?? 0) * 1000 + Math.round((d.nanos ?? 0) / 1e6) : undefined;
+}
+
+function payloadText(p: { data?: Uint8Array | null } | null | undefined): string {
+  return p?.data ? Buffer.from(p.data).toString('utf8') : '';
+}
+
+export interface StartedActivity {
+  identity: string;
+  attempt: number;
+}
+
+/** The activity of this type that a worker is running now (server's view), if any. */
+export async function startedActivity(handle: WorkflowHandle, type: string): Promise<StartedActivity | undefined> {
+  const pending = (await handle.describe()).raw.pendingActivities ?? [];
+  const found = pending.find((p) => p.activityType?.name === type && p.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED);
+  return found ? { identity: found.lastWorkerIdentity ?? '', attempt: found.attempt ?? 0 } : undefined;
+}
+
+export function waitStarted(handle: WorkflowHandle, type: string, timeoutMs = 60_000): Promise<StartedActivity> {
+  return eventually(`${type} running on a worker`, () => startedActivity(handle, type), timeoutMs);
+}
+
+/** When the latest run of the chain closed (epoch ms). */
+export async function closedAtMs(handle: WorkflowHandle): Promise<number> {
+  const closed = (await handle.describe()).closeTime;
+  assert.ok(closed, 'the run has closed');
+  return closed.getTime();
+}
+
+/** Resolves once `needle` shows up in the worker's output after `from` (an offset into it). */
+export async function workerSaid(worker: WorkerProcess, needle: string, from: number, timeoutMs = 60_000): Promise<void> {
+  try {
+    await eventually(`worker ${worker.identity} to log ${needle}`, () => worker.output().indexOf(needle, from) >= 0 || undefined, timeoutMs);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; its output since:\n${worker.output().slice(from).slice(-2000)}`);
+  }
+}
+
+/**
+ * Waits for a moment on the wall clock. Only for faults that must land in a time window the
+ * workflow's own timer defines (the max_seconds deadline); there is no event to await before it.
+ */
+export async function untilWallClock(ms: number): Promise<void> {
+  const wait = ms - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+}
+
+/**
+ * A free port below the kernel's ephemeral range (32768+), for a server that is restarted on the
+ * same ports: a port picked by the kernel can be taken, while the server is down, as the local
+ * port of any outgoing connection on the machine, and the restart then fails to bind.
+ */
+export async function stablePort(avoid: number[] = []): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (!avoid.includes(port) && (await isPortFree(port))) return port;
+  }
+  throw new Error('no free port between 20000 and 32000');
+}
+
+// ---- one fault for several runs ---------------------------------------------------------------
+
+/**
+ * N cells arrive; when the last one is in (or has failed and left), the fault runs once and every
+ * cell goes on. A cell that fails before arriving calls leave(), so the others are not stuck.
+ */
+export class Barrier {
+  private arrived = 0;
+  private readonly done: Promise<void>;
+  private fire!: () => void;
+
+  constructor(
+    private readonly size: number,
+    fault: () => Promise<void>,
+  ) {
+    const go = new Promise<void>((resolve) => (this.fire = resolve));
+    this.done = go.then(fault);
+    this.done.catch(() => undefined); // observed by every arrive()
+  }
+
+  arrive(): Promise<void> {
+    this.count();
+    return this.done;
+  }
+
+  leave(): void {
+    this.count();
+  }
+
+  private count(): void {
+    this.arrived++;
+    if (this.arrived === this.size) this.fire();
+  }
+}
+
+// ---- shared assertions ------------------------------------------------------------------------
+
+/**
+ * The run's effects list against the refunds database (the system of record):
+ * confirmed <=> exactly one confirmed row with that key and its id; not_made <=> no confirmed row
+ * (none at all, or one voided by the reconcile); rejected <=> a row the service refused. And no
+ * row of this run is missing from the list.
+ */
+export function assertEffectsMatchDb(result: AgentResult, rows: RefundRecord[], expected: EffectOutcome[], amountUsd = 49): void {
+  assert.ok(result.effects, `the result carries an effects list (stop_reason ${result.stop_reason})`);
+  const effects = result.effects;
+  assert.deepEqual(
+    effects.map((e) => e.state),
+    expected,
+    `effects ${JSON.stringify(effects)} / refund rows ${JSON.stringify(rows.map((r) => [r.idempotency_key, r.state, r.rejection]))}`,
+  );
+  for (const e of effects) {
+    assert.equal(e.tool, 'issue_refund');
+    assert.equal(e.amount_usd, amountUsd);
+    const mine = rows.filter((r) => r.idempotency_key === e.idempotency_key);
+    if (e.state === 'confirmed') {
+      assert.equal(mine.length, 1, `one row for ${e.idempotency_key}`);
+      assert.equal(mine[0]!.state, 'confirmed');
+      assert.equal(e.refund_id, mine[0]!.id, 'the effect names the confirmed row');
+    } else if (e.state === 'not_made') {
+      assert.ok(mine.every((r) => r.state === 'rejected' && r.rejection === VOIDED), `no money moved for ${e.idempotency_key}: ${JSON.stringify(mine)}`);
+    } else if (e.state === 'rejected') {
+      assert.ok(mine.length === 1 && mine[0]!.state === 'rejected' && mine[0]!.rejection !== VOIDED);
+    }
+  }
+  const keys = new Set(effects.map((e) => e.idempotency_key));
+  assert.deepEqual(rows.filter((r) => !keys.has(r.idempotency_key)), [], 'every refund row of the run is in its effects list');
+  assert.equal(rows.filter((r) => r.state === 'confirmed').length, expected.filter((s) => s === 'confirmed').length, 'confirmed rows');
+}
+
+export interface AfterCut {
+  /** When the server recorded the cancel request (or the deadline timer fired), epoch ms. */
+  atMs: number;
+  /** Activity types scheduled after it. */
+  scheduled: string[];
+  /** Model requests received after it. */
+  llmRequests: RecordedRequest[];
+  /** Refund rows created after it. */
+  rows: RefundRecord[];
+}
+
+/** What happened after the cut (the cancel request, or the budget timer firing) in the latest run. */
+export function afterCut(events: HistoryEvent[], cut: HistoryEvent, requests: RecordedRequest[], rows: RefundRecord[]): AfterCut {
+  const atMs = eventTimeMs(cut);
+  const index = events.indexOf(cut);
+  return {
+    atMs,
+    scheduled: events.slice(index).flatMap((e) => {
+      const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
+      return name ? [name] : [];
+    }),
+    llmRequests: requests.filter((r) => r.receivedAt > atMs),
+    rows: rows.filter((r) => Date.parse(r.created_at) > atMs),
+  };
+}
+
+/** Nothing happened after the cut but the reconcile: no activity scheduled, no model request, no refund row. */
+export function assertNothingAfter(cut: AfterCut, what: string): void {
+  assert.deepEqual(cut.scheduled.filter((n) => n !== 'reconcile_issue_refund'), [], `activities scheduled after ${what}`);
+  assert.deepEqual(
+    cut.llmRequests.map((r) => `${r.idempotencyKey} at +${r.receivedAt - cut.atMs} ms`),
+    [],
+    `model requests after ${what}`,
+  );
+  assert.deepEqual(cut.rows.map((r) => r.idempotency_key), [], `refund rows created after ${what}`);
+}
+
+/** One line per event after `fromMs`, for failure messages about timing (which worker, which timeout). */
+export function timeline(events: HistoryEvent[], fromMs: number): string {
+  return events
+    .filter((e) => eventTimeMs(e) >= fromMs - 1)
+    .map((e) => {
+      const kind = Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k]) ?? '?';
+      const attrs = (e as Record<string, { identity?: string; activityType?: { name?: string } } | undefined>)[kind];
+      return `+${eventTimeMs(e) - fromMs}ms ${kind.replace('EventAttributes', '')}${attrs?.activityType?.name ? ` ${attrs.activityType.name}` : ''}${attrs?.identity ? ` (${attrs.identity})` : ''}`;
+    })
+    .join('\n');
+}
