@@ -118,13 +118,17 @@ export async function closedAtMs(handle: WorkflowHandle): Promise<number> {
   return closed.getTime();
 }
 
-/** Resolves once `needle` shows up in the worker's output after `from` (an offset into it). */
-export async function workerSaid(worker: WorkerProcess, needle: string, from: number, timeoutMs = 60_000): Promise<void> {
-  try {
-    await eventually(`worker ${worker.identity} to log ${needle}`, () => worker.output().indexOf(needle, from) >= 0 || undefined, timeoutMs);
-  } catch (err) {
-    throw new Error(`${(err as Error).message}; its output since:\n${worker.output().slice(from).slice(-2000)}`);
-  }
+/** Activity slots the worker's SDK reports in use (its Prometheus endpoint, named in its ready line). */
+export async function activitySlotsUsed(worker: WorkerProcess): Promise<number> {
+  const url = /metrics=(http:\/\/[^ ;]+)/.exec(worker.output())?.[1] ?? assert.fail(`worker ${worker.identity} serves no metrics`);
+  const text = await (await fetch(url)).text();
+  const line = text.split('\n').find((l) => l.startsWith('temporal_worker_task_slots_used{') && l.includes('worker_type="ActivityWorker"'));
+  return Number(line?.split(' ').at(-1) ?? NaN);
+}
+
+/** Resolves when no activity runs on the worker any more (a stalled attempt has ended, whichever way). */
+export function activitiesDrained(worker: WorkerProcess, timeoutMs = 60_000): Promise<true> {
+  return eventually(`worker ${worker.identity} to finish its activities`, async () => ((await activitySlotsUsed(worker)) === 0 ? true : undefined), timeoutMs);
 }
 
 /**
