@@ -6,7 +6,7 @@ import { TerminatedFailure, TimeoutFailure, WorkflowFailedError } from '@tempora
 import { InvalidRunIdError, RunNotFoundError } from './agent-client';
 import { UsageError } from './cli-args';
 import type { Command, CommandContext, Io } from './cli-context';
-import { CliError, connectClient, line } from './cli-context';
+import { CliError, connectClient, grpcCodeOf, line } from './cli-context';
 import { temporalEnv } from './temporal-env';
 import type { TemporalEnv } from './temporal-env';
 import { cancel } from './commands/cancel';
@@ -75,20 +75,14 @@ function describeError(err: unknown, env: TemporalEnv | undefined): { message: s
   return { message: firstLine(err instanceof Error ? err.message : String(err)), code: 1 };
 }
 
-function grpcCodeOf(err: unknown): number | undefined {
-  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'number') return code;
-  }
-  return undefined;
-}
-
 /**
  * What reaches stderr is one readable line whatever the input echoed back: control characters
- * (a newline in a run id) are escaped, and an echoed 200 KB argument is cut.
+ * (a newline in a run id) and bidi controls are escaped, and an echoed 200 KB argument is cut.
  */
 export function oneLine(text: string, max = 300): string {
-  const escaped = text.replace(/[\p{Cc}\p{Cs}\u2028\u2029]/gu, (c) => JSON.stringify(c).slice(1, -1));
+  const escaped = text
+    .replace(/[\p{Cc}\p{Cs}\u2028\u2029]/gu, (c) => JSON.stringify(c).slice(1, -1))
+    .replace(/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const chars = Array.from(escaped);
   return chars.length > max ? `${chars.slice(0, max).join('')}… (${chars.length - max} more characters)` : escaped;
 }

@@ -21,6 +21,7 @@ import { connectClient } from '../client/cli-context';
 import { defaultWorkflowId } from '../client/commands/run';
 import { followRun } from '../client/follow-run';
 import { formatResult } from '../client/format';
+import { terminalSafe } from '../client/terminal-text';
 import { DEFAULT_TASK_QUEUE, runUrl } from '../client/temporal-env';
 import type { TemporalEnv } from '../client/temporal-env';
 import { ensureLocalServer } from './local-server';
@@ -46,7 +47,8 @@ const USAGE = usageText('npm run demo [-- --keep-server] [--refund [--auto-appro
 
 class Interrupted extends Error {}
 
-const say = (text = ''): void => void process.stdout.write(text + '\n');
+// Everything the demo prints passes here: model and tool text never drives the terminal.
+const say = (text = ''): void => void process.stdout.write(terminalSafe(text) + '\n');
 
 async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv, spec, 'usage: npm run demo [-- --keep-server]');
@@ -204,7 +206,7 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`demo: ${message}${err instanceof UsageError && err.hint ? `; ${err.hint}` : ''}\n`);
+    process.stderr.write(`demo: ${terminalSafe(message)}${err instanceof UsageError && err.hint ? `; ${err.hint}` : ''}\n`);
     if (process.env.AGENT_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
     process.exit(err instanceof UsageError ? 2 : 1);
   },

@@ -6,6 +6,7 @@ import type { Command } from '../cli-context';
 import { line } from '../cli-context';
 import { formatTable, formatTime } from '../format';
 import { FILTER_FLAGS, filterFromFlags, listRuns, queryFor, rowJson } from '../run-listing';
+import { terminalSafeJson } from '../terminal-text';
 
 export const DEFAULT_LIST_LIMIT = 20;
 
@@ -44,7 +45,7 @@ export const list: Command = {
     const filtered = query !== `WorkflowType = '${WORKFLOW_TYPE}'`;
 
     if (args.flags.json) {
-      line(ctx.io.stdout, JSON.stringify(rows.map(rowJson), null, 2));
+      line(ctx.io.stdout, terminalSafeJson(rows.map(rowJson), 2));
       return 0;
     }
     if (rows.length === 0 && filtered) {

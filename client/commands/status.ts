@@ -9,6 +9,7 @@ import { line, withDeadline } from '../cli-context';
 import { queryFailureReason } from '../follow-run';
 import { formatState, formatTime } from '../format';
 import { runUrl } from '../temporal-env';
+import { terminalSafeJson } from '../terminal-text';
 
 const spec = {
   positionals: [{ name: 'ID', required: true, help: 'workflow id of the run' }],
@@ -56,7 +57,7 @@ export const status: Command = {
         state: state ?? null,
         ...(stateError !== undefined ? { state_error: stateError } : {}),
       };
-      line(ctx.io.stdout, JSON.stringify(doc, null, 2));
+      line(ctx.io.stdout, terminalSafeJson(doc, 2));
       return 0;
     }
 
