@@ -3,7 +3,7 @@
 // Errors become one line on stderr and an exit code (2 usage, 1 runtime), never a stack trace.
 import type { Client } from '@temporalio/client';
 import { TerminatedFailure, TimeoutFailure, WorkflowFailedError } from '@temporalio/client';
-import { InvalidRunIdError, RunNotFoundError } from './agent-client';
+import { InvalidRunIdError, InvalidRunInputError, RunNotFoundError } from './agent-client';
 import { UsageError } from './cli-args';
 import type { Command, CommandContext, Io } from './cli-context';
 import { CliError, connectClient, grpcCodeOf, line } from './cli-context';
@@ -63,6 +63,7 @@ function describeError(err: unknown, env: TemporalEnv | undefined): { message: s
   if (err instanceof CliError) return { message: err.message, code: err.exitCode };
   if (err instanceof RunNotFoundError) return { message: err.message, code: 1 };
   if (err instanceof InvalidRunIdError) return { message: err.message, code: 2 };
+  if (err instanceof InvalidRunInputError) return { message: err.message, code: 2 };
   if (err instanceof WorkflowFailedError) {
     // Terminated, timed out or failed: Temporal ended it, so there is no AgentResult to show.
     const how = err.cause instanceof TerminatedFailure ? 'was terminated' : err.cause instanceof TimeoutFailure ? 'timed out' : 'failed';
