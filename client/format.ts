@@ -6,6 +6,7 @@ import type { Action } from '../workflows/contract';
 import type { StopReason } from '../workflows/stop-reasons';
 import type { AgentResult, AgentState, TraceEntry } from '../workflows/types';
 import { formatPending } from './format-approval';
+import { formatEffects } from './format-effects';
 import { terminalSafe } from './terminal-text';
 
 /** One finished step of the trace: "step 2: get_user_billing (feaa769a39ae) ok". */
@@ -93,6 +94,7 @@ export function formatResult(result: AgentResult): string[] {
   if (result.raw_action !== undefined) lines.push(`raw action: ${oneLine(result.raw_action, 300)}`);
   lines.push(`usage:  ${formatUsage(result.usage)}`);
   lines.push(`budget: ${formatBudget(result.budget)}`);
+  lines.push(...formatEffects(result.effects));
   return lines.map(terminalSafe);
 }
 
@@ -122,6 +124,7 @@ export function formatState(state: AgentState, workflowId?: string): string[] {
     lines.push('trace:');
     for (const entry of state.trace) lines.push(`  ${formatTraceEntry(entry)}`);
   }
+  lines.push(...formatEffects(state.effects));
   return lines.map(terminalSafe);
 }
 

@@ -8,6 +8,9 @@ import { FilterError, runQuery, usesAgentAttributes } from './run-query';
 import type { RunFilter } from './run-query';
 import { AGENT_PRINCIPAL, AGENT_STATUS, AGENT_STEP, AGENT_STOP_REASON, AGENT_TOOL_CALLS } from '../workflows/search-attributes';
 import { registrationHint } from './search-attribute-check';
+import { EFFECTS_MEMO } from '../workflows/types';
+import type { EffectCounts } from '../workflows/types';
+import { effectCountsOf } from './format-effects';
 
 export const FILTER_FLAGS = {
   status: { kind: 'list', value: 'S,..', help: 'only runs with this status: running, ok, stopped, cancelled' },
@@ -34,6 +37,8 @@ export interface RunRow {
   step: number | null;
   tool_calls: number | null;
   principal: string | null;
+  /** The run's effects by state (memo `agent_effects`); null for a run without that memo. */
+  effects: EffectCounts | null;
 }
 
 /** Flags to a filter; `now` is read once, so "older than" is a fixed instant. */
@@ -71,6 +76,7 @@ export function rowOf(info: WorkflowExecutionInfo): RunRow {
     step: sa.get(AGENT_STEP) ?? null,
     tool_calls: sa.get(AGENT_TOOL_CALLS) ?? null,
     principal: sa.get(AGENT_PRINCIPAL) ?? null,
+    effects: effectCountsOf(info.memo?.[EFFECTS_MEMO]) ?? null,
   };
 }
 

@@ -5,6 +5,7 @@ import { parseArgs, usageText } from '../cli-args';
 import type { Command } from '../cli-context';
 import { line } from '../cli-context';
 import { formatTable, formatTime } from '../format';
+import { formatEffectCounts } from '../format-effects';
 import { FILTER_FLAGS, filterFromFlags, listRuns, queryFor, rowJson } from '../run-listing';
 import { terminalSafeJson } from '../terminal-text';
 
@@ -17,7 +18,7 @@ const spec = {
     ...FILTER_FLAGS,
     json: {
       kind: 'boolean',
-      help: 'print a JSON array of {workflow_id, run_id, status (Temporal\'s), start_time, close_time, agent_status, stop_reason, step, tool_calls, principal}',
+      help: 'print a JSON array of {workflow_id, run_id, status (Temporal\'s), start_time, close_time, agent_status, stop_reason, step, tool_calls, principal, effects}',
     },
     query: { kind: 'boolean', help: 'print the visibility query (paste it into the Web UI) instead of running it' },
   },
@@ -57,7 +58,7 @@ export const list: Command = {
       return 0;
     }
     const table = formatTable(
-      ['WORKFLOW ID', 'TEMPORAL', 'AGENT', 'STOP REASON', 'STEP', 'TOOLS', 'PRINCIPAL', 'STARTED', 'CLOSED'],
+      ['WORKFLOW ID', 'TEMPORAL', 'AGENT', 'STOP REASON', 'STEP', 'TOOLS', 'PRINCIPAL', 'EFFECTS', 'STARTED', 'CLOSED'],
       rows.map((r) => [
         r.workflow_id,
         r.status,
@@ -66,6 +67,7 @@ export const list: Command = {
         r.step === null ? '-' : String(r.step),
         r.tool_calls === null ? '-' : String(r.tool_calls),
         r.principal ?? '-',
+        formatEffectCounts(r.effects),
         formatTime(r.start_time),
         formatTime(r.close_time),
       ]),
