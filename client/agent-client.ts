@@ -1,6 +1,7 @@
 // What the CLI, the demo and the tests do with runs: start, read state, wait for the result,
 // cancel, list. One place, so every caller gets the same semantics (a cancelled run's result is
 // rebuilt from the memo the workflow left).
+import { randomUUID } from 'node:crypto';
 import { Client, WorkflowFailedError, WorkflowNotFoundError, CancelledFailure } from '@temporalio/client';
 import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent';
@@ -113,15 +114,21 @@ function emptyCancelledResult(): AgentResult {
   };
 }
 
-/** The kill switch. The reason is recorded in the run's history (WorkflowExecutionCancelRequested). */
-export async function cancelRun(client: Client, workflowId: string, reason = 'cancelled by operator'): Promise<void> {
+/**
+ * The kill switch. The reason is recorded in the run's history (WorkflowExecutionCancelRequested).
+ * It reaches the current run of the workflow id; with `firstExecutionRunId`, only while that run
+ * belongs to the chain that started with it (never a newer run that reuses the id).
+ */
+export async function cancelRun(client: Client, workflowId: string, reason = 'cancelled by operator', firstExecutionRunId?: string): Promise<void> {
   checkRunId(workflowId);
   try {
     await client.workflowService.requestCancelWorkflowExecution({
       namespace: client.options.namespace,
       workflowExecution: { workflowId },
+      ...(firstExecutionRunId ? { firstExecutionRunId } : {}),
       reason,
       identity: client.options.identity,
+      requestId: randomUUID(),
     });
   } catch (err) {
     if ((err as { code?: number }).code === 5) throw new RunNotFoundError(workflowId); // gRPC NOT_FOUND

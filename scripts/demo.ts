@@ -8,7 +8,7 @@
 // worker's real `openai` client makes real HTTP calls: the code path is the same.
 import { randomBytes } from 'node:crypto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { llmConfigFromEnv } from '../activities/llm-config';
 import type { LlmConfig } from '../activities/llm-config';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
@@ -155,7 +155,7 @@ async function runDemo(client: Client, env: TemporalEnv, interrupted: Promise<ne
   const workflowId = defaultWorkflowId(DEMO_USER_ID);
   say();
   say(`Goal (user ${DEMO_USER_ID}): ${DEMO_GOAL}`);
-  const handle: WorkflowHandle<typeof reactAgent> = await startRun(
+  const handle: WorkflowHandleWithFirstExecutionRunId<typeof reactAgent> = await startRun(
     client,
     env,
     { goal: DEMO_GOAL, user_id: DEMO_USER_ID, allow: [...DEFAULT_ALLOWED_TOOLS] },
@@ -175,7 +175,7 @@ async function runDemo(client: Client, env: TemporalEnv, interrupted: Promise<ne
     if (err instanceof Interrupted) {
       // Do not leave a run behind whose worker is about to go away.
       process.stderr.write(`demo: ${err.message}; cancelling run ${workflowId}\n`);
-      await cancelRun(client, workflowId, `demo ${err.message}`).catch(() => undefined);
+      await cancelRun(client, workflowId, `demo ${err.message}`, handle.firstExecutionRunId).catch(() => undefined);
       await client.connection.withDeadline(Date.now() + 5_000, () => runResult(handle)).catch(() => undefined);
     }
     throw err;
