@@ -120,6 +120,33 @@ describe('agent cancel: continue-as-new chains', () => {
     assert.equal(llm.requests(id).length, 3, 'no decision after the cancel');
   });
 
+  it('a run listed before it continued as new is still cancelled, in the chain\'s latest run', async () => {
+    const id = uniqueId('stale');
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    llm.script(id, async (req) => {
+      if (req.step !== 1) return { hang: true };
+      await gate;
+      return tool('get_user_profile', { user_id: 42 });
+    });
+    const handle = await startRun(client, env, agentInput({ continue_as_new_every: 1, budget: { max_seconds: 120 } }), id);
+    await llm.waitFor((r) => r.workflowId === id && r.step === 1, 20_000);
+    // What `cancel --stuck` read from its listing: the first run, then running.
+    const listed = await describeChain(client, id, handle.firstExecutionRunId);
+    release();
+    const hanging = await llm.waitFor((r) => r.workflowId === id && r.step === 2, 20_000);
+    const stale = await client.workflow.getHandle(id, handle.firstExecutionRunId).describe();
+    assert.equal(stale.status.name, 'CONTINUED_AS_NEW', 'the listed run is stale now');
+
+    assert.equal(await requestCancel(client, listed, 'stale listing'), 'requested');
+    await llm.waitForAbort((x) => x.id === hanging.id, 10_000);
+    const latest = await eventually('the latest run cancelled', async () => {
+      const d = await client.workflow.getHandle(id).describe();
+      return d.status.name === 'CANCELLED' ? d : undefined;
+    });
+    assert.notEqual(latest.runId, handle.firstExecutionRunId);
+  });
+
   it('cancel --stuck and list --older-than judge a run by its chain\'s start, not its current run\'s', async () => {
     const id = uniqueId('old-chain');
     // Step 1 takes 8 s, then the run continues as new: an old chain whose current run is young.
