@@ -1,6 +1,7 @@
 // What the CLI, the demo and the tests do with runs: start, read state, wait for the result,
 // cancel, list. One place, so every caller gets the same semantics (a cancelled run's result is
 // rebuilt from the memo the workflow left).
+import { randomUUID } from 'node:crypto';
 import { Client, WorkflowFailedError, WorkflowNotFoundError, CancelledFailure } from '@temporalio/client';
 import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent';
@@ -10,6 +11,7 @@ import type { AgentInput, AgentResult, AgentState } from '../workflows/types';
 import type { TemporalEnv } from './temporal-env';
 import { attributePairs } from '../workflows/search-attributes';
 import { checkSearchAttributes } from './search-attribute-check';
+import { checkAgentInput } from '../workflows/input';
 
 export const WORKFLOW_TYPE = 'reactAgent';
 
@@ -37,8 +39,25 @@ export function checkRunId(workflowId: string): void {
   if (/[\p{Cc}\p{Cs}]/u.test(workflowId)) throw new InvalidRunIdError('a run id must not contain control characters or lone surrogates');
 }
 
+/** Input no run may start with: out of bounds, an unknown tool, fields only the workflow sets. */
+export class InvalidRunInputError extends Error {
+  override name = 'InvalidRunInputError';
+}
+
+/**
+ * Throws InvalidRunInputError unless the workflow would accept `input` (workflows/input.ts), so a
+ * bad value is refused here, before anything starts, rather than by the run itself.
+ */
+export function checkRunInput(input: AgentInput): void {
+  const check = checkAgentInput(input);
+  if (!check.ok) throw new InvalidRunInputError(check.error);
+  // The workflow writes `carried` when it continues as new; from a client it would seed fake state.
+  if (input.carried !== undefined) throw new InvalidRunInputError('invalid run input: carried: set only by the workflow when it continues as new');
+}
+
 export async function startRun(client: Client, env: TemporalEnv, input: AgentInput, workflowId: string): Promise<WorkflowHandleWithFirstExecutionRunId<typeof reactAgent>> {
   checkRunId(workflowId);
+  checkRunInput(input);
   // With the Agent* search attributes registered, a run is findable (status running, principal)
   // from the moment it starts, even before a worker picks it up; the workflow keeps them current.
   const searchAttributes = (await checkSearchAttributes(client)).available;
@@ -95,15 +114,21 @@ function emptyCancelledResult(): AgentResult {
   };
 }
 
-/** The kill switch. The reason is recorded in the run's history (WorkflowExecutionCancelRequested). */
-export async function cancelRun(client: Client, workflowId: string, reason = 'cancelled by operator'): Promise<void> {
+/**
+ * The kill switch. The reason is recorded in the run's history (WorkflowExecutionCancelRequested).
+ * It reaches the current run of the workflow id; with `firstExecutionRunId`, only while that run
+ * belongs to the chain that started with it (never a newer run that reuses the id).
+ */
+export async function cancelRun(client: Client, workflowId: string, reason = 'cancelled by operator', firstExecutionRunId?: string): Promise<void> {
   checkRunId(workflowId);
   try {
     await client.workflowService.requestCancelWorkflowExecution({
       namespace: client.options.namespace,
       workflowExecution: { workflowId },
+      ...(firstExecutionRunId ? { firstExecutionRunId } : {}),
       reason,
       identity: client.options.identity,
+      requestId: randomUUID(),
     });
   } catch (err) {
     if ((err as { code?: number }).code === 5) throw new RunNotFoundError(workflowId); // gRPC NOT_FOUND

@@ -6,6 +6,7 @@ import type { ApprovalRequest } from './approvals';
 import type { CommandContext } from './cli-context';
 import { CliError, line, withDeadline } from './cli-context';
 import { formatReceipt } from './format-approval';
+import { terminalSafeJson } from './terminal-text';
 
 /** How long the CLI waits for the run to take the answer. */
 export const ANSWER_TIMEOUT_MS = 15_000;
@@ -31,7 +32,7 @@ export async function sendAnswer(ctx: CommandContext, workflowId: string, req: A
     }
     throw err;
   }
-  if (json) line(ctx.io.stdout, JSON.stringify(receipt, null, 2));
+  if (json) line(ctx.io.stdout, terminalSafeJson(receipt, 2));
   else line(ctx.io.stdout, formatReceipt(workflowId, receipt));
   return 0;
 }

@@ -3,6 +3,7 @@
 // refusal is an ApprovalError with a one-line message, and changes nothing in the run.
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { reactAgent } from '../workflows/agent';
 import { approvalUpdate } from '../workflows/approvals';
 import type { ApprovalAnswer, ApprovalDecision, ApprovalReceipt, PendingApproval } from '../workflows/approvals';
 import { existingRun, runState } from './agent-client';
@@ -23,18 +24,26 @@ export async function pendingApproval(handle: WorkflowHandle): Promise<PendingAp
   return (await runState(handle)).awaiting_approval;
 }
 
+/** The Update id of an answer. See answerApproval. */
+export function approvalUpdateId(runId: string, callId: string, decision: ApprovalDecision): string {
+  return `${runId}:${callId}:${decision}`;
+}
+
 /**
  * Sends the `approval` Update. The answer names the pending call's id, tool, argument hash and
  * amount as read from the run, so the workflow's validator rejects it if the run has moved on to
- * another call meanwhile. The update id is `<call id>:<decision>`: a repeated answer is
- * deduplicated by Temporal and answered again by the workflow, changing nothing.
+ * another call meanwhile. The update id is `<run id>:<call id>:<decision>`: a repeated answer is
+ * deduplicated by Temporal and answered again by the workflow, changing nothing; the run id keeps
+ * a run re-done by `temporal workflow reset` (a new run id, the same call ids) from being answered
+ * with the pre-reset run's cached outcome.
  */
 export async function answerApproval(client: Client, workflowId: string, req: ApprovalRequest): Promise<ApprovalReceipt> {
-  const handle = await existingRun(client, workflowId);
-  const description = await handle.describe();
+  const description = await (await existingRun(client, workflowId)).describe();
   if (description.status.name !== 'RUNNING') {
     throw new ApprovalError(`run ${workflowId} has ended (${description.status.name}): nothing awaits approval`);
   }
+  // The run just read, by its id: the answer reaches that run or none (the update id names it).
+  const handle = client.workflow.getHandle<typeof reactAgent>(workflowId, description.runId);
 
   const pending = req.id === undefined ? await pendingApproval(handle) : undefined;
   if (req.id === undefined && !pending) throw new ApprovalError(`nothing is awaiting approval in run ${workflowId}`);
@@ -51,7 +60,7 @@ export async function answerApproval(client: Client, workflowId: string, req: Ap
   };
 
   try {
-    return await handle.executeUpdate(approvalUpdate, { args: [answer], updateId: `${answer.id}:${req.decision}` });
+    return await handle.executeUpdate(approvalUpdate, { args: [answer], updateId: approvalUpdateId(description.runId, answer.id, req.decision) });
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = err.cause as Error | undefined;

@@ -4,6 +4,7 @@ import net from 'node:net';
 import { Connection } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import { newClient } from './connect';
+import { terminalSafe } from './terminal-text';
 import { connectionOptions } from './temporal-env';
 import type { TemporalEnv } from './temporal-env';
 
@@ -107,6 +108,21 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Every line the CLI prints passes here: nothing written can drive the terminal (terminal-text.ts). */
 export function line(out: Writable, text = ''): void {
-  out.write(text + '\n');
+  out.write(terminalSafe(text) + '\n');
+}
+
+/** The gRPC status code of an error or of one of its causes (the SDK wraps them). */
+export function grpcCodeOf(err: unknown): number | undefined {
+  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'number') return code;
+  }
+  return undefined;
+}
+
+/** gRPC DEADLINE_EXCEEDED: a call under withDeadline ran out of time. */
+export function isDeadlineExceeded(err: unknown): boolean {
+  return grpcCodeOf(err) === 4;
 }

@@ -3,10 +3,10 @@
 // Errors become one line on stderr and an exit code (2 usage, 1 runtime), never a stack trace.
 import type { Client } from '@temporalio/client';
 import { TerminatedFailure, TimeoutFailure, WorkflowFailedError } from '@temporalio/client';
-import { InvalidRunIdError, RunNotFoundError } from './agent-client';
+import { InvalidRunIdError, InvalidRunInputError, RunNotFoundError } from './agent-client';
 import { UsageError } from './cli-args';
 import type { Command, CommandContext, Io } from './cli-context';
-import { CliError, connectClient, line } from './cli-context';
+import { CliError, connectClient, grpcCodeOf, line } from './cli-context';
 import { temporalEnv } from './temporal-env';
 import type { TemporalEnv } from './temporal-env';
 import { cancel } from './commands/cancel';
@@ -63,6 +63,7 @@ function describeError(err: unknown, env: TemporalEnv | undefined): { message: s
   if (err instanceof CliError) return { message: err.message, code: err.exitCode };
   if (err instanceof RunNotFoundError) return { message: err.message, code: 1 };
   if (err instanceof InvalidRunIdError) return { message: err.message, code: 2 };
+  if (err instanceof InvalidRunInputError) return { message: err.message, code: 2 };
   if (err instanceof WorkflowFailedError) {
     // Terminated, timed out or failed: Temporal ended it, so there is no AgentResult to show.
     const how = err.cause instanceof TerminatedFailure ? 'was terminated' : err.cause instanceof TimeoutFailure ? 'timed out' : 'failed';
@@ -75,20 +76,14 @@ function describeError(err: unknown, env: TemporalEnv | undefined): { message: s
   return { message: firstLine(err instanceof Error ? err.message : String(err)), code: 1 };
 }
 
-function grpcCodeOf(err: unknown): number | undefined {
-  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'number') return code;
-  }
-  return undefined;
-}
-
 /**
  * What reaches stderr is one readable line whatever the input echoed back: control characters
- * (a newline in a run id) are escaped, and an echoed 200 KB argument is cut.
+ * (a newline in a run id) and bidi controls are escaped, and an echoed 200 KB argument is cut.
  */
 export function oneLine(text: string, max = 300): string {
-  const escaped = text.replace(/[\p{Cc}\p{Cs}\u2028\u2029]/gu, (c) => JSON.stringify(c).slice(1, -1));
+  const escaped = text
+    .replace(/[\p{Cc}\p{Cs}\u2028\u2029]/gu, (c) => JSON.stringify(c).slice(1, -1))
+    .replace(/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const chars = Array.from(escaped);
   return chars.length > max ? `${chars.slice(0, max).join('')}… (${chars.length - max} more characters)` : escaped;
 }

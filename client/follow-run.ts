@@ -1,10 +1,12 @@
-// Watch a run as it happens: poll the `state` query, report new trace entries and phase changes,
-// and resolve with the result when the run ends. Used by `run --wait`, `result` and the demo.
+// Watch a run as it happens: poll the `state` query, report new trace entries, phase changes and
+// effects (each new one, and each change of its state), and resolve with the result when the run
+// ends. Used by `run --wait`, `result`, `watch` and the demo.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent';
-import type { AgentResult, AgentState } from '../workflows/types';
+import type { AgentResult, AgentState, EffectEntry } from '../workflows/types';
 import { runResult, runState } from './agent-client';
 import { formatPhase, formatTraceEntry } from './format';
+import { formatEffect } from './format-effects';
 
 export interface FollowOptions {
   /** Called with each progress line ("step 2: get_user_billing (feaa769a39ae) ok"). */
@@ -35,6 +37,15 @@ export async function followRun(client: Client, handle: WorkflowHandle<typeof re
   );
 
   let printed = 0;
+  const effectsShown = new Set<string>();
+  const showEffects = (effects: readonly EffectEntry[] | undefined) => {
+    for (const e of effects ?? []) {
+      const seen = `${e.idempotency_key}\u0000${e.state}`;
+      if (effectsShown.has(seen)) continue;
+      effectsShown.add(seen);
+      opts.onLine(`effect: ${formatEffect(e)}`);
+    }
+  };
   let lastPhase: string | undefined;
   let firstFailureAt: number | undefined;
   let warned = false;
@@ -42,6 +53,7 @@ export async function followRun(client: Client, handle: WorkflowHandle<typeof re
   const show = (state: AgentState) => {
     for (const entry of state.trace.slice(printed)) opts.onLine(formatTraceEntry(entry));
     printed = Math.max(printed, state.trace.length);
+    showEffects(state.effects);
     const phase = formatPhase(state);
     if (phase !== undefined && phase !== lastPhase) opts.onLine(phase);
     lastPhase = phase;
@@ -71,6 +83,7 @@ export async function followRun(client: Client, handle: WorkflowHandle<typeof re
   const final = await result;
   // The result's trace is the authority: print whatever the polls did not catch.
   for (const entry of final.trace.slice(printed)) opts.onLine(formatTraceEntry(entry));
+  // Effects are not replayed here: the result block lists them all with their final states.
   return final;
 }
 

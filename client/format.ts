@@ -1,10 +1,13 @@
 // Human-readable output of the CLI and the demo. Pure functions from data to lines, so commands
-// stay short and the wording is the same everywhere. (--json output bypasses all of this.)
+// stay short and the wording is the same everywhere. (--json output bypasses all of this.) Every
+// line is terminal-safe: answers, actions, tool names and stop reasons come from the model.
 import type { Budget, Usage } from '../workflows/budget';
 import type { Action } from '../workflows/contract';
 import type { StopReason } from '../workflows/stop-reasons';
 import type { AgentResult, AgentState, TraceEntry } from '../workflows/types';
 import { formatPending } from './format-approval';
+import { formatEffects } from './format-effects';
+import { terminalSafe } from './terminal-text';
 
 /** One finished step of the trace: "step 2: get_user_billing (feaa769a39ae) ok". */
 export function formatTraceEntry(entry: TraceEntry): string {
@@ -14,11 +17,16 @@ export function formatTraceEntry(entry: TraceEntry): string {
       : entry.ok
         ? `ok${entry.approval ? ` (${entry.approval === 'approve' ? 'approved' : 'answered'} by operator)` : ''}`
         : `stopped: ${entry.stop_reason ?? 'failed'}`;
-  return `step ${entry.step}: ${entry.tool} (${entry.args_hash}) ${outcome}`;
+  return terminalSafe(`step ${entry.step}: ${entry.tool} (${entry.args_hash}) ${outcome}`);
 }
 
 /** What a running step is doing right now: "step 3: deciding", "step 3: calling search_policy". */
 export function formatPhase(state: Pick<AgentState, 'phase' | 'step' | 'current_tool'>): string | undefined {
+  const phase = phaseText(state);
+  return phase === undefined ? undefined : terminalSafe(phase);
+}
+
+function phaseText(state: Pick<AgentState, 'phase' | 'step' | 'current_tool'>): string | undefined {
   if (state.phase === 'deciding') return `step ${state.step}: deciding`;
   if (state.phase === 'calling_tool') return `step ${state.step}: calling ${state.current_tool ?? 'a tool'}`;
   if (state.phase === 'awaiting_approval') return `step ${state.step}: awaiting approval of ${state.current_tool ?? 'a call'} (see \`agent status\`)`;
@@ -53,12 +61,13 @@ const STOP_REASONS: Record<string, string> = {
 
 /** One line saying what a stop reason means. */
 export function describeStopReason(reason: StopReason | string): string {
-  if (STOP_REASONS[reason]) return STOP_REASONS[reason]!;
+  if (Object.prototype.hasOwnProperty.call(STOP_REASONS, reason)) return STOP_REASONS[reason]!;
   const colon = reason.indexOf(':');
-  if (colon > 0 && STOP_REASONS[reason.slice(0, colon)]) {
-    return `${STOP_REASONS[reason.slice(0, colon)]}: ${reason.slice(colon + 1)}`;
+  const family = reason.slice(0, colon);
+  if (colon > 0 && Object.prototype.hasOwnProperty.call(STOP_REASONS, family)) {
+    return terminalSafe(`${STOP_REASONS[family]}: ${reason.slice(colon + 1)}`);
   }
-  return reason;
+  return terminalSafe(reason);
 }
 
 export function formatSeconds(ms: number): string {
@@ -77,7 +86,7 @@ export function formatBudget(budget: Budget): string {
   return `${plural(budget.max_steps, 'step')}, ${plural(budget.max_tool_calls, 'tool call')}, ${budget.max_seconds} s, ${tokens}`;
 }
 
-/** The block `run --wait`, `result` and the demo print when a run has ended. */
+/** The block `run --wait`, `result`, `watch` and the demo print when a run has ended. */
 export function formatResult(result: AgentResult): string[] {
   const lines = [`result: ${result.status} (${result.stop_reason})`];
   if (result.answer !== undefined) lines.push(`answer: ${result.answer}`);
@@ -85,13 +94,14 @@ export function formatResult(result: AgentResult): string[] {
   if (result.raw_action !== undefined) lines.push(`raw action: ${oneLine(result.raw_action, 300)}`);
   lines.push(`usage:  ${formatUsage(result.usage)}`);
   lines.push(`budget: ${formatBudget(result.budget)}`);
-  return lines;
+  lines.push(...formatEffects(result.effects));
+  return lines.map(terminalSafe);
 }
 
 export function formatAction(action: Action): string {
-  if (action.kind === 'final') return `final ${oneLine(action.answer, 120)}`;
-  if (action.kind === 'escalate') return `escalate ${oneLine(action.reason, 120)}`;
-  return `tool ${action.name} ${oneLine(action.args, 120)}`;
+  if (action.kind === 'final') return terminalSafe(`final ${oneLine(action.answer, 120)}`);
+  if (action.kind === 'escalate') return terminalSafe(`escalate ${oneLine(action.reason, 120)}`);
+  return terminalSafe(`tool ${action.name} ${oneLine(action.args, 120)}`);
 }
 
 /** The live part of `status`: what the `state` query says. */
@@ -114,7 +124,8 @@ export function formatState(state: AgentState, workflowId?: string): string[] {
     lines.push('trace:');
     for (const entry of state.trace) lines.push(`  ${formatTraceEntry(entry)}`);
   }
-  return lines;
+  lines.push(...formatEffects(state.effects));
+  return lines.map(terminalSafe);
 }
 
 export function formatTime(date: Date | undefined): string {
@@ -124,13 +135,15 @@ export function formatTime(date: Date | undefined): string {
 
 /** Left-aligned columns with a header row. */
 export function formatTable(header: string[], rows: string[][]): string[] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  // A cell is one line: a newline or tab from a model-chosen value would break the columns.
+  const cells = rows.map((r) => r.map((cell) => terminalSafe(cell).replace(/[\n\t]/g, ' ')));
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)));
   const render = (cells: string[]) =>
     cells
       .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
-  return [render(header), ...rows.map(render)];
+  return [render(header), ...cells.map(render)];
 }
 
 function plural(n: number, word: string): string {

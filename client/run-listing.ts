@@ -1,5 +1,7 @@
 // What `agent list` and `agent cancel --stuck` share: the filter flags, turning them into a
-// visibility query, and one row per run with its Agent* search attributes.
+// visibility query, one row per run with its Agent* search attributes and effect counts, and the
+// age of a run judged by the start of its continue-as-new chain (which no visibility query can
+// express: StartTime is the current run's).
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { UsageError } from './cli-args';
 import { CliError } from './cli-context';
@@ -8,11 +10,22 @@ import { FilterError, runQuery, usesAgentAttributes } from './run-query';
 import type { RunFilter } from './run-query';
 import { AGENT_PRINCIPAL, AGENT_STATUS, AGENT_STEP, AGENT_STOP_REASON, AGENT_TOOL_CALLS } from '../workflows/search-attributes';
 import { registrationHint } from './search-attribute-check';
+import { EFFECTS_MEMO } from '../workflows/types';
+import type { EffectCounts } from '../workflows/types';
+import { effectCountsOf } from './format-effects';
+import { mapPool } from './concurrency';
+import { chainStart, describeChain } from './run-chain';
+import type { ChainStart, RunChain } from './run-chain';
+import { RunNotFoundError } from './agent-client';
 
 export const FILTER_FLAGS = {
   status: { kind: 'list', value: 'S,..', help: 'only runs with this status: running, ok, stopped, cancelled' },
   'stop-reason': { kind: 'list', value: 'R,..', help: 'only runs that stopped for this reason (tool_denied matches every tool_denied:<tool>)' },
-  'older-than': { kind: 'string', value: 'DURATION', help: 'only runs started longer ago than this (90s, 10m, 1h30m, 2d)' },
+  'older-than': {
+    kind: 'string',
+    value: 'DURATION',
+    help: 'only runs whose continue-as-new chain started longer ago than this (90s, 10m, 1h30m, 2d)',
+  },
 } as const;
 
 export interface FilterFlags {
@@ -34,6 +47,8 @@ export interface RunRow {
   step: number | null;
   tool_calls: number | null;
   principal: string | null;
+  /** The run's effects by state (memo `agent_effects`); null for a run without that memo. */
+  effects: EffectCounts | null;
 }
 
 /** Flags to a filter; `now` is read once, so "older than" is a fixed instant. */
@@ -71,21 +86,99 @@ export function rowOf(info: WorkflowExecutionInfo): RunRow {
     step: sa.get(AGENT_STEP) ?? null,
     tool_calls: sa.get(AGENT_TOOL_CALLS) ?? null,
     principal: sa.get(AGENT_PRINCIPAL) ?? null,
+    effects: effectCountsOf(info.memo?.[EFFECTS_MEMO]) ?? null,
   };
 }
 
-export function rowJson(row: RunRow): Record<string, unknown> {
-  return { ...row, start_time: row.start_time.toISOString(), close_time: row.close_time?.toISOString() ?? null };
+/** A row with its chain: the first run id (for cancel) and when the chain started. */
+export interface ChainRow extends RunRow {
+  chain: RunChain;
+  chain_start: ChainStart;
+}
+
+export function rowJson(row: RunRow | ChainRow): Record<string, unknown> {
+  const { workflow_id, run_id, status, start_time, close_time, agent_status, stop_reason, step, tool_calls, principal, effects } = row;
+  const chain = 'chain_start' in row ? { chain_start_time: row.chain_start.at.toISOString(), chain_start_exact: row.chain_start.exact } : {};
+  return {
+    workflow_id,
+    run_id,
+    status,
+    start_time: start_time.toISOString(),
+    close_time: close_time?.toISOString() ?? null,
+    agent_status,
+    stop_reason,
+    step,
+    tool_calls,
+    principal,
+    effects,
+    ...chain,
+  };
 }
 
 /** Up to `limit` matching runs, newest first. A server without the Agent* attributes gets a clear message. */
 export async function listRuns(client: Client, query: string, limit: number, namespace: string): Promise<RunRow[]> {
   const rows: RunRow[] = [];
-  try {
-    for await (const info of client.workflow.list({ query, pageSize: Math.min(limit, 1000) })) {
-      rows.push(rowOf(info));
-      if (rows.length >= limit) break;
+  for await (const row of scanRuns(client, query, namespace, Math.min(limit, 1000))) {
+    rows.push(row);
+    if (rows.length >= limit) break;
+  }
+  return rows;
+}
+
+/** How many runs `list --older-than` looks at, at most, to find its matches. */
+export const MAX_SCAN = 10_000;
+const CHUNK = 100;
+const IN_FLIGHT = 8;
+
+/**
+ * Up to `limit` runs matching `query` whose chain started before `cutoff`, newest first. Each
+ * candidate is described (its chain's first run, too, if it continued as new); at most MAX_SCAN
+ * runs are looked at.
+ */
+export async function listRunsByChainAge(
+  client: Client,
+  query: string,
+  cutoff: Date,
+  limit: number,
+  namespace: string,
+): Promise<{ rows: ChainRow[]; scanned: number; truncated: boolean }> {
+  const rows: ChainRow[] = [];
+  let scanned = 0;
+  let chunk: RunRow[] = [];
+  const judge = async () => {
+    for (const row of await withChainStarts(client, chunk, IN_FLIGHT)) {
+      if (row.chain_start.at < cutoff && rows.length < limit) rows.push(row);
     }
+    chunk = [];
+  };
+  for await (const row of scanRuns(client, query, namespace, 1000)) {
+    chunk.push(row);
+    scanned++;
+    if (chunk.length >= CHUNK) await judge();
+    if (rows.length >= limit || scanned >= MAX_SCAN) break;
+  }
+  await judge();
+  return { rows, scanned, truncated: scanned >= MAX_SCAN && rows.length < limit };
+}
+
+/** Each row with its chain; a run that has vanished meanwhile (past retention) is left out. */
+export async function withChainStarts(client: Client, rows: readonly RunRow[], inFlight: number): Promise<ChainRow[]> {
+  const now = Date.now();
+  const judged = await mapPool(rows, inFlight, async (row): Promise<ChainRow | undefined> => {
+    try {
+      const chain = await describeChain(client, row.workflow_id, row.run_id);
+      return { ...row, chain, chain_start: await chainStart(client, chain, now) };
+    } catch (err) {
+      if (err instanceof RunNotFoundError) return undefined;
+      throw err;
+    }
+  });
+  return judged.filter((r): r is ChainRow => r !== undefined);
+}
+
+async function* scanRuns(client: Client, query: string, namespace: string, pageSize: number): AsyncGenerator<RunRow> {
+  try {
+    for await (const info of client.workflow.list({ query, pageSize })) yield rowOf(info);
   } catch (err) {
     const message = (err as Error).message ?? String(err);
     if (usesAgentAttributes(query) && /search attribute|invalid query|not defined|unknown/i.test(message)) {
@@ -93,5 +186,4 @@ export async function listRuns(client: Client, query: string, limit: number, nam
     }
     throw err;
   }
-  return rows;
 }

@@ -5,7 +5,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { RefundService } from '../activities/refunds/service';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
 import { answerApproval, pendingApproval } from '../client/approvals';
@@ -64,7 +64,7 @@ export async function runRefundDemo(client: Client, env: TemporalEnv, opts: Refu
   say();
   say(`Goal (user ${REFUND_DEMO_USER_ID}): ${REFUND_DEMO_GOAL}`);
   say(`Refunds service: SQLite at ${opts.store.file}`);
-  const handle: WorkflowHandle<typeof reactAgent> = await startRun(
+  const handle: WorkflowHandleWithFirstExecutionRunId<typeof reactAgent> = await startRun(
     client,
     env,
     {
@@ -109,7 +109,7 @@ export async function runRefundDemo(client: Client, env: TemporalEnv, opts: Refu
   } catch (err) {
     watching = false;
     // The demo is going away, and its worker with it: do not leave a run behind that waits.
-    await cancelRun(client, workflowId, `demo ended: ${err instanceof Error ? err.message : String(err)}`).catch(() => undefined);
+    await cancelRun(client, workflowId, `demo ended: ${err instanceof Error ? err.message : String(err)}`, handle.firstExecutionRunId).catch(() => undefined);
     await client.connection.withDeadline(Date.now() + 5_000, () => runResult(handle)).catch(() => undefined);
     throw err;
   }

@@ -8,7 +8,7 @@
 // worker's real `openai` client makes real HTTP calls: the code path is the same.
 import { randomBytes } from 'node:crypto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { llmConfigFromEnv } from '../activities/llm-config';
 import type { LlmConfig } from '../activities/llm-config';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
@@ -21,6 +21,7 @@ import { connectClient } from '../client/cli-context';
 import { defaultWorkflowId } from '../client/commands/run';
 import { followRun } from '../client/follow-run';
 import { formatResult } from '../client/format';
+import { terminalSafe } from '../client/terminal-text';
 import { DEFAULT_TASK_QUEUE, runUrl } from '../client/temporal-env';
 import type { TemporalEnv } from '../client/temporal-env';
 import { ensureLocalServer } from './local-server';
@@ -46,7 +47,8 @@ const USAGE = usageText('npm run demo [-- --keep-server] [--refund [--auto-appro
 
 class Interrupted extends Error {}
 
-const say = (text = ''): void => void process.stdout.write(text + '\n');
+// Everything the demo prints passes here: model and tool text never drives the terminal.
+const say = (text = ''): void => void process.stdout.write(terminalSafe(text) + '\n');
 
 async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv, spec, 'usage: npm run demo [-- --keep-server]');
@@ -153,7 +155,7 @@ async function runDemo(client: Client, env: TemporalEnv, interrupted: Promise<ne
   const workflowId = defaultWorkflowId(DEMO_USER_ID);
   say();
   say(`Goal (user ${DEMO_USER_ID}): ${DEMO_GOAL}`);
-  const handle: WorkflowHandle<typeof reactAgent> = await startRun(
+  const handle: WorkflowHandleWithFirstExecutionRunId<typeof reactAgent> = await startRun(
     client,
     env,
     { goal: DEMO_GOAL, user_id: DEMO_USER_ID, allow: [...DEFAULT_ALLOWED_TOOLS] },
@@ -173,7 +175,7 @@ async function runDemo(client: Client, env: TemporalEnv, interrupted: Promise<ne
     if (err instanceof Interrupted) {
       // Do not leave a run behind whose worker is about to go away.
       process.stderr.write(`demo: ${err.message}; cancelling run ${workflowId}\n`);
-      await cancelRun(client, workflowId, `demo ${err.message}`).catch(() => undefined);
+      await cancelRun(client, workflowId, `demo ${err.message}`, handle.firstExecutionRunId).catch(() => undefined);
       await client.connection.withDeadline(Date.now() + 5_000, () => runResult(handle)).catch(() => undefined);
     }
     throw err;
@@ -204,7 +206,7 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`demo: ${message}${err instanceof UsageError && err.hint ? `; ${err.hint}` : ''}\n`);
+    process.stderr.write(`demo: ${terminalSafe(message)}${err instanceof UsageError && err.hint ? `; ${err.hint}` : ''}\n`);
     if (process.env.AGENT_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
     process.exit(err instanceof UsageError ? 2 : 1);
   },

@@ -36,6 +36,8 @@ interface Scenario {
   allow?: string[];
   /** Answers for the calls that wait for a person, in order. */
   answers?: ApprovalRequest[];
+  /** Cancel once the refund is planned, while its first attempt stalls before committing. */
+  cancelDuringEffect?: boolean;
 }
 
 const REFUND_ALLOW = [...DEFAULT_ALLOWED_TOOLS, 'issue_refund'];
@@ -74,6 +76,14 @@ const SCENARIOS: Scenario[] = [
     answers: [{ decision: 'reject', reason: 'refunded by phone already' }, { decision: 'answer', text: 'Tell them we will call back.' }],
   },
   { name: 'policy-denied', allow: REFUND_ALLOW, replies: [tool('get_user_billing', { user_id: 7 })] },
+  // Issue 9: a cancel while the effect is in flight; the run reconciles the refund by key before it ends.
+  {
+    name: 'refund-cut-off',
+    allow: REFUND_ALLOW,
+    replies: [tool('get_user_billing', { user_id: 42 }), refund],
+    answers: [{ decision: 'approve' }],
+    cancelDuringEffect: true,
+  },
 ];
 
 async function main(): Promise<void> {
@@ -84,6 +94,8 @@ async function main(): Promise<void> {
   const env = { ...temporalEnv(), taskQueue: `record-${Date.now()}` };
   const refundsDir = await mkdtemp(path.join(tmpdir(), 'record-refunds-'));
   const refunds = RefundService.open(path.join(refundsDir, 'refunds.sqlite'));
+  // Read by the refund activity on every call: a scenario can make its first attempt stall.
+  const refundFaults = { pauseBeforeCommitMs: 0, pauseAfterCommitMs: 0 };
   const llm = await ScriptedLlmServer.start();
   const nativeConnection = await NativeConnection.connect({ address: env.address });
   const worker = await createAgentWorker({
@@ -94,6 +106,7 @@ async function main(): Promise<void> {
       llm: { apiKey: 'record', baseURL: llm.baseUrl, model: 'scripted', timeoutMs: 30_000 },
       data: async () => SEED_DATA,
       refunds: () => refunds,
+      refundFaults,
     },
     // Fixtures are recorded in plain JSON (the replay test has no keys), whatever the shell has set.
     overrides: { dataConverter: agentDataConverter({}) },
@@ -103,6 +116,7 @@ async function main(): Promise<void> {
   await worker.runUntil(async () => {
     for (const scenario of scenarios) {
       const id = `history-${scenario.name}-${Date.now()}`;
+      refundFaults.pauseBeforeCommitMs = scenario.cancelDuringEffect ? 30_000 : 0;
       llm.script(id, scenario.replies);
       const handle = await startRun(client, env, { goal: 'User 42 asked: Can I get a refund now?', user_id: 42, allow: scenario.allow ?? [...DEFAULT_ALLOWED_TOOLS], budget: scenario.budget }, id);
       if (scenario.cancelAfterKey) {
@@ -117,6 +131,13 @@ async function main(): Promise<void> {
           if (!pending) await new Promise((r) => setTimeout(r, 100));
         }
         await answerApproval(client, id, { ...answer, id: pending.id, operator: 'record-histories' });
+      }
+      if (scenario.cancelDuringEffect) {
+        for (let tries = 0; refunds.list({ workflow_id: id }).length === 0; tries++) {
+          if (tries > 200) throw new Error(`${scenario.name}: the refund was never planned`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        await cancelRun(client, id, 'recording a cancel during an effect');
       }
       const result = await runResult(handle);
       const history = await handle.fetchHistory();

@@ -145,12 +145,9 @@ describe('the gateway stops the run', { concurrency: true }, () => {
     assert.deepEqual(result.trace, [{ step: 1, tool: 'search_policy', args_hash: result.trace[0]!.args_hash, ok: false, stop_reason: 'tool_denied:search_policy' }]);
   });
 
-  it('tool_missing: an allowed name that no tool implements', async () => {
-    const { result } = await run([{ action: { kind: 'tool', name: 'delete_user', args: { user_id: 42 } } }], {
-      allow: ['get_user_profile', 'delete_user'],
-    });
-    assert.equal(result.stop_reason, 'tool_missing:delete_user');
-  });
+  // tool_missing (an allowed name no tool implements) cannot happen to a run started since issue 9:
+  // its input is refused at entry (fault-guarantees.e2e.test.ts); the gateway's check stays for
+  // histories recorded before, and is unit-tested in gateway.test.ts.
 
   it('tool_bad_args: arguments that fail the tool schema', async () => {
     const { result } = await run([{ action: { kind: 'tool', name: 'get_user_profile', args: { user_id: '42; DROP TABLE' } } }]);

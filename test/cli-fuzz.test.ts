@@ -14,7 +14,7 @@ import { DIST, uniqueId } from './helpers/harness';
 import { newKey } from './helpers/codec';
 
 const COMMAND_NAMES = ['run', 'status', 'result', 'list', 'cancel', 'help'];
-const FLAGS = ['--user-id', '--max-steps', '--max-tool-calls', '--max-seconds', '--max-tokens', '--allow', '--id', '--wait', '--json', '--limit', '--reason', '--follow', '--help', '-h', '--', '-', '--=', '---', '--json=yes', '--limit=0'];
+const FLAGS = ['--user-id', '--max-steps', '--max-tool-calls', '--max-seconds', '--max-tokens', '--allow', '--id', '--wait', '--json', '--limit', '--reason', '--follow', '--help', '-h', '--', '-', '--=', '---', '--json=yes', '--limit=0', '--approval-timeout', '--no-wait', '--terminate', '--wait=1s'];
 const hostile = fc.constantFrom('', ' ', '\u0000', '\n', 'a\nb', '\u202e', '😀', '\ud800', '-1', '0', '1e3', '0x10', '9'.repeat(400), 'NaN', 'Infinity', '42', '3.5', ',,', 'a,b,,c', '"', "'", '$(id)', '`id`', '%s%n', '../../etc/passwd');
 const token = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...COMMAND_NAMES) },

@@ -64,8 +64,8 @@ describe('worker metrics endpoint', () => {
     assert.deepEqual(ok.history.map((h) => h.observation.ok), [false, false], 'both tools answered ok=false');
     const denied = await run([tool('get_user_profile', { user_id: 42 }), tool('search_policy', { query: 'refund' })], { allow: ['get_user_profile'] });
     assert.equal(denied.stop_reason, 'tool_denied:search_policy');
-    const invented = await run([tool('delete_everything', {})], { allow: ['delete_everything'] });
-    assert.equal(invented.stop_reason, 'tool_missing:delete_everything');
+    const invented = await run([tool('delete_everything', {})], { allow: ['get_user_profile'] });
+    assert.equal(invented.stop_reason, 'tool_denied:delete_everything');
 
     const response = await fetch(metricsUrl);
     assert.equal(response.status, 200);
@@ -78,7 +78,7 @@ describe('worker metrics endpoint', () => {
     assert.equal(value('agent_runs_ended_total{status="ok",stop_reason="success"}'), 1);
     assert.equal(value('agent_runs_ended_total{status="stopped",stop_reason="tool_denied:search_policy"}'), 1);
     // A model-invented tool name never becomes a label value.
-    assert.equal(value('agent_runs_ended_total{status="stopped",stop_reason="tool_missing:(unregistered)"}'), 1);
+    assert.equal(value('agent_runs_ended_total{status="stopped",stop_reason="tool_denied:(unregistered)"}'), 1);
     assert.doesNotMatch(text, /delete_everything/);
     assert.equal(value('agent_steps_total'), 3 + 2 + 1);
     assert.equal(value('agent_tool_calls_total{tool="get_user_profile",outcome="ok"}'), 1);

@@ -100,7 +100,7 @@ describe('agent cancel --stuck', () => {
     const commandAt = Date.now();
     const done = await runCli(env, ['cancel', '--stuck', '--older-than', OLDER_THAN, '--yes', '--reason', 'stuck in the operator test']);
     assert.equal(done.code, 0, done.stdout + done.stderr);
-    const countMatch = /^(\d+) running agent run\(s\) started more than 6s ago/m.exec(done.stdout);
+    const countMatch = /^(\d+) running agent run\(s\) whose chain started more than 6s ago/m.exec(done.stdout);
     assert.ok(countMatch, done.stdout);
     const reported = [...done.stdout.matchAll(/^ {2}(\S+) \((\S+)\): cancel requested$/gm)].map((m) => ({ id: m[1]!, runId: m[2]! }));
     assert.equal(reported.length, Number(countMatch[1]), 'every counted run was cancelled');
@@ -190,6 +190,7 @@ describe('agent list with filters', () => {
         step: 1,
         tool_calls: 0,
         principal: '42',
+        effects: null,
       },
     );
     assert.equal(find(stoppedDenied, ok.id), undefined);

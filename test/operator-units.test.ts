@@ -125,11 +125,14 @@ describe('metrics settings and labels', () => {
 describe('search attribute values', () => {
   it('are bounded and complete', () => {
     assert.equal(keywordValue('x'.repeat(5_000)).length, MAX_KEYWORD_CHARS);
-    const pairs = attributePairs({ status: 'stopped', stopReason: `tool_denied:${'x'.repeat(500)}`, step: 3, toolCalls: 2, principal: '42' });
+    const pairs = attributePairs({ status: 'stopped', stopReason: `policy_denied:${'x'.repeat(500)}`, step: 3, toolCalls: 2, principal: '42' });
     assert.deepEqual(
       pairs.map((p) => [p.key.name, typeof p.value === 'string' ? p.value.length : p.value]),
       [['AgentStatus', 7], ['AgentStep', 3], ['AgentToolCalls', 2], ['AgentPrincipal', 2], ['AgentStopReason', MAX_KEYWORD_CHARS]],
     );
+    // A model-chosen tool name never reaches the (unencrypted) attribute.
+    const denied = attributePairs({ status: 'stopped', stopReason: `tool_denied:${'x'.repeat(500)}`, step: 3, toolCalls: 2, principal: '42' });
+    assert.equal(denied.find((p) => p.key.name === 'AgentStopReason')?.value, 'tool_denied:unknown');
     assert.equal(attributePairs({ status: 'running', step: 0, toolCalls: 0, principal: '1' }).some((p) => p.key.name === 'AgentStopReason'), false);
   });
 });

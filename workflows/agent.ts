@@ -131,8 +131,8 @@ class AgentRun {
   private readonly answered = new Map<string, AnsweredApproval>();
   /** Upsert the Agent* search attributes (see search-attributes.ts for why this is a flag). */
   private readonly searchAttributes: boolean;
-  /** Why the run is being cut short, first one wins: the operator's cancel or the max_seconds timer. */
-  private intent: 'cancelled' | 'max_seconds' | undefined;
+  /** Set when the max_seconds timer cut the run short before any operator cancel. */
+  private intent: 'max_seconds' | undefined;
   private loopScope: CancellationScope | undefined;
   private effects: EffectEntry[];
   private omitted: { trace: number; history: number };
@@ -172,14 +172,10 @@ class AgentRun {
     const loop = new CancellationScope();
     this.loopScope = loop;
     let deadlineHit = false;
-    if (this.v2) {
-      root.cancelRequested.catch(() => {
-        this.intent ??= 'cancelled';
-      });
-    }
     void this.watchDeadline(() => {
       deadlineHit = true;
-      this.intent ??= 'max_seconds';
+      // The deadline decides the ending only if the operator had not cancelled first.
+      if (!root.consideredCancelled) this.intent ??= 'max_seconds';
       loop.cancel();
     });
 
@@ -187,7 +183,8 @@ class AgentRun {
       return await loop.run(() => this.loop());
     } catch (err) {
       if (!isCancellation(err)) throw err;
-      const deadline = this.v2 ? this.intent === 'max_seconds' : deadlineHit && !root.consideredCancelled;
+      // Whichever came first decides: the deadline's timer, or the operator's cancel.
+      const deadline = this.v2 ? this.intent === 'max_seconds' || !root.consideredCancelled : deadlineHit && !root.consideredCancelled;
       if (deadline) {
         return this.stop('max_seconds');
       }
@@ -220,6 +217,7 @@ class AgentRun {
   private async loop(): Promise<AgentResult> {
     const canEvery = this.input.continue_as_new_every ?? DEFAULT_CONTINUE_AS_NEW_EVERY;
     for (;;) {
+      this.throwIfCutOff();
       this.tick();
       const exhausted = budgetExhausted(this.budget, this.usage);
       if (exhausted) return this.stop(exhausted);
@@ -483,10 +481,14 @@ class AgentRun {
     return decision;
   }
 
-  /** After a cancel or a deadline the run ends for that reason, whatever an activity just reported. */
+  /**
+   * After a cancel or a deadline the run ends for that reason, whatever an activity just reported.
+   * Also checked before each step: code that runs between awaits (a budget check, continue-as-new)
+   * must not carry on, or hand a cancelled run's work to a new run, after the scope was cancelled.
+   */
   private throwIfCutOff(): void {
-    if (this.v2 && this.intent !== undefined && this.loopScope?.consideredCancelled) {
-      throw new CancelledFailure(this.intent === 'cancelled' ? 'cancelled by operator' : 'max_seconds reached');
+    if (this.v2 && this.loopScope?.consideredCancelled) {
+      throw new CancelledFailure(this.intent === 'max_seconds' ? 'max_seconds reached' : 'cancelled by operator');
     }
   }
 

@@ -1,27 +1,32 @@
 // `agent cancel --stuck --older-than 10m`: the kill switch for every run that has been running
-// longer than that. It lists the matching runs (a visibility query with a fixed cutoff), shows
-// the count, asks for confirmation unless --yes, then cancels exactly the runs it counted: each
-// by workflow id AND run id, with the reason recorded in that run's history. A run that ended in
-// the meantime is reported, not an error; a run that started after the count is never touched.
+// longer than that, judged by the start of its whole continue-as-new chain (a chain that
+// continued as new a minute ago may have run for hours). It lists the running agent runs, finds
+// each chain's start (client/run-chain.ts) against a cutoff computed once, shows the count, asks
+// for confirmation unless --yes, then cancels exactly the chains it counted: each by workflow id
+// and first run id (the chain's current run, never a newer chain that reuses the id), with the
+// reason in that run's history. Then it waits (--wait) and reports the runs that did not end.
 //
 // Why not Temporal's StartBatchOperation: it does not put the reason into each run's history (the
 // audit trail an operator reads later), runs asynchronously, and servers allow one batch at a
 // time per namespace by default. The client-side batch below keeps 8 requests in flight.
-import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
+import { endedCancelled, endingSummary, EXIT_STILL_RUNNING, requestCancel, waitForEnd } from '../cancel-run';
+import type { RunEnding } from '../cancel-run';
 import { UsageError } from '../cli-args';
 import type { CommandContext } from '../cli-context';
 import { CliError, line } from '../cli-context';
+import { mapPool } from '../concurrency';
 import { canConfirm, confirm } from '../confirm';
 import type { Stdin } from '../confirm';
 import { formatDuration, parseDuration } from '../duration';
 import { formatTable, formatTime } from '../format';
-import { listRuns, queryFor } from '../run-listing';
-import type { RunRow } from '../run-listing';
+import { listRuns, queryFor, withChainStarts } from '../run-listing';
+import type { ChainRow } from '../run-listing';
+import { diagnose, stuckFacts } from '../stuck-diagnosis';
 
 const HINT = 'see `agent help cancel`';
 const IN_FLIGHT = 8;
-/** More than this many matches is almost certainly a wrong filter: refuse. */
+/** More than this many running runs is almost certainly not what an operator meant to scan: refuse. */
 export const MAX_BATCH = 10_000;
 const SHOWN = 20;
 
@@ -30,6 +35,8 @@ export interface StuckFlags {
   reason?: string;
   'dry-run'?: boolean;
   yes?: boolean;
+  /** How long to wait for the cancelled runs to end; 0: do not wait. */
+  waitMs: number;
 }
 
 export type CancelOutcome = 'cancel_requested' | 'already_ended' | 'failed';
@@ -43,22 +50,26 @@ export async function cancelStuck(flags: StuckFlags, ctx: CommandContext, stdin:
     throw new UsageError(`--older-than: ${(err as Error).message}`, HINT);
   }
   const cutoff = new Date(Date.now() - olderThanMs);
-  const query = queryFor({ openOnly: true, startedBefore: cutoff }, HINT);
   const reason = flags.reason ?? `stuck: running longer than ${formatDuration(olderThanMs)} (agent cancel --stuck)`;
   const out = ctx.io.stdout;
 
   const client = await ctx.client();
-  const runs = await listRuns(client, query, MAX_BATCH + 1, ctx.env.namespace);
-  if (runs.length > MAX_BATCH) throw new CliError(`more than ${MAX_BATCH} runs match (${query}); narrow the filter`);
+  // Every running agent run: a young run may belong to an old chain, so the age is judged below.
+  const query = queryFor({ openOnly: true }, HINT);
+  const open = await listRuns(client, query, MAX_BATCH + 1, ctx.env.namespace);
+  if (open.length > MAX_BATCH) throw new CliError(`more than ${MAX_BATCH} agent runs are running (${query}); cancel them in smaller groups`);
+  const runs = oneRowPerChain(await withChainStarts(client, open, IN_FLIGHT)).filter((r) => r.chain_start.at < cutoff);
   if (runs.length === 0) {
-    line(out, `no running agent runs started more than ${formatDuration(olderThanMs)} ago (before ${formatTime(cutoff)}); nothing to cancel`);
+    line(out, `no running agent runs whose chain started more than ${formatDuration(olderThanMs)} ago (before ${formatTime(cutoff)}); nothing to cancel`);
     return 0;
   }
 
-  line(out, `${runs.length} running agent run(s) started more than ${formatDuration(olderThanMs)} ago (before ${formatTime(cutoff)}):`);
+  line(out, `${runs.length} running agent run(s) whose chain started more than ${formatDuration(olderThanMs)} ago (before ${formatTime(cutoff)}):`);
   const table = formatTable(
-    ['WORKFLOW ID', 'RUN ID', 'STEP', 'PRINCIPAL', 'STARTED'],
-    runs.slice(0, SHOWN).map((r) => [r.workflow_id, r.run_id, r.step === null ? '-' : String(r.step), r.principal ?? '-', formatTime(r.start_time)]),
+    ['WORKFLOW ID', 'RUN ID', 'STEP', 'PRINCIPAL', 'CHAIN STARTED', 'RUN STARTED'],
+    runs
+      .slice(0, SHOWN)
+      .map((r) => [r.workflow_id, r.run_id, r.step === null ? '-' : String(r.step), r.principal ?? '-', chainStartText(r), formatTime(r.start_time)]),
   );
   for (const text of table) line(out, `  ${text}`);
   if (runs.length > SHOWN) line(out, `  ... and ${runs.length - SHOWN} more`);
@@ -80,7 +91,14 @@ export async function cancelStuck(flags: StuckFlags, ctx: CommandContext, stdin:
     }
   }
 
-  const outcomes = await cancelEach(client, runs, reason);
+  const outcomes = await mapPool(runs, IN_FLIGHT, async (row) => {
+    try {
+      const outcome: CancelOutcome = (await requestCancel(client, row.chain, reason)) === 'requested' ? 'cancel_requested' : 'already_ended';
+      return { row, outcome };
+    } catch (err) {
+      return { row, outcome: 'failed' as CancelOutcome, error: ((err as Error).message ?? String(err)).split('\n')[0] };
+    }
+  });
   const counts = { cancel_requested: 0, already_ended: 0, failed: 0 };
   for (const { row, outcome, error } of outcomes) {
     counts[outcome]++;
@@ -94,32 +112,55 @@ export async function cancelStuck(flags: StuckFlags, ctx: CommandContext, stdin:
       (counts.failed ? `, ${counts.failed} FAILED` : '') +
       ` (reason: ${reason})`,
   );
-  return counts.failed > 0 ? 1 : 0;
+  const requested = outcomes.filter((o) => o.outcome === 'cancel_requested').map((o) => o.row);
+  const stillRunning = flags.waitMs > 0 && requested.length > 0 ? await waitForAll(client, requested, flags.waitMs, ctx) : 0;
+  if (counts.failed > 0) return 1;
+  return stillRunning > 0 ? EXIT_STILL_RUNNING : 0;
 }
 
-async function cancelEach(client: Client, rows: RunRow[], reason: string): Promise<Array<{ row: RunRow; outcome: CancelOutcome; error?: string }>> {
-  const results: Array<{ row: RunRow; outcome: CancelOutcome; error?: string }> = new Array(rows.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < rows.length) {
-      const index = next++;
-      const row = rows[index]!;
-      try {
-        await client.workflowService.requestCancelWorkflowExecution({
-          namespace: client.options.namespace,
-          workflowExecution: { workflowId: row.workflow_id, runId: row.run_id },
-          reason,
-          identity: client.options.identity,
-          requestId: randomUUID(),
-        });
-        results[index] = { row, outcome: 'cancel_requested' };
-      } catch (err) {
-        // NOT_FOUND: that run has closed since it was listed (Temporal's answer for closed runs).
-        if ((err as { code?: number }).code === 5) results[index] = { row, outcome: 'already_ended' };
-        else results[index] = { row, outcome: 'failed', error: ((err as Error).message ?? String(err)).split('\n')[0] };
-      }
+/** Waits for the cancelled runs to end (one shared deadline); prints each; returns how many still run. */
+async function waitForAll(client: Client, rows: ChainRow[], waitMs: number, ctx: CommandContext): Promise<number> {
+  const out = ctx.io.stdout;
+  line(out, `waiting up to ${formatDuration(waitMs)} for them to end ...`);
+  const deadline = Date.now() + waitMs;
+  const endings = await mapPool(rows, IN_FLIGHT, async (row): Promise<RunEnding | string> => {
+    const ending = await waitForEnd(client, row.chain, Math.max(1, deadline - Date.now()));
+    return ending ?? `STILL RUNNING: ${diagnose(await stuckFacts(client, row.workflow_id))}`;
+  });
+  let still = 0;
+  for (const [i, ending] of endings.entries()) {
+    if (typeof ending === 'string') still++;
+    const text = typeof ending === 'string' ? ending : `${endingSummary(ending)}${endedCancelled(ending) ? '' : ' (not by the cancel)'}`;
+    line(out, `  ${rows[i]!.workflow_id}: ${text}`);
+    if (typeof ending !== 'string' && ending.result?.effects?.some((e) => e.state === 'ambiguous')) {
+      line(out, `    AMBIGUOUS effect: money may have moved; see \`agent result ${rows[i]!.workflow_id}\` for its key`);
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, rows.length) }, worker));
-  return results;
+  }
+  const ended = rows.length - still;
+  line(
+    out,
+    `${ended} of ${rows.length} run(s) ended` +
+      (still > 0 ? `; ${still} still running after ${formatDuration(waitMs)}: end each with \`agent cancel ID --terminate\`` : ''),
+  );
+  return still;
+}
+
+/**
+ * The chains that still run, once each: a listed run that has continued as new since is still its
+ * chain (the cancel reaches the newer run), and that newer run may be listed too.
+ */
+function oneRowPerChain(rows: ChainRow[]): ChainRow[] {
+  const seen = new Set<string>();
+  return rows.filter((r) => {
+    const status = r.chain.description.status.name;
+    if (status !== 'RUNNING' && status !== 'CONTINUED_AS_NEW') return false;
+    const key = JSON.stringify([r.workflow_id, r.chain.firstRunId]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function chainStartText(r: ChainRow): string {
+  return r.chain_start.exact ? formatTime(r.chain_start.at) : `${formatTime(r.chain_start.at)} or earlier`;
 }

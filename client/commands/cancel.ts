@@ -1,63 +1,125 @@
-// `agent cancel ID`: the kill switch. Temporal records the request (with the reason) in the run's
-// history; the workflow aborts the step in flight and ends Canceled, keeping its partial result.
-import type { Client } from '@temporalio/client';
-import { cancelRun, existingRun, RunNotFoundError } from '../agent-client';
+// `agent cancel ID`: the kill switch. It acts on the workflow id's current run chain (whatever run
+// it has continued as new to), records the reason in the run's history, then waits a grace period
+// for the run to end and says how it ended, its effects included. A run that does not end (no
+// worker, failing workflow tasks) is diagnosed, and `--terminate` ends it without the workflow.
+import { endedCancelled, endingSummary, EXIT_STILL_RUNNING, formatEnding, requestCancel, runEnding, terminateChain, waitForEnd } from '../cancel-run';
 import { parseArgs, UsageError, usageText } from '../cli-args';
-import type { Command } from '../cli-context';
+import type { Command, CommandContext } from '../cli-context';
 import { CliError, line } from '../cli-context';
+import { formatDuration, parseDuration } from '../duration';
+import { effectCountsOf, formatEffectCounts } from '../format-effects';
+import { describeChain } from '../run-chain';
+import { diagnose, stuckFacts } from '../stuck-diagnosis';
+import { EFFECTS_MEMO } from '../../workflows/types';
 import { cancelStuck } from './cancel-stuck';
 
 const DEFAULT_REASON = 'cancelled by operator';
+const DEFAULT_TERMINATE_REASON = 'terminated by operator (agent cancel --terminate)';
+export const DEFAULT_WAIT = '20s';
+const HINT = 'see `agent help cancel`';
 
 const spec = {
   positionals: [{ name: 'ID', required: false, help: 'workflow id of the run (or --stuck)' }],
   flags: {
     reason: { kind: 'string', help: `why, recorded in the run's history (default "${DEFAULT_REASON}")` },
-    stuck: { kind: 'boolean', help: 'cancel every run still running that started longer ago than --older-than (a batch)' },
-    'older-than': { kind: 'string', value: 'DURATION', help: 'with --stuck: 90s, 10m, 1h30m, 2d' },
+    wait: { kind: 'string', value: 'DURATION', help: `how long to wait for the run(s) to end before saying why not (default ${DEFAULT_WAIT})` },
+    'no-wait': { kind: 'boolean', help: 'return once the cancel is recorded' },
+    terminate: {
+      kind: 'boolean',
+      help: 'end the run now, without the workflow (for a run a cancel cannot end); effects in flight are not reconciled',
+    },
+    stuck: { kind: 'boolean', help: 'cancel every running run whose chain started longer ago than --older-than (a batch)' },
+    'older-than': { kind: 'string', value: 'DURATION', help: 'with --stuck: 90s, 10m, 1h30m, 2d, compared with the start of the run\'s continue-as-new chain' },
     'dry-run': { kind: 'boolean', help: 'with --stuck: list and count the runs, cancel nothing' },
     yes: { kind: 'boolean', help: 'with --stuck: do not ask for confirmation (required when stdin is not a terminal)' },
   },
 } as const;
 
-async function ensureRunning(client: Client, workflowId: string): Promise<void> {
-  const handle = await existingRun(client, workflowId);
-  const description = await handle.describe();
-  if (description.status.name !== 'RUNNING') {
-    throw new CliError(`run "${workflowId}" already ended (${description.status.name}); nothing to cancel`);
+/** --wait / --no-wait as milliseconds to wait (0: do not wait). */
+export function waitMsOf(flags: { wait?: string; 'no-wait'?: boolean }): number {
+  if (flags['no-wait']) {
+    if (flags.wait !== undefined) throw new UsageError('give --wait or --no-wait, not both', HINT);
+    return 0;
+  }
+  try {
+    return parseDuration(flags.wait ?? DEFAULT_WAIT);
+  } catch (err) {
+    throw new UsageError(`--wait: ${(err as Error).message}`, HINT);
   }
 }
 
 export const cancel: Command = {
   name: 'cancel',
-  summary: 'cancel a running run (the kill switch)',
-  usage: usageText('agent cancel ID [--reason TEXT]\n       agent cancel --stuck --older-than 10m [--reason TEXT] [--dry-run] [--yes]', spec),
+  summary: 'cancel a running run and wait for it to end (the kill switch)',
+  usage: usageText(
+    'agent cancel ID [--reason TEXT] [--wait DURATION | --no-wait]\n' +
+      '       agent cancel ID --terminate [--reason TEXT]\n' +
+      '       agent cancel --stuck --older-than 10m [--reason TEXT] [--dry-run] [--yes] [--wait DURATION | --no-wait]\n' +
+      `exit codes: 0 the run ended cancelled (or the cancel is recorded, with --no-wait; terminated, with --terminate);\n` +
+      `            1 no such run, it had already ended, or it ended otherwise; 2 bad input; ${EXIT_STILL_RUNNING} still running after --wait`,
+    spec,
+  ),
   async run(argv, ctx) {
-    const args = parseArgs(argv, spec, 'see `agent help cancel`');
+    const args = parseArgs(argv, spec, HINT);
     if (args.help) {
       line(ctx.io.stdout, cancel.usage);
       return 0;
     }
-    if (args.flags.stuck) {
-      if (args.positionals.length > 0) throw new UsageError('give either a run ID or --stuck, not both', 'see `agent help cancel`');
-      return cancelStuck(args.flags, ctx);
+    const { flags } = args;
+    if (flags.stuck) {
+      if (args.positionals.length > 0) throw new UsageError('give either a run ID or --stuck, not both', HINT);
+      if (flags.terminate) throw new UsageError('--terminate ends one run at a time: agent cancel ID --terminate', HINT);
+      return cancelStuck({ ...flags, waitMs: waitMsOf(flags) }, ctx);
     }
-    const batchOnly = (['older-than', 'dry-run', 'yes'] as const).find((f) => args.flags[f] !== undefined);
-    if (batchOnly) throw new UsageError(`--${batchOnly} goes with --stuck`, 'see `agent help cancel`');
+    const batchOnly = (['older-than', 'dry-run', 'yes'] as const).find((f) => flags[f] !== undefined);
+    if (batchOnly) throw new UsageError(`--${batchOnly} goes with --stuck`, HINT);
     const workflowId = args.positionals[0];
-    if (workflowId === undefined) throw new UsageError('missing ID (or --stuck --older-than DURATION)', 'see `agent help cancel`');
-    const reason = args.flags.reason ?? DEFAULT_REASON;
-    const client = await ctx.client();
-    await ensureRunning(client, workflowId);
-    try {
-      await cancelRun(client, workflowId, reason);
-    } catch (err) {
-      // It existed a moment ago: it has just ended (Temporal answers NOT_FOUND for closed runs).
-      if (err instanceof RunNotFoundError) await ensureRunning(client, workflowId);
-      throw err;
+    if (workflowId === undefined) throw new UsageError('missing ID (or --stuck --older-than DURATION)', HINT);
+    if (flags.terminate) {
+      if (flags.wait !== undefined || flags['no-wait']) throw new UsageError('--terminate does not wait: the run ends at once', HINT);
+      return terminate(workflowId, flags.reason ?? DEFAULT_TERMINATE_REASON, ctx);
     }
-    line(ctx.io.stdout, `cancel requested for ${workflowId} (reason: ${reason})`);
-    line(ctx.io.stdout, `  the run stops its current step and ends as cancelled; see it with: npm run agent -- result ${workflowId}`);
-    return 0;
+    return cancelOne(workflowId, flags.reason ?? DEFAULT_REASON, waitMsOf(flags), ctx);
   },
 };
+
+async function cancelOne(workflowId: string, reason: string, waitMs: number, ctx: CommandContext): Promise<number> {
+  const out = ctx.io.stdout;
+  const client = await ctx.client();
+  const chain = await describeChain(client, workflowId);
+  if (chain.description.status.name !== 'RUNNING' || (await requestCancel(client, chain, reason)) === 'ended') {
+    throw new CliError(`run ${workflowId} already ended: ${endingSummary(await runEnding(client, workflowId))}; nothing to cancel`);
+  }
+  line(out, `cancel requested for ${workflowId} (run ${chain.runId}; reason: ${reason})`);
+  if (waitMs === 0) {
+    line(out, `  not waiting (--no-wait); see how it ends with: npm run agent -- result ${workflowId}`);
+    return 0;
+  }
+  line(out, `  waiting up to ${formatDuration(waitMs)} for it to end ...`);
+  const ending = await waitForEnd(client, chain, waitMs);
+  if (!ending) {
+    const why = diagnose(await stuckFacts(client, workflowId));
+    throw new CliError(
+      `${workflowId} is still running ${formatDuration(waitMs)} after the cancel: ${why}; end it with \`agent cancel ${workflowId} --terminate\``,
+      EXIT_STILL_RUNNING,
+    );
+  }
+  for (const text of formatEnding(ending)) line(out, text);
+  if (!endedCancelled(ending)) throw new CliError(`${workflowId} ended ${endingSummary(ending)} before the cancel took effect`);
+  return 0;
+}
+
+async function terminate(workflowId: string, reason: string, ctx: CommandContext): Promise<number> {
+  const out = ctx.io.stdout;
+  const client = await ctx.client();
+  const chain = await describeChain(client, workflowId);
+  if (chain.description.status.name !== 'RUNNING' || (await terminateChain(client, chain, reason)) === 'ended') {
+    throw new CliError(`run ${workflowId} already ended: ${endingSummary(await runEnding(client, workflowId))}; nothing to terminate`);
+  }
+  const counts = effectCountsOf(chain.description.memo?.[EFFECTS_MEMO]);
+  line(out, `terminated ${workflowId} (run ${chain.runId}; reason: ${reason}, recorded in its history)`);
+  line(out, `  effects recorded before: ${counts ? formatEffectCounts(counts) : 'none'}`);
+  line(out, '  a terminated run does not reconcile effects in flight: a refund it had started may or may not have been made.');
+  line(out, `  Check the refunds service by idempotency key (this run's keys start with "${workflowId}:").`);
+  return 0;
+}

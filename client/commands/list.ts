@@ -5,7 +5,10 @@ import { parseArgs, usageText } from '../cli-args';
 import type { Command } from '../cli-context';
 import { line } from '../cli-context';
 import { formatTable, formatTime } from '../format';
-import { FILTER_FLAGS, filterFromFlags, listRuns, queryFor, rowJson } from '../run-listing';
+import { formatEffectCounts } from '../format-effects';
+import { FILTER_FLAGS, filterFromFlags, listRuns, listRunsByChainAge, MAX_SCAN, queryFor, rowJson } from '../run-listing';
+import type { ChainRow, RunRow } from '../run-listing';
+import { terminalSafeJson } from '../terminal-text';
 
 export const DEFAULT_LIST_LIMIT = 20;
 
@@ -16,9 +19,12 @@ const spec = {
     ...FILTER_FLAGS,
     json: {
       kind: 'boolean',
-      help: 'print a JSON array of {workflow_id, run_id, status (Temporal\'s), start_time, close_time, agent_status, stop_reason, step, tool_calls, principal}',
+      help: 'print a JSON array of {workflow_id, run_id, status (Temporal\'s), start_time, close_time, agent_status, stop_reason, step, tool_calls, principal, effects} (with --older-than also chain_start_time, chain_start_exact)',
     },
-    query: { kind: 'boolean', help: 'print the visibility query (paste it into the Web UI) instead of running it' },
+    query: {
+      kind: 'boolean',
+      help: 'print the visibility query (paste it into the Web UI) instead of running it; its StartTime is the current run\'s, not the chain\'s',
+    },
   },
 } as const;
 
@@ -34,21 +40,26 @@ export const list: Command = {
     }
     const hint = 'see `agent help list`';
     const limit = args.flags.limit ?? DEFAULT_LIST_LIMIT;
-    const query = queryFor(filterFromFlags(args.flags, hint), hint);
+    const filter = filterFromFlags(args.flags, hint);
+    const query = queryFor(filter, hint);
     if (args.flags.query) {
       line(ctx.io.stdout, query);
       return 0;
     }
     const client = await ctx.client();
-    const rows = await listRuns(client, query, limit, ctx.env.namespace);
+    // The age of a run is its chain's: the server filters the rest, the client the age.
+    const cutoff = filter.startedBefore;
+    const serverQuery = cutoff ? queryFor({ ...filter, startedBefore: undefined }, hint) : query;
+    const byAge = cutoff ? await listRunsByChainAge(client, serverQuery, cutoff, limit, ctx.env.namespace) : undefined;
+    const rows: Array<RunRow | ChainRow> = byAge ? byAge.rows : await listRuns(client, query, limit, ctx.env.namespace);
     const filtered = query !== `WorkflowType = '${WORKFLOW_TYPE}'`;
 
     if (args.flags.json) {
-      line(ctx.io.stdout, JSON.stringify(rows.map(rowJson), null, 2));
+      line(ctx.io.stdout, terminalSafeJson(rows.map(rowJson), 2));
       return 0;
     }
     if (rows.length === 0 && filtered) {
-      line(ctx.io.stdout, `no ${WORKFLOW_TYPE} runs match (${query})`);
+      line(ctx.io.stdout, `no ${WORKFLOW_TYPE} runs match (${serverQuery}${cutoff ? `, chain started before ${formatTime(cutoff)}` : ''})`);
       return 0;
     }
     if (rows.length === 0) {
@@ -56,7 +67,7 @@ export const list: Command = {
       return 0;
     }
     const table = formatTable(
-      ['WORKFLOW ID', 'TEMPORAL', 'AGENT', 'STOP REASON', 'STEP', 'TOOLS', 'PRINCIPAL', 'STARTED', 'CLOSED'],
+      ['WORKFLOW ID', 'TEMPORAL', 'AGENT', 'STOP REASON', 'STEP', 'TOOLS', 'PRINCIPAL', 'EFFECTS', ...(byAge ? ['CHAIN STARTED'] : []), 'STARTED', 'CLOSED'],
       rows.map((r) => [
         r.workflow_id,
         r.status,
@@ -65,11 +76,14 @@ export const list: Command = {
         r.step === null ? '-' : String(r.step),
         r.tool_calls === null ? '-' : String(r.tool_calls),
         r.principal ?? '-',
+        formatEffectCounts(r.effects),
+        ...('chain_start' in r ? [formatTime(r.chain_start.at) + (r.chain_start.exact ? '' : ' or earlier')] : []),
         formatTime(r.start_time),
         formatTime(r.close_time),
       ]),
     );
     for (const text of table) line(ctx.io.stdout, text);
+    if (byAge?.truncated) line(ctx.io.stdout, `(looked at the newest ${MAX_SCAN} runs only: narrow the filter to see older ones)`);
     return 0;
   },
 };

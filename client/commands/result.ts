@@ -9,6 +9,7 @@ import type { Command, CommandContext, Writable } from '../cli-context';
 import { line } from '../cli-context';
 import { followRun } from '../follow-run';
 import { formatResult } from '../format';
+import { terminalSafeJson } from '../terminal-text';
 
 const spec = {
   positionals: [{ name: 'ID', required: true, help: 'workflow id of the run' }],
@@ -35,7 +36,7 @@ export async function waitAndShow(
 /** The end of `run --wait` and all of `result`: the result block, or the result as JSON. */
 export function printResult(result: AgentResult, json: boolean, ctx: CommandContext): void {
   if (json) {
-    line(ctx.io.stdout, JSON.stringify(result, null, 2));
+    line(ctx.io.stdout, terminalSafeJson(result, 2));
     return;
   }
   for (const text of formatResult(result)) line(ctx.io.stdout, text);

@@ -5,12 +5,13 @@ import { DEFAULT_ALLOWED_TOOLS } from '../../workflows/tool-catalog';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from '../../workflows/approvals';
 import type { Budget } from '../../workflows/budget';
 import type { AgentInput } from '../../workflows/types';
-import { startRun } from '../agent-client';
+import { checkRunInput, InvalidRunInputError, startRun } from '../agent-client';
 import { parseArgs, UsageError, usageText } from '../cli-args';
 import type { Command } from '../cli-context';
 import { CliError, line } from '../cli-context';
 import { runUrl } from '../temporal-env';
 import { printResult, waitAndShow } from './result';
+import { terminalSafeJson } from '../terminal-text';
 
 export const DEFAULT_USER_ID = 42;
 const MAX_USER_ID = 2_147_483_647;
@@ -34,6 +35,25 @@ const spec = {
 export function defaultWorkflowId(userId: number, now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '').replace('T', '-');
   return `agent-${userId}-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Input fields as the operator typed them. */
+const FLAG_OF: Record<string, string> = {
+  goal: 'GOAL',
+  user_id: '--user-id',
+  'budget.max_steps': '--max-steps',
+  'budget.max_tool_calls': '--max-tool-calls',
+  'budget.max_seconds': '--max-seconds',
+  'budget.max_tokens': '--max-tokens',
+  allow: '--allow',
+  approval_timeout_seconds: '--approval-timeout',
+};
+
+/** "invalid run input: budget.max_steps: Too small ..." -> "... (--max-steps)". */
+function withFlagName(message: string): string {
+  const path = /^invalid run input: ([\w.]+): /.exec(message)?.[1];
+  const flag = path === undefined ? undefined : (FLAG_OF[path] ?? FLAG_OF[path.replace(/\.\d+$/, '')]);
+  return flag ? `${message} (${flag})` : message;
 }
 
 export const run: Command = {
@@ -60,6 +80,13 @@ export const run: Command = {
     const input: AgentInput = { goal, user_id: userId, budget, allow: flags.allow ?? [...DEFAULT_ALLOWED_TOOLS] };
     if (flags['approval-timeout'] !== undefined) input.approval_timeout_seconds = flags['approval-timeout'];
     const workflowId = flags.id ?? defaultWorkflowId(userId);
+    // The workflow's own schema, before connecting: a bad value never reaches the server.
+    try {
+      checkRunInput(input);
+    } catch (err) {
+      if (err instanceof InvalidRunInputError) throw new UsageError(withFlagName(err.message), 'see `agent help run`');
+      throw err;
+    }
 
     const client = await ctx.client();
     let handle;
@@ -78,7 +105,7 @@ export const run: Command = {
       if (json) {
         // startRun's handle carries the first run id; its declared type does not say so.
         const runId = (handle as { firstExecutionRunId?: string }).firstExecutionRunId ?? (await handle.describe()).runId;
-        line(ctx.io.stdout, JSON.stringify({ workflow_id: workflowId, run_id: runId, url }));
+        line(ctx.io.stdout, terminalSafeJson({ workflow_id: workflowId, run_id: runId, url }));
       } else {
         line(ctx.io.stdout, `started ${workflowId}`);
         line(ctx.io.stdout, `  Web UI: ${url}`);

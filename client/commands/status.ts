@@ -1,19 +1,23 @@
 // `agent status ID`: Temporal's view of the run (describe) plus the agent's live state (the
-// `state` query). Queries need a worker; without one, the Temporal part is still shown.
+// `state` query) and its effects. Queries need a worker; without one, the Temporal part is still
+// shown, with the effect counts the run keeps in its memo (and an ended run's result's effects).
 import type { WorkflowExecutionDescription } from '@temporalio/client';
-import type { AgentState } from '../../workflows/types';
-import { existingRun, runState } from '../agent-client';
+import { EFFECTS_MEMO } from '../../workflows/types';
+import type { AgentState, EffectEntry } from '../../workflows/types';
+import { existingRun, runResult, runState } from '../agent-client';
 import { parseArgs, usageText } from '../cli-args';
 import type { Command } from '../cli-context';
 import { line, withDeadline } from '../cli-context';
 import { queryFailureReason } from '../follow-run';
 import { formatState, formatTime } from '../format';
+import { effectCountsOf, formatEffectCounts, formatEffects } from '../format-effects';
 import { runUrl } from '../temporal-env';
+import { terminalSafeJson } from '../terminal-text';
 
 const spec = {
   positionals: [{ name: 'ID', required: true, help: 'workflow id of the run' }],
   flags: {
-    json: { kind: 'boolean', help: 'print {workflow_id, run_id, temporal_status, ..., state} as one JSON document' },
+    json: { kind: 'boolean', help: 'print {workflow_id, run_id, temporal_status, ..., state, effects, effect_counts} as one JSON document' },
   },
 } as const;
 
@@ -41,6 +45,14 @@ export const status: Command = {
     } catch (err) {
       stateError = explainQueryFailure(err, description.taskQueue);
     }
+    // The live list, else an ended run's result (readable without a worker).
+    let effects: EffectEntry[] | undefined = state?.effects;
+    if (effects === undefined && description.status.name !== 'RUNNING') {
+      effects = await withDeadline(client, QUERY_TIMEOUT_MS, () => runResult(handle))
+        .then((r) => r.effects)
+        .catch(() => undefined);
+    }
+    const counts = effectCountsOf(description.memo?.[EFFECTS_MEMO]);
     const url = runUrl(ctx.env, workflowId);
 
     if (args.flags.json) {
@@ -55,8 +67,10 @@ export const status: Command = {
         url,
         state: state ?? null,
         ...(stateError !== undefined ? { state_error: stateError } : {}),
+        effects: effects ?? null,
+        effect_counts: counts ?? null,
       };
-      line(ctx.io.stdout, JSON.stringify(doc, null, 2));
+      line(ctx.io.stdout, terminalSafeJson(doc, 2));
       return 0;
     }
 
@@ -68,6 +82,12 @@ export const status: Command = {
     line(out, `Web UI:       ${url}`);
     if (state) for (const text of formatState(liveClock(state, description), workflowId)) line(out, text);
     else line(out, `live state:   unavailable (${stateError})`);
+    if (!state && effects) for (const text of formatEffects(effects)) line(out, text);
+    else if (!state && counts) {
+      // Only the counts: enough to see that money may have moved.
+      line(out, `effects:      ${formatEffectCounts(counts)}`);
+      if (counts.ambiguous > 0) line(out, `WARNING: ${counts.ambiguous} effect(s) AMBIGUOUS: money may have moved; check the refunds service for keys starting with ${workflowId}:`);
+    }
     return 0;
   },
 };

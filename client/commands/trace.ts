@@ -9,6 +9,7 @@ import { rebuildTrace } from '../history-trace';
 import type { RebuiltTrace, StepEvent } from '../history-trace';
 import { fetchRunChain, payloadDecoder } from '../run-history';
 import { runUrl } from '../temporal-env';
+import { terminalSafeJson } from '../terminal-text';
 
 const spec = {
   positionals: [{ name: 'ID', required: true, help: 'workflow id of the run' }],
@@ -36,7 +37,7 @@ export const trace: Command = {
     const chain = await fetchRunChain(client, workflowId, args.flags['run-id']);
     const rebuilt = await rebuildTrace(workflowId, chain, payloadDecoder(client));
     if (args.flags.jsonl) {
-      for (const event of rebuilt.events) line(ctx.io.stdout, JSON.stringify(event));
+      for (const event of rebuilt.events) line(ctx.io.stdout, terminalSafeJson(event));
       return 0;
     }
     for (const text of formatTrace(rebuilt)) line(ctx.io.stdout, text);

@@ -1,0 +1,69 @@
+// Bad operator input never starts a run: `agent run` checks its whole input with the workflow's
+// own schema before it connects (exit 2, one line naming the flag), and startRun() refuses the
+// same input for the demo and other programmatic callers. Nothing reaches the server.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { InvalidRunInputError, startRun } from '../client/agent-client';
+import type { TemporalEnv } from '../client/temporal-env';
+import type { AgentInput, CarriedState } from '../workflows/types';
+import { agentInput, connectClient, testEnv, uniqueId } from './helpers/harness';
+import { runCli } from './helpers/cli';
+
+let client: Client;
+let env: TemporalEnv;
+
+before(async () => {
+  env = testEnv(uniqueId('bad-input'));
+  client = await connectClient(env);
+});
+
+after(async () => {
+  await client?.connection.close();
+});
+
+async function notStarted(id: string): Promise<void> {
+  await assert.rejects(client.workflow.getHandle(id).describe(), WorkflowNotFoundError, `no run ${id} was started`);
+}
+
+describe('bad input to agent run', () => {
+  it('exits 2 with one line naming the flag, and starts nothing', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['--approval-timeout', '9000000000000'], /^agent: invalid run input: approval_timeout_seconds: .+ \(--approval-timeout\); see `agent help run`$/],
+      [['--max-seconds', String(31 * 86_400)], /^agent: invalid run input: budget\.max_seconds: .+ \(--max-seconds\); see `agent help run`$/],
+      [['--max-steps', '0'], /^agent: --max-steps must be a positive integer, got "0"/],
+      [['--allow', 'get_user_profile,launch_missiles'], /^agent: invalid run input: allow\.1: unknown tool "launch_missiles" \(known: .+\) \(--allow\); see `agent help run`$/],
+      [['--allow', 'search_policy,search_policy'], /^agent: invalid run input: allow: allow lists a tool twice \(--allow\)/],
+    ];
+    for (const [flags, pattern] of cases) {
+      const id = uniqueId('bad-run');
+      const r = await runCli(env, ['run', 'User 42 asked: can I get a refund?', '--id', id, ...flags]);
+      assert.equal(r.code, 2, `${flags.join(' ')}: ${r.stdout}${r.stderr}`);
+      assert.equal(r.stdout, '');
+      const lines = r.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0]!, pattern);
+      await notStarted(id);
+    }
+  });
+
+  it('startRun() refuses it too, and the carried state only the workflow may write', async () => {
+    const carried: CarriedState = { started_at_ms: 0, usage: { steps: 0, tool_calls: 0, llm_calls: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, elapsed_ms: 0 }, trace: [], history: [], seen_calls: [] };
+    const bad: Array<[Partial<AgentInput>, RegExp]> = [
+      [{ budget: { max_steps: 0 } }, /budget\.max_steps/],
+      [{ approval_timeout_seconds: 9_000_000_000_000 }, /approval_timeout_seconds/],
+      [{ allow: ['get_user_profile', 'launch_missiles'] }, /unknown tool "launch_missiles"/],
+      [{ carried }, /carried: set only by the workflow/],
+    ];
+    for (const [override, pattern] of bad) {
+      const id = uniqueId('bad-start');
+      await assert.rejects(startRun(client, env, agentInput(override), id), (err: unknown) => {
+        assert.ok(err instanceof InvalidRunInputError, String(err));
+        assert.match(err.message, pattern);
+        return true;
+      });
+      await notStarted(id);
+    }
+  });
+});
