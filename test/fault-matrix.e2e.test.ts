@@ -427,16 +427,16 @@ async function check(t: TestContext, phase: Phase, fault: Fault, o: Observed): P
 
 /**
  * A cut-off refund's first attempt, stalled on `worker`, must never confirm: the reconcile settled
- * (voided) the record and raised its fence. The attempt ends one of two ways, and the cell waits
- * for it to end (the worker's activity slots drain): the SDK cancels it locally once its heartbeat
- * timeout has passed, or its stall ends first and it tries to commit, finds the record voided, and
- * reports into the void (its observation names the key in the worker's log). Says which.
+ * (voided) the record and raised its fence. The cell waits for the attempt to end, whichever way
+ * (the worker's activity slots drain): it ends without trying (seen when its worker stayed up), or
+ * its stall ends, it tries to commit, finds the record voided and reports into the void (its
+ * observation names the key in the worker's log). Says which.
  */
 async function stalledAttemptCannotConfirm(run: Run, worker: WorkerProcess, from: number): Promise<string> {
   const key = run.rows()[0]?.idempotency_key ?? assert.fail('the refund was never planned');
   await activitiesDrained(worker, REFUND_STALL_MS + 30_000);
   assert.deepEqual(run.rows().map((r) => [r.state, r.rejection]), [['rejected', 'voided']], 'the stalled attempt found the record settled');
-  return worker.output().indexOf(key, from) >= 0 ? 'the stalled attempt woke, tried to commit and found the record voided' : 'the stalled attempt was cancelled by its worker before it tried';
+  return worker.output().indexOf(key, from) >= 0 ? 'the stalled attempt woke, tried to commit and found the record voided' : 'the stalled attempt ended without trying to commit';
 }
 
 // ---- setup --------------------------------------------------------------------------------------
