@@ -363,6 +363,42 @@ async function thenArrive(barrier: Barrier, work: () => Promise<void>): Promise<
   await barrier.arrive();
 }
 
+/**
+ * One fault for the runs of every phase: each run gets in place, then all enter their phase at once
+ * (so the refunds, whose stalled attempt Temporal retries 2 s after its last heartbeat, enter right
+ * before the fault), then `apply` runs once. It records which runs were no longer in flight when the
+ * fault landed (a fault that missed its phase would prove nothing) and when it landed.
+ */
+class SharedFault {
+  at = 0;
+  private readonly runs: Run[] = [];
+  private readonly missed = new Map<string, string | undefined>();
+  private readonly inPlace = new Barrier(PHASES.length, async () => undefined);
+  private readonly fault: Barrier;
+
+  constructor(
+    private readonly what: string,
+    apply: () => Promise<void>,
+  ) {
+    this.fault = new Barrier(PHASES.length, async () => {
+      await Promise.all(this.runs.map(async (r) => this.missed.set(r.id, await r.notInFlight())));
+      this.at = Date.now();
+      await apply();
+    });
+  }
+
+  /** Starts the run, brings it in place, enters its phase, and returns once the fault has been applied. */
+  async hit(run: Run): Promise<void> {
+    this.runs.push(run);
+    await thenArrive(this.inPlace, async () => {
+      await run.start();
+      await run.staged();
+    });
+    await thenArrive(this.fault, () => run.enter());
+    assert.equal(this.missed.get(run.id), undefined, `in flight when ${this.what}: ${this.missed.get(run.id)}`);
+  }
+}
+
 // ---- the checks every cell makes ------------------------------------------------------------
 
 interface Observed {
@@ -569,19 +605,10 @@ describe('fault matrix: operator cancel and max_seconds deadline, live workers',
 });
 
 // ---- worker SIGKILL, then a new worker: one kill for all six runs ------------------------------
-//
-// A stalled refund is retried by Temporal 2 s after its last heartbeat, so the refunds enter
-// their phase last, just before the kill: the other runs are in place first (staged barrier).
 
 describe('fault matrix: worker SIGKILL + new worker', { concurrency: true }, () => {
   let killed: Group;
-  const runs: Run[] = [];
-  const notInFlight = new Map<string, string | undefined>();
-  let killAt = 0;
-  const staged = new Barrier(PHASES.length, async () => undefined);
-  const kill = new Barrier(PHASES.length, async () => {
-    await Promise.all(runs.map(async (r) => notInFlight.set(r.id, await r.notInFlight())));
-    killAt = Date.now();
+  const kill = new SharedFault('the workers were killed', async () => {
     await Promise.all((['plain', 'before', 'after'] as const).map((c) => killed.first(c).kill()));
     // New workers without drill knobs: the retried attempts run normally.
     await Promise.all((['plain', 'before', 'after'] as const).map((c) => killed.start(c, false).ready));
@@ -595,16 +622,10 @@ describe('fault matrix: worker SIGKILL + new worker', { concurrency: true }, () 
   for (const phase of PHASES) {
     it(cell(phase, 'worker SIGKILL + new worker'), { timeout: CELL_TIMEOUT_MS }, async (t) => {
       const run = new Run(phase, killed, { llm: 'hang-then-answer', gatedTool: phase === 'read-only tool' });
-      runs.push(run);
-      await thenArrive(staged, async () => {
-        await run.start();
-        await run.staged();
-      });
-      await thenArrive(kill, () => run.enter());
-      assert.equal(notInFlight.get(run.id), undefined, `in flight when the worker was killed: ${notInFlight.get(run.id)}`);
+      await kill.hit(run);
       if (phase === 'awaiting approval') await run.approve();
       const result = await run.result();
-      await check(t, phase, 'worker SIGKILL + new worker', { run, result, faultAtMs: killAt });
+      await check(t, phase, 'worker SIGKILL + new worker', { run, result, faultAtMs: kill.at });
       if (phase === 'deciding' || phase === 'continue-as-new boundary') {
         // The decision was retried on the new worker with the same Idempotency-Key.
         const step = phase === 'deciding' ? 1 : 3;
@@ -618,16 +639,17 @@ describe('fault matrix: worker SIGKILL + new worker', { concurrency: true }, () 
 
 // ---- worker hung (SIGSTOP) with a healthy second worker polling, then a cancel --------------
 //
-// The runs of plain phases share one worker, and are started on it alone; the healthy worker
-// starts while they get in place, then the first one is stopped and the runs are cancelled. Their decisions get one
-// attempt (llm_max_attempts 1), so the attempt on the hung worker is the one the workflow must
-// judge: with more, Temporal retries the call on the healthy worker before the hung worker lets go
-// of the run's workflow task, and that retry is what the workflow sees (and a model request after
-// the cancel). The same worker carries deciding × max_seconds deadline: it is stopped ~1 s before
-// that run's deadline fires, and the attempt's heartbeat timeout comes after the deadline.
+// The runs of plain phases share one worker, and are started on it alone; the healthy worker starts
+// while they get in place; then the first one is stopped and the runs are cancelled (client API:
+// the CLI would wait for the end). Their decisions get one attempt (llm_max_attempts 1), so the
+// attempt on the hung worker is the one the workflow must judge: with more, Temporal retries the
+// call on the healthy worker before the hung worker lets go of the run's workflow task, and that
+// retry is what the workflow sees (and a model request after the cancel). The same worker carries
+// deciding × max_seconds deadline: it is stopped ~1 s before that run's deadline fires, so the
+// attempt's heartbeat timeout comes after the deadline.
 // A refund is cancelled first, and its worker stopped once the workflow has asked to cancel the
-// stalled attempt: stopped first, the attempt's heartbeat timeout (2 s) would have Temporal retry
-// it on the healthy worker, which would commit the refund, before the cancel reaches the workflow.
+// stalled attempt: stopped first, the attempt's heartbeat timeout (2 s) would have Temporal retry it
+// on the healthy worker, which would commit the refund, before the cancel reaches the workflow.
 
 describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', { concurrency: true }, () => {
   const PLAIN: Phase[] = ['deciding', 'read-only tool', 'awaiting approval', 'continue-as-new boundary'];
@@ -717,14 +739,8 @@ describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', 
 
 describe('fault matrix: Temporal server SIGKILL + restart', { concurrency: true }, () => {
   let restarted: Group;
-  const runs: Run[] = [];
-  const notInFlight = new Map<string, string | undefined>();
-  let restartAt = 0;
-  const staged = new Barrier(PHASES.length, async () => undefined);
-  const restart = new Barrier(PHASES.length, async () => {
-    await Promise.all(runs.map(async (r) => notInFlight.set(r.id, await r.notInFlight())));
+  const restart = new SharedFault('the server was killed', async () => {
     await restarted.client.connection.close();
-    restartAt = Date.now();
     await restartServer!.kill();
     await restartServer!.restart();
     restarted.client = await connectClient(restarted.queues.plain);
@@ -746,17 +762,11 @@ describe('fault matrix: Temporal server SIGKILL + restart', { concurrency: true 
     it(cell(phase, 'server SIGKILL + restart'), { timeout: CELL_TIMEOUT_MS }, async (t) => {
       // The decision in flight is answered once the server is back (its attempt may have been retried meanwhile).
       const run = new Run(phase, restarted, { llm: 'gated', gatedTool: phase === 'read-only tool' });
-      runs.push(run);
-      await thenArrive(staged, async () => {
-        await run.start();
-        await run.staged();
-      });
-      await thenArrive(restart, () => run.enter());
-      assert.equal(notInFlight.get(run.id), undefined, `in flight when the server was killed: ${notInFlight.get(run.id)}`);
+      await restart.hit(run);
       if (run.gate && !run.variant.gatedTool) run.gate.release();
       if (phase === 'awaiting approval') await run.approve();
       const result = await run.result();
-      await check(t, phase, 'server SIGKILL + restart', { run, result, faultAtMs: restartAt });
+      await check(t, phase, 'server SIGKILL + restart', { run, result, faultAtMs: restart.at });
     });
   }
 });
