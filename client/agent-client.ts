@@ -65,11 +65,19 @@ export async function startRun(client: Client, env: TemporalEnv, input: AgentInp
     taskQueue: env.taskQueue,
     workflowId,
     args: [{ ...input, search_attributes: searchAttributes && input.search_attributes !== false }],
+    workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
     typedSearchAttributes: searchAttributes
       ? attributePairs({ status: 'running', step: 0, toolCalls: 0, principal: String(input.user_id) })
       : undefined,
   });
 }
+
+/**
+ * Temporal's default is 10 s. A hung (not dead) worker keeps its polls open and is handed the run's
+ * next workflow tasks, each lost only when this timeout passes, often two or three in a row: with 10 s
+ * a cancel reached the workflow 20-33 s late. The agent's workflow tasks take milliseconds.
+ */
+export const WORKFLOW_TASK_TIMEOUT = '4 seconds';
 
 export async function existingRun(client: Client, workflowId: string): Promise<WorkflowHandle<typeof reactAgent>> {
   checkRunId(workflowId);

@@ -57,8 +57,12 @@ type Phase = (typeof PHASES)[number];
 const FAULTS = ['operator cancel', 'max_seconds deadline', 'worker SIGKILL + new worker', 'worker hung + cancel', 'server SIGKILL + restart'] as const;
 type Fault = (typeof FAULTS)[number];
 
-/** The design's bound for a cancel or a deadline with a hung worker: heartbeat timeout + sticky timeout + slack. */
-const HUNG_BOUND_MS = (2 + 2 + 10) * 1000;
+/**
+ * The stated bound for a cancel or a deadline with a hung worker: the heartbeat timeout (2 s), up to
+ * three workflow tasks lost to the hung worker's open polls (3 x the 4 s workflow task timeout that
+ * startRun sets), and 6 s for the reconcile and the machine's load.
+ */
+const HUNG_BOUND_MS = (2 + 3 * 4 + 6) * 1000;
 /** search_policy's first attempt waits this long (AGENT_TOOL_PAUSE_MS), under its 10 s start-to-close. */
 const TOOL_PAUSE_MS = 8_000;
 /** A refund's first attempt stalls this long without heartbeats (AGENT_REFUND_PAUSE_*_COMMIT_MS). */
@@ -434,7 +438,10 @@ async function check(t: TestContext, phase: Phase, fault: Fault, o: Observed): P
   // 1. The stop reason, and the Temporal status that goes with it.
   assert.equal(result.stop_reason, expected.stop, `stop_reason (history of the latest run:\n${timeline(events, run.startedAtMs)})`);
   assert.equal(description.status.name, expected.stop === 'cancelled' ? 'CANCELLED' : 'COMPLETED');
-  assert.deepEqual(result.trace.map((e) => e.tool), expected.trace, 'trace');
+  // A cut-off effect whose retried attempt reported back before the cut reached it (it found the
+  // refund already committed, by key) is in the trace too: the tool answered, and the effect says so.
+  const answeredAfterAll = expected.stop === 'success' ? [] : (result.effects ?? []).filter((e) => e.via === 'tool').map((e) => e.tool);
+  assert.deepEqual(result.trace.map((e) => e.tool), [...expected.trace, ...answeredAfterAll], 'trace');
   if (expected.stop === 'success') assert.equal(result.answer, 'done');
   if (phase === 'continue-as-new boundary') assert.notEqual(description.runId, run.firstRunId, 'the chain continued as new before the fault');
 
@@ -647,9 +654,10 @@ describe('fault matrix: worker SIGKILL + new worker', { concurrency: true }, () 
 // retry is what the workflow sees (and a model request after the cancel). The same worker carries
 // deciding × max_seconds deadline: it is stopped ~1 s before that run's deadline fires, so the
 // attempt's heartbeat timeout comes after the deadline.
-// A refund is cancelled first, and its worker stopped once the workflow has asked to cancel the
-// stalled attempt: stopped first, the attempt's heartbeat timeout (2 s) would have Temporal retry it
-// on the healthy worker, which would commit the refund, before the cancel reaches the workflow.
+// A refund's worker is stopped first, then the run cancelled: the stalled attempt's heartbeat times
+// out (2 s) and Temporal retries it on the healthy worker before the cancel reaches the workflow;
+// that attempt reads the run's cancel flag from the server and does not commit (before commit:
+// not_made), or finds the refund already committed (after commit: confirmed).
 
 describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', { concurrency: true }, () => {
   const PLAIN: Phase[] = ['deciding', 'read-only tool', 'awaiting approval', 'continue-as-new boundary'];
@@ -716,11 +724,10 @@ describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', 
       await hung.start(config, false).ready;
       await run.enter();
       assert.equal((await startedActivity(run.handle(), 'issue_refund'))?.identity, stalled.identity, 'the refund runs on the worker that will hang');
-      await cancelRun(hung.client, run.id, REASON);
-      await eventually('the workflow asking to cancel the refund', async () =>
-        (await historyOf(run.handle())).find((e) => e.activityTaskCancelRequestedEventAttributes),
-      );
+      // The worker hangs first, then the operator cancels: Temporal retries the stalled attempt on
+      // the healthy worker before the workflow has seen the cancel; that attempt must not commit.
       stalled.hang();
+      await cancelRun(hung.client, run.id, REASON);
       const result = await run.result();
       // Woken up, the stalled attempt reports into the void; the refund stays as the result says.
       const from = stalled.output().length;

@@ -10,6 +10,7 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  makeContinueAsNewFunc,
   patched,
   proxyActivities,
   setCurrentDetails,
@@ -528,10 +529,9 @@ class AgentRun {
       seen_calls: this.seenCalls,
       human_wait_ms: this.humanWaitMs,
     };
-    return continueAsNew<typeof reactAgent>({
-      ...this.input,
-      carried: this.v2 ? carryState({ ...state, effects: this.effects, omitted: this.omitted }) : state,
-    });
+    const next = { ...this.input, carried: this.v2 ? carryState({ ...state, effects: this.effects, omitted: this.omitted }) : state };
+    // The next run keeps this one's workflow task timeout (the client's choice, see startRun).
+    return this.v2 ? makeContinueAsNewFunc<typeof reactAgent>({ workflowTaskTimeout: workflowInfo().taskTimeoutMs })(next) : continueAsNew<typeof reactAgent>(next);
   }
 
   private tick(): void {

@@ -46,6 +46,26 @@ export interface IssueRefundDeps {
   refunds: () => RefundService;
   data: DataSource;
   faults?: RefundFaults;
+  /** Has an operator asked to cancel this run? Default: the run's description, via the worker's client. */
+  runCancelRequested?: (workflowId: string, runId: string) => Promise<boolean>;
+}
+
+/** The error type of an attempt that found its run cancelled before it committed the refund. */
+export const RUN_CANCELLED_BEFORE_COMMIT = 'RunCancelledBeforeCommit';
+
+/**
+ * Reads the run's own cancel flag from the server. The workflow learns of a cancel only when it
+ * runs its next workflow task, which a hung worker can delay by tens of seconds; meanwhile Temporal
+ * may retry a timed-out refund attempt on a healthy worker. Asking the server stops that attempt
+ * from moving money after the operator pulled the kill switch.
+ */
+async function cancelRequestedOnServer(workflowId: string, runId: string): Promise<boolean> {
+  const { client } = Context.current();
+  const description = await client.workflowService.describeWorkflowExecution({
+    namespace: client.options.namespace,
+    execution: { workflowId, runId },
+  });
+  return description.workflowExtendedInfo?.cancelRequested === true;
 }
 
 export function createIssueRefund(deps: IssueRefundDeps) {
@@ -103,8 +123,14 @@ export function createIssueRefund(deps: IssueRefundDeps) {
 
       await stall(faults.pauseBeforeCommitMs);
 
-      // 2. The effect: confirmed or rejected exactly once, by the service, under its own rules.
+      // 2. The effect: confirmed or rejected exactly once, by the service, under its own rules;
+      //    never once the run's cancel is recorded (the workflow then settles the record as not made).
       stopIfCancelled();
+      stage = 'checking the run';
+      const runCancelRequested = deps.runCancelRequested ?? cancelRequestedOnServer;
+      if (workflowExecution && (await runCancelRequested(workflowExecution.workflowId, workflowExecution.runId))) {
+        throw ApplicationFailure.nonRetryable(`refund ${key} not committed: the run's cancel is recorded`, RUN_CANCELLED_BEFORE_COMMIT);
+      }
       stage = 'confirming';
       const paid = (await deps.data()).billing[String(args.user_id)]?.price_usd;
       const record = refunds.confirm({ idempotency_key: key, fence: held.fence, paid_usd: paid });
