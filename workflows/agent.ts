@@ -155,7 +155,8 @@ class AgentRun {
     this.seenCalls = carried ? [...carried.seen_calls] : [];
     this.effects = carried?.effects ? [...carried.effects] : [];
     this.omitted = carried?.omitted ? { ...carried.omitted } : { trace: 0, history: 0 };
-    // A chain carried from before FAULTS_PATCH holds raw signatures; loop detection compares hashes.
+    // Loop detection keeps short hashes. A chain continued from before FAULTS_PATCH remembers its
+    // older calls by the old signature (no free-text folding): a repeat of one of those is missed.
     if (v2) this.seenCalls = this.seenCalls.map(seenCallHash);
     this.stepsAtStart = this.usage.steps;
     this.approvalTimeoutMs = approvalTimeoutMs(input.approval_timeout_seconds);
@@ -185,7 +186,7 @@ class AgentRun {
     } catch (err) {
       if (!isCancellation(err)) throw err;
       // Whichever came first decides: the deadline's timer, or the operator's cancel.
-      const deadline = this.v2 ? this.intent === 'max_seconds' || !root.consideredCancelled : deadlineHit && !root.consideredCancelled;
+      const deadline = (this.v2 && this.intent === 'max_seconds') || (deadlineHit && !root.consideredCancelled);
       if (deadline) {
         return this.stop('max_seconds');
       }
