@@ -17,6 +17,7 @@ import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { startDevServer } from '../scripts/dev-server';
 import type { DevServer } from '../scripts/dev-server';
+import { freePort } from '../scripts/free-port';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
 import { answerApproval, pendingApproval } from '../client/approvals';
 import type { TemporalEnv } from '../client/temporal-env';
@@ -42,7 +43,6 @@ import {
   gate,
   historyOf,
   llmRequest,
-  stablePort,
   startedActivity,
   timeline,
   untilWallClock,
@@ -754,8 +754,8 @@ describe('fault matrix: Temporal server SIGKILL + restart', { concurrency: true 
     clients.push(restarted.client);
   });
   before(async () => {
-    const port = await stablePort();
-    const uiPort = await stablePort([port]);
+    const port = await freePort();
+    const uiPort = await freePort([port]);
     restartServer = await startDevServer({ dbFile: path.join(fx.dir, 'temporal', 'temporal.sqlite'), cliPath: process.env.TEMPORAL_CLI_PATH, port, uiPort });
     const server = { address: restartServer.address, namespace: restartServer.namespace, uiUrl: restartServer.uiUrl };
     const restartClient = await connectClient({ ...shared, ...server });

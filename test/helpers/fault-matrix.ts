@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { RecordedRequest, Reply, Script, ScriptedLlmServer } from '../../scripts/scripted-llm-server';
-import { isPortFree } from '../../scripts/free-port';
 import type { RefundRecord } from '../../activities/refunds/service';
 import { VOIDED } from '../../activities/refunds/service';
 import type { AgentResult, EffectOutcome } from '../../workflows/types';
@@ -140,18 +139,6 @@ export async function untilWallClock(ms: number): Promise<void> {
   if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 }
 
-/**
- * A free port below the kernel's ephemeral range (32768+), for a server that is restarted on the
- * same ports: a port picked by the kernel can be taken, while the server is down, as the local
- * port of any outgoing connection on the machine, and the restart then fails to bind.
- */
-export async function stablePort(avoid: number[] = []): Promise<number> {
-  for (let i = 0; i < 200; i++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (!avoid.includes(port) && (await isPortFree(port))) return port;
-  }
-  throw new Error('no free port between 20000 and 32000');
-}
 
 // ---- one fault for several runs ---------------------------------------------------------------
 
