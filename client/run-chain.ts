@@ -6,7 +6,7 @@
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
-import { RunNotFoundError } from './agent-client';
+import { checkRunId, RunNotFoundError } from './agent-client';
 
 export interface RunChain {
   workflowId: string;
@@ -28,6 +28,7 @@ export interface ChainStart {
 
 /** Describes a run (default: the workflow id's current run) and finds its chain's first run id. */
 export async function describeChain(client: Client, workflowId: string, runId?: string): Promise<RunChain> {
+  checkRunId(workflowId); // before any call: the server's echo of a huge id never arrives
   let description: WorkflowExecutionDescription;
   try {
     description = await client.workflow.getHandle(workflowId, runId).describe();

@@ -99,6 +99,17 @@ describe('agent CLI under fuzzed arguments', () => {
     if (process.env.TEMPORAL_ADDRESS) assert.match(out.stderr, /AGENT_CODEC_KEYS: key "k1" must be 32 bytes/);
   });
 
+  it('a huge run id is refused before any call, by every command that takes one (the server would echo it and hang)', async () => {
+    assert.ok(process.env.TEMPORAL_ADDRESS, 'run with `npm test`');
+    const huge = 'x'.repeat(70_000);
+    for (const argv of [['cancel', huge], ['cancel', huge, '--terminate'], ['status', huge], ['result', huge]]) {
+      const out = await callMain(argv, process.env);
+      assertWellBehaved(argv, out);
+      assert.notEqual(out.code, 0);
+      assert.match(out.stderr, /at most 1000 characters/);
+    }
+  });
+
   it('against the real dev server, read-only commands (150 argv arrays)', async () => {
     assert.ok(process.env.TEMPORAL_ADDRESS, 'run with `npm test`');
     const env = { ...process.env, TEMPORAL_TASK_QUEUE: uniqueId('cli-fuzz') };
