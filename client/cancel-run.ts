@@ -2,11 +2,10 @@
 // run to end and read how it ended, or terminate it. Shared by `cancel ID` and `cancel --stuck`.
 import type { Client } from '@temporalio/client';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
-import { randomUUID } from 'node:crypto';
 import { AGENT_STOP_REASON } from '../workflows/search-attributes';
 import { EFFECTS_MEMO } from '../workflows/types';
 import type { AgentResult, EffectCounts } from '../workflows/types';
-import { runResult } from './agent-client';
+import { cancelRun, RunNotFoundError, runResult } from './agent-client';
 import { grpcCodeOf, isDeadlineExceeded, withDeadline } from './cli-context';
 import { effectCountsOf, formatEffectCounts, formatEffects } from './format-effects';
 import { formatUsage } from './format';
@@ -24,16 +23,9 @@ const READ_TIMEOUT_MS = 5_000;
  */
 export async function requestCancel(client: Client, chain: RunChain, reason: string): Promise<'requested' | 'ended'> {
   try {
-    await client.workflowService.requestCancelWorkflowExecution({
-      namespace: client.options.namespace,
-      workflowExecution: { workflowId: chain.workflowId },
-      firstExecutionRunId: chain.firstRunId,
-      reason,
-      identity: client.options.identity,
-      requestId: randomUUID(),
-    });
+    await cancelRun(client, chain.workflowId, reason, chain.firstRunId);
   } catch (err) {
-    if (grpcCodeOf(err) === 5) return 'ended'; // NOT_FOUND: no run of this chain any more
+    if (err instanceof RunNotFoundError) return 'ended'; // no run of this chain any more
     throw err;
   }
   // Temporal accepts a cancel of a run that has just closed as a no-op: look whether it had.

@@ -25,8 +25,9 @@ import type { ChainCost } from './bench-history';
 import type { InProcessReply } from './bench-inprocess-loop';
 import { benchInput, scenarioScript } from './bench-scenario';
 import type { ScenarioOptions } from './bench-scenario';
-import { bytes, mapLimit, markdownTable, median, ms, prng, secs, signed, summarize, textTable } from './bench-stats';
+import { bytes, markdownTable, median, ms, prng, secs, signed, summarize, textTable } from './bench-stats';
 import type { Summary } from './bench-stats';
+import { mapPool } from '../client/concurrency';
 import type { WorkerStats } from './bench-stats';
 import { startDevServer } from './dev-server';
 import type { DevServer } from './dev-server';
@@ -648,7 +649,7 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
           // Starts go out at most 50 at a time (a client would not open 500 RPCs at once either);
           // each run's clock starts at its own start call.
           const results: Array<Promise<DurableRun>> = [];
-          await mapLimit(ids, 50, async (id) => {
+          await mapPool(ids, 50, async (id) => {
             const t = performance.now();
             let handle;
             try {
@@ -676,7 +677,7 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
         // schedule-to-start, or too slow) and activity retries (e.g. missed heartbeats).
         let wftTimeouts = 0;
         let activityRetries = 0;
-        await mapLimit(runs.filter((r) => r.runId), 8, async (r) => {
+        await mapPool(runs.filter((r) => r.runId), 8, async (r) => {
           const h = await ctx.client.workflow.getHandle(r.id, r.runId).fetchHistory();
           for (const e of h.events ?? []) {
             if (e.workflowTaskTimedOutEventAttributes) wftTimeouts++;

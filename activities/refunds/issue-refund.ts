@@ -46,8 +46,6 @@ export interface IssueRefundDeps {
   refunds: () => RefundService;
   data: DataSource;
   faults?: RefundFaults;
-  /** Has an operator asked to cancel this run? Default: the run's description, via the worker's client. */
-  runCancelRequested?: (workflowId: string, runId: string) => Promise<boolean>;
 }
 
 /** The error type of an attempt that found its run cancelled before it committed the refund. */
@@ -127,8 +125,7 @@ export function createIssueRefund(deps: IssueRefundDeps) {
       //    never once the run's cancel is recorded (the workflow then settles the record as not made).
       stopIfCancelled();
       stage = 'checking the run';
-      const runCancelRequested = deps.runCancelRequested ?? cancelRequestedOnServer;
-      if (workflowExecution && (await runCancelRequested(workflowExecution.workflowId, workflowExecution.runId))) {
+      if (workflowExecution && (await cancelRequestedOnServer(workflowExecution.workflowId, workflowExecution.runId))) {
         throw ApplicationFailure.nonRetryable(`refund ${key} not committed: the run's cancel is recorded`, RUN_CANCELLED_BEFORE_COMMIT);
       }
       stage = 'confirming';
