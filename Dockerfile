@@ -1,22 +1,24 @@
 # The agent worker. Build: docker build -t react-agent-worker .   (docker compose builds it too)
 # Runs `node dist/worker/main.js`; configure it with the environment variables in README.md.
 
-FROM node:20.19.5-bookworm AS build
+# Node 24, the current LTS line (the project also runs on Node 20, which CI uses).
+FROM node:24-bookworm AS build
 WORKDIR /app
 # .npmrc points node-gyp at Debian's Node headers (/usr); the official image keeps them in /usr/local.
 ENV npm_config_nodedir=/usr/local
-COPY package.json package-lock.json .npmrc ./
-RUN npm ci
-COPY tsconfig.json ./
+# Sources before `npm ci`: its `prepare` script compiles them.
+COPY package.json package-lock.json .npmrc tsconfig.json ./
+COPY common ./common
+COPY runtime ./runtime
 COPY workflows ./workflows
 COPY activities ./activities
 COPY worker ./worker
 COPY client ./client
 COPY scripts ./scripts
 COPY test ./test
-RUN npm run build && npm prune --omit=dev
+RUN npm ci && npm prune --omit=dev
 
-FROM node:20.19.5-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     AGENT_METRICS_PORT=9464
 WORKDIR /app

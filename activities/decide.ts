@@ -5,8 +5,8 @@
 // scrubbed of secrets (an error body may echo the API key).
 import { Context, ApplicationFailure } from '@temporalio/activity';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import type { DecideInput, DecideOutput } from '../workflows/types';
-import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../workflows/types';
+import type { DecideInput, DecideOutput } from '../common/types';
+import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/types';
 import { limitedFetch, responseTooLarge } from './limited-fetch';
 import type { LlmConfig } from './llm-config';
 import { scrubSecrets, secretsFromEnv } from './secrets';
@@ -57,7 +57,13 @@ export function createDecide(config: LlmConfig) {
     } catch (err) {
       // A 2xx answer too large to even read is the model's answer being too large.
       const tooLarge = responseTooLarge(err);
-      if (tooLarge && !ctx.cancellationSignal.aborted) return { text: '', model: '', usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, too_large: { bytes: tooLarge.bytes } };
+      if (tooLarge && !ctx.cancellationSignal.aborted)
+        return {
+          text: '',
+          model: '',
+          usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+          too_large: { bytes: tooLarge.bytes },
+        };
       throw classify(err, ctx, secrets);
     } finally {
       clearInterval(beat);
@@ -72,7 +78,11 @@ export function boundedOutput(content: unknown, model: unknown, usage: unknown):
   const output: DecideOutput = {
     text,
     model: typeof model === 'string' ? model.slice(0, MAX_MODEL_NAME_CHARS) : '',
-    usage: { prompt_tokens: tokens(counts.prompt_tokens), completion_tokens: tokens(counts.completion_tokens), total_tokens: tokens(counts.total_tokens) },
+    usage: {
+      prompt_tokens: tokens(counts.prompt_tokens),
+      completion_tokens: tokens(counts.completion_tokens),
+      total_tokens: tokens(counts.total_tokens),
+    },
   };
   // Cheap check first: a string of n UTF-16 units has at most 3n UTF-8 bytes.
   if (text.length * 3 <= MAX_ANSWER_BYTES) return output;
@@ -105,11 +115,15 @@ function classify(err: unknown, ctx: Context, secrets: readonly string[]): unkno
         nextRetryDelay: retryAfterMs(err.headers) || undefined,
       });
     }
-    return ApplicationFailure.nonRetryable(`LLM rejected the request with HTTP ${status}: ${message(err)}`, LLM_REJECTED);
+    return ApplicationFailure.nonRetryable(
+      `LLM rejected the request with HTTP ${status}: ${message(err)}`,
+      LLM_REJECTED,
+    );
   }
   // Anything else (a malformed answer the client could not parse, a bug): a fresh failure with a
   // scrubbed message, so neither the original message nor its stack carries a secret out.
-  const what = err instanceof Error ? `${err.name}: ${message(err)}` : scrubSecrets(String(err), secrets).slice(0, 1000);
+  const what =
+    err instanceof Error ? `${err.name}: ${message(err)}` : scrubSecrets(String(err), secrets).slice(0, 1000);
   return ApplicationFailure.retryable(`LLM call failed: ${what}`, LLM_RETRYABLE);
 }
 

@@ -2,10 +2,10 @@
 // its size, and capped in bytes and nesting, so one huge or hostile payload cannot flood the
 // history or the prompt. A truncated preview is cut from the redacted data, so it never carries a
 // field the tool marked as sensitive.
-import { nestedDeeperThan } from '../workflows/contract';
-import { redactPaths, sensitivePaths } from '../workflows/redact';
-import { OBSERVATION_TRUST } from '../workflows/types';
-import type { Observation } from '../workflows/types';
+import { nestedDeeperThan } from '../common/contract';
+import { redactPaths, sensitivePaths } from '../common/redact';
+import { OBSERVATION_TRUST } from '../common/types';
+import type { Observation } from '../common/types';
 
 export const OBSERVATION_MAX_BYTES = 4096;
 export const OBSERVATION_MAX_DEPTH = 12;
@@ -16,7 +16,13 @@ export interface EnvelopeOptions {
   sensitive?: string[];
 }
 
-export function envelope(tool: string, source: string, ok: boolean, data: unknown, options: EnvelopeOptions | number = {}): Observation {
+export function envelope(
+  tool: string,
+  source: string,
+  ok: boolean,
+  data: unknown,
+  options: EnvelopeOptions | number = {},
+): Observation {
   const opts = typeof options === 'number' ? { maxBytes: options } : options;
   const maxBytes = opts.maxBytes ?? OBSERVATION_MAX_BYTES;
   const marked = opts.sensitive && opts.sensitive.length > 0 ? { sensitive: [...opts.sensitive] } : {};
@@ -24,7 +30,12 @@ export function envelope(tool: string, source: string, ok: boolean, data: unknow
   const value = data ?? null;
 
   if (nestedDeeperThan(value, OBSERVATION_MAX_DEPTH)) {
-    return { ...base, data: { preview: `(not shown: nested deeper than ${OBSERVATION_MAX_DEPTH} levels)` }, bytes: sizeOf(value), truncated: true };
+    return {
+      ...base,
+      data: { preview: `(not shown: nested deeper than ${OBSERVATION_MAX_DEPTH} levels)` },
+      bytes: sizeOf(value),
+      truncated: true,
+    };
   }
   const json = JSON.stringify(value);
   const bytes = Buffer.byteLength(json, 'utf8');

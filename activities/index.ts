@@ -30,15 +30,17 @@ export function createActivities(deps: ActivityDeps) {
     reconcile_issue_refund: createReconcileIssueRefund({ refunds, lookupFails: refundLookupFailsFromEnv() }),
     // Every tool's result is logged as the model sees it (sensitive fields redacted).
     // withToolPause: the AGENT_TOOL_PAUSE_MS drill (slow read-only tools); a no-op unless set.
-    ...withObservationLog(withToolPause({
-      get_user_profile: createGetUserProfile(deps.data),
-      get_user_billing: createGetUserBilling(deps.data),
-      search_policy: createSearchPolicy(deps.data),
-      issue_refund: createIssueRefund({
-        refunds,
-        data: deps.data,
-        faults: deps.refundFaults ?? refundFaultsFromEnv(),
+    ...withObservationLog(
+      withToolPause({
+        get_user_profile: createGetUserProfile(deps.data),
+        get_user_billing: createGetUserBilling(deps.data),
+        search_policy: createSearchPolicy(deps.data),
+        issue_refund: createIssueRefund({
+          refunds,
+          data: deps.data,
+          faults: deps.refundFaults ?? refundFaultsFromEnv(),
+        }),
       }),
-    })),
+    ),
   };
 }

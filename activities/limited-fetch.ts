@@ -24,7 +24,10 @@ export function limitedFetch(limitBytes: number, inner: typeof fetch = fetch): t
     // they are instead of as a connection failure.
     if (Number.isFinite(declared) && declared > limitBytes && !res.headers.get('content-encoding')) {
       void original.cancel().catch(() => undefined);
-      return withBody(res, new ReadableStream({ start: (c) => c.error(new ResponseTooLargeError(declared, limitBytes)) }));
+      return withBody(
+        res,
+        new ReadableStream({ start: (c) => c.error(new ResponseTooLargeError(declared, limitBytes)) }),
+      );
     }
     const reader = original.getReader();
     let seen = 0;

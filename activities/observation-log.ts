@@ -1,8 +1,8 @@
 // One log line per tool result, for operators reading worker logs: the same view the model gets,
 // so fields a tool marks as sensitive are redacted here too.
 import { log } from '@temporalio/activity';
-import { observationForModel } from '../workflows/decision-payload';
-import type { Observation, ToolInput } from '../workflows/types';
+import { observationForModel } from '../common/decision-payload';
+import type { Observation, ToolInput } from '../common/types';
 
 type ToolFn = (input: ToolInput) => Promise<Observation>;
 

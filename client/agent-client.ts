@@ -2,16 +2,16 @@
 // cancel, list. One place, so every caller gets the same semantics (a cancelled run's result is
 // rebuilt from the memo the workflow left).
 import { randomUUID } from 'node:crypto';
-import { Client, WorkflowFailedError, WorkflowNotFoundError, CancelledFailure } from '@temporalio/client';
-import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError, CancelledFailure } from '@temporalio/client';
+import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId, Client } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent';
-import { CANCELLED_RESULT_MEMO } from '../workflows/agent';
-import { stateQuery } from '../workflows/queries';
-import type { AgentInput, AgentResult, AgentState } from '../workflows/types';
-import type { TemporalEnv } from './temporal-env';
-import { attributePairs } from '../workflows/search-attributes';
+import { stateQuery } from '../common/queries';
+import type { AgentInput, AgentResult, AgentState } from '../common/types';
+import { CANCELLED_RESULT_MEMO } from '../common/types';
+import type { TemporalEnv } from '../runtime/temporal-env';
+import { attributePairs } from '../common/search-attributes';
 import { checkSearchAttributes } from './search-attribute-check';
-import { checkAgentInput } from '../workflows/input';
+import { checkAgentInput } from '../common/input';
 
 export const WORKFLOW_TYPE = 'reactAgent';
 
@@ -36,7 +36,8 @@ export function checkRunId(workflowId: string): void {
   if (workflowId.length > MAX_WORKFLOW_ID_CHARS) {
     throw new InvalidRunIdError(`a run id has at most ${MAX_WORKFLOW_ID_CHARS} characters, got ${workflowId.length}`);
   }
-  if (/[\p{Cc}\p{Cs}]/u.test(workflowId)) throw new InvalidRunIdError('a run id must not contain control characters or lone surrogates');
+  if (/[\p{Cc}\p{Cs}]/u.test(workflowId))
+    throw new InvalidRunIdError('a run id must not contain control characters or lone surrogates');
 }
 
 /** Input no run may start with: out of bounds, an unknown tool, fields only the workflow sets. */
@@ -52,10 +53,16 @@ export function checkRunInput(input: AgentInput): void {
   const check = checkAgentInput(input);
   if (!check.ok) throw new InvalidRunInputError(check.error);
   // The workflow writes `carried` when it continues as new; from a client it would seed fake state.
-  if (input.carried !== undefined) throw new InvalidRunInputError('invalid run input: carried: set only by the workflow when it continues as new');
+  if (input.carried !== undefined)
+    throw new InvalidRunInputError('invalid run input: carried: set only by the workflow when it continues as new');
 }
 
-export async function startRun(client: Client, env: TemporalEnv, input: AgentInput, workflowId: string): Promise<WorkflowHandleWithFirstExecutionRunId<typeof reactAgent>> {
+export async function startRun(
+  client: Client,
+  env: TemporalEnv,
+  input: AgentInput,
+  workflowId: string,
+): Promise<WorkflowHandleWithFirstExecutionRunId<typeof reactAgent>> {
   checkRunId(workflowId);
   checkRunInput(input);
   // With the Agent* search attributes registered, a run is findable (status running, principal)
@@ -117,7 +124,15 @@ function emptyCancelledResult(): AgentResult {
     stop_reason: 'cancelled',
     trace: [],
     history: [],
-    usage: { steps: 0, tool_calls: 0, llm_calls: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, elapsed_ms: 0 },
+    usage: {
+      steps: 0,
+      tool_calls: 0,
+      llm_calls: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      total_tokens: 0,
+      elapsed_ms: 0,
+    },
     budget: { max_steps: 0, max_tool_calls: 0, max_seconds: 0, max_tokens: 0 },
   };
 }
@@ -127,7 +142,12 @@ function emptyCancelledResult(): AgentResult {
  * It reaches the current run of the workflow id; with `firstExecutionRunId`, only while that run
  * belongs to the chain that started with it (never a newer run that reuses the id).
  */
-export async function cancelRun(client: Client, workflowId: string, reason = 'cancelled by operator', firstExecutionRunId?: string): Promise<void> {
+export async function cancelRun(
+  client: Client,
+  workflowId: string,
+  reason = 'cancelled by operator',
+  firstExecutionRunId?: string,
+): Promise<void> {
   checkRunId(workflowId);
   try {
     await client.workflowService.requestCancelWorkflowExecution({

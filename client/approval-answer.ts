@@ -16,9 +16,17 @@ export const CALL_FLAG = {
   value: 'CALL_ID',
   help: 'the call id `agent status` shows; refuses to answer anything else (default: whatever is pending now)',
 } as const;
-export const JSON_FLAG = { kind: 'boolean', help: 'print the receipt {id, decision, duplicate, pending} as JSON' } as const;
+export const JSON_FLAG = {
+  kind: 'boolean',
+  help: 'print the receipt {id, decision, duplicate, pending} as JSON',
+} as const;
 
-export async function sendAnswer(ctx: CommandContext, workflowId: string, req: ApprovalRequest, json: boolean): Promise<number> {
+export async function sendAnswer(
+  ctx: CommandContext,
+  workflowId: string,
+  req: ApprovalRequest,
+  json: boolean,
+): Promise<number> {
   const client = await ctx.client();
   let receipt;
   try {
@@ -28,7 +36,9 @@ export async function sendAnswer(ctx: CommandContext, workflowId: string, req: A
   } catch (err) {
     if (err instanceof ApprovalError || err instanceof RunNotFoundError) throw new CliError(err.message);
     if ((err as { code?: number }).code === 4) {
-      throw new CliError(`run ${workflowId} did not take the answer within ${ANSWER_TIMEOUT_MS / 1000} s; is a worker running? (npm run worker)`);
+      throw new CliError(
+        `run ${workflowId} did not take the answer within ${ANSWER_TIMEOUT_MS / 1000} s; is a worker running? (npm run worker)`,
+      );
     }
     throw err;
   }

@@ -4,8 +4,8 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent';
-import { approvalUpdate } from '../workflows/approvals';
-import type { ApprovalAnswer, ApprovalDecision, ApprovalReceipt, PendingApproval } from '../workflows/approvals';
+import { approvalUpdate } from '../common/approvals';
+import type { ApprovalAnswer, ApprovalDecision, ApprovalReceipt, PendingApproval } from '../common/approvals';
 import { existingRun, runState } from './agent-client';
 
 export class ApprovalError extends Error {}
@@ -37,7 +37,11 @@ export function approvalUpdateId(runId: string, callId: string, decision: Approv
  * a run re-done by `temporal workflow reset` (a new run id, the same call ids) from being answered
  * with the pre-reset run's cached outcome.
  */
-export async function answerApproval(client: Client, workflowId: string, req: ApprovalRequest): Promise<ApprovalReceipt> {
+export async function answerApproval(
+  client: Client,
+  workflowId: string,
+  req: ApprovalRequest,
+): Promise<ApprovalReceipt> {
   const description = await (await existingRun(client, workflowId)).describe();
   if (description.status.name !== 'RUNNING') {
     throw new ApprovalError(`run ${workflowId} has ended (${description.status.name}): nothing awaits approval`);
@@ -60,7 +64,10 @@ export async function answerApproval(client: Client, workflowId: string, req: Ap
   };
 
   try {
-    return await handle.executeUpdate(approvalUpdate, { args: [answer], updateId: approvalUpdateId(description.runId, answer.id, req.decision) });
+    return await handle.executeUpdate(approvalUpdate, {
+      args: [answer],
+      updateId: approvalUpdateId(description.runId, answer.id, req.decision),
+    });
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = err.cause as Error | undefined;

@@ -2,9 +2,9 @@
 // run to end and read how it ended, or terminate it. Shared by `cancel ID` and `cancel --stuck`.
 import type { Client } from '@temporalio/client';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
-import { AGENT_STOP_REASON } from '../workflows/search-attributes';
-import { EFFECTS_MEMO } from '../workflows/types';
-import type { AgentResult, EffectCounts } from '../workflows/types';
+import { AGENT_STOP_REASON } from '../common/search-attributes';
+import { EFFECTS_MEMO } from '../common/types';
+import type { AgentResult, EffectCounts } from '../common/types';
 import { cancelRun, RunNotFoundError, runResult } from './agent-client';
 import { grpcCodeOf, isDeadlineExceeded, withDeadline } from './cli-context';
 import { effectCountsOf, formatEffectCounts, formatEffects } from './format-effects';
@@ -36,7 +36,9 @@ export async function requestCancel(client: Client, chain: RunChain, reason: str
 /** Terminates the chain's current run; the reason is recorded in its history. */
 export async function terminateChain(client: Client, chain: RunChain, reason: string): Promise<'terminated' | 'ended'> {
   try {
-    await client.workflow.getHandle(chain.workflowId, undefined, { firstExecutionRunId: chain.firstRunId }).terminate(reason);
+    await client.workflow
+      .getHandle(chain.workflowId, undefined, { firstExecutionRunId: chain.firstRunId })
+      .terminate(reason);
     return 'terminated';
   } catch (err) {
     if (err instanceof WorkflowNotFoundError || grpcCodeOf(err) === 5) return 'ended';
@@ -85,7 +87,9 @@ export async function runEnding(client: Client, workflowId: string): Promise<Run
   };
   if (ending.status === 'RUNNING') return ending;
   try {
-    ending.result = await withDeadline(client, READ_TIMEOUT_MS, () => runResult(client.workflow.getHandle(workflowId, description.runId)));
+    ending.result = await withDeadline(client, READ_TIMEOUT_MS, () =>
+      runResult(client.workflow.getHandle(workflowId, description.runId)),
+    );
     ending.stopReason = ending.result.stop_reason;
   } catch (err) {
     ending.failure = err instanceof WorkflowFailedError ? (err.cause?.message ?? err.message) : (err as Error).message;

@@ -131,7 +131,11 @@ function convert(name: string, flag: FlagSpec, raw: string, hint: string | undef
       }
     case 'list': {
       const items = raw.split(',').map((s) => s.trim());
-      if (items.some((s) => s === '')) throw new UsageError(`--${name} needs a comma-separated list without empty items, got ${JSON.stringify(raw)}`, hint);
+      if (items.some((s) => s === ''))
+        throw new UsageError(
+          `--${name} needs a comma-separated list without empty items, got ${JSON.stringify(raw)}`,
+          hint,
+        );
       return items;
     }
     case 'string':
@@ -147,7 +151,10 @@ export function usageText(synopsis: string, spec: ArgsSpec): string {
   const rows: Array<[string, string]> = [];
   for (const p of spec.positionals) rows.push([p.name, p.help]);
   for (const [name, flag] of Object.entries(spec.flags)) {
-    const value = flag.kind === 'boolean' ? '' : ` ${flag.value ?? (flag.kind === 'int' ? 'N' : flag.kind === 'list' ? 'A,B' : 'TEXT')}`;
+    const value =
+      flag.kind === 'boolean'
+        ? ''
+        : ` ${flag.value ?? (flag.kind === 'int' ? 'N' : flag.kind === 'list' ? 'A,B' : 'TEXT')}`;
     rows.push([`--${name}${value}`, flag.help]);
   }
   const width = Math.max(0, ...rows.map(([left]) => left.length));

@@ -5,8 +5,8 @@ import { Connection } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import { newClient } from './connect';
 import { terminalSafe } from './terminal-text';
-import { connectionOptions } from './temporal-env';
-import type { TemporalEnv } from './temporal-env';
+import { connectionOptions } from '../runtime/temporal-env';
+import type { TemporalEnv } from '../runtime/temporal-env';
 
 export interface Writable {
   write(text: string): unknown;
@@ -54,7 +54,10 @@ export function unreachable(env: TemporalEnv): CliError {
   return new CliError(`cannot reach Temporal at ${env.address}; start it with \`npm run server\``);
 }
 
-export async function connectClient(env: TemporalEnv, processEnv: NodeJS.ProcessEnv = process.env): Promise<{ client: Client; close(): Promise<void> }> {
+export async function connectClient(
+  env: TemporalEnv,
+  processEnv: NodeJS.ProcessEnv = process.env,
+): Promise<{ client: Client; close(): Promise<void> }> {
   // A refused port fails in milliseconds over plain TCP; gRPC would wait for its whole timeout.
   if (!(await tcpOpen(env.address, CONNECT_TIMEOUT_MS))) throw unreachable(env);
   let connection: Connection;

@@ -7,8 +7,8 @@ import { InvalidRunIdError, InvalidRunInputError, RunNotFoundError } from './age
 import { UsageError } from './cli-args';
 import type { Command, CommandContext, Io } from './cli-context';
 import { CliError, connectClient, grpcCodeOf, line } from './cli-context';
-import { temporalEnv } from './temporal-env';
-import type { TemporalEnv } from './temporal-env';
+import { temporalEnv } from '../runtime/temporal-env';
+import type { TemporalEnv } from '../runtime/temporal-env';
 import { cancel } from './commands/cancel';
 import { help } from './commands/help';
 import { list } from './commands/list';
@@ -21,7 +21,19 @@ import { answer } from './commands/answer';
 import { trace } from './commands/trace';
 import { watch } from './commands/watch';
 
-export const COMMANDS: readonly Command[] = [run, status, watch, result, trace, list, cancel, approve, reject, answer, help];
+export const COMMANDS: readonly Command[] = [
+  run,
+  status,
+  watch,
+  result,
+  trace,
+  list,
+  cancel,
+  approve,
+  reject,
+  answer,
+  help,
+];
 
 export async function main(argv: string[], io: Io, processEnv: NodeJS.ProcessEnv = process.env): Promise<number> {
   let env: TemporalEnv | undefined;
@@ -44,7 +56,8 @@ export async function main(argv: string[], io: Io, processEnv: NodeJS.ProcessEnv
     const [name, ...rest] = argv;
     if (name === undefined) throw new UsageError('missing command', 'see `agent help`');
     if (name === '--help' || name === '-h') return await help.run(rest, ctx);
-    if (name.startsWith('-')) throw new UsageError(`unknown flag ${name} (flags go after the command)`, 'see `agent help`');
+    if (name.startsWith('-'))
+      throw new UsageError(`unknown flag ${name} (flags go after the command)`, 'see `agent help`');
     const command = COMMANDS.find((c) => c.name === name);
     if (!command) throw new UsageError(`unknown command "${name}"`, 'see `agent help`');
     return await command.run(rest, ctx);
@@ -66,12 +79,18 @@ function describeError(err: unknown, env: TemporalEnv | undefined): { message: s
   if (err instanceof InvalidRunInputError) return { message: err.message, code: 2 };
   if (err instanceof WorkflowFailedError) {
     // Terminated, timed out or failed: Temporal ended it, so there is no AgentResult to show.
-    const how = err.cause instanceof TerminatedFailure ? 'was terminated' : err.cause instanceof TimeoutFailure ? 'timed out' : 'failed';
+    const how =
+      err.cause instanceof TerminatedFailure
+        ? 'was terminated'
+        : err.cause instanceof TimeoutFailure
+          ? 'timed out'
+          : 'failed';
     const why = firstLine(err.cause?.message || err.message);
     return { message: `the run ${how} without a result${why ? ` (${why})` : ''}`, code: 1 };
   }
   const grpcCode = grpcCodeOf(err);
-  if (env && grpcCode === 14) return { message: `lost the connection to Temporal at ${env.address}; is it still running?`, code: 1 };
+  if (env && grpcCode === 14)
+    return { message: `lost the connection to Temporal at ${env.address}; is it still running?`, code: 1 };
   if (env && grpcCode === 4) return { message: `Temporal at ${env.address} did not answer in time`, code: 1 };
   return { message: firstLine(err instanceof Error ? err.message : String(err)), code: 1 };
 }
@@ -83,7 +102,10 @@ function describeError(err: unknown, env: TemporalEnv | undefined): { message: s
 export function oneLine(text: string, max = 300): string {
   const escaped = text
     .replace(/[\p{Cc}\p{Cs}\u2028\u2029]/gu, (c) => JSON.stringify(c).slice(1, -1))
-    .replace(/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    .replace(
+      /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
   const chars = Array.from(escaped);
   return chars.length > max ? `${chars.slice(0, max).join('')}… (${chars.length - max} more characters)` : escaped;
 }
@@ -94,7 +116,9 @@ function firstLine(text: string): string {
 
 if (require.main === module) {
   process.once('SIGINT', () => {
-    process.stderr.write('\nagent: interrupted; runs keep going on the server (see `agent list`, stop one with `agent cancel ID`)\n');
+    process.stderr.write(
+      '\nagent: interrupted; runs keep going on the server (see `agent list`, stop one with `agent cancel ID`)\n',
+    );
     process.exit(130);
   });
   main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr }).then(

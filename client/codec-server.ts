@@ -5,25 +5,38 @@
 //   AGENT_CODEC_CORS_ORIGIN  the Web UI origin(s), comma-separated (default: the origin of TEMPORAL_UI_URL)
 //   AGENT_CODEC_PORT         default 8888;  AGENT_CODEC_HOST  default 127.0.0.1 (0.0.0.0 in a container)
 //   AGENT_CODEC_SECURE_COOKIE=1  when served over HTTPS (directly or behind a TLS proxy)
-import { codecFromEnv } from './connect';
+import { codecFromEnv } from '../runtime/data-converter';
 import { DEFAULT_CODEC_PORT, normaliseOrigin, startCodecServer } from './codec/http-server';
-import { temporalEnv } from './temporal-env';
+import { temporalEnv } from '../runtime/temporal-env';
 
 async function main(): Promise<void> {
   const codec = codecFromEnv();
-  if (!codec) throw new Error('no codec keys: set AGENT_CODEC_KEYS (id:base64key,...) or AGENT_CODEC_KEY_FILE, the same as the worker');
+  if (!codec)
+    throw new Error(
+      'no codec keys: set AGENT_CODEC_KEYS (id:base64key,...) or AGENT_CODEC_KEY_FILE, the same as the worker',
+    );
   const token = process.env.AGENT_CODEC_TOKEN ?? '';
-  if (token.length < 16) throw new Error('AGENT_CODEC_TOKEN must be set to a secret of at least 16 characters (e.g. `openssl rand -hex 24`)');
+  if (token.length < 16)
+    throw new Error(
+      'AGENT_CODEC_TOKEN must be set to a secret of at least 16 characters (e.g. `openssl rand -hex 24`)',
+    );
   const originSetting = process.env.AGENT_CODEC_CORS_ORIGIN || localTwins(temporalEnv().uiUrl);
   let allowedOrigins: string[];
   try {
-    allowedOrigins = originSetting.split(',').map((o) => o.trim()).filter(Boolean).map(normaliseOrigin);
+    allowedOrigins = originSetting
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean)
+      .map(normaliseOrigin);
   } catch {
-    throw new Error(`AGENT_CODEC_CORS_ORIGIN must be a comma-separated list of origins like http://localhost:8233, got "${originSetting}"`);
+    throw new Error(
+      `AGENT_CODEC_CORS_ORIGIN must be a comma-separated list of origins like http://localhost:8233, got "${originSetting}"`,
+    );
   }
   if (allowedOrigins.length === 0) throw new Error('AGENT_CODEC_CORS_ORIGIN names no origin');
   const port = Number(process.env.AGENT_CODEC_PORT ?? DEFAULT_CODEC_PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`AGENT_CODEC_PORT must be a port number, got "${process.env.AGENT_CODEC_PORT}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`AGENT_CODEC_PORT must be a port number, got "${process.env.AGENT_CODEC_PORT}"`);
 
   const server = await startCodecServer({
     codec,

@@ -2,7 +2,11 @@
 // make one or two calls per run, and a namespace may hold thousands of runs.
 
 /** `fn` over every item, at most `limit` at a time; results in the items' order. */
-export async function mapPool<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapPool<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {

@@ -18,7 +18,8 @@ export function parseDuration(text: string): number {
   if (parts === 0 || index !== trimmed.length) {
     throw new RangeError(`not a duration: ${JSON.stringify(text)} (use e.g. 90s, 10m, 1h30m, 2d)`);
   }
-  if (!Number.isFinite(total) || total <= 0) throw new RangeError(`duration must be more than zero, got ${JSON.stringify(text)}`);
+  if (!Number.isFinite(total) || total <= 0)
+    throw new RangeError(`duration must be more than zero, got ${JSON.stringify(text)}`);
   return Math.round(total);
 }
 

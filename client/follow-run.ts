@@ -3,7 +3,7 @@
 // ends. Used by `run --wait`, `result`, `watch` and the demo.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent';
-import type { AgentResult, AgentState, EffectEntry } from '../workflows/types';
+import type { AgentResult, AgentState, EffectEntry } from '../common/types';
 import { runResult, runState } from './agent-client';
 import { formatPhase, formatTraceEntry } from './format';
 import { formatEffect } from './format-effects';
@@ -20,7 +20,11 @@ export interface FollowOptions {
   noStateAfterMs?: number;
 }
 
-export async function followRun(client: Client, handle: WorkflowHandle<typeof reactAgent>, opts: FollowOptions): Promise<AgentResult> {
+export async function followRun(
+  client: Client,
+  handle: WorkflowHandle<typeof reactAgent>,
+  opts: FollowOptions,
+): Promise<AgentResult> {
   const pollMs = opts.pollMs ?? 300;
   const queryTimeoutMs = opts.queryTimeoutMs ?? 2_000;
   const noStateAfterMs = opts.noStateAfterMs ?? 3_000;

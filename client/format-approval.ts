@@ -1,5 +1,5 @@
 // How the CLI and the demo show what awaits a person, and what an answer did.
-import type { ApprovalReceipt, PendingApproval } from '../workflows/approvals';
+import type { ApprovalReceipt, PendingApproval } from '../common/approvals';
 import { terminalSafe } from './terminal-text';
 
 /** "issue_refund {"amount_usd":49,...} for USD 49.00" or "escalation: <reason>". */
@@ -27,6 +27,7 @@ export function formatPending(p: PendingApproval, workflowId = 'ID'): string[] {
 const VERB = { approve: 'approved', reject: 'rejected', answer: 'answered' } as const;
 
 export function formatReceipt(workflowId: string, receipt: ApprovalReceipt): string {
-  if (receipt.duplicate) return terminalSafe(`${receipt.id} in ${workflowId} was already ${VERB[receipt.decision]}: nothing changed`);
+  if (receipt.duplicate)
+    return terminalSafe(`${receipt.id} in ${workflowId} was already ${VERB[receipt.decision]}: nothing changed`);
   return terminalSafe(`${VERB[receipt.decision]} ${receipt.id} in ${workflowId}: ${describePending(receipt.pending)}`);
 }

@@ -1,7 +1,7 @@
 // How operators see a run's effects (calls that move money): each with its reconciled state, and
 // an `ambiguous` one loudly, because then money may have moved and only the refunds service knows.
-import { EFFECT_OUTCOMES } from '../workflows/types';
-import type { EffectCounts, EffectEntry } from '../workflows/types';
+import { EFFECT_OUTCOMES } from '../common/types';
+import type { EffectCounts, EffectEntry } from '../common/types';
 import { terminalSafe } from './terminal-text';
 
 /** What an operator does about an ambiguous effect. */
@@ -15,7 +15,11 @@ export function formatEffect(e: EffectEntry): string {
   if (e.state === 'ambiguous') {
     return terminalSafe(`${what} AMBIGUOUS${e.detail ? ` (${e.detail})` : ''}: ${ambiguousAdvice(e.idempotency_key)}`);
   }
-  const facts = [e.refund_id !== undefined ? `refund #${e.refund_id}` : undefined, e.detail, `key ${e.idempotency_key}`].filter(Boolean);
+  const facts = [
+    e.refund_id !== undefined ? `refund #${e.refund_id}` : undefined,
+    e.detail,
+    `key ${e.idempotency_key}`,
+  ].filter(Boolean);
   return terminalSafe(`${what} ${e.state} (${facts.join(', ')})`);
 }
 
@@ -24,7 +28,10 @@ export function formatEffects(effects: readonly EffectEntry[] | undefined): stri
   if (!effects || effects.length === 0) return [];
   const lines = ['effects:', ...effects.map((e) => `  ${formatEffect(e)}`)];
   const ambiguous = effects.filter((e) => e.state === 'ambiguous').length;
-  if (ambiguous > 0) lines.push(`WARNING: ${ambiguous} effect(s) AMBIGUOUS: money may have moved; check the refunds service by the key(s) above`);
+  if (ambiguous > 0)
+    lines.push(
+      `WARNING: ${ambiguous} effect(s) AMBIGUOUS: money may have moved; check the refunds service by the key(s) above`,
+    );
   return lines;
 }
 

@@ -1,10 +1,10 @@
 // Human-readable output of the CLI and the demo. Pure functions from data to lines, so commands
 // stay short and the wording is the same everywhere. (--json output bypasses all of this.) Every
 // line is terminal-safe: answers, actions, tool names and stop reasons come from the model.
-import type { Budget, Usage } from '../workflows/budget';
-import type { Action } from '../workflows/contract';
-import type { StopReason } from '../workflows/stop-reasons';
-import type { AgentResult, AgentState, TraceEntry } from '../workflows/types';
+import type { Budget, Usage } from '../common/budget';
+import type { Action } from '../common/contract';
+import type { StopReason } from '../common/stop-reasons';
+import type { AgentResult, AgentState, TraceEntry } from '../common/types';
 import { formatPending } from './format-approval';
 import { formatEffects } from './format-effects';
 import { terminalSafe } from './terminal-text';
@@ -29,7 +29,8 @@ export function formatPhase(state: Pick<AgentState, 'phase' | 'step' | 'current_
 function phaseText(state: Pick<AgentState, 'phase' | 'step' | 'current_tool'>): string | undefined {
   if (state.phase === 'deciding') return `step ${state.step}: deciding`;
   if (state.phase === 'calling_tool') return `step ${state.step}: calling ${state.current_tool ?? 'a tool'}`;
-  if (state.phase === 'awaiting_approval') return `step ${state.step}: awaiting approval of ${state.current_tool ?? 'a call'} (see \`agent status\`)`;
+  if (state.phase === 'awaiting_approval')
+    return `step ${state.step}: awaiting approval of ${state.current_tool ?? 'a call'} (see \`agent status\`)`;
   return undefined;
 }
 
@@ -45,18 +46,18 @@ const STOP_REASONS: Record<string, string> = {
   cancelled: 'an operator cancelled the run',
   approval_timeout: 'nobody approved, rejected or answered in time (approval timeout)',
   policy_denied: 'the principal policy denied the call (see the README for the rule)',
-  tool_denied: 'the tool is not on the run\'s allowlist (--allow)',
+  tool_denied: "the tool is not on the run's allowlist (--allow)",
   tool_missing: 'the tool is allowed but no such tool is registered',
-  tool_bad_args: 'the tool\'s arguments did not match its schema',
+  tool_bad_args: "the tool's arguments did not match its schema",
   tool_error: 'the tool failed on every attempt',
-  'invalid_action:not_object': 'the model\'s answer was JSON but not an object',
-  'invalid_action:bad_json': 'the model\'s answer was not JSON',
+  'invalid_action:not_object': "the model's answer was JSON but not an object",
+  'invalid_action:bad_json': "the model's answer was not JSON",
   'invalid_action:bad_kind': 'the model\'s action had no valid "kind" (tool, final or escalate)',
-  'invalid_action:extra_keys': 'the model\'s action had keys the contract does not allow',
-  'invalid_action:missing_answer': 'the model\'s final action had no answer',
-  'invalid_action:missing_tool_name': 'the model\'s tool action had no tool name',
-  'invalid_action:bad_args': 'the model\'s tool action had args that are not an object',
-  'invalid_action:missing_reason': 'the model\'s escalate action had no reason',
+  'invalid_action:extra_keys': "the model's action had keys the contract does not allow",
+  'invalid_action:missing_answer': "the model's final action had no answer",
+  'invalid_action:missing_tool_name': "the model's tool action had no tool name",
+  'invalid_action:bad_args': "the model's tool action had args that are not an object",
+  'invalid_action:missing_reason': "the model's escalate action had no reason",
 };
 
 /** One line saying what a stop reason means. */
@@ -107,7 +108,8 @@ export function formatAction(action: Action): string {
 /** The live part of `status`: what the `state` query says. */
 export function formatState(state: AgentState, workflowId?: string): string[] {
   const { usage, budget, remaining } = state;
-  const phase = state.phase === 'calling_tool' && state.current_tool ? `calling_tool (${state.current_tool})` : state.phase;
+  const phase =
+    state.phase === 'calling_tool' && state.current_tool ? `calling_tool (${state.current_tool})` : state.phase;
   const lines = [
     `phase:        ${phase}`,
     `status:       ${state.status}${state.stop_reason ? ` (${state.stop_reason})` : ''}`,
@@ -130,7 +132,10 @@ export function formatState(state: AgentState, workflowId?: string): string[] {
 
 export function formatTime(date: Date | undefined): string {
   if (!date) return '-';
-  return date.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  return date
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 /** Left-aligned columns with a header row. */

@@ -19,13 +19,14 @@
 import type { Payload } from '@temporalio/common';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { tsToMs } from '@temporalio/common/lib/time';
-import { resolveBudget } from '../workflows/budget';
-import type { Budget } from '../workflows/budget';
-import { validateAction } from '../workflows/contract';
-import { sha256Hex, stableJson } from '../workflows/hash';
-import type { AgentInput, AgentResult, DecideOutput, Observation, ToolInput } from '../workflows/types';
-import { personObservation } from '../workflows/approvals';
-import type { ApprovalAnswer, ApprovalReceipt } from '../workflows/approvals';
+import { resolveBudget } from '../common/budget';
+import type { Budget } from '../common/budget';
+import { validateAction } from '../common/contract';
+import { sha256Hex, stableJson } from '../common/hash';
+import type { AgentInput, AgentResult, DecideOutput, Observation, ToolInput } from '../common/types';
+import { CANCELLED_RESULT_MEMO } from '../common/types';
+import { personObservation } from '../common/approvals';
+import type { ApprovalAnswer, ApprovalReceipt } from '../common/approvals';
 
 export type HistoryEvent = NonNullable<History['events']>[number];
 type Payloads = Payload[] | null | undefined;
@@ -83,10 +84,12 @@ interface Draft {
   tokens: number;
 }
 
-const CANCELLED_RESULT_MEMO = 'agent_result';
-
 /** `histories`: the runs of one workflow id, oldest first (one entry unless it continued as new). */
-export async function rebuildTrace(workflowId: string, histories: Array<{ runId: string; events: HistoryEvent[] }>, decode: DecodePayloads): Promise<RebuiltTrace> {
+export async function rebuildTrace(
+  workflowId: string,
+  histories: Array<{ runId: string; events: HistoryEvent[] }>,
+  decode: DecodePayloads,
+): Promise<RebuiltTrace> {
   const drafts: Draft[] = [];
   const byStep = new Map<number, Draft>();
   let budget: Budget | undefined;
@@ -181,11 +184,18 @@ export async function rebuildTrace(workflowId: string, histories: Array<{ runId:
         continue;
       }
 
-      const failed = e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes ?? e.activityTaskCanceledEventAttributes;
+      const failed =
+        e.activityTaskFailedEventAttributes ??
+        e.activityTaskTimedOutEventAttributes ??
+        e.activityTaskCanceledEventAttributes;
       if (failed) {
         const s = scheduled.get(String(failed.scheduledEventId ?? ''));
         if (!s) continue;
-        const how: ObservationStatus = e.activityTaskFailedEventAttributes ? 'failed' : e.activityTaskTimedOutEventAttributes ? 'timed_out' : 'cancelled';
+        const how: ObservationStatus = e.activityTaskFailedEventAttributes
+          ? 'failed'
+          : e.activityTaskTimedOutEventAttributes
+            ? 'timed_out'
+            : 'cancelled';
         const draft = draftFor(s.step, atMs);
         if (s.kind === 'decide') {
           draft.event.decision = 'no_decision';
@@ -211,7 +221,8 @@ export async function rebuildTrace(workflowId: string, histories: Array<{ runId:
       if (updated?.outcome?.success) {
         const receipt = (await decode(updated.outcome.success.payloads)) as ApprovalReceipt | undefined;
         if (!receipt?.pending || receipt.duplicate) continue; // not an approval, or a repeat that changed nothing
-        const answer = (await decode(updateInputs.get(String(updated.acceptedEventId ?? '')))) as ApprovalAnswer | undefined;
+        const answer = (await decode(updateInputs.get(String(updated.acceptedEventId ?? '')))) as
+          ApprovalAnswer | undefined;
         const draft = draftFor(receipt.pending.step, atMs);
         draft.event.approval = receipt.decision;
         if (receipt.pending.kind === 'tool_call') {
@@ -220,7 +231,12 @@ export async function rebuildTrace(workflowId: string, histories: Array<{ runId:
         }
         if (receipt.decision !== 'approve' && answer) {
           const observation = personObservation(receipt.pending, { ...answer, decision: receipt.decision });
-          draft.event.observation = { status: observation.ok ? 'ok' : 'error', source: observation.source, bytes: observation.bytes, truncated: observation.truncated };
+          draft.event.observation = {
+            status: observation.ok ? 'ok' : 'error',
+            source: observation.source,
+            bytes: observation.bytes,
+            truncated: observation.truncated,
+          };
         } else if (receipt.pending.kind === 'tool_call') {
           draft.event.observation = { status: 'not_run' };
         }
@@ -304,7 +320,9 @@ export async function rebuildTrace(workflowId: string, histories: Array<{ runId:
       runIds: histories.map((h) => h.runId),
       temporalStatus: temporalStatus === 'CONTINUED_AS_NEW' ? 'RUNNING' : temporalStatus,
       status: ended ? result?.status : undefined,
-      stopReason: ended ? (result?.stop_reason ?? (temporalStatus === 'CANCELLED' ? 'cancelled' : undefined)) : undefined,
+      stopReason: ended
+        ? (result?.stop_reason ?? (temporalStatus === 'CANCELLED' ? 'cancelled' : undefined))
+        : undefined,
       answer: ended ? result?.answer : undefined,
       budget: resolvedBudget,
       steps: drafts.length > 0 ? drafts[drafts.length - 1]!.event.step : 0,
@@ -355,4 +373,3 @@ function stepOf(activityId: string | null | undefined): number | undefined {
 function firstLine(text: string): string {
   return text.split('\n')[0]!.slice(0, 200);
 }
-

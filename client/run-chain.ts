@@ -36,7 +36,9 @@ export async function describeChain(client: Client, workflowId: string, runId?: 
     if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError(workflowId);
     throw err;
   }
-  const firstRunId = description.raw.workflowExecutionInfo?.firstRunId || (await firstRunIdFromHistory(client, workflowId, description.runId));
+  const firstRunId =
+    description.raw.workflowExecutionInfo?.firstRunId ||
+    (await firstRunIdFromHistory(client, workflowId, description.runId));
   return { workflowId, runId: description.runId, firstRunId, description };
 }
 

@@ -9,7 +9,11 @@ import type { DecodePayloads, HistoryEvent } from './history-trace';
 /** A generous bound: a chain longer than this is a bug, not a run. */
 const MAX_RUNS = 1_000;
 
-export async function fetchRunChain(client: Client, workflowId: string, runId?: string): Promise<Array<{ runId: string; events: HistoryEvent[] }>> {
+export async function fetchRunChain(
+  client: Client,
+  workflowId: string,
+  runId?: string,
+): Promise<Array<{ runId: string; events: HistoryEvent[] }>> {
   let current: string | undefined = runId;
   if (current === undefined) {
     try {
@@ -21,7 +25,9 @@ export async function fetchRunChain(client: Client, workflowId: string, runId?: 
   }
   const chain: Array<{ runId: string; events: HistoryEvent[] }> = [];
   while (current && chain.length < MAX_RUNS) {
-    const history: { events?: HistoryEvent[] | null } = await client.workflow.getHandle(workflowId, current).fetchHistory();
+    const history: { events?: HistoryEvent[] | null } = await client.workflow
+      .getHandle(workflowId, current)
+      .fetchHistory();
     const events: HistoryEvent[] = history.events ?? [];
     chain.unshift({ runId: current, events });
     current = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;

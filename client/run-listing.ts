@@ -8,10 +8,16 @@ import { CliError } from './cli-context';
 import { parseDuration } from './duration';
 import { FilterError, runQuery, usesAgentAttributes } from './run-query';
 import type { RunFilter } from './run-query';
-import { AGENT_PRINCIPAL, AGENT_STATUS, AGENT_STEP, AGENT_STOP_REASON, AGENT_TOOL_CALLS } from '../workflows/search-attributes';
+import {
+  AGENT_PRINCIPAL,
+  AGENT_STATUS,
+  AGENT_STEP,
+  AGENT_STOP_REASON,
+  AGENT_TOOL_CALLS,
+} from '../common/search-attributes';
 import { registrationHint } from './search-attribute-check';
-import { EFFECTS_MEMO } from '../workflows/types';
-import type { EffectCounts } from '../workflows/types';
+import { EFFECTS_MEMO } from '../common/types';
+import type { EffectCounts } from '../common/types';
 import { effectCountsOf } from './format-effects';
 import { mapPool } from './concurrency';
 import { chainStart, describeChain } from './run-chain';
@@ -20,7 +26,11 @@ import { RunNotFoundError } from './agent-client';
 
 export const FILTER_FLAGS = {
   status: { kind: 'list', value: 'S,..', help: 'only runs with this status: running, ok, stopped, cancelled' },
-  'stop-reason': { kind: 'list', value: 'R,..', help: 'only runs that stopped for this reason (tool_denied matches every tool_denied:<tool>)' },
+  'stop-reason': {
+    kind: 'list',
+    value: 'R,..',
+    help: 'only runs that stopped for this reason (tool_denied matches every tool_denied:<tool>)',
+  },
   'older-than': {
     kind: 'string',
     value: 'DURATION',
@@ -97,8 +107,23 @@ export interface ChainRow extends RunRow {
 }
 
 export function rowJson(row: RunRow | ChainRow): Record<string, unknown> {
-  const { workflow_id, run_id, status, start_time, close_time, agent_status, stop_reason, step, tool_calls, principal, effects } = row;
-  const chain = 'chain_start' in row ? { chain_start_time: row.chain_start.at.toISOString(), chain_start_exact: row.chain_start.exact } : {};
+  const {
+    workflow_id,
+    run_id,
+    status,
+    start_time,
+    close_time,
+    agent_status,
+    stop_reason,
+    step,
+    tool_calls,
+    principal,
+    effects,
+  } = row;
+  const chain =
+    'chain_start' in row
+      ? { chain_start_time: row.chain_start.at.toISOString(), chain_start_exact: row.chain_start.exact }
+      : {};
   return {
     workflow_id,
     run_id,
@@ -182,7 +207,9 @@ async function* scanRuns(client: Client, query: string, namespace: string, pageS
   } catch (err) {
     const message = (err as Error).message ?? String(err);
     if (usesAgentAttributes(query) && /search attribute|invalid query|not defined|unknown/i.test(message)) {
-      throw new CliError(`the server rejected the filter (${message.split('\n')[0]}); are the Agent* search attributes registered? ${registrationHint(namespace)}`);
+      throw new CliError(
+        `the server rejected the filter (${message.split('\n')[0]}); are the Agent* search attributes registered? ${registrationHint(namespace)}`,
+      );
     }
     throw err;
   }

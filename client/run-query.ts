@@ -8,10 +8,16 @@
 //  - older-than compares StartTime with a fixed instant, computed once: a query run twice selects
 //    the same runs, minus those that ended in between.
 import { WORKFLOW_TYPE } from './agent-client';
-import { RUN_STATUSES } from '../workflows/search-attributes';
-import type { RunStatus } from '../workflows/search-attributes';
+import { RUN_STATUSES } from '../common/search-attributes';
+import type { RunStatus } from '../common/search-attributes';
 
-export const STOP_REASON_FAMILIES = ['tool_denied', 'tool_missing', 'tool_bad_args', 'tool_error', 'invalid_action'] as const;
+export const STOP_REASON_FAMILIES = [
+  'tool_denied',
+  'tool_missing',
+  'tool_bad_args',
+  'tool_error',
+  'invalid_action',
+] as const;
 
 export interface RunFilter {
   statuses?: readonly string[];
@@ -27,7 +33,8 @@ export class FilterError extends Error {}
 const SAFE_VALUE = /^[A-Za-z0-9_:.\-()]+$/;
 
 function literal(value: string, what: string): string {
-  if (!SAFE_VALUE.test(value)) throw new FilterError(`${what} ${JSON.stringify(value)} has characters a filter cannot use`);
+  if (!SAFE_VALUE.test(value))
+    throw new FilterError(`${what} ${JSON.stringify(value)} has characters a filter cannot use`);
   return `'${value}'`;
 }
 
@@ -43,7 +50,8 @@ export function runQuery(filter: RunFilter): string {
     const parts: string[] = [];
     const agent: string[] = [];
     for (const status of filter.statuses) {
-      if (!isRunStatus(status)) throw new FilterError(`unknown status ${JSON.stringify(status)} (one of ${RUN_STATUSES.join(', ')})`);
+      if (!isRunStatus(status))
+        throw new FilterError(`unknown status ${JSON.stringify(status)} (one of ${RUN_STATUSES.join(', ')})`);
       if (status === 'running') parts.push(`ExecutionStatus = 'Running'`);
       else agent.push(literal(status, 'status'));
     }

@@ -3,7 +3,7 @@
 // an upsert of an unregistered attribute would fail the run's workflow task over and over.
 // AGENT_SEARCH_ATTRIBUTES=on|off overrides the check (e.g. where the API key may not list them).
 import type { Client } from '@temporalio/client';
-import { AGENT_SEARCH_ATTRIBUTE_DEFINITIONS } from '../workflows/search-attributes';
+import { AGENT_SEARCH_ATTRIBUTE_DEFINITIONS } from '../common/search-attributes';
 
 // temporal.api.enums.v1.IndexedValueType (the proto package is not a direct dependency).
 const TYPE_OF: Record<string, number> = {
@@ -21,10 +21,14 @@ export interface SearchAttributeCheck {
 
 const cache = new WeakMap<Client, Promise<SearchAttributeCheck>>();
 
-export function checkSearchAttributes(client: Client, env: NodeJS.ProcessEnv = process.env): Promise<SearchAttributeCheck> {
+export function checkSearchAttributes(
+  client: Client,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SearchAttributeCheck> {
   const override = (env.AGENT_SEARCH_ATTRIBUTES ?? '').toLowerCase();
   if (override === 'on') return Promise.resolve({ available: true, missing: [] });
-  if (override === 'off') return Promise.resolve({ available: false, missing: [], error: 'AGENT_SEARCH_ATTRIBUTES=off' });
+  if (override === 'off')
+    return Promise.resolve({ available: false, missing: [], error: 'AGENT_SEARCH_ATTRIBUTES=off' });
   let pending = cache.get(client);
   if (!pending) {
     pending = ask(client);
@@ -35,9 +39,13 @@ export function checkSearchAttributes(client: Client, env: NodeJS.ProcessEnv = p
 
 async function ask(client: Client): Promise<SearchAttributeCheck> {
   try {
-    const response = await client.connection.operatorService.listSearchAttributes({ namespace: client.options.namespace });
+    const response = await client.connection.operatorService.listSearchAttributes({
+      namespace: client.options.namespace,
+    });
     const custom = response.customAttributes ?? {};
-    const missing = AGENT_SEARCH_ATTRIBUTE_DEFINITIONS.filter((d) => custom[d.name] !== TYPE_OF[d.type]).map((d) => `${d.name}=${d.type}`);
+    const missing = AGENT_SEARCH_ATTRIBUTE_DEFINITIONS.filter((d) => custom[d.name] !== TYPE_OF[d.type]).map(
+      (d) => `${d.name}=${d.type}`,
+    );
     return { available: missing.length === 0, missing };
   } catch (err) {
     return { available: false, missing: [], error: (err as Error).message.split('\n')[0] };

@@ -23,7 +23,10 @@ export interface StuckFacts {
 }
 
 export async function stuckFacts(client: Client, workflowId: string): Promise<StuckFacts> {
-  const d = await client.workflowService.describeWorkflowExecution({ namespace: client.options.namespace, execution: { workflowId } });
+  const d = await client.workflowService.describeWorkflowExecution({
+    namespace: client.options.namespace,
+    execution: { workflowId },
+  });
   const taskQueue = d.executionConfig?.taskQueue?.name || d.workflowExecutionInfo?.taskQueue || '';
   const queue = await client.workflowService.describeTaskQueue({
     namespace: client.options.namespace,
@@ -71,7 +74,10 @@ export function diagnose(f: StuckFacts, now = Date.now()): string {
   }
   const activity = f.activities[0];
   if (activity) {
-    const beat = activity.lastHeartbeatMs === undefined ? 'no heartbeat' : `last heartbeat ${seconds(now - activity.lastHeartbeatMs)} ago`;
+    const beat =
+      activity.lastHeartbeatMs === undefined
+        ? 'no heartbeat'
+        : `last heartbeat ${seconds(now - activity.lastHeartbeatMs)} ago`;
     return `it waits for ${activity.name} (attempt ${activity.attempt}, ${beat}) to stop: its worker may hang`;
   }
   return 'the workflow has not finished handling the cancel yet';

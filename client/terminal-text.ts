@@ -4,6 +4,7 @@
 // removed before anything is printed. \n and \t stay: answers have lines.
 
 /** C0 but \t and \n, DEL, C1; bidi marks, embeddings, overrides and isolates. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNSAFE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
 
 /** The same set, plus line/paragraph separators, for JSON: written as \uXXXX escapes instead. */

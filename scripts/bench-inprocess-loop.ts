@@ -11,18 +11,18 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../activities';
 import { SEED_DATA } from '../activities/tools/seed-data';
 import { llmConfigFromEnv } from '../activities/llm-config';
-import { addTokens, budgetExhausted, EMPTY_USAGE, resolveBudget } from '../workflows/budget';
-import type { Usage } from '../workflows/budget';
-import { validateAction } from '../workflows/contract';
-import { buildDecisionPayload } from '../workflows/decision-payload';
+import { addTokens, budgetExhausted, EMPTY_USAGE, resolveBudget } from '../common/budget';
+import type { Usage } from '../common/budget';
+import { validateAction } from '../common/contract';
+import { buildDecisionPayload } from '../common/decision-payload';
 import { checkToolCall } from '../workflows/gateway';
 import { checkPrincipalPolicy } from '../workflows/policy';
 import { decideKey, toolKey } from '../workflows/idempotency';
-import type { StopReason } from '../workflows/stop-reasons';
-import { toolStop } from '../workflows/stop-reasons';
-import { TOOL_REGISTRY } from '../workflows/tool-catalog';
+import type { StopReason } from '../common/stop-reasons';
+import { toolStop } from '../common/stop-reasons';
+import { TOOL_REGISTRY } from '../common/tool-catalog';
 import { readStats } from './bench-stats';
-import type { AgentInput, HistoryEntry, Observation, ToolInput, TraceEntry } from '../workflows/types';
+import type { AgentInput, HistoryEntry, Observation, ToolInput, TraceEntry } from '../common/types';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -37,11 +37,19 @@ export interface InProcessResult {
 
 /** Runs an activity function the way the worker does: inside an activity Context of its own. */
 function inContext<A, R>(fn: (arg: A) => Promise<R>, arg: A, activityId: string, workflowId: string): Promise<R> {
-  const env = new MockActivityEnvironment({ activityId, heartbeatTimeoutMs: 2000, workflowExecution: { workflowId, runId: 'in-process' } });
+  const env = new MockActivityEnvironment({
+    activityId,
+    heartbeatTimeoutMs: 2000,
+    workflowExecution: { workflowId, runId: 'in-process' },
+  });
   return env.run(fn, arg);
 }
 
-export async function runInProcess(activities: Activities, workflowId: string, input: AgentInput): Promise<InProcessResult> {
+export async function runInProcess(
+  activities: Activities,
+  workflowId: string,
+  input: AgentInput,
+): Promise<InProcessResult> {
   const budget = resolveBudget(input.budget);
   const allow = [...input.allow];
   const startedAt = Date.now();
@@ -68,7 +76,12 @@ export async function runInProcess(activities: Activities, workflowId: string, i
     const payload = buildDecisionPayload(input.goal, input.user_id, history, allow);
     let decision;
     try {
-      decision = await inContext(activities.decide, { payload, idempotency_key: decideKey(workflowId, 'inprocess', step) }, `${step}-decide`, workflowId);
+      decision = await inContext(
+        activities.decide,
+        { payload, idempotency_key: decideKey(workflowId, 'inprocess', step) },
+        `${step}-decide`,
+        workflowId,
+      );
     } catch {
       return end('stopped', 'llm_error');
     }
@@ -100,7 +113,11 @@ export async function runInProcess(activities: Activities, workflowId: string, i
     try {
       observation = await inContext(
         tool,
-        { args: gate.args, idempotency_key: toolKey(workflowId, step, gate.name, gate.argsHash), principal_user_id: input.user_id },
+        {
+          args: gate.args,
+          idempotency_key: toolKey(workflowId, step, gate.name, gate.argsHash),
+          principal_user_id: input.user_id,
+        },
         `${step}-${gate.name}`,
         workflowId,
       );
@@ -142,9 +159,23 @@ if (require.main === module && process.send) {
     if (msg?.type !== 'run') return;
     const t0 = performance.now();
     runInProcess(activities, msg.workflowId, msg.input).then(
-      (r) => process.send!({ type: 'done', workflowId: msg.workflowId, ms: performance.now() - t0, stop_reason: r.stop_reason, steps: r.usage.steps } satisfies InProcessReply),
+      (r) =>
+        process.send!({
+          type: 'done',
+          workflowId: msg.workflowId,
+          ms: performance.now() - t0,
+          stop_reason: r.stop_reason,
+          steps: r.usage.steps,
+        } satisfies InProcessReply),
       (err: unknown) =>
-        process.send!({ type: 'done', workflowId: msg.workflowId, ms: performance.now() - t0, stop_reason: 'error', steps: 0, error: String(err) } satisfies InProcessReply),
+        process.send!({
+          type: 'done',
+          workflowId: msg.workflowId,
+          ms: performance.now() - t0,
+          stop_reason: 'error',
+          steps: 0,
+          error: String(err),
+        } satisfies InProcessReply),
     );
   });
   process.on('disconnect', () => process.exit(0));

@@ -6,8 +6,8 @@
 // attempt, and an N-step run is N decisions: N-1 tool calls with distinct arguments (the gateway's
 // loop check never fires) and a final answer.
 import type { Reply, Script } from './scripted-llm-server';
-import { DEFAULT_ALLOWED_TOOLS } from '../workflows/tool-catalog';
-import type { AgentInput } from '../workflows/types';
+import { DEFAULT_ALLOWED_TOOLS } from '../common/tool-catalog';
+import type { AgentInput } from '../common/types';
 
 export const BENCH_GOAL =
   'User 42 asked: Can I get a refund now? Use tools to verify profile, billing state, and policy. ' +
@@ -47,7 +47,8 @@ export function scenarioScript(opts: ScenarioOptions | ((workflowId: string) => 
     const workflowId = req.workflowId ?? '';
     const o = typeof opts === 'function' ? opts(workflowId) : opts;
     const step = stepFromKey(req.idempotencyKey);
-    if (!Number.isFinite(step)) return { status: 400, body: { error: { message: `bench: no step in key ${req.idempotencyKey}` } } };
+    if (!Number.isFinite(step))
+      return { status: 400, body: { error: { message: `bench: no step in key ${req.idempotencyKey}` } } };
     const key = req.idempotencyKey!;
     const attempt = (attempts.get(key) ?? 0) + 1;
     attempts.set(key, attempt);

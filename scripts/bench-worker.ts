@@ -11,7 +11,7 @@
 //    from inside (process.resourceUsage), which also covers the Rust core threads of the process.
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
-import { temporalEnv } from '../client/temporal-env';
+import { temporalEnv } from '../runtime/temporal-env';
 import { llmConfigFromEnv } from '../activities/llm-config';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { createAgentWorker } from '../worker/create-worker';
@@ -21,7 +21,9 @@ import { readStats } from './bench-stats';
 
 async function main(): Promise<void> {
   const env = temporalEnv();
-  const overrides: Partial<WorkerOptions> = process.env.BENCH_WORKER_OVERRIDES ? JSON.parse(process.env.BENCH_WORKER_OVERRIDES) : {};
+  const overrides: Partial<WorkerOptions> = process.env.BENCH_WORKER_OVERRIDES
+    ? JSON.parse(process.env.BENCH_WORKER_OVERRIDES)
+    : {};
   if (process.env.BENCH_WORKFLOW_BUNDLE) {
     overrides.workflowBundle = { codePath: process.env.BENCH_WORKFLOW_BUNDLE };
     overrides.workflowsPath = undefined;

@@ -18,8 +18,8 @@ import { tsToMs } from '@temporalio/common/lib/time';
 import type { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../client/temporal-env';
-import type { AgentInput, AgentResult } from '../workflows/types';
+import type { TemporalEnv } from '../runtime/temporal-env';
+import type { AgentInput, AgentResult } from '../common/types';
 import { chainCost } from './bench-history';
 import type { ChainCost } from './bench-history';
 import type { InProcessReply } from './bench-inprocess-loop';
@@ -140,15 +140,22 @@ function parseArgs(argv: string[]): Options {
     metrics: true,
     searchAttributes: true,
   };
-  const nums = (v: string) => v.split(',').filter(Boolean).map((x) => {
-    const n = Number(x);
-    if (!Number.isFinite(n) || n < 0) throw new Error(`bench: not a number: ${x}`);
-    return n;
-  });
+  const nums = (v: string) =>
+    v
+      .split(',')
+      .filter(Boolean)
+      .map((x) => {
+        const n = Number(x);
+        if (!Number.isFinite(n) || n < 0) throw new Error(`bench: not a number: ${x}`);
+        return n;
+      });
   const int = (v: string) => nums(v)[0]!;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
-    const [name, inline] = flag.includes('=') && flag.startsWith('--') ? [flag.slice(0, flag.indexOf('=')), flag.slice(flag.indexOf('=') + 1)] : [flag, undefined];
+    const [name, inline] =
+      flag.includes('=') && flag.startsWith('--')
+        ? [flag.slice(0, flag.indexOf('=')), flag.slice(flag.indexOf('=') + 1)]
+        : [flag, undefined];
     const value = (): string => {
       if (inline !== undefined) return inline;
       const v = argv[++i];
@@ -156,28 +163,60 @@ function parseArgs(argv: string[]): Options {
       return v;
     };
     switch (name) {
-      case '--quick': break;
-      case '--help': case '-h': console.log(HELP); process.exit(0);
+      case '--quick':
+        break;
+      case '--help':
+      case '-h':
+        console.log(HELP);
+        return process.exit(0);
       case '--phases': {
         const ps = value().split(',').filter(Boolean);
         for (const p of ps) if (!ALL_PHASES.includes(p as Phase)) throw new Error(`bench: unknown phase ${p}`);
         o.phases = ps as Phase[];
         break;
       }
-      case '--trials': o.trials = int(value()); break;
-      case '--warmup': o.warmup = int(value()); break;
-      case '--latencies': o.latencies = nums(value()); break;
-      case '--steps': o.steps = Math.max(2, int(value())); break;
-      case '--concurrency': o.concurrency = nums(value()); break;
-      case '--throughput-trials': o.throughputTrials = int(value()); break;
-      case '--throughput-latency': o.throughputLatency = int(value()); break;
-      case '--long-steps': o.longSteps = int(value()); break;
-      case '--history-at': o.historyStepsAt = nums(value()); break;
-      case '--continue-as-new-every': o.continueAsNewEvery = int(value()); break;
-      case '--cancel-trials': o.cancelTrials = int(value()); break;
-      case '--cli-cancel-trials': o.cliCancelTrials = int(value()); break;
-      case '--crash-trials': o.crashTrials = int(value()); break;
-      case '--crash-latency': o.crashLatency = int(value()); break;
+      case '--trials':
+        o.trials = int(value());
+        break;
+      case '--warmup':
+        o.warmup = int(value());
+        break;
+      case '--latencies':
+        o.latencies = nums(value());
+        break;
+      case '--steps':
+        o.steps = Math.max(2, int(value()));
+        break;
+      case '--concurrency':
+        o.concurrency = nums(value());
+        break;
+      case '--throughput-trials':
+        o.throughputTrials = int(value());
+        break;
+      case '--throughput-latency':
+        o.throughputLatency = int(value());
+        break;
+      case '--long-steps':
+        o.longSteps = int(value());
+        break;
+      case '--history-at':
+        o.historyStepsAt = nums(value());
+        break;
+      case '--continue-as-new-every':
+        o.continueAsNewEvery = int(value());
+        break;
+      case '--cancel-trials':
+        o.cancelTrials = int(value());
+        break;
+      case '--cli-cancel-trials':
+        o.cliCancelTrials = int(value());
+        break;
+      case '--crash-trials':
+        o.crashTrials = int(value());
+        break;
+      case '--crash-latency':
+        o.crashLatency = int(value());
+        break;
       case '--crash-modes': {
         const ms = value().split(',').filter(Boolean);
         for (const m of ms) if (m !== 'restart' && m !== 'standby') throw new Error(`bench: unknown crash mode ${m}`);
@@ -198,18 +237,41 @@ function parseArgs(argv: string[]): Options {
         o.workerOverrides[v.slice(0, eq)] = parsed;
         break;
       }
-      case '--server-dc': o.dynamicConfig.push(value()); break;
-      case '--sqlite-pragma': o.sqlitePragmas.push(value()); break;
-      case '--server-arg': o.serverArgs.push(value()); break;
-      case '--codec': o.codec = path.resolve(value()); break;
-      case '--label': o.label = value().replace(/[^A-Za-z0-9._-]/g, '_'); break;
-      case '--out': o.outDir = path.resolve(value()); break;
-      case '--seed': o.seed = int(value()); break;
-      case '--timeout-min': o.timeoutMin = int(value()); break;
-      case '--worker-node-arg': o.workerNodeArgs.push(value()); break;
-      case '--no-metrics': o.metrics = false; break;
-      case '--no-search-attributes': o.searchAttributes = false; break;
-      default: throw new Error(`bench: unknown flag ${flag} (see --help)`);
+      case '--server-dc':
+        o.dynamicConfig.push(value());
+        break;
+      case '--sqlite-pragma':
+        o.sqlitePragmas.push(value());
+        break;
+      case '--server-arg':
+        o.serverArgs.push(value());
+        break;
+      case '--codec':
+        o.codec = path.resolve(value());
+        break;
+      case '--label':
+        o.label = value().replace(/[^A-Za-z0-9._-]/g, '_');
+        break;
+      case '--out':
+        o.outDir = path.resolve(value());
+        break;
+      case '--seed':
+        o.seed = int(value());
+        break;
+      case '--timeout-min':
+        o.timeoutMin = int(value());
+        break;
+      case '--worker-node-arg':
+        o.workerNodeArgs.push(value());
+        break;
+      case '--no-metrics':
+        o.metrics = false;
+        break;
+      case '--no-search-attributes':
+        o.searchAttributes = false;
+        break;
+      default:
+        throw new Error(`bench: unknown flag ${flag} (see --help)`);
     }
   }
   return o;
@@ -328,7 +390,10 @@ function startWorker(ctx: Ctx, taskQueue: string, what: string): BenchWorker {
   const alive = () => proc.exitCode === null && proc.signalCode === null;
   let expectExit = false;
   void exited.then(() => {
-    if (!expectExit) progress(`worker ${n} (${what}) exited unexpectedly (code ${proc.exitCode}, signal ${proc.signalCode}); log: ${logFile}`);
+    if (!expectExit)
+      progress(
+        `worker ${n} (${what}) exited unexpectedly (code ${proc.exitCode}, signal ${proc.signalCode}); log: ${logFile}`,
+      );
   });
   return {
     proc,
@@ -414,7 +479,15 @@ function breakdown(events: temporal.api.history.v1.IHistoryEvent[]): Breakdown {
   const t = (e: temporal.api.history.v1.IHistoryEvent) => tsToMs(e.eventTime);
   const byId = new Map<number, temporal.api.history.v1.IHistoryEvent>();
   for (const e of events) byId.set(Number(e.eventId), e);
-  const b: Breakdown = { serverMs: 0, activityQueueMs: 0, decideMs: 0, toolMs: 0, wftQueueMs: 0, wftRunMs: 0, events: events.length };
+  const b: Breakdown = {
+    serverMs: 0,
+    activityQueueMs: 0,
+    decideMs: 0,
+    toolMs: 0,
+    wftQueueMs: 0,
+    wftRunMs: 0,
+    events: events.length,
+  };
   if (events.length) b.serverMs = t(events[events.length - 1]!) - t(events[0]!);
   for (const e of events) {
     if (e.activityTaskStartedEventAttributes) {
@@ -512,7 +585,11 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
       for (let trial = 0; trial < total; trial++) {
         const warm = trial < opts.warmup;
         if (trial === opts.warmup) {
-          cpu0 = { worker: cpuMs(await worker.stats()), inproc: cpuMs(await inprocStats()), server: procCpuMs(ctx.server.pid) };
+          cpu0 = {
+            worker: cpuMs(await worker.stats()),
+            inproc: cpuMs(await inprocStats()),
+            server: procCpuMs(ctx.server.pid),
+          };
         }
         const dId = newId(`overhead-d${latency}`);
         const iId = newId(`overhead-i${latency}`);
@@ -533,7 +610,9 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
         if (warm) continue;
         if (!good) {
           failed++;
-          progress(`overhead: failed trial at ${latency} ms: durable ${d.error ?? d.result?.stop_reason}, in-process ${i.error ?? i.stop_reason}`);
+          progress(
+            `overhead: failed trial at ${latency} ms: durable ${d.error ?? d.result?.stop_reason}, in-process ${i.error ?? i.stop_reason}`,
+          );
           continue;
         }
         durable.push(d.ms);
@@ -640,7 +719,8 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
         const ticker = setInterval(() => {
           maxServerRss = Math.max(maxServerRss, procRssBytes(ctx.server.pid));
           void worker.stats().then(
-            (s) => progress(`throughput C=${c} trial ${trial + 1}: ${done}/${c} runs done, worker RSS ${bytes(s.rssBytes)}`),
+            (s) =>
+              progress(`throughput C=${c} trial ${trial + 1}: ${done}/${c} runs done, worker RSS ${bytes(s.rssBytes)}`),
             () => undefined,
           );
         }, 5000);
@@ -659,10 +739,12 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
               return;
             }
             results.push(
-              runResult(handle).then(
-                (result) => ({ id, runId: firstRunId(handle), ms: performance.now() - t, result }),
-                (err: unknown) => ({ id, runId: firstRunId(handle), ms: performance.now() - t, error: String(err) }),
-              ).finally(() => done++),
+              runResult(handle)
+                .then(
+                  (result) => ({ id, runId: firstRunId(handle), ms: performance.now() - t, result }),
+                  (err: unknown) => ({ id, runId: firstRunId(handle), ms: performance.now() - t, error: String(err) }),
+                )
+                .finally(() => done++),
             );
           });
           runs = await Promise.all(results);
@@ -677,13 +759,17 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
         // schedule-to-start, or too slow) and activity retries (e.g. missed heartbeats).
         let wftTimeouts = 0;
         let activityRetries = 0;
-        await mapPool(runs.filter((r) => r.runId), 8, async (r) => {
-          const h = await ctx.client.workflow.getHandle(r.id, r.runId).fetchHistory();
-          for (const e of h.events ?? []) {
-            if (e.workflowTaskTimedOutEventAttributes) wftTimeouts++;
-            if ((e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1) activityRetries++;
-          }
-        });
+        await mapPool(
+          runs.filter((r) => r.runId),
+          8,
+          async (r) => {
+            const h = await ctx.client.workflow.getHandle(r.id, r.runId).fetchHistory();
+            for (const e of h.events ?? []) {
+              if (e.workflowTaskTimedOutEventAttributes) wftTimeouts++;
+              if ((e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1) activityRetries++;
+            }
+          },
+        );
         const good = runs.filter((r) => ok(r, opts.steps));
         const steps = runs.reduce((n, r) => n + (r.result?.usage.steps ?? 0), 0);
         const t: ThroughputTrial = {
@@ -706,7 +792,11 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
           },
           wftTimeouts,
           activityRetries,
-          errors: [...new Set(runs.filter((r) => !ok(r, opts.steps)).map((r) => r.error ?? `stop_reason ${r.result?.stop_reason}`))].slice(0, 5),
+          errors: [
+            ...new Set(
+              runs.filter((r) => !ok(r, opts.steps)).map((r) => r.error ?? `stop_reason ${r.result?.stop_reason}`),
+            ),
+          ].slice(0, 5),
         };
         out.push(t);
         progress(
@@ -745,7 +835,11 @@ async function phaseHistory(ctx: Ctx): Promise<HistoryReport> {
     const id = newId('history');
     ctx.scenarios.set(id, { steps: opts.longSteps, delayMs: 0 });
     progress(`history: one run of ${opts.longSteps} steps`);
-    const longInput = runInput(ctx, opts.longSteps, opts.continueAsNewEvery !== undefined ? { continue_as_new_every: opts.continueAsNewEvery } : {});
+    const longInput = runInput(
+      ctx,
+      opts.longSteps,
+      opts.continueAsNewEvery !== undefined ? { continue_as_new_every: opts.continueAsNewEvery } : {},
+    );
     const run = await runDurable(ctx, env, id, longInput);
     const cost = await chainCost(ctx.client, id, run.runId);
     const at = opts.historyStepsAt.map((step) => {
@@ -808,7 +902,7 @@ async function phaseCancel(ctx: Ctx): Promise<CancelReport> {
       const id = newId('cancel');
       ctx.scenarios.set(id, { steps: opts.steps, delayMs: 0, hangAt: () => 2 });
       const handle = await startRun(ctx.client, env, runInput(ctx, opts.steps), id);
-      const slow = await ctx.llm.waitFor((r) => (r.workflowId === id && r.step === 2), 30_000);
+      const slow = await ctx.llm.waitFor((r) => r.workflowId === id && r.step === 2, 30_000);
       // A random moment in the slow call, so heartbeat phases are sampled evenly.
       const wait = Math.round(rand() * 1000);
       await sleep(wait);
@@ -817,7 +911,12 @@ async function phaseCancel(ctx: Ctx): Promise<CancelReport> {
         await cancelRun(ctx.client, id, 'bench: cancel latency');
       } else {
         await execFileP(process.execPath, [cliJs, 'cancel', id, '--reason', 'bench: cancel latency'], {
-          env: { ...process.env, TEMPORAL_ADDRESS: ctx.server.address, TEMPORAL_NAMESPACE: ctx.server.namespace, TEMPORAL_TASK_QUEUE: tq },
+          env: {
+            ...process.env,
+            TEMPORAL_ADDRESS: ctx.server.address,
+            TEMPORAL_NAMESPACE: ctx.server.namespace,
+            TEMPORAL_TASK_QUEUE: tq,
+          },
         });
       }
       let abortMs = NaN;
@@ -834,7 +933,9 @@ async function phaseCancel(ctx: Ctx): Promise<CancelReport> {
       const closedMs = closeEvent ? tsToMs(closeEvent.eventTime) - cancelledAt : NaN;
       good = good && result?.stop_reason === 'cancelled' && closeEvent !== undefined;
       trials.push({ via, waitBeforeCancelMs: wait, abortMs, closedMs, ok: good });
-      progress(`cancel ${n + 1}/${plan.length} (${via}): LLM request aborted after ${ms(abortMs)}, run closed after ${ms(closedMs)}${good ? '' : ' (FAILED)'}`);
+      progress(
+        `cancel ${n + 1}/${plan.length} (${via}): LLM request aborted after ${ms(abortMs)}, run closed after ${ms(closedMs)}${good ? '' : ' (FAILED)'}`,
+      );
     }
   } finally {
     await worker.stop();
@@ -842,7 +943,11 @@ async function phaseCancel(ctx: Ctx): Promise<CancelReport> {
   const sum = (via: 'api' | 'cli') => {
     const ts = trials.filter((t) => t.via === via);
     const good = ts.filter((t) => t.ok);
-    return { abortMs: summarize(good.map((t) => t.abortMs)), closedMs: summarize(good.map((t) => t.closedMs)), failed: ts.length - good.length };
+    return {
+      abortMs: summarize(good.map((t) => t.abortMs)),
+      closedMs: summarize(good.map((t) => t.closedMs)),
+      failed: ts.length - good.length,
+    };
   };
   return { api: sum('api'), ...(hasCli && opts.cliCancelTrials > 0 ? { cli: sum('cli') } : {}), trials };
 }
@@ -899,7 +1004,7 @@ async function crashTrial(ctx: Ctx, mode: CrashMode, wait: number): Promise<Cras
     const id = newId('crash');
     ctx.scenarios.set(id, { steps: opts.steps, delayMs: opts.crashLatency, hangAt: () => 2 });
     const handle = await startRun(ctx.client, env, runInput(ctx, opts.steps), id);
-    const inFlight = await ctx.llm.waitFor((r) => (r.workflowId === id && r.step === 2), 30_000);
+    const inFlight = await ctx.llm.waitFor((r) => r.workflowId === id && r.step === 2, 30_000);
     if (mode === 'standby') {
       // Started only now, so the run and its step in flight are surely on the first worker.
       second = startWorker(ctx, tq, 'crash-standby');
@@ -913,8 +1018,11 @@ async function crashTrial(ctx: Ctx, mode: CrashMode, wait: number): Promise<Cras
       second = startWorker(ctx, tq, 'crash-b');
       readyAt = await second.readyAt;
     }
-    const retry: RecordedRequest = await ctx.llm.waitFor((r) => (r.workflowId === id && r.step === 2) && r.id !== inFlight.id, 120_000);
-    const next = await ctx.llm.waitFor((r) => (r.workflowId === id && r.step === 3), 120_000);
+    const retry: RecordedRequest = await ctx.llm.waitFor(
+      (r) => r.workflowId === id && r.step === 2 && r.id !== inFlight.id,
+      120_000,
+    );
+    const next = await ctx.llm.waitFor((r) => r.workflowId === id && r.step === 3, 120_000);
     const result = await runResult(handle).catch(() => undefined);
     const history = await handle.fetchHistory();
     const stickyTimeouts = (history.events ?? []).filter((e) => e.workflowTaskTimedOutEventAttributes).length;
@@ -1000,7 +1108,8 @@ function rows(r: Report): string[][] {
   const o = r.options;
   for (const l of r.overhead ?? []) {
     const target = l.latencyMs === 0 ? '≤ 15 ms/step' : l.latencyMs === 500 ? '≤ 3 %' : '—';
-    const met = l.latencyMs === 0 ? l.overheadPerStepMs.median <= 15 : l.latencyMs === 500 ? l.overheadPct <= 3 : undefined;
+    const met =
+      l.latencyMs === 0 ? l.overheadPerStepMs.median <= 15 : l.latencyMs === 500 ? l.overheadPct <= 3 : undefined;
     out.push([
       `overhead per step`,
       `LLM ${l.latencyMs} ms, ${l.steps}-step run, n=${l.overheadPerStepMs.n}${l.failed ? `, ${l.failed} failed` : ''}`,
@@ -1034,7 +1143,9 @@ function rows(r: Report): string[][] {
   }
   if (r.history) {
     const h = r.history;
-    const at = h.at.map((a) => `step ${a.step}: ${a.events} events, ${bytes(a.bytes)} (decide input ${bytes(a.decideInputBytes)})`).join('; ');
+    const at = h.at
+      .map((a) => `step ${a.step}: ${a.events} events, ${bytes(a.bytes)} (decide input ${bytes(a.decideInputBytes)})`)
+      .join('; ');
     out.push([
       'history per step',
       `one ${h.steps}-step run, continue_as_new_every ${h.continueAsNewEvery}, no codec`,
@@ -1042,7 +1153,8 @@ function rows(r: Report): string[][] {
       `mean ${bytes(h.meanStepBytes)}/step`,
       '—',
       `step ${h.at[h.at.length - 1]?.step} ≤ 1.5× step ${h.at[0]?.step}`,
-      yesNo(Number.isFinite(h.growth) ? h.growth <= 1.5 : undefined) + (Number.isFinite(h.growth) ? ` (×${h.growth.toFixed(2)})` : ''),
+      yesNo(Number.isFinite(h.growth) ? h.growth <= 1.5 : undefined) +
+        (Number.isFinite(h.growth) ? ` (×${h.growth.toFixed(2)})` : ''),
     ]);
     for (const run of h.runs) {
       const n = run.lastStep - run.firstStep + 1;
@@ -1069,7 +1181,15 @@ function rows(r: Report): string[][] {
       '≤ 1 s median',
       yesNo(c.api.abortMs.median <= 1000 && c.api.failed === 0),
     ]);
-    out.push(['cancel → run closed', `client API, n=${c.api.closedMs.n}`, `max ${ms(c.api.closedMs.max)}`, ms(c.api.closedMs.median), ms(c.api.closedMs.p95), '—', '—']);
+    out.push([
+      'cancel → run closed',
+      `client API, n=${c.api.closedMs.n}`,
+      `max ${ms(c.api.closedMs.max)}`,
+      ms(c.api.closedMs.median),
+      ms(c.api.closedMs.p95),
+      '—',
+      '—',
+    ]);
     if (c.cli) {
       out.push([
         'cancel → LLM request aborted',
@@ -1087,7 +1207,9 @@ function rows(r: Report): string[][] {
     out.push([
       'crash recovery',
       `SIGKILL mid-decide, ${restart ? 'new worker started after the kill' : 'second worker already running'}, n=${c.recoveryMs.n}${c.failed ? `, ${c.failed} failed` : ''}`,
-      (restart ? `kill→ready ${secs(c.killToReadyMs.median)}; ready→retry ${secs(c.readyToRetryMs.median)}` : `kill→retry ${secs(c.readyToRetryMs.median)}`) +
+      (restart
+        ? `kill→ready ${secs(c.killToReadyMs.median)}; ready→retry ${secs(c.readyToRetryMs.median)}`
+        : `kill→retry ${secs(c.readyToRetryMs.median)}`) +
         `; re-run→next step ${secs(c.rerunToNextStepMs.median)}; kill→next step ${secs(c.totalMs.median)}; ${c.stickyTimeouts} sticky timeouts`,
       secs(c.recoveryMs.median),
       secs(c.recoveryMs.p95),
@@ -1122,10 +1244,19 @@ function markdown(r: Report): string {
   if (r.overhead?.length) {
     parts.push(
       '',
-      'Where a durable step\'s time goes (server timestamps from the run\'s history, per step, median run):',
+      "Where a durable step's time goes (server timestamps from the run's history, per step, median run):",
       '',
       markdownTable(
-        ['LLM latency', 'run (server) /step', 'activity queue /step', 'decide /step', 'tool /step', 'workflow task queue /step', 'workflow task run /step', 'events /step'],
+        [
+          'LLM latency',
+          'run (server) /step',
+          'activity queue /step',
+          'decide /step',
+          'tool /step',
+          'workflow task queue /step',
+          'workflow task run /step',
+          'events /step',
+        ],
         r.overhead.map((l) => [
           `${l.latencyMs} ms`,
           ms(l.breakdownPerStepMs.serverMs),
@@ -1154,7 +1285,10 @@ async function main(): Promise<void> {
   clkTck = Number((await execFileP('getconf', ['CLK_TCK']).catch(() => ({ stdout: '100' }))).stdout.trim()) || 100;
   fs.mkdirSync(opts.outDir, { recursive: true });
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bench-'));
-  const loadStart = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  const loadStart = os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   progress(`mode ${opts.mode}, phases ${opts.phases.join(',')}; logs in ${logDir}; load avg ${loadStart}`);
 
   progress('bundling workflow code once for all bench workers');
@@ -1216,10 +1350,15 @@ async function main(): Promise<void> {
     cpuModel: os.cpus()[0]?.model?.trim() ?? 'unknown',
     memGiB: (os.totalmem() / 1024 ** 3).toFixed(1),
     loadStart,
-    loadEnd: os.loadavg().map((x) => x.toFixed(2)).join(' '),
+    loadEnd: os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' '),
     node: process.version,
     temporal: temporalVersion,
-    sdk: require('@temporalio/worker/package.json').version,
+    sdk: (
+      JSON.parse(fs.readFileSync(require.resolve('@temporalio/worker/package.json'), 'utf8')) as { version: string }
+    ).version,
   };
   const md = markdown(report);
   const json = JSON.stringify(report, (_k, v) => (v instanceof Map ? Object.fromEntries(v) : v), 2);
@@ -1230,13 +1369,22 @@ async function main(): Promise<void> {
   }
   console.log(`\nConditions: ${conditionsLine(report)}\n`);
   console.log(textTable(HEADER, rows(report)));
-  console.log(`\nwritten: ${names.map((n) => path.relative(process.cwd(), path.join(opts.outDir, `${n}.{json,md}`))).join(', ')}`);
+  console.log(
+    `\nwritten: ${names.map((n) => path.relative(process.cwd(), path.join(opts.outDir, `${n}.{json,md}`))).join(', ')}`,
+  );
   fs.rmSync(logDir, { recursive: true, force: true });
 }
 
 function quietLogger() {
   const noop = () => undefined;
-  return { log: noop, trace: noop, debug: noop, info: noop, warn: (m: string) => progress(`bundler: ${m}`), error: (m: string) => progress(`bundler: ${m}`) };
+  return {
+    log: noop,
+    trace: noop,
+    debug: noop,
+    info: noop,
+    warn: (m: string) => progress(`bundler: ${m}`),
+    error: (m: string) => progress(`bundler: ${m}`),
+  };
 }
 
 main().then(

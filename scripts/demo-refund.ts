@@ -13,11 +13,11 @@ import { defaultWorkflowId } from '../client/commands/run';
 import { followRun } from '../client/follow-run';
 import { formatResult } from '../client/format';
 import { describePending } from '../client/format-approval';
-import { runUrl } from '../client/temporal-env';
-import type { TemporalEnv } from '../client/temporal-env';
+import { runUrl } from '../runtime/temporal-env';
+import type { TemporalEnv } from '../runtime/temporal-env';
 import type { reactAgent } from '../workflows/agent';
-import type { PendingApproval } from '../workflows/approvals';
-import { DEFAULT_ALLOWED_TOOLS } from '../workflows/tool-catalog';
+import type { PendingApproval } from '../common/approvals';
+import { DEFAULT_ALLOWED_TOOLS } from '../common/tool-catalog';
 
 export const REFUND_DEMO_USER_ID = 42;
 export const REFUND_DEMO_GOAL =
@@ -44,7 +44,8 @@ export interface RefundDemoStore {
  * run, so the demo can be repeated (the service refuses a second refund of the same payment).
  */
 export function refundDemoStore(env: NodeJS.ProcessEnv = process.env): RefundDemoStore {
-  const file = env.AGENT_REFUNDS_DB || path.join(mkdtempSync(path.join(tmpdir(), 'agent-demo-refunds-')), 'refunds.sqlite');
+  const file =
+    env.AGENT_REFUNDS_DB || path.join(mkdtempSync(path.join(tmpdir(), 'agent-demo-refunds-')), 'refunds.sqlite');
   let service: RefundService | undefined;
   return { file, refunds: () => (service ??= RefundService.open(file)), close: () => service?.close() };
 }
@@ -102,14 +103,25 @@ export async function runRefundDemo(client: Client, env: TemporalEnv, opts: Refu
     for (const text of formatResult(result)) say(text);
     const rows = opts.store.refunds().list({ workflow_id: workflowId });
     say();
-    say(rows.length === 0 ? 'Refunds service: no refund was written for this run.' : 'Refunds service (the system of record):');
+    say(
+      rows.length === 0
+        ? 'Refunds service: no refund was written for this run.'
+        : 'Refunds service (the system of record):',
+    );
     for (const r of rows) {
-      say(`  #${r.id} user ${r.user_id} USD ${r.amount_usd.toFixed(2)} ${r.state}${r.rejection ? ` (${r.rejection})` : ''}, idempotency key ${r.idempotency_key}`);
+      say(
+        `  #${r.id} user ${r.user_id} USD ${r.amount_usd.toFixed(2)} ${r.state}${r.rejection ? ` (${r.rejection})` : ''}, idempotency key ${r.idempotency_key}`,
+      );
     }
   } catch (err) {
     watching = false;
     // The demo is going away, and its worker with it: do not leave a run behind that waits.
-    await cancelRun(client, workflowId, `demo ended: ${err instanceof Error ? err.message : String(err)}`, handle.firstExecutionRunId).catch(() => undefined);
+    await cancelRun(
+      client,
+      workflowId,
+      `demo ended: ${err instanceof Error ? err.message : String(err)}`,
+      handle.firstExecutionRunId,
+    ).catch(() => undefined);
     await client.connection.withDeadline(Date.now() + 5_000, () => runResult(handle)).catch(() => undefined);
     throw err;
   }
@@ -147,10 +159,16 @@ async function askOperator(
   say('  Nothing has been refunded yet. In a second terminal, run one of:');
   say(`      ${prefix}npm run agent -- approve ${workflowId}`);
   say(`      ${prefix}npm run agent -- reject ${workflowId} --reason "..."`);
-  say(`  (it waits up to ${APPROVAL_TIMEOUT_SECONDS / 60} minutes; \`npm run agent -- status ${workflowId}\` shows the pending call)`);
+  say(
+    `  (it waits up to ${APPROVAL_TIMEOUT_SECONDS / 60} minutes; \`npm run agent -- status ${workflowId}\` shows the pending call)`,
+  );
   say();
   if (opts.autoApprove) {
-    const receipt = await answerApproval(client, workflowId, { decision: 'approve', id: pending.id, operator: 'demo --auto-approve' });
+    const receipt = await answerApproval(client, workflowId, {
+      decision: 'approve',
+      id: pending.id,
+      operator: 'demo --auto-approve',
+    });
     say(`  --auto-approve: approved ${receipt.id}`);
   }
 }

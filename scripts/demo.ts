@@ -8,13 +8,13 @@
 // worker's real `openai` client makes real HTTP calls: the code path is the same.
 import { randomBytes } from 'node:crypto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { llmConfigFromEnv } from '../activities/llm-config';
 import type { LlmConfig } from '../activities/llm-config';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { createAgentWorker } from '../worker/create-worker';
 import type { reactAgent } from '../workflows/agent';
-import { DEFAULT_ALLOWED_TOOLS } from '../workflows/tool-catalog';
+import { DEFAULT_ALLOWED_TOOLS } from '../common/tool-catalog';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
 import { parseArgs, UsageError, usageText } from '../client/cli-args';
 import { connectClient } from '../client/cli-context';
@@ -22,8 +22,8 @@ import { defaultWorkflowId } from '../client/commands/run';
 import { followRun } from '../client/follow-run';
 import { formatResult } from '../client/format';
 import { terminalSafe } from '../client/terminal-text';
-import { DEFAULT_TASK_QUEUE, runUrl } from '../client/temporal-env';
-import type { TemporalEnv } from '../client/temporal-env';
+import { DEFAULT_TASK_QUEUE, runUrl } from '../runtime/temporal-env';
+import type { TemporalEnv } from '../runtime/temporal-env';
 import { ensureLocalServer } from './local-server';
 import type { LocalServer } from './local-server';
 import { refundApprovalDemoModel, refundDemoModel } from './offline-model';
@@ -58,7 +58,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const keepServer = args.flags['keep-server'] === true;
   const refund = args.flags.refund === true;
-  if (args.flags['auto-approve'] && !refund) throw new UsageError('--auto-approve needs --refund', 'usage: npm run demo [-- --keep-server] [--refund [--auto-approve]]');
+  if (args.flags['auto-approve'] && !refund)
+    throw new UsageError(
+      '--auto-approve needs --refund',
+      'usage: npm run demo [-- --keep-server] [--refund [--auto-approve]]',
+    );
 
   // Quiet worker logs (bundling, state changes); warnings and errors still show. The demo handles
   // Ctrl-C itself, so it can cancel its run before the worker goes away.
@@ -84,10 +88,14 @@ async function main(argv: string[]): Promise<number> {
   const cleanups: Array<() => Promise<unknown>> = [];
   let server: LocalServer | undefined;
   try {
-    say('Temporal: looking for a server (starting a local dev server if none answers; the first time may build the Temporal CLI) ...');
+    say(
+      'Temporal: looking for a server (starting a local dev server if none answers; the first time may build the Temporal CLI) ...',
+    );
     server = await Promise.race([ensureLocalServer(), interrupted]);
     if (server.stop) {
-      say(`Temporal: started a dev server at ${server.address}; Web UI ${server.uiUrl}; history in .temporal/dev.sqlite`);
+      say(
+        `Temporal: started a dev server at ${server.address}; Web UI ${server.uiUrl}; history in .temporal/dev.sqlite`,
+      );
     } else {
       say(`Temporal: reusing the server at ${server.address} (namespace ${server.namespace}); Web UI ${server.uiUrl}`);
     }
@@ -108,18 +116,27 @@ async function main(argv: string[]): Promise<number> {
       uiUrl: server.uiUrl,
     };
 
-    say(`Worker: starting in this process on task queue ${env.taskQueue} (bundling the workflow code takes a few seconds) ...`);
+    say(
+      `Worker: starting in this process on task queue ${env.taskQueue} (bundling the workflow code takes a few seconds) ...`,
+    );
     const connection = await NativeConnection.connect({ address: env.address });
     cleanups.push(() => connection.close());
     const worker = await Promise.race([
-      createAgentWorker({ connection, namespace: env.namespace, taskQueue: env.taskQueue, deps: { llm, data: dataSourceFromEnv(), ...(store ? { refunds: store.refunds } : {}) } }),
+      createAgentWorker({
+        connection,
+        namespace: env.namespace,
+        taskQueue: env.taskQueue,
+        deps: { llm, data: dataSourceFromEnv(), ...(store ? { refunds: store.refunds } : {}) },
+      }),
       interrupted,
     ]);
     const { client, close } = await connectClient(env);
     cleanups.push(close);
 
     const workflowId = await worker.runUntil(() =>
-      store ? runRefundDemo(client, env, { say, interrupted, autoApprove: args.flags['auto-approve'] === true, store }) : runDemo(client, env, interrupted),
+      store
+        ? runRefundDemo(client, env, { say, interrupted, autoApprove: args.flags['auto-approve'] === true, store })
+        : runDemo(client, env, interrupted),
     );
     say();
     say(`Open the run in the Temporal Web UI: ${runUrl(env, workflowId)}`);
@@ -147,7 +164,9 @@ async function chooseLlm(cleanups: Array<() => Promise<unknown>>, refund = false
   cleanups.push(() => scripted.close());
   say(`LLM: offline. OPENAI_API_KEY is not set, so the agent talks to a scripted OpenAI-compatible server at`);
   say(`     ${scripted.baseUrl} that plays the refund scenario deterministically. Same code path: the worker's`);
-  say(`     openai client, real HTTP, the model's JSON validated by the workflow. Set OPENAI_API_KEY to use a real model.`);
+  say(
+    `     openai client, real HTTP, the model's JSON validated by the workflow. Set OPENAI_API_KEY to use a real model.`,
+  );
   return { ...fromEnv, apiKey: 'offline-demo', baseURL: scripted.baseUrl, model: 'scripted-llm' };
 }
 
@@ -206,7 +225,9 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`demo: ${terminalSafe(message)}${err instanceof UsageError && err.hint ? `; ${err.hint}` : ''}\n`);
+    process.stderr.write(
+      `demo: ${terminalSafe(message)}${err instanceof UsageError && err.hint ? `; ${err.hint}` : ''}\n`,
+    );
     if (process.env.AGENT_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
     process.exit(err instanceof UsageError ? 2 : 1);
   },

@@ -232,9 +232,13 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   const ip = opts.ip ?? '127.0.0.1';
   const namespace = opts.namespace ?? 'default';
 
-  for (const [what, p] of [['port', opts.port], ['uiPort', opts.uiPort]] as const) {
+  for (const [what, p] of [
+    ['port', opts.port],
+    ['uiPort', opts.uiPort],
+  ] as const) {
     // Otherwise the health check could succeed against whoever already owns the port.
-    if (p !== undefined && !(await isPortFree(p, ip))) throw new Error(`startDevServer: ${what} ${p} on ${ip} is already in use`);
+    if (p !== undefined && !(await isPortFree(p, ip)))
+      throw new Error(`startDevServer: ${what} ${p} on ${ip} is already in use`);
   }
   const port = opts.port ?? (await freePort());
   let uiPort = opts.uiPort ?? (await freePort());
@@ -255,13 +259,20 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
 
   const args = [
-    'server', 'start-dev',
-    '--ip', ip,
-    '--port', String(port),
-    '--ui-port', String(uiPort),
-    '--db-filename', dbFile,
-    '--namespace', namespace,
-    '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--ip',
+    ip,
+    '--port',
+    String(port),
+    '--ui-port',
+    String(uiPort),
+    '--db-filename',
+    dbFile,
+    '--namespace',
+    namespace,
+    '--log-level',
+    'warn',
     ...AGENT_SEARCH_ATTRIBUTES.flatMap((sa) => ['--search-attribute', `${sa.name}=${sa.type}`]),
     ...Object.entries(DYNAMIC_CONFIG).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${v}`]),
     ...(opts.codecEndpoint ? ['--ui-codec-endpoint', opts.codecEndpoint] : []),

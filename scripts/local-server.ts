@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isServerReachable, startDevServer } from './dev-server';
-import { keyringFromEnv } from '../client/codec/keyring';
+import { keyringFromEnv } from '../runtime/codec/keyring';
 import { DEFAULT_CODEC_PORT } from '../client/codec/http-server';
 
 /** Folder holding package.json: works from scripts/ (ts) and dist/scripts/ (compiled). */
@@ -24,7 +24,13 @@ function envPort(name: string, fallback: number): number {
 }
 
 /** Settings shared by `npm run server` and ensureLocalServer(). */
-export function localServerConfig(): { port: number; uiPort: number; namespace: string; dbFile: string; codecEndpoint?: string } {
+export function localServerConfig(): {
+  port: number;
+  uiPort: number;
+  namespace: string;
+  dbFile: string;
+  codecEndpoint?: string;
+} {
   const port = envPort('TEMPORAL_PORT', 7233);
   return {
     ...codecEndpointFromEnv(),
@@ -42,7 +48,8 @@ export function localServerConfig(): { port: number; uiPort: number; namespace: 
  */
 function codecEndpointFromEnv(): { codecEndpoint?: string } {
   if (!keyringFromEnv()) return {};
-  const endpoint = process.env.AGENT_CODEC_ENDPOINT || `http://localhost:${envPort('AGENT_CODEC_PORT', DEFAULT_CODEC_PORT)}`;
+  const endpoint =
+    process.env.AGENT_CODEC_ENDPOINT || `http://localhost:${envPort('AGENT_CODEC_PORT', DEFAULT_CODEC_PORT)}`;
   return { codecEndpoint: endpoint.replace(/\/+$/, '') };
 }
 
@@ -74,8 +81,16 @@ export async function ensureLocalServer(): Promise<LocalServer> {
     return { address, uiUrl, namespace: cfg.namespace };
   }
   if (!LOCAL_HOSTS.has(host)) {
-    throw new Error(`TEMPORAL_ADDRESS=${address} is not reachable (namespace ${cfg.namespace}) and is not local, so no dev server is started`);
+    throw new Error(
+      `TEMPORAL_ADDRESS=${address} is not reachable (namespace ${cfg.namespace}) and is not local, so no dev server is started`,
+    );
   }
-  const server = await startDevServer({ port, uiPort, dbFile: cfg.dbFile, namespace: cfg.namespace, codecEndpoint: cfg.codecEndpoint });
+  const server = await startDevServer({
+    port,
+    uiPort,
+    dbFile: cfg.dbFile,
+    namespace: cfg.namespace,
+    codecEndpoint: cfg.codecEndpoint,
+  });
   return { address: server.address, uiUrl: server.uiUrl, namespace: server.namespace, stop: () => server.stop() };
 }

@@ -27,11 +27,21 @@ export const refundDemoModel: Script = (req: RecordedRequest): Reply => {
   const payload = readPayload(req);
   // A payload we cannot read is a runtime bug: answer 400 so it fails loudly instead of "deciding".
   if (payload === undefined) {
-    return { status: 400, body: { error: { message: 'offline model: user message is not the JSON payload', type: 'invalid_request_error', code: null } } };
+    return {
+      status: 400,
+      body: {
+        error: {
+          message: 'offline model: user message is not the JSON payload',
+          type: 'invalid_request_error',
+          code: null,
+        },
+      },
+    };
   }
 
   const userId = payload.principal?.user_id ?? Number(/user\s+(\d+)/i.exec(payload.goal ?? '')?.[1] ?? NaN);
-  if (!Number.isInteger(userId)) return final('I cannot verify a refund: the request does not say which user is asking.');
+  if (!Number.isInteger(userId))
+    return final('I cannot verify a refund: the request does not say which user is asking.');
 
   const history = payload.untrusted_observations?.steps ?? [];
   const used = new Set([...(payload.state_summary?.tools_used ?? []), ...history.map((h) => h.action?.name ?? '')]);
@@ -63,7 +73,8 @@ export const refundApprovalDemoModel: Script = (req, index): Reply => {
   const used = new Set(payload.state_summary?.tools_used ?? []);
   const available = new Set((payload.available_tools ?? []).map((t) => t.name));
   const planDone = ['get_user_profile', 'get_user_billing', 'search_policy'].every((name) => used.has(name));
-  if (!Number.isInteger(userId) || !planDone || !available.has('issue_refund')) return refundDemoModel(req, index) as Reply;
+  if (!Number.isInteger(userId) || !planDone || !available.has('issue_refund'))
+    return refundDemoModel(req, index) as Reply;
 
   const history = payload.untrusted_observations?.steps ?? [];
   if (used.has('issue_refund')) return final(refundOutcome(history));
@@ -104,7 +115,8 @@ function answerFrom(userId: number, history: HistoryEntry[]): string {
   return assess(userId, history).answer;
 }
 
-type Assessment = { refundable: false; answer: string } | { refundable: true; answer: string; amountUsd: number; reason: string };
+type Assessment =
+  { refundable: false; answer: string } | { refundable: true; answer: string; amountUsd: number; reason: string };
 
 function assess(userId: number, history: HistoryEntry[]): Assessment {
   const no = (answer: string): Assessment => ({ refundable: false, answer });
@@ -124,14 +136,20 @@ function assess(userId: number, history: HistoryEntry[]): Assessment {
   }
   const amount = `USD ${price.toFixed(2)}`;
   if (planName === 'free' || price <= 0) {
-    return no(`No. ${who} is on the ${planName} plan (${amount}), which has no billable payments, so there is nothing to refund.`);
+    return no(
+      `No. ${who} is on the ${planName} plan (${amount}), which has no billable payments, so there is nothing to refund.`,
+    );
   }
 
   const windowDays = Number(/refundable within (\d+) days/i.exec(policyText(policy))?.[1] ?? NaN);
-  if (!Number.isFinite(windowDays)) return no(`I cannot verify a refund for ${who}: no refund policy with a refund window was found.`);
-  if (typeof days !== 'number') return no(`I cannot verify a refund for ${who}: the billing record has no first-payment date.`);
+  if (!Number.isFinite(windowDays))
+    return no(`I cannot verify a refund for ${who}: no refund policy with a refund window was found.`);
+  if (typeof days !== 'number')
+    return no(`I cannot verify a refund for ${who}: the billing record has no first-payment date.`);
   if (days > windowDays) {
-    return no(`No. ${who}'s ${planName} plan (${amount}) was first paid ${days} days ago, outside the ${windowDays}-day refund window, so a refund is not possible.`);
+    return no(
+      `No. ${who}'s ${planName} plan (${amount}) was first paid ${days} days ago, outside the ${windowDays}-day refund window, so a refund is not possible.`,
+    );
   }
   return {
     refundable: true,

@@ -17,11 +17,11 @@ import { cancelRun, runResult, startRun } from '../client/agent-client';
 import { answerApproval, pendingApproval } from '../client/approvals';
 import type { ApprovalRequest } from '../client/approvals';
 import { RefundService } from '../activities/refunds/service';
-import { temporalEnv } from '../client/temporal-env';
+import { temporalEnv } from '../runtime/temporal-env';
 import { SEED_DATA } from '../activities/tools/seed-data';
-import { DEFAULT_ALLOWED_TOOLS } from '../workflows/tool-catalog';
+import { DEFAULT_ALLOWED_TOOLS } from '../common/tool-catalog';
 import { createAgentWorker } from '../worker/create-worker';
-import { agentDataConverter } from '../client/connect';
+import { agentDataConverter } from '../runtime/data-converter';
 import { ScriptedLlmServer } from './scripted-llm-server';
 import type { Reply } from './scripted-llm-server';
 
@@ -41,7 +41,11 @@ interface Scenario {
 }
 
 const REFUND_ALLOW = [...DEFAULT_ALLOWED_TOOLS, 'issue_refund'];
-const refund = tool('issue_refund', { user_id: 42, amount_usd: 49, reason: 'pro_monthly paid 10 days ago, within the 14-day window' });
+const refund = tool('issue_refund', {
+  user_id: 42,
+  amount_usd: 49,
+  reason: 'pro_monthly paid 10 days ago, within the 14-day window',
+});
 
 const SCENARIOS: Scenario[] = [
   {
@@ -54,14 +58,29 @@ const SCENARIOS: Scenario[] = [
       { action: { kind: 'final', answer: 'Yes: USD 49.00 within the 14-day window.' } },
     ],
   },
-  { name: 'loop-detected', replies: [tool('search_policy', { query: 'refund' }), tool('search_policy', { query: 'refund' })] },
-  { name: 'max-seconds', replies: [tool('get_user_profile', { user_id: 42 }), { hang: true }], budget: { max_seconds: 2 } },
-  { name: 'cancelled', replies: [tool('get_user_profile', { user_id: 42 }), { hang: true }], cancelAfterKey: 'decide:2' },
+  {
+    name: 'loop-detected',
+    replies: [tool('search_policy', { query: 'refund' }), tool('search_policy', { query: 'refund' })],
+  },
+  {
+    name: 'max-seconds',
+    replies: [tool('get_user_profile', { user_id: 42 }), { hang: true }],
+    budget: { max_seconds: 2 },
+  },
+  {
+    name: 'cancelled',
+    replies: [tool('get_user_profile', { user_id: 42 }), { hang: true }],
+    cancelAfterKey: 'decide:2',
+  },
   // Effects, approvals, escalation and the principal gate (issue 3).
   {
     name: 'refund-approved',
     allow: REFUND_ALLOW,
-    replies: [tool('get_user_billing', { user_id: 42 }), refund, { action: { kind: 'final', answer: 'Refunded USD 49.00.' } }],
+    replies: [
+      tool('get_user_billing', { user_id: 42 }),
+      refund,
+      { action: { kind: 'final', answer: 'Refunded USD 49.00.' } },
+    ],
     answers: [{ decision: 'approve' }],
   },
   {
@@ -73,7 +92,10 @@ const SCENARIOS: Scenario[] = [
       { action: { kind: 'escalate', reason: 'The refund was rejected; the user insists.' } },
       { action: { kind: 'final', answer: 'A person will follow up.' } },
     ],
-    answers: [{ decision: 'reject', reason: 'refunded by phone already' }, { decision: 'answer', text: 'Tell them we will call back.' }],
+    answers: [
+      { decision: 'reject', reason: 'refunded by phone already' },
+      { decision: 'answer', text: 'Tell them we will call back.' },
+    ],
   },
   { name: 'policy-denied', allow: REFUND_ALLOW, replies: [tool('get_user_billing', { user_id: 7 })] },
   // Issue 9: a cancel while the effect is in flight; the run reconciles the refund by key before it ends.
@@ -111,16 +133,32 @@ async function main(): Promise<void> {
     // Fixtures are recorded in plain JSON (the replay test has no keys), whatever the shell has set.
     overrides: { dataConverter: agentDataConverter({}) },
   });
-  const client = new Client({ connection: await Connection.connect({ address: env.address }), namespace: env.namespace });
+  const client = new Client({
+    connection: await Connection.connect({ address: env.address }),
+    namespace: env.namespace,
+  });
   await mkdir(OUT, { recursive: true });
   await worker.runUntil(async () => {
     for (const scenario of scenarios) {
       const id = `history-${scenario.name}-${Date.now()}`;
       refundFaults.pauseBeforeCommitMs = scenario.cancelDuringEffect ? 30_000 : 0;
       llm.script(id, scenario.replies);
-      const handle = await startRun(client, env, { goal: 'User 42 asked: Can I get a refund now?', user_id: 42, allow: scenario.allow ?? [...DEFAULT_ALLOWED_TOOLS], budget: scenario.budget }, id);
+      const handle = await startRun(
+        client,
+        env,
+        {
+          goal: 'User 42 asked: Can I get a refund now?',
+          user_id: 42,
+          allow: scenario.allow ?? [...DEFAULT_ALLOWED_TOOLS],
+          budget: scenario.budget,
+        },
+        id,
+      );
       if (scenario.cancelAfterKey) {
-        await llm.waitFor((r) => r.workflowId === id && (r.idempotencyKey ?? '').endsWith(`:${scenario.cancelAfterKey}`), 20_000);
+        await llm.waitFor(
+          (r) => r.workflowId === id && (r.idempotencyKey ?? '').endsWith(`:${scenario.cancelAfterKey}`),
+          20_000,
+        );
         await cancelRun(client, id, 'recording a cancelled run');
       }
       for (const answer of scenario.answers ?? []) {
@@ -141,7 +179,10 @@ async function main(): Promise<void> {
       }
       const result = await runResult(handle);
       const history = await handle.fetchHistory();
-      await writeFile(path.join(OUT, `${scenario.name}${process.env.HISTORY_SUFFIX ?? ''}.json`), historyToJSON(history) + '\n');
+      await writeFile(
+        path.join(OUT, `${scenario.name}${process.env.HISTORY_SUFFIX ?? ''}.json`),
+        historyToJSON(history) + '\n',
+      );
       console.log(`${scenario.name}: ${result.stop_reason}, ${history.events?.length ?? 0} events`);
     }
   });

@@ -27,6 +27,7 @@ export interface RecordedRequest {
   /** lower-cased names; repeated headers joined with ', ' */
   headers: Record<string, string>;
   /** parsed JSON body, the raw text if it was not JSON, undefined if empty */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test script's view of any JSON body
   body: any;
   idempotencyKey?: string;
   workflowId?: string;
@@ -126,7 +127,12 @@ export class ScriptedLlmServer {
         },
       };
       const timer = setTimeout(
-        () => waiter.fail(new Error(`scripted LLM: waitFor timed out after ${timeoutMs} ms (${this.records.length} requests recorded)`)),
+        () =>
+          waiter.fail(
+            new Error(
+              `scripted LLM: waitFor timed out after ${timeoutMs} ms (${this.records.length} requests recorded)`,
+            ),
+          ),
         timeoutMs,
       );
       const done = () => {
@@ -168,6 +174,8 @@ export class ScriptedLlmServer {
     // replied is a client abort, unless we are the ones tearing the sockets down.
     const clientGone = new AbortController();
     let replied = false;
+    // Assigned once the body is read; the close handler above may run before that.
+    // eslint-disable-next-line prefer-const
     let rec: RecordedRequest | undefined;
     res.on('close', () => {
       if (replied) return;
@@ -195,7 +203,9 @@ export class ScriptedLlmServer {
       method: req.method ?? 'GET',
       headers,
       body: parseBody(raw),
-      ...(idempotencyKey !== undefined ? { idempotencyKey, workflowId: this.workflowIdFor(idempotencyKey), ...stepOf(idempotencyKey) } : {}),
+      ...(idempotencyKey !== undefined
+        ? { idempotencyKey, workflowId: this.workflowIdFor(idempotencyKey), ...stepOf(idempotencyKey) }
+        : {}),
       receivedAt,
       aborted: false,
     };
@@ -228,7 +238,10 @@ export class ScriptedLlmServer {
     const tag = `#${current.id} ${current.method} ${current.path} [${current.idempotencyKey ?? 'no key'}]`;
     if (current.method === 'GET' && current.path === '/v1/models') {
       const created = Math.floor(Date.now() / 1000);
-      send(200, { object: 'list', data: MODEL_IDS.map((id) => ({ id, object: 'model', created, owned_by: 'scripted' })) });
+      send(200, {
+        object: 'list',
+        data: MODEL_IDS.map((id) => ({ id, object: 'model', created, owned_by: 'scripted' })),
+      });
       return;
     }
     if (current.method !== 'POST' || current.path !== '/v1/chat/completions') {
@@ -264,7 +277,9 @@ export class ScriptedLlmServer {
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: typeof current.body.model === 'string' ? current.body.model : 'scripted-llm',
-      choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      choices: [
+        { index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' },
+      ],
       usage,
       system_fingerprint: 'fp_scripted',
     });
@@ -335,7 +350,10 @@ function parseBody(raw: string): unknown {
 }
 
 /** The shape OpenAI sends, so the client fills err.error / err.code / err.type as it would in production. */
-export function errorBody(status: number, message = `scripted LLM: HTTP ${status}`): { error: { message: string; type: string; param: null; code: string | null } } {
+export function errorBody(
+  status: number,
+  message = `scripted LLM: HTTP ${status}`,
+): { error: { message: string; type: string; param: null; code: string | null } } {
   const [type, code]: [string, string | null] =
     status === 401
       ? ['invalid_request_error', 'invalid_api_key']

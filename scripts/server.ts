@@ -6,19 +6,29 @@ async function main(): Promise<number> {
   const cfg = localServerConfig();
   const address = `127.0.0.1:${cfg.port}`;
   if (await isServerReachable(address, cfg.namespace)) {
-    console.log(`Temporal server already answers at ${address} (namespace ${cfg.namespace}): reusing it, nothing to start.`);
+    console.log(
+      `Temporal server already answers at ${address} (namespace ${cfg.namespace}): reusing it, nothing to start.`,
+    );
     return 0;
   }
 
   console.log(`Starting Temporal dev server (db ${cfg.dbFile}) ...`);
   const started = Date.now();
-  const server = await startDevServer({ port: cfg.port, uiPort: cfg.uiPort, dbFile: cfg.dbFile, namespace: cfg.namespace, codecEndpoint: cfg.codecEndpoint });
+  const server = await startDevServer({
+    port: cfg.port,
+    uiPort: cfg.uiPort,
+    dbFile: cfg.dbFile,
+    namespace: cfg.namespace,
+    codecEndpoint: cfg.codecEndpoint,
+  });
   console.log(`Temporal dev server ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   console.log(`  address:   ${server.address}   (namespace ${server.namespace})`);
   console.log(`  Web UI:    ${server.uiUrl}`);
   console.log(`  log file:  ${server.logFile}`);
   if (cfg.codecEndpoint) {
-    console.log(`  codec:     ${cfg.codecEndpoint} (payloads are encrypted: run \`npm run codec-server\`, sign in at ${cfg.codecEndpoint}/login)`);
+    console.log(
+      `  codec:     ${cfg.codecEndpoint} (payloads are encrypted: run \`npm run codec-server\`, sign in at ${cfg.codecEndpoint}/login)`,
+    );
   }
   console.log('Press Ctrl-C to stop.');
 

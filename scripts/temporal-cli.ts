@@ -59,7 +59,9 @@ function goBinDir(goExe: string | undefined): string {
 
 async function goInstall(goExe: string, binDir: string, log: Log): Promise<string> {
   log(`temporal-cli: building ${TEMPORAL_CLI_GO_MODULE} with ${goExe} into ${binDir}`);
-  log('temporal-cli: this takes several minutes on a 2-core machine (download + compile of the Temporal server); progress follows');
+  log(
+    'temporal-cli: this takes several minutes on a 2-core machine (download + compile of the Temporal server); progress follows',
+  );
   const started = Date.now();
   const child = spawn(goExe, ['install', '-v', TEMPORAL_CLI_GO_MODULE], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -85,7 +87,9 @@ async function goInstall(goExe: string, binDir: string, log: Log): Promise<strin
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
   const heartbeat = setInterval(() => {
-    log(`temporal-cli: go install still running (${Math.round((Date.now() - started) / 1000)} s, ${packages} packages so far)`);
+    log(
+      `temporal-cli: go install still running (${Math.round((Date.now() - started) / 1000)} s, ${packages} packages so far)`,
+    );
   }, 30_000);
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
@@ -93,7 +97,9 @@ async function goInstall(goExe: string, binDir: string, log: Log): Promise<strin
   }).finally(() => clearInterval(heartbeat));
   const secs = Math.round((Date.now() - started) / 1000);
   if (code !== 0) {
-    throw new Error(`go install ${TEMPORAL_CLI_GO_MODULE} failed (exit ${code}) after ${secs} s:\n${lastLines.join('\n')}`);
+    throw new Error(
+      `go install ${TEMPORAL_CLI_GO_MODULE} failed (exit ${code}) after ${secs} s:\n${lastLines.join('\n')}`,
+    );
   }
   const bin = path.join(binDir, 'temporal');
   if (!isExecutableFile(bin)) throw new Error(`go install succeeded but ${bin} is missing`);
@@ -103,12 +109,14 @@ async function goInstall(goExe: string, binDir: string, log: Log): Promise<strin
 
 function findInSdkCache(): string | undefined {
   if (!fs.existsSync(SDK_DOWNLOAD_DIR)) return undefined;
-  return fs
-    .readdirSync(SDK_DOWNLOAD_DIR)
-    // The folder is ours alone and the SDK's file naming is not documented: try every executable in it.
-    .filter((f) => !/\.(zip|tar|gz|tgz)$/.test(f))
-    .map((f) => path.join(SDK_DOWNLOAD_DIR, f))
-    .find((p) => isExecutableFile(p) && looksLikeTemporalCli(p));
+  return (
+    fs
+      .readdirSync(SDK_DOWNLOAD_DIR)
+      // The folder is ours alone and the SDK's file naming is not documented: try every executable in it.
+      .filter((f) => !/\.(zip|tar|gz|tgz)$/.test(f))
+      .map((f) => path.join(SDK_DOWNLOAD_DIR, f))
+      .find((p) => isExecutableFile(p) && looksLikeTemporalCli(p))
+  );
 }
 
 /** Lets the SDK's Rust core download its pinned CLI (needs internet), then picks the binary out of its cache folder. */

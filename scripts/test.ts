@@ -28,12 +28,16 @@ async function main(): Promise<number> {
     return fs.existsSync(src);
   });
   if (all.length === 0) {
-    console.error(`test: no *.test.js files under ${distTest} (is test/**/*.test.ts compiled?): refusing to pass with zero tests`);
+    console.error(
+      `test: no *.test.js files under ${distTest} (is test/**/*.test.ts compiled?): refusing to pass with zero tests`,
+    );
     return 1;
   }
   const files = filters.length ? all.filter((f) => filters.some((a) => path.relative(root, f).includes(a))) : all;
   if (files.length === 0) {
-    console.error(`test: no test file matches ${filters.map((a) => JSON.stringify(a)).join(', ')} (have: ${all.map((f) => path.relative(distTest, f)).join(', ')})`);
+    console.error(
+      `test: no test file matches ${filters.map((a) => JSON.stringify(a)).join(', ')} (have: ${all.map((f) => path.relative(distTest, f)).join(', ')})`,
+    );
     return 1;
   }
 

@@ -6,8 +6,8 @@ import type { Client } from '@temporalio/client';
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../client/temporal-env';
-import type { AgentInput, AgentResult } from '../workflows/types';
+import type { TemporalEnv } from '../runtime/temporal-env';
+import type { AgentInput, AgentResult } from '../common/types';
 import { agentInput, connectClient, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 
@@ -55,15 +55,23 @@ async function run(replies: Reply[], overrides: Partial<AgentInput> = {}, on: Te
 
 describe('the refund scenario', () => {
   it('succeeds after three tool calls, with observations fed back to the model', async () => {
-    const { id, result, requests, handle } = await run([profile(), billing(), policy('refund policy'), final('Yes: USD 49.00, within 14 days.')]);
+    const { id, result, requests, handle } = await run([
+      profile(),
+      billing(),
+      policy('refund policy'),
+      final('Yes: USD 49.00, within 14 days.'),
+    ]);
     assert.equal(result.status, 'ok');
     assert.equal(result.stop_reason, 'success');
     assert.equal(result.answer, 'Yes: USD 49.00, within 14 days.');
-    assert.deepEqual(result.trace.map((t) => [t.step, t.tool, t.ok]), [
-      [1, 'get_user_profile', true],
-      [2, 'get_user_billing', true],
-      [3, 'search_policy', true],
-    ]);
+    assert.deepEqual(
+      result.trace.map((t) => [t.step, t.tool, t.ok]),
+      [
+        [1, 'get_user_profile', true],
+        [2, 'get_user_billing', true],
+        [3, 'search_policy', true],
+      ],
+    );
     assert.equal(result.trace[0]!.args_hash, 'feaa769a39ae');
     assert.deepEqual(result.history[1]!.observation.data, {
       billing: { currency: 'USD', plan: 'pro_monthly', price_usd: 49, days_since_first_payment: 10 },
@@ -74,7 +82,10 @@ describe('the refund scenario', () => {
     assert.equal(result.usage.total_tokens, 4 * 120);
 
     // What the model was sent: one request per step, each with its own stable key.
-    assert.deepEqual(requests.map((r) => r.idempotencyKey), [1, 2, 3, 4].map((s) => `${id}:${handle.firstExecutionRunId}:decide:${s}`));
+    assert.deepEqual(
+      requests.map((r) => r.idempotencyKey),
+      [1, 2, 3, 4].map((s) => `${id}:${handle.firstExecutionRunId}:decide:${s}`),
+    );
     const last = requests[3]!.body;
     assert.deepEqual(last.response_format, { type: 'json_object' });
     assert.equal(last.messages[0].role, 'system');
@@ -82,7 +93,10 @@ describe('the refund scenario', () => {
     assert.equal(payload.state_summary.steps_completed, 3);
     assert.deepEqual(payload.state_summary.tools_used, ['get_user_profile', 'get_user_billing', 'search_policy']);
     assert.equal(payload.untrusted_observations.steps[1].observation.data.billing.price_usd, 49);
-    assert.deepEqual(payload.available_tools.map((t: { name: string }) => t.name), ['get_user_profile', 'get_user_billing', 'search_policy']);
+    assert.deepEqual(
+      payload.available_tools.map((t: { name: string }) => t.name),
+      ['get_user_profile', 'get_user_billing', 'search_policy'],
+    );
     assert.equal(requests[0]!.headers.authorization, 'Bearer test-key');
   });
 });
@@ -100,10 +114,13 @@ describe('budgets', { concurrency: true }, () => {
     const { result } = await run([profile(), billing()], { budget: { max_tool_calls: 1 } });
     assert.equal(result.stop_reason, 'max_tool_calls');
     assert.equal(result.history.length, 1);
-    assert.deepEqual(result.trace.map((t) => [t.tool, t.ok, t.stop_reason]), [
-      ['get_user_profile', true, undefined],
-      ['get_user_billing', false, 'max_tool_calls'],
-    ]);
+    assert.deepEqual(
+      result.trace.map((t) => [t.tool, t.ok, t.stop_reason]),
+      [
+        ['get_user_profile', true, undefined],
+        ['get_user_billing', false, 'max_tool_calls'],
+      ],
+    );
   });
 
   it('max_tokens: token usage crosses the budget', async () => {
@@ -142,7 +159,15 @@ describe('the gateway stops the run', { concurrency: true }, () => {
     const { result } = await run([policy()], { allow: ['get_user_profile'] });
     assert.equal(result.stop_reason, 'tool_denied:search_policy');
     assert.equal(result.history.length, 0);
-    assert.deepEqual(result.trace, [{ step: 1, tool: 'search_policy', args_hash: result.trace[0]!.args_hash, ok: false, stop_reason: 'tool_denied:search_policy' }]);
+    assert.deepEqual(result.trace, [
+      {
+        step: 1,
+        tool: 'search_policy',
+        args_hash: result.trace[0]!.args_hash,
+        ok: false,
+        stop_reason: 'tool_denied:search_policy',
+      },
+    ]);
   });
 
   // tool_missing (an allowed name no tool implements) cannot happen to a run started since issue 9:
@@ -150,7 +175,9 @@ describe('the gateway stops the run', { concurrency: true }, () => {
   // histories recorded before, and is unit-tested in gateway.test.ts.
 
   it('tool_bad_args: arguments that fail the tool schema', async () => {
-    const { result } = await run([{ action: { kind: 'tool', name: 'get_user_profile', args: { user_id: '42; DROP TABLE' } } }]);
+    const { result } = await run([
+      { action: { kind: 'tool', name: 'get_user_profile', args: { user_id: '42; DROP TABLE' } } },
+    ]);
     assert.equal(result.stop_reason, 'tool_bad_args:get_user_profile');
     assert.equal(result.history.length, 0);
   });
@@ -158,7 +185,10 @@ describe('the gateway stops the run', { concurrency: true }, () => {
   it('tool_error: the tool fails on every attempt (its data source is down)', async () => {
     const { result } = await run([profile()], {}, brokenEnv);
     assert.equal(result.stop_reason, 'tool_error:get_user_profile');
-    assert.deepEqual(result.trace.map((t) => [t.tool, t.ok]), [['get_user_profile', false]]);
+    assert.deepEqual(
+      result.trace.map((t) => [t.tool, t.ok]),
+      [['get_user_profile', false]],
+    );
   });
 });
 
@@ -215,6 +245,9 @@ describe('LLM failures', { concurrency: true }, () => {
     const { result, requests } = await run([{ hang: true }, { hang: true }], { llm_max_attempts: 2 }, brokenEnv);
     assert.equal(result.stop_reason, 'llm_timeout');
     assert.equal(requests.length, 2);
-    assert.ok(requests.every((r) => r.aborted), 'each attempt was abandoned by the client at its timeout');
+    assert.ok(
+      requests.every((r) => r.aborted),
+      'each attempt was abandoned by the client at its timeout',
+    );
   });
 });

@@ -11,8 +11,8 @@ import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { existingRun } from '../client/agent-client';
 import { pendingApproval } from '../client/approvals';
-import type { TemporalEnv } from '../client/temporal-env';
-import type { AgentResult } from '../workflows/types';
+import type { TemporalEnv } from '../runtime/temporal-env';
+import type { AgentResult } from '../common/types';
 import { connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 import { runCli } from './helpers/cli';
@@ -69,18 +69,45 @@ describe('temporal workflow reset, then agent approve', () => {
     const replies: Record<number, Reply> = { 1: billingOf(user), 2: refundOf(user, 49), 3: finalAnswer() };
     llm.script(id, (req) => replies[req.step ?? 0] ?? finalAnswer());
 
-    await cli(['run', refundGoal(user), '--user-id', String(user), '--allow', REFUND_ALLOW.join(','), '--id', id, '--max-seconds', '120']);
+    await cli([
+      'run',
+      refundGoal(user),
+      '--user-id',
+      String(user),
+      '--allow',
+      REFUND_ALLOW.join(','),
+      '--id',
+      id,
+      '--max-seconds',
+      '120',
+    ]);
     const first = await pendingIn(id);
     await cli(['approve', id]);
     const before = JSON.parse(await cli(['result', id, '--json'])) as AgentResult;
     assert.equal(before.stop_reason, 'success');
     const firstRunId = (await client.workflow.getHandle(id).describe()).runId;
-    assert.deepEqual(fx.service().list({ workflow_id: id }).map((r) => r.state), ['confirmed']);
+    assert.deepEqual(
+      fx
+        .service()
+        .list({ workflow_id: id })
+        .map((r) => r.state),
+      ['confirmed'],
+    );
 
     // The operator re-does the run with Temporal's own CLI.
     await exec(temporal, [
-      'workflow', 'reset', '--workflow-id', id, '--type', 'FirstWorkflowTask', '--reason', 'operator re-does the refund run',
-      '--address', env.address, '--namespace', env.namespace,
+      'workflow',
+      'reset',
+      '--workflow-id',
+      id,
+      '--type',
+      'FirstWorkflowTask',
+      '--reason',
+      'operator re-does the refund run',
+      '--address',
+      env.address,
+      '--namespace',
+      env.namespace,
     ]);
     const again = await pendingIn(id, firstRunId);
     assert.equal(again.id, first.id, 'the re-run waits for the same call');
@@ -95,7 +122,10 @@ describe('temporal workflow reset, then agent approve', () => {
 
     // The refund key is shared by both runs: the re-run found the first refund instead of paying twice.
     const rows = fx.service().list({ workflow_id: id });
-    assert.deepEqual(rows.map((r) => [r.state, r.amount_usd]), [['confirmed', 49]]);
+    assert.deepEqual(
+      rows.map((r) => [r.state, r.amount_usd]),
+      [['confirmed', 49]],
+    );
     assert.equal(fx.service().list({ user_id: user }).length, 1);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { addTokens, budgetExhausted, DEFAULT_BUDGET, EMPTY_USAGE, remaining, resolveBudget } from '../workflows/budget';
+import { addTokens, budgetExhausted, DEFAULT_BUDGET, EMPTY_USAGE, remaining, resolveBudget } from '../common/budget';
 
 describe('budget arithmetic', () => {
   it('fills defaults and rejects nonsense', () => {
@@ -22,9 +22,17 @@ describe('budget arithmetic', () => {
 
   it('computes what is left and adds token usage', () => {
     const budget = resolveBudget({ max_steps: 5, max_tool_calls: 4, max_seconds: 20, max_tokens: 1000 });
-    const used = addTokens({ ...EMPTY_USAGE, steps: 2, tool_calls: 1, elapsed_ms: 5500 }, { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 });
+    const used = addTokens(
+      { ...EMPTY_USAGE, steps: 2, tool_calls: 1, elapsed_ms: 5500 },
+      { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+    );
     assert.equal(used.llm_calls, 1);
     assert.deepEqual(remaining(budget, used), { steps: 3, tool_calls: 3, seconds: 14.5, tokens: 880 });
-    assert.deepEqual(remaining(budget, { ...used, steps: 9, elapsed_ms: 99_000 }), { steps: 0, tool_calls: 3, seconds: 0, tokens: 880 });
+    assert.deepEqual(remaining(budget, { ...used, steps: 9, elapsed_ms: 99_000 }), {
+      steps: 0,
+      tool_calls: 3,
+      seconds: 0,
+      tokens: 880,
+    });
   });
 });

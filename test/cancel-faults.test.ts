@@ -10,12 +10,15 @@ import type { Reply } from '../scripts/scripted-llm-server';
 import { runResult, startRun } from '../client/agent-client';
 import { requestCancel } from '../client/cancel-run';
 import { describeChain } from '../client/run-chain';
-import type { TemporalEnv } from '../client/temporal-env';
+import type { TemporalEnv } from '../runtime/temporal-env';
 import { agentInput, connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 import { runCli } from './helpers/cli';
 
-const tool = (name: string, args: Record<string, unknown>, delayMs?: number): Reply => ({ action: { kind: 'tool', name, args }, delayMs });
+const tool = (name: string, args: Record<string, unknown>, delayMs?: number): Reply => ({
+  action: { kind: 'tool', name, args },
+  delayMs,
+});
 const final = (answer: string): Reply => ({ action: { kind: 'final', answer } });
 
 let llm: ScriptedLlmServer;
@@ -45,7 +48,8 @@ function oneLine(stderr: string): string {
 
 async function runsOf(id: string): Promise<Array<{ runId: string; status: string }>> {
   const runs: Array<{ runId: string; status: string }> = [];
-  for await (const info of client.workflow.list({ query: `WorkflowId = '${id}'` })) runs.push({ runId: info.runId, status: info.status.name });
+  for await (const info of client.workflow.list({ query: `WorkflowId = '${id}'` }))
+    runs.push({ runId: info.runId, status: info.status.name });
   return runs;
 }
 
@@ -64,7 +68,10 @@ describe('agent cancel: ended runs', () => {
       const r = await runCli(env, [...args]);
       assert.equal(r.code, 1, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
       assert.equal(r.stdout, '', 'nothing claims a cancel was requested');
-      assert.equal(oneLine(r.stderr), `agent: run ${id} already ended: COMPLETED (stop reason max_steps); nothing to ${verb}`);
+      assert.equal(
+        oneLine(r.stderr),
+        `agent: run ${id} already ended: COMPLETED (stop reason max_steps); nothing to ${verb}`,
+      );
     }
     const events = (await handle.fetchHistory()).events ?? [];
     assert.ok(!events.some((e) => e.workflowExecutionCancelRequestedEventAttributes));
@@ -86,7 +93,11 @@ describe('agent cancel: ended runs', () => {
     release();
     assert.equal((await runResult(handle)).stop_reason, 'success');
     // Temporal itself accepts a cancel of a closed run as a no-op, without an error...
-    await client.workflowService.requestCancelWorkflowExecution({ namespace: env.namespace, workflowExecution: { workflowId: id }, reason: 'raw' });
+    await client.workflowService.requestCancelWorkflowExecution({
+      namespace: env.namespace,
+      workflowExecution: { workflowId: id },
+      reason: 'raw',
+    });
     // ... so the kill switch looks, and says the run had ended.
     assert.equal(await requestCancel(client, chain, 'too late'), 'ended');
   });
@@ -95,15 +106,29 @@ describe('agent cancel: ended runs', () => {
 describe('agent cancel: continue-as-new chains', () => {
   it('cancels the latest run of the chain, waits for it to end and says how it ended', async () => {
     const id = uniqueId('chain');
-    llm.script(id, (req) => (req.step === 1 ? tool('get_user_profile', { user_id: 42 }) : req.step === 2 ? tool('get_user_billing', { user_id: 42 }) : { hang: true }));
-    const handle = await startRun(client, env, agentInput({ continue_as_new_every: 1, budget: { max_seconds: 120 } }), id);
+    llm.script(id, (req) =>
+      req.step === 1
+        ? tool('get_user_profile', { user_id: 42 })
+        : req.step === 2
+          ? tool('get_user_billing', { user_id: 42 })
+          : { hang: true },
+    );
+    const handle = await startRun(
+      client,
+      env,
+      agentInput({ continue_as_new_every: 1, budget: { max_seconds: 120 } }),
+      id,
+    );
     const hanging = await llm.waitFor((r) => r.workflowId === id && r.step === 3, 30_000);
     const current = await client.workflow.getHandle(id).describe();
     assert.notEqual(current.runId, handle.firstExecutionRunId, 'the chain has continued as new');
 
     const r = await runCli(env, ['cancel', id, '--reason', 'chain test']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    assert.match(r.stdout, new RegExp(`^cancel requested for ${id} \\(run ${current.runId}; reason: chain test\\)$`, 'm'));
+    assert.match(
+      r.stdout,
+      new RegExp(`^cancel requested for ${id} \\(run ${current.runId}; reason: chain test\\)$`, 'm'),
+    );
     assert.match(r.stdout, new RegExp(`^${id} ended: CANCELLED \\(stop reason cancelled\\)$`, 'm'));
     await llm.waitForAbort((x) => x.id === hanging.id, 10_000);
 
@@ -111,7 +136,11 @@ describe('agent cancel: continue-as-new chains', () => {
     assert.equal(latest.runId, current.runId);
     assert.equal(latest.status.name, 'CANCELLED');
     const events = (await client.workflow.getHandle(id, latest.runId).fetchHistory()).events ?? [];
-    assert.equal(events.find((e) => e.workflowExecutionCancelRequestedEventAttributes)?.workflowExecutionCancelRequestedEventAttributes?.cause, 'chain test');
+    assert.equal(
+      events.find((e) => e.workflowExecutionCancelRequestedEventAttributes)
+        ?.workflowExecutionCancelRequestedEventAttributes?.cause,
+      'chain test',
+    );
     const runs = await eventually('all runs of the chain listed as closed', async () => {
       const listed = await runsOf(id);
       return listed.length === 3 && listed.every((x) => x.status !== 'RUNNING') ? listed : undefined;
@@ -120,7 +149,7 @@ describe('agent cancel: continue-as-new chains', () => {
     assert.equal(llm.requests(id).length, 3, 'no decision after the cancel');
   });
 
-  it('a run listed before it continued as new is still cancelled, in the chain\'s latest run', async () => {
+  it("a run listed before it continued as new is still cancelled, in the chain's latest run", async () => {
     const id = uniqueId('stale');
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -129,7 +158,12 @@ describe('agent cancel: continue-as-new chains', () => {
       await gate;
       return tool('get_user_profile', { user_id: 42 });
     });
-    const handle = await startRun(client, env, agentInput({ continue_as_new_every: 1, budget: { max_seconds: 120 } }), id);
+    const handle = await startRun(
+      client,
+      env,
+      agentInput({ continue_as_new_every: 1, budget: { max_seconds: 120 } }),
+      id,
+    );
     await llm.waitFor((r) => r.workflowId === id && r.step === 1, 20_000);
     // What `cancel --stuck` read from its listing: the first run, then running.
     const listed = await describeChain(client, id, handle.firstExecutionRunId);
@@ -147,11 +181,16 @@ describe('agent cancel: continue-as-new chains', () => {
     assert.notEqual(latest.runId, handle.firstExecutionRunId);
   });
 
-  it('cancel --stuck and list --older-than judge a run by its chain\'s start, not its current run\'s', async () => {
+  it("cancel --stuck and list --older-than judge a run by its chain's start, not its current run's", async () => {
     const id = uniqueId('old-chain');
     // Step 1 takes 8 s, then the run continues as new: an old chain whose current run is young.
     llm.script(id, (req) => (req.step === 1 ? tool('get_user_profile', { user_id: 42 }, 8_000) : { hang: true }));
-    const handle = await startRun(client, env, agentInput({ continue_as_new_every: 1, budget: { max_seconds: 120 } }), id);
+    const handle = await startRun(
+      client,
+      env,
+      agentInput({ continue_as_new_every: 1, budget: { max_seconds: 120 } }),
+      id,
+    );
     await llm.waitFor((r) => r.workflowId === id && r.step === 2, 30_000);
     const current = await client.workflow.getHandle(id).describe();
     const first = await client.workflow.getHandle(id, handle.firstExecutionRunId).describe();
@@ -160,9 +199,19 @@ describe('agent cancel: continue-as-new chains', () => {
       (await runsOf(id)).some((x) => x.runId === current.runId && x.status === 'RUNNING') ? true : undefined,
     );
     // A cutoff half-way between the chain's start and the current run's (the CLI starts a little later).
-    const olderThan = () => `${Date.now() - Math.round((first.startTime.getTime() + current.startTime.getTime()) / 2)}ms`;
+    const olderThan = () =>
+      `${Date.now() - Math.round((first.startTime.getTime() + current.startTime.getTime()) / 2)}ms`;
 
-    const listed = await runCli(env, ['list', '--status', 'running', '--older-than', olderThan(), '--json', '--limit', '1000']);
+    const listed = await runCli(env, [
+      'list',
+      '--status',
+      'running',
+      '--older-than',
+      olderThan(),
+      '--json',
+      '--limit',
+      '1000',
+    ]);
     assert.equal(listed.code, 0, listed.stderr);
     const row = (JSON.parse(listed.stdout) as Array<Record<string, unknown>>).find((x) => x.workflow_id === id);
     assert.ok(row, `list --older-than finds the chain: ${listed.stdout}`);
@@ -172,9 +221,25 @@ describe('agent cancel: continue-as-new chains', () => {
     const dry = await runCli(env, ['cancel', '--stuck', '--older-than', olderThan(), '--dry-run']);
     assert.equal(dry.code, 0, dry.stderr);
     assert.match(dry.stdout, new RegExp(`${id}\\s+${current.runId}`));
-    assert.equal(await client.workflow.getHandle(id).describe().then((d) => d.status.name), 'RUNNING');
+    assert.equal(
+      await client.workflow
+        .getHandle(id)
+        .describe()
+        .then((d) => d.status.name),
+      'RUNNING',
+    );
 
-    const done = await runCli(env, ['cancel', '--stuck', '--older-than', olderThan(), '--yes', '--reason', 'old chain', '--wait', '15s']);
+    const done = await runCli(env, [
+      'cancel',
+      '--stuck',
+      '--older-than',
+      olderThan(),
+      '--yes',
+      '--reason',
+      'old chain',
+      '--wait',
+      '15s',
+    ]);
     assert.match(done.stdout, new RegExp(`^ {2}${id} \\(${current.runId}\\): cancel requested$`, 'm'));
     assert.match(done.stdout, new RegExp(`^ {2}${id}: CANCELLED \\(stop reason cancelled\\)$`, 'm'));
     // Runs other test files left behind may still run (exit 3); ours is not among them.
@@ -184,7 +249,11 @@ describe('agent cancel: continue-as-new chains', () => {
     const latest = await client.workflow.getHandle(id).describe();
     assert.equal(latest.status.name, 'CANCELLED');
     const events = (await client.workflow.getHandle(id, latest.runId).fetchHistory()).events ?? [];
-    assert.equal(events.find((e) => e.workflowExecutionCancelRequestedEventAttributes)?.workflowExecutionCancelRequestedEventAttributes?.cause, 'old chain');
+    assert.equal(
+      events.find((e) => e.workflowExecutionCancelRequestedEventAttributes)
+        ?.workflowExecutionCancelRequestedEventAttributes?.cause,
+      'old chain',
+    );
   });
 });
 
@@ -203,11 +272,20 @@ describe('agent cancel: a run no worker processes', () => {
     assert.equal(r.code, 3, r.stdout + r.stderr);
     assert.match(r.stdout, new RegExp(`^cancel requested for ${id} `, 'm'));
     const why = oneLine(r.stderr);
-    assert.match(why, new RegExp(`^agent: ${id} is still running 8s after the cancel: .*no worker.*task queue "${goneEnv.taskQueue}"`));
+    assert.match(
+      why,
+      new RegExp(`^agent: ${id} is still running 8s after the cancel: .*no worker.*task queue "${goneEnv.taskQueue}"`),
+    );
     assert.match(why, new RegExp(`end it with \`agent cancel ${id} --terminate\`$`));
     assert.equal((await client.workflow.getHandle(id).describe()).status.name, 'RUNNING');
 
-    const t = await runCli(goneEnv, ['cancel', id, '--terminate', '--reason', 'worker gone: cancel cannot be processed']);
+    const t = await runCli(goneEnv, [
+      'cancel',
+      id,
+      '--terminate',
+      '--reason',
+      'worker gone: cancel cannot be processed',
+    ]);
     assert.equal(t.code, 0, t.stdout + t.stderr);
     assert.match(t.stdout, new RegExp(`^terminated ${id} `, 'm'));
     assert.match(t.stdout, /does not reconcile effects in flight/);

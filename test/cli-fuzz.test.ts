@@ -14,14 +14,68 @@ import { DIST, uniqueId } from './helpers/harness';
 import { newKey } from './helpers/codec';
 
 const COMMAND_NAMES = ['run', 'status', 'result', 'list', 'cancel', 'help'];
-const FLAGS = ['--user-id', '--max-steps', '--max-tool-calls', '--max-seconds', '--max-tokens', '--allow', '--id', '--wait', '--json', '--limit', '--reason', '--follow', '--help', '-h', '--', '-', '--=', '---', '--json=yes', '--limit=0', '--approval-timeout', '--no-wait', '--terminate', '--wait=1s'];
-const hostile = fc.constantFrom('', ' ', '\u0000', '\n', 'a\nb', '\u202e', '😀', '\ud800', '-1', '0', '1e3', '0x10', '9'.repeat(400), 'NaN', 'Infinity', '42', '3.5', ',,', 'a,b,,c', '"', "'", '$(id)', '`id`', '%s%n', '../../etc/passwd');
+const FLAGS = [
+  '--user-id',
+  '--max-steps',
+  '--max-tool-calls',
+  '--max-seconds',
+  '--max-tokens',
+  '--allow',
+  '--id',
+  '--wait',
+  '--json',
+  '--limit',
+  '--reason',
+  '--follow',
+  '--help',
+  '-h',
+  '--',
+  '-',
+  '--=',
+  '---',
+  '--json=yes',
+  '--limit=0',
+  '--approval-timeout',
+  '--no-wait',
+  '--terminate',
+  '--wait=1s',
+];
+const hostile = fc.constantFrom(
+  '',
+  ' ',
+  '\u0000',
+  '\n',
+  'a\nb',
+  '\u202e',
+  '😀',
+  '\ud800',
+  '-1',
+  '0',
+  '1e3',
+  '0x10',
+  '9'.repeat(400),
+  'NaN',
+  'Infinity',
+  '42',
+  '3.5',
+  ',,',
+  'a,b,,c',
+  '"',
+  "'",
+  '$(id)',
+  '`id`',
+  '%s%n',
+  '../../etc/passwd',
+);
 const token = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...COMMAND_NAMES) },
   { weight: 4, arbitrary: fc.constantFrom(...FLAGS) },
   { weight: 3, arbitrary: hostile },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
-  { weight: 1, arbitrary: fc.constantFrom(...FLAGS).chain((f) => fc.string({ maxLength: 20 }).map((v) => `${f}=${v}`)) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(...FLAGS).chain((f) => fc.string({ maxLength: 20 }).map((v) => `${f}=${v}`)),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 200_000 }).map((n) => 'x'.repeat(n)) },
 );
 const argvArb = fc.oneof(
@@ -42,7 +96,13 @@ async function callMain(argv: string[], env: NodeJS.ProcessEnv): Promise<Outcome
   let timer: NodeJS.Timeout | undefined;
   const code = await Promise.race([
     main(argv, io, env),
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`agent ${JSON.stringify(argv).slice(0, 300)} did not finish in 20 s`)), 20_000))),
+    new Promise<never>(
+      (_, reject) =>
+        (timer = setTimeout(
+          () => reject(new Error(`agent ${JSON.stringify(argv).slice(0, 300)} did not finish in 20 s`)),
+          20_000,
+        )),
+    ),
   ]).finally(() => clearTimeout(timer));
   return { code, stdout, stderr };
 }
@@ -93,7 +153,10 @@ describe('agent CLI under fuzzed arguments', () => {
   });
 
   it('a broken codec configuration is one clear line too', async () => {
-    const env = { TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? closedAddress, AGENT_CODEC_KEYS: `k1:${newKey().slice(0, 20)}` };
+    const env = {
+      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? closedAddress,
+      AGENT_CODEC_KEYS: `k1:${newKey().slice(0, 20)}`,
+    };
     const out = await callMain(['status', 'some-run'], env);
     assertWellBehaved(['status', 'some-run'], out);
     if (process.env.TEMPORAL_ADDRESS) assert.match(out.stderr, /AGENT_CODEC_KEYS: key "k1" must be 32 bytes/);
@@ -102,7 +165,12 @@ describe('agent CLI under fuzzed arguments', () => {
   it('a huge run id is refused before any call, by every command that takes one (the server would echo it and hang)', async () => {
     assert.ok(process.env.TEMPORAL_ADDRESS, 'run with `npm test`');
     const huge = 'x'.repeat(70_000);
-    for (const argv of [['cancel', huge], ['cancel', huge, '--terminate'], ['status', huge], ['result', huge]]) {
+    for (const argv of [
+      ['cancel', huge],
+      ['cancel', huge, '--terminate'],
+      ['status', huge],
+      ['result', huge],
+    ]) {
       const out = await callMain(argv, process.env);
       assertWellBehaved(argv, out);
       assert.notEqual(out.code, 0);
@@ -125,7 +193,10 @@ describe('agent CLI under fuzzed arguments', () => {
   it('as real processes: the exit code and stderr are what main said (25 argv arrays)', () => {
     const entry = path.join(DIST, 'client', 'cli.js');
     // argv cannot carry NUL bytes into a process, and the OS caps one argument at 128 KiB.
-    const samples = fc.sample(argvArb.filter((a) => a.every((t) => !t.includes('\u0000') && t.length < 100_000)), { numRuns: 25 });
+    const samples = fc.sample(
+      argvArb.filter((a) => a.every((t) => !t.includes('\u0000') && t.length < 100_000)),
+      { numRuns: 25 },
+    );
     for (const argv of samples) {
       const r = spawnSync(process.execPath, [entry, ...argv], {
         env: { PATH: process.env.PATH, TEMPORAL_ADDRESS: closedAddress },

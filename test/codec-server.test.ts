@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { EncryptionCodec } from '../client/codec/encryption-codec';
-import { keyringFromEnv } from '../client/codec/keyring';
+import { EncryptionCodec } from '../runtime/codec/encryption-codec';
+import { keyringFromEnv } from '../runtime/codec/keyring';
 import { SESSION_COOKIE } from '../client/codec/http-server';
 import { DIST } from './helpers/harness';
 import { codecEnv, newKey, newToken, request, startCodecServerProcess, withoutCodec } from './helpers/codec';
@@ -23,15 +23,23 @@ let server: CodecServerProcess;
 let encryptedBody: string;
 
 const toJson = (p: { metadata?: Record<string, Uint8Array> | null; data?: Uint8Array | null }) => ({
-  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+  metadata: Object.fromEntries(
+    Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+  ),
   data: Buffer.from(p.data ?? []).toString('base64'),
 });
 const decodeCall = (headers: Record<string, string>, body = encryptedBody) =>
-  request(`${server.url}/decode`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-namespace': 'default', ...headers }, body });
+  request(`${server.url}/decode`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-namespace': 'default', ...headers },
+    body,
+  });
 
 before(async () => {
   server = await startCodecServerProcess({ ...keys, AGENT_CODEC_TOKEN: TOKEN, AGENT_CODEC_CORS_ORIGIN: UI });
-  const encoded = await codec.encode([defaultPayloadConverter.toPayload({ user: { name: 'Anna' }, plan: 'pro_monthly' })]);
+  const encoded = await codec.encode([
+    defaultPayloadConverter.toPayload({ user: { name: 'Anna' }, plan: 'pro_monthly' }),
+  ]);
   encryptedBody = JSON.stringify({ payloads: encoded.map(toJson) });
 });
 
@@ -45,7 +53,10 @@ describe('codec server: authorization', () => {
     assert.equal(res.status, 200);
     const [p] = JSON.parse(res.body).payloads;
     assert.equal(Buffer.from(p.metadata.encoding, 'base64').toString(), 'json/plain');
-    assert.deepEqual(JSON.parse(Buffer.from(p.data, 'base64').toString()), { user: { name: 'Anna' }, plan: 'pro_monthly' });
+    assert.deepEqual(JSON.parse(Buffer.from(p.data, 'base64').toString()), {
+      user: { name: 'Anna' },
+      plan: 'pro_monthly',
+    });
   });
 
   for (const [what, headers] of [
@@ -64,13 +75,21 @@ describe('codec server: authorization', () => {
   }
 
   it('refuses /encode without a token too', async () => {
-    const res = await request(`${server.url}/encode`, { method: 'POST', body: encryptedBody, headers: { 'content-type': 'application/json' } });
+    const res = await request(`${server.url}/encode`, {
+      method: 'POST',
+      body: encryptedBody,
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.status, 401);
   });
 
   it('encodes with the token, under the active key id, and the result decodes', async () => {
     const plain = JSON.stringify({ payloads: [toJson(defaultPayloadConverter.toPayload('hello'))] });
-    const enc = await request(`${server.url}/encode`, { method: 'POST', body: plain, headers: { authorization: `Bearer ${TOKEN}` } });
+    const enc = await request(`${server.url}/encode`, {
+      method: 'POST',
+      body: plain,
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     assert.equal(enc.status, 200);
     const [p] = JSON.parse(enc.body).payloads;
     assert.equal(Buffer.from(p.metadata['encryption-key-id'], 'base64').toString(), 'k2');
@@ -80,7 +99,9 @@ describe('codec server: authorization', () => {
 
   it('a payload under a key it does not have: 422 naming the key id, nothing decoded', async () => {
     const other = new EncryptionCodec(keyringFromEnv(codecEnv({ k9: newKey() }, 'k9'))!);
-    const body = JSON.stringify({ payloads: (await other.encode([defaultPayloadConverter.toPayload('x')])).map(toJson) });
+    const body = JSON.stringify({
+      payloads: (await other.encode([defaultPayloadConverter.toPayload('x')])).map(toJson),
+    });
     const res = await decodeCall({ authorization: `Bearer ${TOKEN}` }, body);
     assert.equal(res.status, 422);
     assert.match(JSON.parse(res.body).error, /key "k9"/);
@@ -95,10 +116,14 @@ describe('codec server: authorization', () => {
 });
 
 describe('codec server: CORS', () => {
-  it('answers the UI origin\'s preflight with exactly that origin, credentials and the headers the UI sends', async () => {
+  it("answers the UI origin's preflight with exactly that origin, credentials and the headers the UI sends", async () => {
     const res = await request(`${server.url}/decode`, {
       method: 'OPTIONS',
-      headers: { origin: UI, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-namespace,authorization' },
+      headers: {
+        origin: UI,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,x-namespace,authorization',
+      },
     });
     assert.equal(res.status, 204);
     assert.equal(res.headers['access-control-allow-origin'], UI);
@@ -107,8 +132,11 @@ describe('codec server: CORS', () => {
     assert.match(String(res.headers['access-control-allow-headers']), /Authorization/);
   });
 
-  it('refuses another origin\'s preflight: 403, no allow headers', async () => {
-    const res = await request(`${server.url}/decode`, { method: 'OPTIONS', headers: { origin: EVIL, 'access-control-request-method': 'POST' } });
+  it("refuses another origin's preflight: 403, no allow headers", async () => {
+    const res = await request(`${server.url}/decode`, {
+      method: 'OPTIONS',
+      headers: { origin: EVIL, 'access-control-request-method': 'POST' },
+    });
     assert.equal(res.status, 403);
     assert.equal(res.headers['access-control-allow-origin'], undefined);
   });
@@ -154,7 +182,11 @@ describe('codec server: browser sign-in (for the Web UI\'s "include cross-origin
   });
 
   it('a login form posted from another site is refused', async () => {
-    const res = await request(`${server.url}/login`, { method: 'POST', headers: { origin: EVIL, 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${TOKEN}` });
+    const res = await request(`${server.url}/login`, {
+      method: 'POST',
+      headers: { origin: EVIL, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `token=${TOKEN}`,
+    });
     assert.equal(res.status, 403);
     assert.equal(res.headers['set-cookie'], undefined);
   });
@@ -169,7 +201,12 @@ describe('codec server: secrets and startup', () => {
   });
 
   const entry = path.join(DIST, 'client', 'codec-server.js');
-  const start = (env: Record<string, string>) => spawnSync(process.execPath, [entry], { env: { ...withoutCodec(), AGENT_CODEC_PORT: '0', ...env }, encoding: 'utf8', timeout: 15_000 });
+  const start = (env: Record<string, string>) =>
+    spawnSync(process.execPath, [entry], {
+      env: { ...withoutCodec(), AGENT_CODEC_PORT: '0', ...env },
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
   for (const [what, env, message] of [
     ['without keys', { AGENT_CODEC_TOKEN: TOKEN }, /no codec keys/],
     ['without a token', { ...keys }, /AGENT_CODEC_TOKEN/],

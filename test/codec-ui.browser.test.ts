@@ -16,14 +16,23 @@ import type { DevServer } from '../scripts/dev-server';
 import { freePort } from '../scripts/free-port';
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import { runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../client/temporal-env';
+import type { TemporalEnv } from '../runtime/temporal-env';
 import { agentInput, connectClient, REFUND_GOAL, REPO_ROOT, startWorkerProcess, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 import { codecEnv, newKey, newToken, startCodecServerProcess, withoutCodec } from './helpers/codec';
 import type { CodecServerProcess } from './helpers/codec';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const LAUNCH_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
 const TOKEN = newToken();
 const KEYS = codecEnv({ ui1: newKey() }, 'ui1');
@@ -45,9 +54,19 @@ before(async () => {
   const codecPort = await freePort();
   codecUrl = `http://127.0.0.1:${codecPort}`;
   server = await startDevServer({ codecEndpoint: codecUrl });
-  codec = await startCodecServerProcess({ ...KEYS, AGENT_CODEC_TOKEN: TOKEN, AGENT_CODEC_CORS_ORIGIN: server.uiUrl, AGENT_CODEC_PORT: String(codecPort) });
+  codec = await startCodecServerProcess({
+    ...KEYS,
+    AGENT_CODEC_TOKEN: TOKEN,
+    AGENT_CODEC_CORS_ORIGIN: server.uiUrl,
+    AGENT_CODEC_PORT: String(codecPort),
+  });
   llm = await ScriptedLlmServer.start();
-  const env: TemporalEnv = { address: server.address, namespace: server.namespace, taskQueue: uniqueId('ui-codec'), uiUrl: server.uiUrl };
+  const env: TemporalEnv = {
+    address: server.address,
+    namespace: server.namespace,
+    taskQueue: uniqueId('ui-codec'),
+    uiUrl: server.uiUrl,
+  };
   worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, ...KEYS });
   await worker.ready;
   client = await connectClient(env, { ...withoutCodec(), ...KEYS });
@@ -74,7 +93,10 @@ after(async () => {
 
 /** Opens the run and waits for the codec round trip to finish (the UI then stops showing its skeleton). */
 async function openRun(): Promise<string> {
-  const decodes = page.waitForResponse((r) => r.url().startsWith(`${codecUrl}/decode`) && r.request().method() === 'POST', { timeout: 30_000 });
+  const decodes = page.waitForResponse(
+    (r) => r.url().startsWith(`${codecUrl}/decode`) && r.request().method() === 'POST',
+    { timeout: 30_000 },
+  );
   await page.goto(workflowUrl);
   await page.getByText('reactAgent').first().waitFor({ timeout: 30_000 });
   await decodes;

@@ -8,9 +8,14 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { Payload } from '@temporalio/common';
-import { EncryptionCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, PayloadDecryptError } from '../client/codec/encryption-codec';
-import { CodecConfigError, keyringFromEnv } from '../client/codec/keyring';
-import { agentDataConverter, describeCodec } from '../client/connect';
+import {
+  EncryptionCodec,
+  ENCRYPTED_ENCODING,
+  KEY_ID_METADATA,
+  PayloadDecryptError,
+} from '../runtime/codec/encryption-codec';
+import { CodecConfigError, keyringFromEnv } from '../runtime/codec/keyring';
+import { agentDataConverter, describeCodec } from '../runtime/data-converter';
 
 const key = () => randomBytes(32).toString('base64');
 const K1 = key();
@@ -26,7 +31,10 @@ describe('codec keys from the environment', () => {
     const plain = payload('x');
     assert.deepEqual(await passThrough!.encode([plain]), [plain]);
     const [encrypted] = await new EncryptionCodec(keyringFromEnv({ AGENT_CODEC_KEYS: `k1:${K1}` })!).encode([plain]);
-    await assert.rejects(passThrough!.decode([encrypted!]), /encrypted \(key "k1"\) but no codec key is configured: set AGENT_CODEC_KEYS/);
+    await assert.rejects(
+      passThrough!.decode([encrypted!]),
+      /encrypted \(key "k1"\) but no codec key is configured: set AGENT_CODEC_KEYS/,
+    );
   });
 
   it('one inline key is the active one', () => {
@@ -52,7 +60,11 @@ describe('codec keys from the environment', () => {
   });
 
   const bad: Array<[string, NodeJS.ProcessEnv, RegExp]> = [
-    ['a key that is not 32 bytes', { AGENT_CODEC_KEYS: `k1:${randomBytes(16).toString('base64')}` }, /must be 32 bytes/],
+    [
+      'a key that is not 32 bytes',
+      { AGENT_CODEC_KEYS: `k1:${randomBytes(16).toString('base64')}` },
+      /must be 32 bytes/,
+    ],
     ['an entry without an id', { AGENT_CODEC_KEYS: K1 }, /not "id:base64key"/],
     ['a key that is not base64', { AGENT_CODEC_KEYS: 'k1:not base64!' }, /not base64/],
     ['a bad key id', { AGENT_CODEC_KEYS: `bad id:${K1}` }, /key id/],
@@ -78,13 +90,18 @@ describe('codec keys from the environment', () => {
 
   it('an active key id that looks like a pasted key is not echoed', () => {
     const pasted = randomBytes(32).toString('base64url');
-    assert.throws(() => keyringFromEnv({ AGENT_CODEC_KEYS: `k1:${K1}`, AGENT_CODEC_ACTIVE_KEY_ID: pasted }), (err: Error) => !err.message.includes(pasted));
+    assert.throws(
+      () => keyringFromEnv({ AGENT_CODEC_KEYS: `k1:${K1}`, AGENT_CODEC_ACTIVE_KEY_ID: pasted }),
+      (err: Error) => !err.message.includes(pasted),
+    );
   });
 });
 
 describe('EncryptionCodec', () => {
   const v1 = new EncryptionCodec(keyringFromEnv({ AGENT_CODEC_KEYS: `k1:${K1}` })!);
-  const rotated = new EncryptionCodec(keyringFromEnv({ AGENT_CODEC_KEYS: `k1:${K1},k2:${K2}`, AGENT_CODEC_ACTIVE_KEY_ID: 'k2' })!);
+  const rotated = new EncryptionCodec(
+    keyringFromEnv({ AGENT_CODEC_KEYS: `k1:${K1},k2:${K2}`, AGENT_CODEC_ACTIVE_KEY_ID: 'k2' })!,
+  );
   const onlyNew = new EncryptionCodec(keyringFromEnv({ AGENT_CODEC_KEYS: `k2:${K2}` })!);
   const secret = { user: { name: 'Anna' }, billing: { plan: 'pro_monthly' } };
 
@@ -110,12 +127,18 @@ describe('EncryptionCodec', () => {
     const [fresh] = await rotated.encode([payload('after rotation')]);
     assert.equal(text(fresh!.metadata![KEY_ID_METADATA]), 'k2');
     const decoded = await rotated.decode([old!, fresh!]);
-    assert.deepEqual(decoded.map((p) => defaultPayloadConverter.fromPayload(p)), ['before rotation', 'after rotation']);
+    assert.deepEqual(
+      decoded.map((p) => defaultPayloadConverter.fromPayload(p)),
+      ['before rotation', 'after rotation'],
+    );
   });
 
   it('a key id it does not have is a clear error, not garbage', async () => {
     const [old] = await v1.encode([payload('x')]);
-    await assert.rejects(onlyNew.decode([old!]), (err: unknown) => err instanceof PayloadDecryptError && /key "k1"/.test(err.message));
+    await assert.rejects(
+      onlyNew.decode([old!]),
+      (err: unknown) => err instanceof PayloadDecryptError && /key "k1"/.test(err.message),
+    );
   });
 
   it('tampered bytes or a relabelled key id fail the authentication tag', async () => {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Ajv from 'ajv';
 import type { ValidateFunction } from 'ajv';
-import { AGENT_SEARCH_ATTRIBUTE_DEFINITIONS } from '../workflows/search-attributes';
+import { AGENT_SEARCH_ATTRIBUTE_DEFINITIONS } from '../common/search-attributes';
 import { REPO_ROOT } from './helpers/harness';
 import { parseYamlSubset, YamlSubsetError } from './helpers/yaml-subset';
 
@@ -29,9 +29,12 @@ const validate = composeValidator();
 
 function errorsOf(text: string): string[] {
   const ok = validate(parseYamlSubset(text));
-  return ok ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+  return ok
+    ? []
+    : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed YAML, checked field by field
 type Service = Record<string, any>;
 const compose = parseYamlSubset(COMPOSE_TEXT) as { services: Record<string, Service>; [k: string]: unknown };
 
@@ -41,22 +44,38 @@ describe('docker-compose.yml', () => {
   });
 
   it('a deliberately broken copy does not validate', () => {
-    const unknownKey = COMPOSE_TEXT.replace('    stop_grace_period: 60s\n', '    stop_grace_period: 60s\n    restart_policy: always\n');
+    const unknownKey = COMPOSE_TEXT.replace(
+      '    stop_grace_period: 60s\n',
+      '    stop_grace_period: 60s\n    restart_policy: always\n',
+    );
     assert.notEqual(unknownKey, COMPOSE_TEXT);
-    assert.ok(errorsOf(unknownKey).some((e) => e.includes('restart_policy')), 'an unknown service key is rejected');
+    assert.ok(
+      errorsOf(unknownKey).some((e) => e.includes('restart_policy')),
+      'an unknown service key is rejected',
+    );
 
-    const badCondition = COMPOSE_TEXT.replace('condition: service_completed_successfully', 'condition: service_finished');
+    const badCondition = COMPOSE_TEXT.replace(
+      'condition: service_completed_successfully',
+      'condition: service_finished',
+    );
     assert.notEqual(badCondition, COMPOSE_TEXT);
     assert.ok(errorsOf(badCondition).length > 0, 'an unknown depends_on condition is rejected');
 
-    const portsNotAList = COMPOSE_TEXT.replace('    ports:\n      - "8080:8080"\n', '    ports:\n      published: 8080\n');
+    const portsNotAList = COMPOSE_TEXT.replace(
+      '    ports:\n      - "8080:8080"\n',
+      '    ports:\n      published: 8080\n',
+    );
     assert.notEqual(portsNotAList, COMPOSE_TEXT);
-    assert.ok(errorsOf(portsNotAList).some((e) => e.includes('/services/temporal-ui/ports')), 'ports must be a list');
+    assert.ok(
+      errorsOf(portsNotAList).some((e) => e.includes('/services/temporal-ui/ports')),
+      'ports must be a list',
+    );
   });
 
   it('has PostgreSQL, schema setup, the Temporal server, the Web UI, search-attribute init and the worker, in order', () => {
     const s = compose.services;
-    for (const name of ['postgresql', 'temporal-schema', 'temporal', 'temporal-init', 'temporal-ui', 'worker']) assert.ok(s[name], `service ${name}`);
+    for (const name of ['postgresql', 'temporal-schema', 'temporal', 'temporal-init', 'temporal-ui', 'worker'])
+      assert.ok(s[name], `service ${name}`);
     assert.match(s.postgresql!.image, /^postgres:/);
     assert.match(s['temporal-schema']!.image, /^temporalio\/admin-tools:/);
     assert.match(s.temporal!.image, /^temporalio\/server:/);
@@ -77,7 +96,9 @@ describe('docker-compose.yml', () => {
     const images = Object.entries(compose.services).map(([name, svc]) => [name, String(svc.image)] as const);
     for (const [name, image] of images) {
       // major.minor.patch, or major.minor for PostgreSQL (whose releases are numbered that way).
-      const exact = image.startsWith('postgres:') ? /^postgres:\d+\.\d+(-[a-z0-9.]+)?$/ : /^[a-z0-9./-]+:v?\d+\.\d+\.\d+(-[a-z0-9.]+)?$/;
+      const exact = image.startsWith('postgres:')
+        ? /^postgres:\d+\.\d+(-[a-z0-9.]+)?$/
+        : /^[a-z0-9./-]+:v?\d+\.\d+\.\d+(-[a-z0-9.]+)?$/;
       assert.match(image, exact, `${name}: ${image} is not pinned to an exact version`);
       assert.doesNotMatch(image, /latest/);
     }
@@ -89,10 +110,7 @@ describe('docker-compose.yml', () => {
   it('registers exactly the search attributes the workflow writes', () => {
     const script = read('deploy/init-temporal.sh');
     const declared = /ATTRIBUTES="([^"]+)"/.exec(script)?.[1]?.split(/\s+/) ?? [];
-    assert.deepEqual(
-      declared.sort(),
-      AGENT_SEARCH_ATTRIBUTE_DEFINITIONS.map((d) => `${d.name}=${d.type}`).sort(),
-    );
+    assert.deepEqual(declared.sort(), AGENT_SEARCH_ATTRIBUTE_DEFINITIONS.map((d) => `${d.name}=${d.type}`).sort());
     assert.match(script, /temporal operator search-attribute create/);
   });
 
@@ -118,7 +136,7 @@ describe('the YAML subset parser the compose test relies on', () => {
         'd:',
         '- true',
         '- ~',
-        'e: \'it\'\'s\'',
+        "e: 'it''s'",
         'f: {}',
         'g: ${VAR:-x}',
       ].join('\n'),
@@ -135,7 +153,17 @@ describe('the YAML subset parser the compose test relies on', () => {
   });
 
   it('refuses what it does not understand instead of guessing', () => {
-    for (const text of ['a: &x 1', 'a: *x', 'a: !!str 1', 'a: |\n  text', 'a: {b: 1}', 'a: 1\na: 2', '---\na: 1', 'a:\n\tb: 1', 'a: b: c']) {
+    for (const text of [
+      'a: &x 1',
+      'a: *x',
+      'a: !!str 1',
+      'a: |\n  text',
+      'a: {b: 1}',
+      'a: 1\na: 2',
+      '---\na: 1',
+      'a:\n\tb: 1',
+      'a: b: c',
+    ]) {
       assert.throws(() => parseYamlSubset(text), YamlSubsetError, JSON.stringify(text));
     }
   });

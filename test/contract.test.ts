@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { validateAction } from '../workflows/contract';
+import { validateAction } from '../common/contract';
 
 describe('action contract', () => {
   const invalid: Array<[string, string, string]> = [
@@ -35,8 +35,14 @@ describe('action contract', () => {
       ok: true,
       action: { kind: 'tool', name: 'get_user_profile', args: { user_id: 42 } },
     });
-    assert.deepEqual(validateAction('{"kind":"tool","name":"x"}'), { ok: true, action: { kind: 'tool', name: 'x', args: {} } });
-    assert.deepEqual(validateAction('{"kind":"tool","name":"x","args":null}'), { ok: true, action: { kind: 'tool', name: 'x', args: {} } });
+    assert.deepEqual(validateAction('{"kind":"tool","name":"x"}'), {
+      ok: true,
+      action: { kind: 'tool', name: 'x', args: {} },
+    });
+    assert.deepEqual(validateAction('{"kind":"tool","name":"x","args":null}'), {
+      ok: true,
+      action: { kind: 'tool', name: 'x', args: {} },
+    });
   });
 
   it('accepts a final action and trims the answer', () => {

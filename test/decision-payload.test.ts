@@ -2,9 +2,9 @@
 // must not grow with the number of steps a run has taken.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildDecisionPayload, RECENT_STEPS } from '../workflows/decision-payload';
-import { DEFAULT_ALLOWED_TOOLS } from '../workflows/tool-catalog';
-import type { HistoryEntry } from '../workflows/types';
+import { buildDecisionPayload, RECENT_STEPS } from '../common/decision-payload';
+import { DEFAULT_ALLOWED_TOOLS } from '../common/tool-catalog';
+import type { HistoryEntry } from '../common/types';
 
 function historyOf(steps: number): HistoryEntry[] {
   const names = ['get_user_profile', 'get_user_billing', 'search_policy'];
@@ -13,7 +13,14 @@ function historyOf(steps: number): HistoryEntry[] {
     return {
       step: i + 1,
       action: { kind: 'tool' as const, name, args: { query: `refund ${i + 1}` } },
-      observation: { tool: name, ok: true, data: { matches: [`doc ${i + 1}`] }, source: 'test', bytes: 20, truncated: false },
+      observation: {
+        tool: name,
+        ok: true,
+        data: { matches: [`doc ${i + 1}`] },
+        source: 'test',
+        bytes: 20,
+        truncated: false,
+      },
     };
   });
 }

@@ -7,7 +7,10 @@ import { AGENT_SEARCH_ATTRIBUTES, isServerReachable, startDevServer, type DevSer
 import { freePort } from '../scripts/free-port';
 import { findOrBuildTemporalCli } from '../scripts/temporal-cli';
 
-async function withClient<T>(server: DevServer, fn: (client: Client, connection: Connection) => Promise<T>): Promise<T> {
+async function withClient<T>(
+  server: DevServer,
+  fn: (client: Client, connection: Connection) => Promise<T>,
+): Promise<T> {
   const connection = await Connection.connect({ address: server.address });
   try {
     return await fn(new Client({ connection, namespace: server.namespace }), connection);
@@ -21,7 +24,10 @@ describe('temporal CLI discovery', () => {
     const saved = process.env.TEMPORAL_CLI_PATH;
     process.env.TEMPORAL_CLI_PATH = '/nonexistent/temporal';
     try {
-      await assert.rejects(findOrBuildTemporalCli(() => undefined), /TEMPORAL_CLI_PATH=\/nonexistent\/temporal is not an executable/);
+      await assert.rejects(
+        findOrBuildTemporalCli(() => undefined),
+        /TEMPORAL_CLI_PATH=\/nonexistent\/temporal is not an executable/,
+      );
     } finally {
       if (saved === undefined) delete process.env.TEMPORAL_CLI_PATH;
       else process.env.TEMPORAL_CLI_PATH = saved;
@@ -54,7 +60,11 @@ describe('dev server (own instance, own SQLite file)', { timeout: 180_000 }, () 
     await withClient(server, async (_client, connection) => {
       const res = await connection.operatorService.listSearchAttributes({ namespace: server.namespace });
       for (const sa of AGENT_SEARCH_ATTRIBUTES) {
-        assert.equal(res.customAttributes[sa.name], encodeSearchAttributeIndexedValueType(sa.type === 'Int' ? 'INT' : 'KEYWORD'), sa.name);
+        assert.equal(
+          res.customAttributes[sa.name],
+          encodeSearchAttributeIndexedValueType(sa.type === 'Int' ? 'INT' : 'KEYWORD'),
+          sa.name,
+        );
       }
     });
   });
@@ -67,7 +77,10 @@ describe('dev server (own instance, own SQLite file)', { timeout: 180_000 }, () 
     const workflowId = `devserver-test-${randomUUID()}`;
     const runId = await withClient(server, async (client) => {
       // No worker polls this queue: the execution just sits in RUNNING, which is all we need.
-      const handle = await client.workflow.start('noSuchWorkflowType', { taskQueue: `no-worker-${randomUUID()}`, workflowId });
+      const handle = await client.workflow.start('noSuchWorkflowType', {
+        taskQueue: `no-worker-${randomUUID()}`,
+        workflowId,
+      });
       const desc = await handle.describe();
       assert.equal(desc.status.name, 'RUNNING');
       return handle.firstExecutionRunId;

@@ -8,7 +8,7 @@ import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { startRun } from '../client/agent-client';
 import { answerApproval, pendingApproval } from '../client/approvals';
-import type { TemporalEnv } from '../client/temporal-env';
+import type { TemporalEnv } from '../runtime/temporal-env';
 import { agentInput, connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 import { runCli } from './helpers/cli';
@@ -30,7 +30,13 @@ before(async () => {
   const base = { OPENAI_BASE_URL: llm.baseUrl, ...fx.workerEnv };
   workers.push(startWorkerProcess(env, base));
   // The refund's first attempt stalls before its commit, and every lookup by key is refused.
-  workers.push(startWorkerProcess(drillEnv, { ...base, AGENT_REFUND_LOOKUP_FAIL: '1', AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS: '60000' }));
+  workers.push(
+    startWorkerProcess(drillEnv, {
+      ...base,
+      AGENT_REFUND_LOOKUP_FAIL: '1',
+      AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS: '60000',
+    }),
+  );
   await Promise.all(workers.map((w) => w.ready));
   client = await connectClient(env);
 });
@@ -47,7 +53,12 @@ async function refundRun(on: TemporalEnv, replies: (user: number) => Reply[]) {
   const user = fx.nextUser();
   const id = uniqueId('effects');
   llm.script(id, replies(user));
-  const handle = await startRun(client, on, agentInput({ goal: refundGoal(user), user_id: user, allow: REFUND_ALLOW, budget: { max_seconds: 120 } }), id);
+  const handle = await startRun(
+    client,
+    on,
+    agentInput({ goal: refundGoal(user), user_id: user, allow: REFUND_ALLOW, budget: { max_seconds: 120 } }),
+    id,
+  );
   const pending = await eventually('the refund awaiting approval', () => pendingApproval(handle));
   return { id, user, handle, pending };
 }
@@ -63,7 +74,11 @@ async function listed(id: string, args: string[] = []) {
 describe('effects through the CLI', () => {
   it('a confirmed refund: watch prints it as it happens; result, status and list show it', async () => {
     // The final decision takes a while, so a poll sees the effect before the run ends.
-    const { id, user } = await refundRun(env, (u) => [billingOf(u), refundOf(u, 49), { ...finalAnswer(), delayMs: 1_500 }]);
+    const { id, user } = await refundRun(env, (u) => [
+      billingOf(u),
+      refundOf(u, 49),
+      { ...finalAnswer(), delayMs: 1_500 },
+    ]);
     const watching = runCli(env, ['watch', id]);
     await answerApproval(client, id, { decision: 'approve', operator: 'test' });
     const watched = await watching;
@@ -81,21 +96,36 @@ describe('effects through the CLI', () => {
     assert.equal(statusJson.effects[0].state, 'confirmed');
     assert.deepEqual(statusJson.effect_counts, { confirmed: 1, rejected: 0, not_made: 0, ambiguous: 0 });
 
-    assert.match(await listed(id), new RegExp(`^${id}\\s+COMPLETED\\s+ok\\s+success\\s+3\\s+2\\s+${user}\\s+1 confirmed\\s`, 'm'));
-    const rows = JSON.parse((await runCli(env, ['list', '--json', '--limit', '200'])).stdout) as Array<Record<string, unknown>>;
-    assert.deepEqual(rows.find((r) => r.workflow_id === id)?.effects, { confirmed: 1, rejected: 0, not_made: 0, ambiguous: 0 });
+    assert.match(
+      await listed(id),
+      new RegExp(`^${id}\\s+COMPLETED\\s+ok\\s+success\\s+3\\s+2\\s+${user}\\s+1 confirmed\\s`, 'm'),
+    );
+    const rows = JSON.parse((await runCli(env, ['list', '--json', '--limit', '200'])).stdout) as Array<
+      Record<string, unknown>
+    >;
+    assert.deepEqual(rows.find((r) => r.workflow_id === id)?.effects, {
+      confirmed: 1,
+      rejected: 0,
+      not_made: 0,
+      ambiguous: 0,
+    });
   });
 
   it('a refund cut off by agent cancel whose lookup fails: AMBIGUOUS in cancel, result, status and list', async () => {
     const { id, handle } = await refundRun(drillEnv, (u) => [billingOf(u), refundOf(u, 49), finalAnswer()]);
     await answerApproval(client, id, { decision: 'approve', operator: 'test' });
-    await eventually('the refund planned', () => (fx.service().list({ workflow_id: id })[0]?.state === 'planned' ? true : undefined));
+    await eventually('the refund planned', () =>
+      fx.service().list({ workflow_id: id })[0]?.state === 'planned' ? true : undefined,
+    );
     const key = fx.service().list({ workflow_id: id })[0]!.idempotency_key;
 
     const cancelled = await runCli(drillEnv, ['cancel', id, '--wait', '60s']);
     assert.equal(cancelled.code, 0, cancelled.stdout + cancelled.stderr);
     assert.match(cancelled.stdout, new RegExp(`^${id} ended: CANCELLED \\(stop reason cancelled\\)$`, 'm'));
-    const loud = new RegExp(`^  step 2: issue_refund USD 49\\.00 AMBIGUOUS \\(.+\\): money may have moved: check the refunds service for key ${escape(key)}$`, 'm');
+    const loud = new RegExp(
+      `^  step 2: issue_refund USD 49\\.00 AMBIGUOUS \\(.+\\): money may have moved: check the refunds service for key ${escape(key)}$`,
+      'm',
+    );
     assert.match(cancelled.stdout, loud);
     assert.match(cancelled.stdout, /^WARNING: 1 effect\(s\) AMBIGUOUS/m);
 
@@ -103,7 +133,10 @@ describe('effects through the CLI', () => {
     assert.match(result.stdout, loud);
     const status = await runCli(drillEnv, ['status', id]);
     assert.match(status.stdout, loud);
-    assert.match(await listed(id, ['--status', 'cancelled']), new RegExp(`^${id}\\s+CANCELLED\\s+cancelled\\s+cancelled\\s+.*\\s1 AMBIGUOUS\\s`, 'm'));
+    assert.match(
+      await listed(id, ['--status', 'cancelled']),
+      new RegExp(`^${id}\\s+CANCELLED\\s+cancelled\\s+cancelled\\s+.*\\s1 AMBIGUOUS\\s`, 'm'),
+    );
     assert.equal((await handle.describe()).status.name, 'CANCELLED');
   });
 });

@@ -8,9 +8,9 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
-import { EncryptionCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../client/codec/encryption-codec';
-import { keyringFromEnv } from '../client/codec/keyring';
-import type { TemporalEnv } from '../client/temporal-env';
+import { EncryptionCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../runtime/codec/encryption-codec';
+import { keyringFromEnv } from '../runtime/codec/keyring';
+import type { TemporalEnv } from '../runtime/temporal-env';
 import { agentInput, connectClient, REFUND_GOAL, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 import { codecEnv, newKey, newToken, withoutCodec } from './helpers/codec';
@@ -24,7 +24,13 @@ const REFUND: Reply[] = [
   { action: { kind: 'final', answer: 'Yes: USD 49.00, within 14 days.' } },
 ];
 // Plaintext that must not be readable in a raw history: observation data, the goal, the answer.
-const PLAINTEXT = ['Anna', 'pro_monthly', 'refundable within 14 days', 'Can I get a refund now', 'USD 49.00, within 14 days'];
+const PLAINTEXT = [
+  'Anna',
+  'pro_monthly',
+  'refundable within 14 days',
+  'Can I get a refund now',
+  'USD 49.00, within 14 days',
+];
 
 const K1 = newKey();
 const K2 = newKey();
@@ -62,7 +68,8 @@ async function run(id: string, replies: Reply[], client = keyed) {
 const history = async (id: string) => (await raw.workflow.getHandle(id).fetchHistory()).events ?? [];
 
 /** Payloads that go through the data converter; search attributes and SDK patch markers do not. */
-const isCodecPayload = (at: string) => !at.includes('searchAttributes.indexedFields') && !at.includes('details.patch-data');
+const isCodecPayload = (at: string) =>
+  !at.includes('searchAttributes.indexedFields') && !at.includes('details.patch-data');
 const codecPayloads = (events: unknown) => allPayloads(events).filter((p) => isCodecPayload(p.at));
 
 before(async () => {
@@ -84,20 +91,38 @@ before(async () => {
   // A run cancelled mid-decide leaves its partial result in a memo.
   llm.script(runs.cancelled, [tool('get_user_profile', { user_id: 42 }), { hang: true }]);
   const cancelled = await startRun(oldClient, env, agentInput(), runs.cancelled);
-  await llm.waitFor((r) => (r.workflowId === runs.cancelled && r.step === 2), 20_000);
+  await llm.waitFor((r) => r.workflowId === runs.cancelled && r.step === 2, 20_000);
   await cancelRun(oldClient, runs.cancelled);
   await runResult(cancelled);
 
   // An LLM whose error bodies echo the API key back (as some proxies and providers do).
-  await run(runs.secret, [
-    { status: 500, body: { error: { message: `upstream failed for Authorization: Bearer ${API_KEY}`, type: 'server_error', code: null } } },
-    { status: 401, body: { error: { message: `Incorrect API key provided: ${API_KEY}`, type: 'invalid_request_error', code: 'invalid_api_key' } } },
-  ], oldClient);
+  await run(
+    runs.secret,
+    [
+      {
+        status: 500,
+        body: {
+          error: { message: `upstream failed for Authorization: Bearer ${API_KEY}`, type: 'server_error', code: null },
+        },
+      },
+      {
+        status: 401,
+        body: {
+          error: {
+            message: `Incorrect API key provided: ${API_KEY}`,
+            type: 'invalid_request_error',
+            code: 'invalid_api_key',
+          },
+        },
+      },
+    ],
+    oldClient,
+  );
 
   // A run in flight during the rotation: one step under k1, then its worker dies mid-decide.
   llm.script(runs.inflight, [REFUND[0]!, { hang: true }, ...REFUND.slice(1)]);
   await startRun(oldClient, env, agentInput({ budget: { max_seconds: 300 } }), runs.inflight);
-  await llm.waitFor((r) => (r.workflowId === runs.inflight && r.step === 2), 20_000);
+  await llm.waitFor((r) => r.workflowId === runs.inflight && r.step === 2, 20_000);
   await first.kill();
   await oldClient.connection.close();
 
@@ -125,15 +150,21 @@ describe('the raw history, read without the codec', () => {
     const codec = new EncryptionCodec(keyringFromEnv(afterRotation)!);
     for (const { payload } of allPayloads(events)) Object.assign(payload, (await codec.decode([payload]))[0]);
     const text = allText(events).join('\n');
-    for (const secret of PLAINTEXT) assert.ok(text.includes(secret), `"${secret}" should be found in the decoded history`);
+    for (const secret of PLAINTEXT)
+      assert.ok(text.includes(secret), `"${secret}" should be found in the decoded history`);
   });
 
   it('every payload is binary/encrypted with a key id: inputs, results, activity summaries', async () => {
     const payloads = codecPayloads(await history(runs.old));
     assert.ok(payloads.length >= 15, `found only ${payloads.length} payloads`);
-    const notEncrypted = payloads.filter((p) => metadataText(p.payload, 'encoding') !== ENCRYPTED_ENCODING).map((p) => p.at);
+    const notEncrypted = payloads
+      .filter((p) => metadataText(p.payload, 'encoding') !== ENCRYPTED_ENCODING)
+      .map((p) => p.at);
     assert.deepEqual(notEncrypted, []);
-    assert.ok(payloads.some((p) => p.at.includes('userMetadata.summary')), 'activity summaries are payloads too, and encrypted');
+    assert.ok(
+      payloads.some((p) => p.at.includes('userMetadata.summary')),
+      'activity summaries are payloads too, and encrypted',
+    );
     assert.deepEqual([...new Set(payloads.map((p) => metadataText(p.payload, KEY_ID_METADATA)))], ['k1']);
   });
 
@@ -147,8 +178,13 @@ describe('the raw history, read without the codec', () => {
     assert.equal(Buffer.from(principal.data!).toString(), '"42"');
     const started = events[0]!.workflowExecutionStartedEventAttributes!;
     assert.equal(started.workflowType!.name, 'reactAgent');
-    const activities = events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!);
-    assert.deepEqual(activities.map((a) => a.activityType!.name), ['decide', 'get_user_profile', 'decide', 'get_user_billing', 'decide', 'search_policy', 'decide']);
+    const activities = events
+      .filter((e) => e.activityTaskScheduledEventAttributes)
+      .map((e) => e.activityTaskScheduledEventAttributes!);
+    assert.deepEqual(
+      activities.map((a) => a.activityType!.name),
+      ['decide', 'get_user_profile', 'decide', 'get_user_billing', 'decide', 'search_policy', 'decide'],
+    );
     assert.equal(activities[1]!.activityId, '1-get_user_profile');
   });
 });
@@ -158,7 +194,9 @@ describe('with the codec', () => {
     const result = await runResult(keyed.workflow.getHandle(runs.old));
     assert.equal(result.stop_reason, 'success');
     assert.equal(result.answer, 'Yes: USD 49.00, within 14 days.');
-    assert.deepEqual(result.history[0]!.observation.data, { user: { id: 42, name: 'Anna', country: 'US', tier: 'pro' } });
+    assert.deepEqual(result.history[0]!.observation.data, {
+      user: { id: 42, name: 'Anna', country: 'US', tier: 'pro' },
+    });
     const input = await keyed.workflow.getHandle(runs.old).describe();
     assert.equal(input.type, 'reactAgent');
   });
@@ -174,10 +212,16 @@ describe('with the codec', () => {
     assert.ok(text.includes(REFUND_GOAL));
   });
 
-  it('the cancelled run\'s memo is encrypted, and runResult still rebuilds the partial result through the codec', async () => {
+  it("the cancelled run's memo is encrypted, and runResult still rebuilds the partial result through the codec", async () => {
     // Even describe() needs the codec now (it decodes the memo), so read the raw service response.
-    await assert.rejects(raw.workflow.getHandle(runs.cancelled).describe(), /encrypted \(key "k1"\) but no codec key is configured/);
-    const description = await raw.workflowService.describeWorkflowExecution({ namespace: env.namespace, execution: { workflowId: runs.cancelled } });
+    await assert.rejects(
+      raw.workflow.getHandle(runs.cancelled).describe(),
+      /encrypted \(key "k1"\) but no codec key is configured/,
+    );
+    const description = await raw.workflowService.describeWorkflowExecution({
+      namespace: env.namespace,
+      execution: { workflowId: runs.cancelled },
+    });
     assert.equal(description.workflowExecutionInfo!.status, 4); // WORKFLOW_EXECUTION_STATUS_CANCELED
     const memo = description.workflowExecutionInfo!.memo!.fields!;
     const entry = memo.agent_result!;
@@ -185,13 +229,17 @@ describe('with the codec', () => {
     assert.ok(!allText(memo).join('').includes('Anna'));
     const result = await runResult(keyed.workflow.getHandle(runs.cancelled));
     assert.equal(result.stop_reason, 'cancelled');
-    assert.deepEqual(result.trace.map((t) => t.tool), ['get_user_profile']);
+    assert.deepEqual(
+      result.trace.map((t) => t.tool),
+      ['get_user_profile'],
+    );
     assert.equal((result.history[0]!.observation.data as { user: { name: string } }).user.name, 'Anna');
   });
 });
 
 describe('key rotation', () => {
-  const ids = async (id: string) => [...new Set(codecPayloads(await history(id)).map((p) => metadataText(p.payload, KEY_ID_METADATA)))].sort();
+  const ids = async (id: string) =>
+    [...new Set(codecPayloads(await history(id)).map((p) => metadataText(p.payload, KEY_ID_METADATA)))].sort();
 
   it('new runs use the new key id; old runs keep theirs', async () => {
     assert.deepEqual(await ids(runs.new), ['k2']);
@@ -201,12 +249,18 @@ describe('key rotation', () => {
   it('a run in flight across the rotation: the new worker replays k1 payloads and continues under k2', async () => {
     const result = await runResult(keyed.workflow.getHandle(runs.inflight));
     assert.equal(result.stop_reason, 'success');
-    assert.deepEqual(result.trace.map((t) => t.tool), ['get_user_profile', 'get_user_billing', 'search_policy']);
+    assert.deepEqual(
+      result.trace.map((t) => t.tool),
+      ['get_user_profile', 'get_user_billing', 'search_policy'],
+    );
     assert.deepEqual(await ids(runs.inflight), ['k1', 'k2']);
   });
 
   it('a client with both keys reads old and new runs', async () => {
-    const [oldResult, newResult] = await Promise.all([runResult(keyed.workflow.getHandle(runs.old)), runResult(keyed.workflow.getHandle(runs.new))]);
+    const [oldResult, newResult] = await Promise.all([
+      runResult(keyed.workflow.getHandle(runs.old)),
+      runResult(keyed.workflow.getHandle(runs.new)),
+    ]);
     assert.equal(oldResult.stop_reason, 'success');
     assert.equal(newResult.stop_reason, 'success');
     assert.equal(newResult.history[1]!.observation.source, 'billing-service');
@@ -231,26 +285,36 @@ describe('secrets stay out of history, errors and logs', () => {
     const events = await history(runs.secret);
     const codec = new EncryptionCodec(keyringFromEnv(afterRotation)!);
     const decoded = await codec.decode(allPayloads(events).map((p) => p.payload));
-    const everything = [...allText(events), ...decoded.map((p) => JSON.stringify(defaultPayloadConverter.fromPayload(p)))].join('\n');
+    const everything = [
+      ...allText(events),
+      ...decoded.map((p) => JSON.stringify(defaultPayloadConverter.fromPayload(p))),
+    ].join('\n');
     // Failure messages are encoded (they are payloads now); decoded, they show the scrubbed text.
     // (Only the last attempt's failure is an event; the 500 before it shows up in the worker log.)
-    const failures = events.filter((e) => e.activityTaskFailedEventAttributes).map((e) => e.activityTaskFailedEventAttributes!.failure!);
+    const failures = events
+      .filter((e) => e.activityTaskFailedEventAttributes)
+      .map((e) => e.activityTaskFailedEventAttributes!.failure!);
     assert.equal(failures.length, 1);
     assert.equal(failures[0]!.message, 'Encoded failure');
     assert.match(everything, /LLM rejected the request with HTTP 401: .*\[secret\]/);
-    for (const secret of [API_KEY, K1, K2, CODEC_TOKEN]) assert.ok(!everything.includes(secret), 'a secret reached the history');
+    for (const secret of [API_KEY, K1, K2, CODEC_TOKEN])
+      assert.ok(!everything.includes(secret), 'a secret reached the history');
   });
 
-  it('no secret appears in any worker\'s log', () => {
+  it("no secret appears in any worker's log", () => {
     const logs = workers.map((w) => w.output()).join('\n');
     assert.match(logs, /LLM answered HTTP 500: .*Bearer \[secret\]/, 'the retried attempt was logged, scrubbed');
     assert.match(logs, /payload encryption on \(active key id k1/);
     assert.match(logs, /payload encryption on \(active key id k2/);
-    for (const secret of [API_KEY, K1, K2, CODEC_TOKEN]) assert.ok(!logs.includes(secret), 'a secret reached a worker log');
+    for (const secret of [API_KEY, K1, K2, CODEC_TOKEN])
+      assert.ok(!logs.includes(secret), 'a secret reached a worker log');
   });
 
   it('the model never saw the sensitive field, and the worker log shows it redacted', async () => {
-    const sent = llm.requests(runs.old).map((r) => JSON.stringify(r.body)).join('\n');
+    const sent = llm
+      .requests(runs.old)
+      .map((r) => JSON.stringify(r.body))
+      .join('\n');
     assert.ok(sent.includes('\\"tier\\":\\"pro\\"'), 'the profile reached the model');
     assert.ok(!sent.includes('Anna'), 'the name did not');
     assert.ok(sent.includes('[redacted]'));

@@ -12,15 +12,23 @@ import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { runResult, startRun, WORKFLOW_TYPE } from '../client/agent-client';
 import { answerApproval, pendingApproval } from '../client/approvals';
-import type { TemporalEnv } from '../client/temporal-env';
+import type { TemporalEnv } from '../runtime/temporal-env';
 import { CARRY_LIMITS } from '../workflows/carry';
-import { AGENT_STOP_REASON } from '../workflows/search-attributes';
-import { TOOL_REGISTRY } from '../workflows/tool-catalog';
-import { EFFECTS_MEMO } from '../workflows/types';
-import type { AgentInput, AgentResult, CarriedState } from '../workflows/types';
+import { AGENT_STOP_REASON } from '../common/search-attributes';
+import { TOOL_REGISTRY } from '../common/tool-catalog';
+import { EFFECTS_MEMO } from '../common/types';
+import type { AgentInput, AgentResult, CarriedState } from '../common/types';
 import { agentInput, connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
-import { billingOf, finalAnswer, REFUND_ALLOW, refundFixture, refundGoal, refundOf, tool } from './helpers/refund-fixtures';
+import {
+  billingOf,
+  finalAnswer,
+  REFUND_ALLOW,
+  refundFixture,
+  refundGoal,
+  refundOf,
+  tool,
+} from './helpers/refund-fixtures';
 import type { RefundFixture } from './helpers/refund-fixtures';
 
 /** A user whose 14-day refund window closes ~8.6 s after the billing record is read. */
@@ -38,14 +46,25 @@ before(async () => {
   fx = refundFixture();
   const data = JSON.parse(readFileSync(fx.dataFile, 'utf8'));
   data.users[String(CLOSING_USER)] = { id: CLOSING_USER, name: 'Closing', country: 'US', tier: 'pro' };
-  data.billing[String(CLOSING_USER)] = { currency: 'USD', plan: 'pro_monthly', price_usd: 49, days_since_first_payment: 14.9999 };
+  data.billing[String(CLOSING_USER)] = {
+    currency: 'USD',
+    plan: 'pro_monthly',
+    price_usd: 49,
+    days_since_first_payment: 14.9999,
+  };
   writeFileSync(fx.dataFile, JSON.stringify(data));
   env = testEnv(uniqueId('faults'));
   drillEnv = testEnv(uniqueId('faults-drill'));
   const base = { OPENAI_BASE_URL: llm.baseUrl, ...fx.workerEnv };
   workers.push(startWorkerProcess(env, base));
   // The refunds service refuses lookups, and the refund's first attempt stalls before committing.
-  workers.push(startWorkerProcess(drillEnv, { ...base, AGENT_REFUND_LOOKUP_FAIL: '1', AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS: '60000' }));
+  workers.push(
+    startWorkerProcess(drillEnv, {
+      ...base,
+      AGENT_REFUND_LOOKUP_FAIL: '1',
+      AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS: '60000',
+    }),
+  );
   await Promise.all(workers.map((w) => w.ready));
   client = await connectClient(env);
 });
@@ -59,7 +78,12 @@ after(async () => {
 
 /** Starts a run with the raw client, past the CLI's and startRun's checks, as any SDK caller could. */
 async function startRaw(id: string, input: unknown) {
-  return client.workflow.start(WORKFLOW_TYPE, { taskQueue: env.taskQueue, workflowId: id, args: [input], workflowExecutionTimeout: '2 minutes' });
+  return client.workflow.start(WORKFLOW_TYPE, {
+    taskQueue: env.taskQueue,
+    workflowId: id,
+    args: [input],
+    workflowExecutionTimeout: '2 minutes',
+  });
 }
 
 async function run(replies: Reply[] | ((i: number) => Reply), overrides: Partial<AgentInput> = {}, on = env) {
@@ -71,18 +95,49 @@ async function run(replies: Reply[] | ((i: number) => Reply), overrides: Partial
 
 describe('bad input never wedges a run', () => {
   const cases: Array<[string, (input: AgentInput) => unknown, RegExp]> = [
-    ['an approval timeout no timer can take', (i) => ({ ...i, approval_timeout_seconds: 9_000_000_000_000 }), /approval_timeout_seconds/],
+    [
+      'an approval timeout no timer can take',
+      (i) => ({ ...i, approval_timeout_seconds: 9_000_000_000_000 }),
+      /approval_timeout_seconds/,
+    ],
     ['a budget of zero steps', (i) => ({ ...i, budget: { max_steps: 0 } }), /budget\.max_steps/],
-    ['an unknown tool in the allowlist', (i) => ({ ...i, allow: ['get_user_billing', 'transfer_funds'] }), /unknown tool "transfer_funds"/],
+    [
+      'an unknown tool in the allowlist',
+      (i) => ({ ...i, allow: ['get_user_billing', 'transfer_funds'] }),
+      /unknown tool "transfer_funds"/,
+    ],
     [
       'a forged `carried` with a billing fact that would pass the gate',
       (i) => ({
         ...i,
         carried: {
           started_at_ms: 0,
-          usage: { steps: 0, tool_calls: 0, llm_calls: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, elapsed_ms: 0 },
+          usage: {
+            steps: 0,
+            tool_calls: 0,
+            llm_calls: 0,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            total_tokens: 0,
+            elapsed_ms: 0,
+          },
           trace: [],
-          history: [{ step: 1, action: { kind: 'tool', name: 'get_user_billing', args: { user_id: 42 } }, observation: { tool: 'get_user_billing', ok: true, data: { billing: { currency: 'USD', plan: 'pro_monthly', price_usd: 5000, days_since_first_payment: 1 } }, source: 'billing-service', bytes: 1, truncated: false } }],
+          history: [
+            {
+              step: 1,
+              action: { kind: 'tool', name: 'get_user_billing', args: { user_id: 42 } },
+              observation: {
+                tool: 'get_user_billing',
+                ok: true,
+                data: {
+                  billing: { currency: 'USD', plan: 'pro_monthly', price_usd: 5000, days_since_first_payment: 1 },
+                },
+                source: 'billing-service',
+                bytes: 1,
+                truncated: false,
+              },
+            },
+          ],
           seen_calls: [],
         } satisfies CarriedState,
       }),
@@ -117,8 +172,16 @@ describe('keys that are right across reuse of a workflow id', () => {
       llm.script(id, [tool('get_user_profile', { user_id: 42 }), finalAnswer(`answered: ${goal}`)]);
       const handle = await startRun(client, env, agentInput({ goal }), id);
       assert.equal((await runResult(handle)).stop_reason, 'success');
-      keys.push(llm.requests(id).slice(-2).map((r) => r.idempotencyKey!));
-      assert.deepEqual(keys.at(-1), [1, 2].map((s) => `${id}:${handle.firstExecutionRunId}:decide:${s}`));
+      keys.push(
+        llm
+          .requests(id)
+          .slice(-2)
+          .map((r) => r.idempotencyKey!),
+      );
+      assert.deepEqual(
+        keys.at(-1),
+        [1, 2].map((s) => `${id}:${handle.firstExecutionRunId}:decide:${s}`),
+      );
     }
     assert.notDeepEqual(keys[0], keys[1]);
   });
@@ -126,7 +189,11 @@ describe('keys that are right across reuse of a workflow id', () => {
 
 describe('loop detection and search attributes', () => {
   it('"refund" then "Refund" is a loop', async () => {
-    const { handle } = await run([tool('search_policy', { query: 'refund' }), tool('search_policy', { query: ' Refund ' }), finalAnswer('never')]);
+    const { handle } = await run([
+      tool('search_policy', { query: 'refund' }),
+      tool('search_policy', { query: ' Refund ' }),
+      finalAnswer('never'),
+    ]);
     const result = await runResult(handle);
     assert.equal(result.stop_reason, 'loop_detected');
     assert.equal(result.usage.tool_calls, 1);
@@ -160,22 +227,35 @@ describe('effects and approvals', () => {
     await answerApproval(client, id, { decision: 'approve', operator: 'test' });
     const result = await runResult(handle);
     assert.equal(result.stop_reason, 'policy_denied:refund_outside_window');
-    assert.deepEqual(result.trace.at(-1), { step: 2, tool: 'issue_refund', args_hash: pending.args_hash, ok: false, stop_reason: 'policy_denied:refund_outside_window', approval: 'approve' });
+    assert.deepEqual(result.trace.at(-1), {
+      step: 2,
+      tool: 'issue_refund',
+      args_hash: pending.args_hash,
+      ok: false,
+      stop_reason: 'policy_denied:refund_outside_window',
+      approval: 'approve',
+    });
     assert.deepEqual(result.effects, []);
     assert.equal(fx.service().list({ workflow_id: id }).length, 0, 'no refund was even planned');
   });
 
   it('an effect whose lookup fails is reported ambiguous, in the result and in the memo `agent list` reads', async () => {
     const user = fx.nextUser();
-    const { id, handle } = await run([billingOf(user), refundOf(user, 49), finalAnswer()], {
-      goal: refundGoal(user),
-      user_id: user,
-      allow: REFUND_ALLOW,
-      budget: { max_seconds: 120 },
-    }, drillEnv);
+    const { id, handle } = await run(
+      [billingOf(user), refundOf(user, 49), finalAnswer()],
+      {
+        goal: refundGoal(user),
+        user_id: user,
+        allow: REFUND_ALLOW,
+        budget: { max_seconds: 120 },
+      },
+      drillEnv,
+    );
     await eventually('the refund awaiting approval', () => pendingApproval(handle));
     await answerApproval(client, id, { decision: 'approve', operator: 'test' });
-    await eventually('the refund planned', () => (fx.service().list({ workflow_id: id })[0]?.state === 'planned' ? true : undefined));
+    await eventually('the refund planned', () =>
+      fx.service().list({ workflow_id: id })[0]?.state === 'planned' ? true : undefined,
+    );
     await handle.cancel();
     const result = await runResult(handle);
     assert.equal(result.stop_reason, 'cancelled');
@@ -187,7 +267,8 @@ describe('effects and approvals', () => {
     assert.match(effect!.detail!, /lookup failed: .*refused the lookup/);
     assert.equal(effect!.idempotency_key, fx.service().list({ workflow_id: id })[0]!.idempotency_key);
     const listed = await eventually('the run in the visibility list', async () => {
-      for await (const info of client.workflow.list({ query: `WorkflowId = '${id}' AND ExecutionStatus = 'Canceled'` })) return info;
+      for await (const info of client.workflow.list({ query: `WorkflowId = '${id}' AND ExecutionStatus = 'Canceled'` }))
+        return info;
       return undefined;
     });
     assert.deepEqual(listed.memo?.[EFFECTS_MEMO], { confirmed: 0, rejected: 0, not_made: 0, ambiguous: 1 });
@@ -197,14 +278,21 @@ describe('effects and approvals', () => {
 describe('long continue-as-new chains', () => {
   it('each run of a 60-step chain starts with a bounded state; totals stay exact', async () => {
     const steps = 60;
-    const replies = (i: number): Reply => (i < steps - 1 ? tool('search_policy', { query: `question ${i}` }) : finalAnswer('done'));
-    const { id, handle } = await run(replies, { continue_as_new_every: 5, budget: { max_steps: steps, max_tool_calls: steps, max_seconds: 600 } });
+    const replies = (i: number): Reply =>
+      i < steps - 1 ? tool('search_policy', { query: `question ${i}` }) : finalAnswer('done');
+    const { id, handle } = await run(replies, {
+      continue_as_new_every: 5,
+      budget: { max_steps: steps, max_tool_calls: steps, max_seconds: 600 },
+    });
     const result: AgentResult = await runResult(handle);
     assert.equal(result.stop_reason, 'success');
     assert.equal(result.usage.steps, steps);
     assert.equal(result.usage.tool_calls, steps - 1);
     assert.equal(result.trace.length, steps - 1, 'under the trace cap, every step is kept');
-    assert.ok(result.history.length <= CARRY_LIMITS.history + Object.keys(TOOL_REGISTRY).length + 5, `history of ${result.history.length}`);
+    assert.ok(
+      result.history.length <= CARRY_LIMITS.history + Object.keys(TOOL_REGISTRY).length + 5,
+      `history of ${result.history.length}`,
+    );
     assert.equal(result.omitted!.history + result.history.length, steps - 1);
 
     const carriedSizes: number[] = [];
@@ -213,7 +301,10 @@ describe('long continue-as-new chains', () => {
       const input = events[0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!;
       const carried = (JSON.parse(Buffer.from(input.data!).toString('utf8')) as AgentInput).carried;
       if (!carried) continue;
-      assert.ok(carried.history.length <= CARRY_LIMITS.history + Object.keys(TOOL_REGISTRY).length, `carried history of ${carried.history.length}`);
+      assert.ok(
+        carried.history.length <= CARRY_LIMITS.history + Object.keys(TOOL_REGISTRY).length,
+        `carried history of ${carried.history.length}`,
+      );
       carriedSizes.push(input.data!.length);
     }
     assert.equal(carriedSizes.length, steps / 5 - 1);

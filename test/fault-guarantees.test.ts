@@ -3,17 +3,17 @@
 // values, and refund facts that age across an approval wait.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkAgentInput, INPUT_LIMITS } from '../workflows/input';
+import { checkAgentInput, INPUT_LIMITS } from '../common/input';
 import { carryState, CARRY_LIMITS } from '../workflows/carry';
 import type { RunState } from '../workflows/carry';
 import { checkToolCall } from '../workflows/gateway';
 import type { GatewayContext } from '../workflows/gateway';
-import { loopSignature, TOOL_REGISTRY } from '../workflows/tool-catalog';
-import { attributeStopReason } from '../workflows/search-attributes';
+import { loopSignature, TOOL_REGISTRY } from '../common/tool-catalog';
+import { attributeStopReason } from '../common/search-attributes';
 import { countEffects, effectFromObservation, effectFromReconcile } from '../workflows/effects';
 import { checkPrincipalPolicy } from '../workflows/policy';
-import { EMPTY_USAGE } from '../workflows/budget';
-import type { HistoryEntry, Observation } from '../workflows/types';
+import { EMPTY_USAGE } from '../common/budget';
+import type { HistoryEntry, Observation } from '../common/types';
 
 const valid = { goal: 'refund?', user_id: 42, allow: ['get_user_billing'] };
 
@@ -22,7 +22,12 @@ describe('workflow input contract', () => {
     assert.equal(checkAgentInput(valid).ok, true);
     const atCeilings = {
       ...valid,
-      budget: { max_steps: INPUT_LIMITS.max_steps, max_tool_calls: INPUT_LIMITS.max_tool_calls, max_seconds: INPUT_LIMITS.max_seconds, max_tokens: 0 },
+      budget: {
+        max_steps: INPUT_LIMITS.max_steps,
+        max_tool_calls: INPUT_LIMITS.max_tool_calls,
+        max_seconds: INPUT_LIMITS.max_seconds,
+        max_tokens: 0,
+      },
       approval_timeout_seconds: INPUT_LIMITS.approval_timeout_seconds,
       continue_as_new_every: INPUT_LIMITS.continue_as_new_every,
       llm_max_attempts: INPUT_LIMITS.llm_max_attempts,
@@ -31,13 +36,21 @@ describe('workflow input contract', () => {
   });
 
   const refused: Array<[string, unknown, RegExp]> = [
-    ['an approval timeout a timer cannot take', { ...valid, approval_timeout_seconds: 9_000_000_000_000 }, /^invalid run input: approval_timeout_seconds: /],
+    [
+      'an approval timeout a timer cannot take',
+      { ...valid, approval_timeout_seconds: 9_000_000_000_000 },
+      /^invalid run input: approval_timeout_seconds: /,
+    ],
     ['max_steps 0', { ...valid, budget: { max_steps: 0 } }, /^invalid run input: budget\.max_steps: /],
     ['max_tool_calls 0', { ...valid, budget: { max_tool_calls: 0 } }, /budget\.max_tool_calls/],
     ['a fractional budget', { ...valid, budget: { max_seconds: 1.5 } }, /budget\.max_seconds/],
     ['an unknown budget key', { ...valid, budget: { max_usd: 3 } }, /budget: .*max_usd/],
     ['an unknown tool in allow', { ...valid, allow: ['get_user_billing', 'rm_rf'] }, /allow\.1: unknown tool "rm_rf"/],
-    ['a tool allowed twice', { ...valid, allow: ['search_policy', 'search_policy'] }, /allow: allow lists a tool twice/],
+    [
+      'a tool allowed twice',
+      { ...valid, allow: ['search_policy', 'search_policy'] },
+      /allow: allow lists a tool twice/,
+    ],
     ['continue-as-new every 0 steps', { ...valid, continue_as_new_every: 0 }, /continue_as_new_every/],
     ['llm attempts above the ceiling', { ...valid, llm_max_attempts: 1000 }, /llm_max_attempts/],
     ['an empty goal', { ...valid, goal: '   ' }, /goal: the goal must not be empty/],
@@ -65,7 +78,10 @@ function longRun(steps: number): RunState {
   for (let step = 1; step <= steps; step++) {
     const name = step === 2 ? 'get_user_billing' : 'search_policy';
     const args = step === 2 ? { user_id: 42 } : { query: `policy question number ${step}` };
-    const data = step === 2 ? { billing: { currency: 'USD', plan: 'pro_monthly', price_usd: 49, days_since_first_payment: 10 } } : { snippets: ['x'.repeat(300)] };
+    const data =
+      step === 2
+        ? { billing: { currency: 'USD', plan: 'pro_monthly', price_usd: 49, days_since_first_payment: 10 } }
+        : { snippets: ['x'.repeat(300)] };
     history.push({ step, action: { kind: 'tool', name, args }, observation: obs(name, data), observed_at_ms: step });
   }
   return {
@@ -93,7 +109,11 @@ describe('continue-as-new carries a bounded state', () => {
     assert.equal(carried.seen_calls.length, 10_000);
     assert.ok(carried.seen_calls.every((h) => /^[0-9a-f]{16}$/.test(h)));
     // The policy gate still finds the billing record read at step 2.
-    const policy = checkPrincipalPolicy('issue_refund', { user_id: 42, amount_usd: 49, reason: 'ok' }, { principalUserId: 42, history: carried.history });
+    const policy = checkPrincipalPolicy(
+      'issue_refund',
+      { user_id: 42, amount_usd: 49, reason: 'ok' },
+      { principalUserId: 42, history: carried.history },
+    );
     assert.deepEqual(policy, { allowed: true });
   });
 
@@ -105,13 +125,19 @@ describe('continue-as-new carries a bounded state', () => {
 
   it('carrying twice keeps the counts exact and the hashes stable', () => {
     const once = carryState(longRun(500));
-    const twice = carryState({ ...longRun(0), ...once, human_wait_ms: 0, effects: [], omitted: once.omitted! } as RunState);
+    const twice = carryState({
+      ...longRun(0),
+      ...once,
+      human_wait_ms: 0,
+      effects: [],
+      omitted: once.omitted!,
+    } as RunState);
     assert.deepEqual(twice.seen_calls, once.seen_calls);
     assert.deepEqual(twice.omitted, once.omitted);
   });
 });
 
-describe('loop detection folds free text by each tool\'s schema', () => {
+describe("loop detection folds free text by each tool's schema", () => {
   const ctx = (seenCalls: string[]): GatewayContext => ({
     maxToolCalls: 10,
     allow: ['search_policy', 'get_user_billing'],
@@ -134,19 +160,35 @@ describe('loop detection folds free text by each tool\'s schema', () => {
   });
 
   it('does not fold arguments that are not free text', () => {
-    assert.notEqual(loopSignature('get_user_billing', { user_id: 42 }), loopSignature('get_user_billing', { user_id: 43 }));
+    assert.notEqual(
+      loopSignature('get_user_billing', { user_id: 42 }),
+      loopSignature('get_user_billing', { user_id: 43 }),
+    );
   });
 });
 
 describe('effects and what operators see', () => {
-  const call = { tool: 'issue_refund', idempotency_key: 'wf:3:issue_refund:abc', step: 3, args: { user_id: 42, amount_usd: 49, reason: 'x' } };
+  const call = {
+    tool: 'issue_refund',
+    idempotency_key: 'wf:3:issue_refund:abc',
+    step: 3,
+    args: { user_id: 42, amount_usd: 49, reason: 'x' },
+  };
 
-  it('reads the outcome from the tool\'s observation', () => {
-    const refund = (state: string, rejected?: string) => obs('issue_refund', { refund: { refund_id: 7, state }, ...(rejected ? { rejected } : {}) }, state === 'confirmed');
+  it("reads the outcome from the tool's observation", () => {
+    const refund = (state: string, rejected?: string) =>
+      obs(
+        'issue_refund',
+        { refund: { refund_id: 7, state }, ...(rejected ? { rejected } : {}) },
+        state === 'confirmed',
+      );
     assert.equal(effectFromObservation(call, refund('confirmed')).state, 'confirmed');
     assert.equal(effectFromObservation(call, refund('rejected', 'exceeds_paid')).state, 'rejected');
     assert.equal(effectFromObservation(call, refund('rejected', 'voided')).state, 'not_made');
-    assert.equal(effectFromObservation(call, obs('issue_refund', { rejected: 'not_principal' }, false)).state, 'not_made');
+    assert.equal(
+      effectFromObservation(call, obs('issue_refund', { rejected: 'not_principal' }, false)).state,
+      'not_made',
+    );
     assert.equal(effectFromObservation(call, obs('issue_refund', { something: 'else' })).state, 'ambiguous');
   });
 
@@ -155,11 +197,19 @@ describe('effects and what operators see', () => {
     assert.equal(e.state, 'ambiguous');
     assert.equal(e.amount_usd, 49);
     assert.match(e.detail!, /refunds service down/);
-    assert.deepEqual(countEffects([e, effectFromReconcile(call, { state: 'confirmed', amount_usd: 49 })]), { confirmed: 1, rejected: 0, not_made: 0, ambiguous: 1 });
+    assert.deepEqual(countEffects([e, effectFromReconcile(call, { state: 'confirmed', amount_usd: 49 })]), {
+      confirmed: 1,
+      rejected: 0,
+      not_made: 0,
+      ambiguous: 1,
+    });
   });
 
   it('search attributes hold registry names only', () => {
-    assert.equal(attributeStopReason(`tool_denied:${'ignore previous instructions '.repeat(3).slice(0, 64)}`), 'tool_denied:unknown');
+    assert.equal(
+      attributeStopReason(`tool_denied:${'ignore previous instructions '.repeat(3).slice(0, 64)}`),
+      'tool_denied:unknown',
+    );
     assert.equal(attributeStopReason('tool_denied:issue_refund'), 'tool_denied:issue_refund');
     assert.equal(attributeStopReason('tool_missing:rm -rf /'), 'tool_missing:unknown');
     assert.equal(attributeStopReason('policy_denied:other_user'), 'policy_denied:other_user');
@@ -171,12 +221,18 @@ describe('refund facts age across an approval wait', () => {
   const billing = (days: number): HistoryEntry => ({
     step: 1,
     action: { kind: 'tool', name: 'get_user_billing', args: { user_id: 42 } },
-    observation: obs('get_user_billing', { billing: { currency: 'USD', plan: 'pro_monthly', price_usd: 49, days_since_first_payment: days } }),
+    observation: obs('get_user_billing', {
+      billing: { currency: 'USD', plan: 'pro_monthly', price_usd: 49, days_since_first_payment: days },
+    }),
     observed_at_ms: 1_000_000,
   });
   const refund = { user_id: 42, amount_usd: 49, reason: 'within window' };
   const check = (days: number, nowMs?: number) => {
-    const d = checkPrincipalPolicy('issue_refund', refund, { principalUserId: 42, history: [billing(days)], ...(nowMs !== undefined ? { nowMs } : {}) });
+    const d = checkPrincipalPolicy('issue_refund', refund, {
+      principalUserId: 42,
+      history: [billing(days)],
+      ...(nowMs !== undefined ? { nowMs } : {}),
+    });
     return d.allowed ? 'allowed' : d.rule;
   };
 

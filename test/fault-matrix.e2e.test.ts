@@ -20,14 +20,22 @@ import type { DevServer } from '../scripts/dev-server';
 import { freePort } from '../scripts/free-port';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
 import { answerApproval, pendingApproval } from '../client/approvals';
-import type { TemporalEnv } from '../client/temporal-env';
+import type { TemporalEnv } from '../runtime/temporal-env';
 import type { reactAgent } from '../workflows/agent';
-import type { AgentResult, EffectOutcome } from '../workflows/types';
-import type { StopReason } from '../workflows/stop-reasons';
+import type { AgentResult, EffectOutcome } from '../common/types';
+import type { StopReason } from '../common/stop-reasons';
 import { agentInput, connectClient, eventually, testEnv, uniqueId, WorkerFleet } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 import { runCli } from './helpers/cli';
-import { billingOf, finalAnswer, REFUND_ALLOW, refundFixture, refundGoal, refundOf, tool } from './helpers/refund-fixtures';
+import {
+  billingOf,
+  finalAnswer,
+  REFUND_ALLOW,
+  refundFixture,
+  refundGoal,
+  refundOf,
+  tool,
+} from './helpers/refund-fixtures';
 import type { RefundFixture } from './helpers/refund-fixtures';
 import {
   activitiesDrained,
@@ -52,10 +60,21 @@ import type { Gate, StepReply } from './helpers/fault-matrix';
 
 // ---- the matrix -------------------------------------------------------------------------------
 
-const PHASES = ['deciding', 'read-only tool', 'effect before commit', 'effect after commit', 'awaiting approval', 'continue-as-new boundary'] as const;
+const PHASES = [
+  'deciding',
+  'read-only tool',
+  'effect before commit',
+  'effect after commit',
+  'awaiting approval',
+  'continue-as-new boundary',
+] as const;
 type Phase = (typeof PHASES)[number];
-const FAULTS = ['operator cancel', 'max_seconds deadline', 'worker SIGKILL + new worker', 'worker hung + cancel', 'server SIGKILL + restart'] as const;
-type Fault = (typeof FAULTS)[number];
+type Fault =
+  | 'operator cancel'
+  | 'max_seconds deadline'
+  | 'worker SIGKILL + new worker'
+  | 'worker hung + cancel'
+  | 'server SIGKILL + restart';
 
 /**
  * The stated bound for a cancel or a deadline with a hung worker: the heartbeat timeout (2 s), up to
@@ -182,7 +201,12 @@ class Group {
 
   /** Starts a worker on the config's queue; `knobs` false gives a plain worker (no drill knobs). */
   start(config: Config, knobs = true): WorkerProcess {
-    const w = fleet.start(this.queues[config], { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '120', ...fx.workerEnv, ...(knobs ? KNOBS[config] : {}) });
+    const w = fleet.start(this.queues[config], {
+      OPENAI_BASE_URL: llm.baseUrl,
+      OPENAI_TIMEOUT_SECONDS: '120',
+      ...fx.workerEnv,
+      ...(knobs ? KNOBS[config] : {}),
+    });
     this.started.set(config, [...(this.started.get(config) ?? []), w]);
     return w;
   }
@@ -291,7 +315,11 @@ class Run {
         const refund: StepReply =
           left === undefined
             ? refundOf(u)
-            : () => ({ ...refundOf(u), delayMs: Math.max(0, this.startedAtMs + this.variant.maxSeconds! * 1000 - left - Date.now()) }) as Reply;
+            : () =>
+                ({
+                  ...refundOf(u),
+                  delayMs: Math.max(0, this.startedAtMs + this.variant.maxSeconds! * 1000 - left - Date.now()),
+                }) as Reply;
         return { 1: billingOf(u), 2: refund, 3: done };
       }
       case 'continue-as-new boundary': {
@@ -436,14 +464,24 @@ async function check(t: TestContext, phase: Phase, fault: Fault, o: Observed): P
   );
 
   // 1. The stop reason, and the Temporal status that goes with it.
-  assert.equal(result.stop_reason, expected.stop, `stop_reason (history of the latest run:\n${timeline(events, run.startedAtMs)})`);
+  assert.equal(
+    result.stop_reason,
+    expected.stop,
+    `stop_reason (history of the latest run:\n${timeline(events, run.startedAtMs)})`,
+  );
   assert.equal(description.status.name, expected.stop === 'cancelled' ? 'CANCELLED' : 'COMPLETED');
   // A cut-off effect whose retried attempt reported back before the cut reached it (it found the
   // refund already committed, by key) is in the trace too: the tool answered, and the effect says so.
-  const answeredAfterAll = expected.stop === 'success' ? [] : (result.effects ?? []).filter((e) => e.via === 'tool').map((e) => e.tool);
-  assert.deepEqual(result.trace.map((e) => e.tool), [...expected.trace, ...answeredAfterAll], 'trace');
+  const answeredAfterAll =
+    expected.stop === 'success' ? [] : (result.effects ?? []).filter((e) => e.via === 'tool').map((e) => e.tool);
+  assert.deepEqual(
+    result.trace.map((e) => e.tool),
+    [...expected.trace, ...answeredAfterAll],
+    'trace',
+  );
   if (expected.stop === 'success') assert.equal(result.answer, 'done');
-  if (phase === 'continue-as-new boundary') assert.notEqual(description.runId, run.firstRunId, 'the chain continued as new before the fault');
+  if (phase === 'continue-as-new boundary')
+    assert.notEqual(description.runId, run.firstRunId, 'the chain continued as new before the fault');
 
   // 2. The effects list against the refunds database.
   assertEffectsMatchDb(result, run.rows(), expected.effects);
@@ -478,8 +516,14 @@ async function check(t: TestContext, phase: Phase, fault: Fault, o: Observed): P
 async function stalledAttemptCannotConfirm(run: Run, worker: WorkerProcess, from: number): Promise<string> {
   const key = run.rows()[0]?.idempotency_key ?? assert.fail('the refund was never planned');
   await activitiesDrained(worker, REFUND_STALL_MS + 30_000);
-  assert.deepEqual(run.rows().map((r) => [r.state, r.rejection]), [['rejected', 'voided']], 'the stalled attempt found the record settled');
-  return worker.output().indexOf(key, from) >= 0 ? 'the stalled attempt woke, tried to commit and found the record voided' : 'the stalled attempt ended without trying to commit';
+  assert.deepEqual(
+    run.rows().map((r) => [r.state, r.rejection]),
+    [['rejected', 'voided']],
+    'the stalled attempt found the record settled',
+  );
+  return worker.output().indexOf(key, from) >= 0
+    ? 'the stalled attempt woke, tried to commit and found the record voided'
+    : 'the stalled attempt ended without trying to commit';
 }
 
 // ---- setup --------------------------------------------------------------------------------------
@@ -505,7 +549,9 @@ after(async () => {
   if (timings.length > 0) {
     console.log('fault matrix timings (fault -> close, start -> close, ms):');
     for (const t of [...timings].sort((a, b) => a.cell.localeCompare(b.cell))) {
-      console.log(`  ${t.cell.padEnd(56)} ${String(t.faultToCloseMs ?? '-').padStart(7)} ${String(t.startToCloseMs).padStart(7)}`);
+      console.log(
+        `  ${t.cell.padEnd(56)} ${String(t.faultToCloseMs ?? '-').padStart(7)} ${String(t.startToCloseMs).padStart(7)}`,
+      );
     }
   }
 });
@@ -556,7 +602,8 @@ describe('fault matrix: operator cancel and max_seconds deadline, live workers',
       const from = live.first(CONFIG_OF[phase]).output().length;
       await operatorCancel(run);
       const result = await run.result();
-      if (phase === 'effect before commit') t.diagnostic(await stalledAttemptCannotConfirm(run, live.first('before'), from));
+      if (phase === 'effect before commit')
+        t.diagnostic(await stalledAttemptCannotConfirm(run, live.first('before'), from));
       await check(t, phase, 'operator cancel', { run, result, cut: 'cancel' });
     });
   }
@@ -578,19 +625,27 @@ describe('fault matrix: operator cancel and max_seconds deadline, live workers',
       await run.staged();
       if (phase === 'awaiting approval') {
         // The deadline passes while a person is awaited: the run keeps waiting, then finishes.
-        await eventually('the max_seconds timer firing', async () => budgetTimerFired(await historyOf(run.handle())), 30_000);
+        await eventually(
+          'the max_seconds timer firing',
+          async () => budgetTimerFired(await historyOf(run.handle())),
+          30_000,
+        );
         assert.equal((await run.handle().describe()).status.name, 'RUNNING');
         assert.ok(await pendingApproval(run.handle()), 'still awaiting approval after max_seconds');
         await run.approve();
         const result = await run.result();
-        assert.ok(result.usage.elapsed_ms < variant.maxSeconds! * 1000, `agent time ${result.usage.elapsed_ms} ms excludes the wait`);
+        assert.ok(
+          result.usage.elapsed_ms < variant.maxSeconds! * 1000,
+          `agent time ${result.usage.elapsed_ms} ms excludes the wait`,
+        );
         await check(t, phase, 'max_seconds deadline', { run, result });
         return;
       }
       const from = live.first(CONFIG_OF[phase]).output().length;
       await run.enter();
       const result = await run.result();
-      if (phase === 'effect before commit') t.diagnostic(await stalledAttemptCannotConfirm(run, live.first('before'), from));
+      if (phase === 'effect before commit')
+        t.diagnostic(await stalledAttemptCannotConfirm(run, live.first('before'), from));
       await check(t, phase, 'max_seconds deadline', { run, result, cut: 'deadline' });
       const events = await historyOf(run.handle());
       const fired = budgetTimerFired(events)!;
@@ -605,7 +660,10 @@ describe('fault matrix: operator cancel and max_seconds deadline, live workers',
         // Its timer fires max_seconds after the chain's start (give or take the workflow task that
         // armed it), not max_seconds after its own start (CAN_SLOW_MS later).
         const firesAfter = budgetDeadlineMs(events)! - run.startedAtMs;
-        assert.ok(Math.abs(firesAfter - variant.maxSeconds! * 1000) < 1_500, `the latest run's max_seconds timer fires ${firesAfter} ms after the chain started`);
+        assert.ok(
+          Math.abs(firesAfter - variant.maxSeconds! * 1000) < 1_500,
+          `the latest run's max_seconds timer fires ${firesAfter} ms after the chain started`,
+        );
       }
     });
   }
@@ -636,7 +694,10 @@ describe('fault matrix: worker SIGKILL + new worker', { concurrency: true }, () 
       if (phase === 'deciding' || phase === 'continue-as-new boundary') {
         // The decision was retried on the new worker with the same Idempotency-Key.
         const step = phase === 'deciding' ? 1 : 3;
-        const keys = llm.requests(run.id).filter((r) => r.step === step).map((r) => r.idempotencyKey);
+        const keys = llm
+          .requests(run.id)
+          .filter((r) => r.step === step)
+          .map((r) => r.idempotencyKey);
         assert.ok(keys.length >= 2, `step ${step} was retried`);
         assert.equal(new Set(keys).size, 1, `one key for every attempt: ${keys.join(', ')}`);
       }
@@ -676,7 +737,10 @@ describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', 
     await healthyReady;
     // When the timer really fires: armed in the run's first workflow task, for what was left then.
     const deadline = (deadlineRun && budgetDeadlineMs(await historyOf(deadlineRun.handle()))) ?? Date.now() + 3_500;
-    assert.ok(Date.now() < deadline - 3_300, `in place ${Date.now() - deadline + 3_300} ms too late for the deadline window`);
+    assert.ok(
+      Date.now() < deadline - 3_300,
+      `in place ${Date.now() - deadline + 3_300} ms too late for the deadline window`,
+    );
     await untilWallClock(deadline - 3_000);
     // The read-only tool starts now, so its pause (8 s) still runs when the worker hangs.
     if (toolRun) await toolRun.enter();
@@ -696,7 +760,12 @@ describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', 
       await thenArrive(healthy, () => run.start());
       await thenArrive(freeze, () => run.staged());
       const type = IN_FLIGHT[phase];
-      if (type) assert.equal((await startedActivity(run.handle(), type))?.identity, hung.first('plain').identity, `${type} runs on the hung worker`);
+      if (type)
+        assert.equal(
+          (await startedActivity(run.handle(), type))?.identity,
+          hung.first('plain').identity,
+          `${type} runs on the hung worker`,
+        );
       await cancelRun(hung.client, run.id, REASON);
       const result = await run.result();
       await check(t, phase, 'worker hung + cancel', { run, result, cut: 'cancel', bound: true });
@@ -708,7 +777,11 @@ describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', 
     deadlineRun = run;
     await thenArrive(healthy, () => run.start());
     await thenArrive(freeze, () => run.staged());
-    assert.equal((await startedActivity(run.handle(), 'decide'))?.identity, hung.first('plain').identity, 'the decision runs on the hung worker');
+    assert.equal(
+      (await startedActivity(run.handle(), 'decide'))?.identity,
+      hung.first('plain').identity,
+      'the decision runs on the hung worker',
+    );
     const result = await run.result();
     await check(t, 'deciding', 'max_seconds deadline', { run, result, cut: 'deadline', bound: true });
   });
@@ -723,7 +796,11 @@ describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', 
       // The healthy worker polls before the refund starts; the run stays on the stalled one (sticky).
       await hung.start(config, false).ready;
       await run.enter();
-      assert.equal((await startedActivity(run.handle(), 'issue_refund'))?.identity, stalled.identity, 'the refund runs on the worker that will hang');
+      assert.equal(
+        (await startedActivity(run.handle(), 'issue_refund'))?.identity,
+        stalled.identity,
+        'the refund runs on the worker that will hang',
+      );
       // The worker hangs first, then the operator cancels: Temporal retries the stalled attempt on
       // the healthy worker before the workflow has seen the cancel; that attempt must not commit.
       stalled.hang();
@@ -735,7 +812,10 @@ describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', 
       if (phase === 'effect before commit') t.diagnostic(await stalledAttemptCannotConfirm(run, stalled, from));
       else {
         await activitiesDrained(stalled);
-        assert.deepEqual(run.rows().map((r) => r.state), ['confirmed']);
+        assert.deepEqual(
+          run.rows().map((r) => r.state),
+          ['confirmed'],
+        );
       }
       await check(t, phase, 'worker hung + cancel', { run, result, cut: 'cancel', bound: true });
     });
@@ -756,7 +836,12 @@ describe('fault matrix: Temporal server SIGKILL + restart', { concurrency: true 
   before(async () => {
     const port = await freePort();
     const uiPort = await freePort([port]);
-    restartServer = await startDevServer({ dbFile: path.join(fx.dir, 'temporal', 'temporal.sqlite'), cliPath: process.env.TEMPORAL_CLI_PATH, port, uiPort });
+    restartServer = await startDevServer({
+      dbFile: path.join(fx.dir, 'temporal', 'temporal.sqlite'),
+      cliPath: process.env.TEMPORAL_CLI_PATH,
+      port,
+      uiPort,
+    });
     const server = { address: restartServer.address, namespace: restartServer.namespace, uiUrl: restartServer.uiUrl };
     const restartClient = await connectClient({ ...shared, ...server });
     clients.push(restartClient);

@@ -8,13 +8,12 @@ import * as fc from 'fast-check';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
-import type { Reply } from '../scripts/scripted-llm-server';
 import { runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../client/temporal-env';
+import type { TemporalEnv } from '../runtime/temporal-env';
 import { MAX_ANSWER_BYTES } from '../activities/decide';
-import { isStopReason } from '../workflows/stop-reasons';
-import { DEFAULT_ALLOWED_TOOLS } from '../workflows/tool-catalog';
-import type { AgentResult } from '../workflows/types';
+import { isStopReason } from '../common/stop-reasons';
+import { DEFAULT_ALLOWED_TOOLS } from '../common/tool-catalog';
+import type { AgentResult } from '../common/types';
 import { agentInput, connectClient, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 
@@ -38,9 +37,30 @@ const seenReasons = new Map<string, number>();
 // ---- what a model might answer -------------------------------------------------------------
 
 const MB = 1024 * 1024;
-const hostileChar = fc.constantFrom('\u0000', '\u202e', '\u200b', '\ud800', '\udfff', '\ufeff', '\n', '"', '\\', '😀', 'ß', '\u2028', '{', '[');
-const anyText = fc.string({ unit: fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), hostileChar), maxLength: 200 });
-const toolName = fc.oneof(fc.constantFrom(...DEFAULT_ALLOWED_TOOLS, 'delete_user', '__proto__', 'constructor', 'toString', ''), anyText);
+const hostileChar = fc.constantFrom(
+  '\u0000',
+  '\u202e',
+  '\u200b',
+  '\ud800',
+  '\udfff',
+  '\ufeff',
+  '\n',
+  '"',
+  '\\',
+  '😀',
+  'ß',
+  '\u2028',
+  '{',
+  '[',
+);
+const anyText = fc.string({
+  unit: fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), hostileChar),
+  maxLength: 200,
+});
+const toolName = fc.oneof(
+  fc.constantFrom(...DEFAULT_ALLOWED_TOOLS, 'delete_user', '__proto__', 'constructor', 'toString', ''),
+  anyText,
+);
 const argsValue = fc.oneof(
   fc.record({ user_id: fc.oneof(fc.integer(), fc.double(), fc.string(), fc.constant(null)) }, { requiredKeys: [] }),
   fc.record({ query: anyText }),
@@ -58,12 +78,22 @@ const actionShaped = fc.record(
 );
 /** Well-formed actions with odd contents, so runs go on for several steps and reach the tools. */
 const validAction = fc.oneof(
-  fc.record({ kind: fc.constant('tool'), name: fc.constantFrom('get_user_profile', 'get_user_billing'), args: fc.record({ user_id: fc.oneof(fc.constantFrom(42, 7), fc.integer()) }) }),
-  fc.record({ kind: fc.constant('tool'), name: fc.constant('search_policy'), args: fc.record({ query: fc.oneof(anyText, fc.string({ minLength: 400, maxLength: 600 })) }) }),
+  fc.record({
+    kind: fc.constant('tool'),
+    name: fc.constantFrom('get_user_profile', 'get_user_billing'),
+    args: fc.record({ user_id: fc.oneof(fc.constantFrom(42, 7), fc.integer()) }),
+  }),
+  fc.record({
+    kind: fc.constant('tool'),
+    name: fc.constant('search_policy'),
+    args: fc.record({ query: fc.oneof(anyText, fc.string({ minLength: 400, maxLength: 600 })) }),
+  }),
   fc.record({ kind: fc.constant('final'), answer: anyText }),
 );
 const deep = fc.integer({ min: 10, max: 200_000 }).map((n) => '['.repeat(n) + ']'.repeat(n));
-const deepArgs = fc.integer({ min: 10, max: 5_000 }).map((n) => `{"kind":"tool","name":"search_policy","args":{"query":${'['.repeat(n)}"x"${']'.repeat(n)}}}`);
+const deepArgs = fc
+  .integer({ min: 10, max: 5_000 })
+  .map((n) => `{"kind":"tool","name":"search_policy","args":{"query":${'['.repeat(n)}"x"${']'.repeat(n)}}}`);
 const huge = fc.constantFrom(MAX_ANSWER_BYTES + 1, 256 * 1024, MB, 5 * MB).chain((size) =>
   fc.constantFrom(
     'x'.repeat(size),
@@ -87,10 +117,17 @@ const script = fc.array(content, { minLength: 1, maxLength: MAX_STEPS });
 
 // ---- running and checking ------------------------------------------------------------------
 
-async function fuzzRun(answers: string[]): Promise<{ result: AgentResult; historyBytes: number; taskFailures: number }> {
+async function fuzzRun(
+  answers: string[],
+): Promise<{ result: AgentResult; historyBytes: number; taskFailures: number }> {
   const id = uniqueId('fuzz');
   llm.script(id, (_req, i) => ({ content: answers[i] ?? '{"kind":"final","answer":"done"}' }));
-  const handle = await startRun(client, env, agentInput({ budget: { max_steps: MAX_STEPS, max_seconds: 60 }, llm_max_attempts: 1 }), id);
+  const handle = await startRun(
+    client,
+    env,
+    agentInput({ budget: { max_steps: MAX_STEPS, max_seconds: 60 }, llm_max_attempts: 1 }),
+    id,
+  );
   const result = await runResult(handle);
   const history = await handle.fetchHistory();
   const historyBytes = temporal.api.history.v1.History.encode(history).finish().length;
@@ -101,7 +138,10 @@ async function fuzzRun(answers: string[]): Promise<{ result: AgentResult; histor
 function check(answers: string[], outcome: Awaited<ReturnType<typeof fuzzRun>>): void {
   const { result, historyBytes, taskFailures } = outcome;
   const what = `answers ${JSON.stringify(answers.map((a) => (a.length > 120 ? `${a.slice(0, 120)}… (${a.length} chars)` : a)))}`;
-  assert.ok(isStopReason(result.stop_reason), `undefined stop reason ${JSON.stringify(result.stop_reason)} for ${what}`);
+  assert.ok(
+    isStopReason(result.stop_reason),
+    `undefined stop reason ${JSON.stringify(result.stop_reason)} for ${what}`,
+  );
   assert.equal(result.status, result.stop_reason === 'success' ? 'ok' : 'stopped', what);
   assert.equal(taskFailures, 0, `workflow task failed for ${what}`);
   assert.ok(historyBytes < HISTORY_BOUND_BYTES, `history of ${historyBytes} bytes for ${what}`);
@@ -124,18 +164,38 @@ after(async () => {
   await llm?.close();
 });
 
-describe('fuzzing the model\'s answers', () => {
+describe("fuzzing the model's answers", () => {
   it('known nasties: each ends with its expected reason and a small history', async () => {
     const cases: Array<[string, string[], string]> = [
-      ['a 5 MB answer that is valid JSON once trimmed', ['{"kind":"final","answer":"ok"}' + ' '.repeat(5 * MB)], 'invalid_action:too_large'],
+      [
+        'a 5 MB answer that is valid JSON once trimmed',
+        ['{"kind":"final","answer":"ok"}' + ' '.repeat(5 * MB)],
+        'invalid_action:too_large',
+      ],
       ['5 MB of text', ['x'.repeat(5 * MB)], 'invalid_action:too_large'],
       ['200k levels of nesting', ['['.repeat(200_000) + ']'.repeat(200_000)], 'invalid_action:too_large'],
       ['nesting within the size cap', ['['.repeat(10_000) + ']'.repeat(10_000)], 'invalid_action:too_deep'],
-      ['deeply nested args', [`{"kind":"tool","name":"search_policy","args":{"q":${'['.repeat(5000)}${']'.repeat(5000)}}}`], 'invalid_action:too_deep'],
-      ['a tool name of 20k characters', [JSON.stringify({ kind: 'tool', name: 'n'.repeat(20_000), args: {} })], `tool_denied:${'n'.repeat(64)}…`],
-      ['a lone surrogate and a NUL in the tool name', ['{"kind":"tool","name":"\\ud800\\u0000x","args":{}}'], 'tool_denied:??x'],
+      [
+        'deeply nested args',
+        [`{"kind":"tool","name":"search_policy","args":{"q":${'['.repeat(5000)}${']'.repeat(5000)}}}`],
+        'invalid_action:too_deep',
+      ],
+      [
+        'a tool name of 20k characters',
+        [JSON.stringify({ kind: 'tool', name: 'n'.repeat(20_000), args: {} })],
+        `tool_denied:${'n'.repeat(64)}…`,
+      ],
+      [
+        'a lone surrogate and a NUL in the tool name',
+        ['{"kind":"tool","name":"\\ud800\\u0000x","args":{}}'],
+        'tool_denied:??x',
+      ],
       ['__proto__ as tool name', ['{"kind":"tool","name":"__proto__","args":{}}'], 'tool_denied:__proto__'],
-      ['__proto__ smuggling in the action', ['{"kind":"final","answer":"x","__proto__":{"kind":"tool"}}'], 'invalid_action:extra_keys'],
+      [
+        '__proto__ smuggling in the action',
+        ['{"kind":"final","answer":"x","__proto__":{"kind":"tool"}}'],
+        'invalid_action:extra_keys',
+      ],
       ['an empty answer', [''], 'invalid_action:bad_json'],
       ['JSON null', ['null'], 'invalid_action:not_object'],
       ['a right-to-left override in a final answer', ['{"kind":"final","answer":"\\u202eok"}'], 'success'],

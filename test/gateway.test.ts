@@ -2,8 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkToolCall } from '../workflows/gateway';
 import type { GatewayContext } from '../workflows/gateway';
-import { argsHash, stableJson } from '../workflows/hash';
-import { TOOL_REGISTRY } from '../workflows/tool-catalog';
+import { argsHash, stableJson } from '../common/hash';
+import { TOOL_REGISTRY } from '../common/tool-catalog';
 
 const base: GatewayContext = {
   maxToolCalls: 3,
@@ -57,16 +57,28 @@ describe('gateway', () => {
   it('detects a repeated call regardless of key order', () => {
     const first = checkToolCall('search_policy', { query: 'refund' }, base);
     assert.ok(first.allowed);
-    const again = checkToolCall('search_policy', { query: 'refund' }, { ...base, toolCalls: 1, seenCalls: [first.signature] });
+    const again = checkToolCall(
+      'search_policy',
+      { query: 'refund' },
+      { ...base, toolCalls: 1, seenCalls: [first.signature] },
+    );
     assert.equal(again.allowed ? null : again.reason, 'loop_detected');
-    const other = checkToolCall('search_policy', { query: 'billing' }, { ...base, toolCalls: 1, seenCalls: [first.signature] });
+    const other = checkToolCall(
+      'search_policy',
+      { query: 'billing' },
+      { ...base, toolCalls: 1, seenCalls: [first.signature] },
+    );
     assert.equal(other.allowed, true);
   });
 
   it('counts the call budget before the loop check, as the seeds do', () => {
     const first = checkToolCall('search_policy', { query: 'refund' }, base);
     assert.ok(first.allowed);
-    const d = checkToolCall('search_policy', { query: 'refund' }, { ...base, toolCalls: 3, seenCalls: [first.signature] });
+    const d = checkToolCall(
+      'search_policy',
+      { query: 'refund' },
+      { ...base, toolCalls: 3, seenCalls: [first.signature] },
+    );
     assert.equal(d.allowed ? null : d.reason, 'max_tool_calls');
   });
 });

@@ -9,8 +9,9 @@ import { effectCountsOf, formatEffect, formatEffectCounts, formatEffects } from 
 import { diagnose } from '../client/stuck-diagnosis';
 import type { StuckFacts } from '../client/stuck-diagnosis';
 import { terminalSafe, terminalSafeJson } from '../client/terminal-text';
-import type { AgentResult, EffectEntry } from '../workflows/types';
+import type { AgentResult, EffectEntry } from '../common/types';
 
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNSAFE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
 
 describe('terminal-safe text', () => {
@@ -38,7 +39,15 @@ describe('terminal-safe text', () => {
       raw_action: '\u009b2J',
       trace: [],
       history: [],
-      usage: { steps: 1, tool_calls: 0, llm_calls: 1, prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, elapsed_ms: 5 },
+      usage: {
+        steps: 1,
+        tool_calls: 0,
+        llm_calls: 1,
+        prompt_tokens: 1,
+        completion_tokens: 1,
+        total_tokens: 2,
+        elapsed_ms: 5,
+      },
       budget: { max_steps: 8, max_tool_calls: 6, max_seconds: 60, max_tokens: 0 },
     };
     for (const text of formatResult(result)) assert.equal(UNSAFE.exec(text), null, text);
@@ -48,11 +57,30 @@ describe('terminal-safe text', () => {
 });
 
 describe('effects as operators see them', () => {
-  const confirmed: EffectEntry = { tool: 'issue_refund', idempotency_key: 'wf:2:issue_refund:ab12', state: 'confirmed', amount_usd: 49, step: 2, via: 'tool', refund_id: 7 };
-  const ambiguous: EffectEntry = { ...confirmed, idempotency_key: 'wf:3:issue_refund:cd34', state: 'ambiguous', step: 3, via: 'reconcile', refund_id: undefined, detail: 'lookup failed' };
+  const confirmed: EffectEntry = {
+    tool: 'issue_refund',
+    idempotency_key: 'wf:2:issue_refund:ab12',
+    state: 'confirmed',
+    amount_usd: 49,
+    step: 2,
+    via: 'tool',
+    refund_id: 7,
+  };
+  const ambiguous: EffectEntry = {
+    ...confirmed,
+    idempotency_key: 'wf:3:issue_refund:cd34',
+    state: 'ambiguous',
+    step: 3,
+    via: 'reconcile',
+    refund_id: undefined,
+    detail: 'lookup failed',
+  };
 
   it('one line each, an ambiguous one with what to do, and a warning', () => {
-    assert.equal(formatEffect(confirmed), 'step 2: issue_refund USD 49.00 confirmed (refund #7, key wf:2:issue_refund:ab12)');
+    assert.equal(
+      formatEffect(confirmed),
+      'step 2: issue_refund USD 49.00 confirmed (refund #7, key wf:2:issue_refund:ab12)',
+    );
     assert.equal(
       formatEffect(ambiguous),
       'step 3: issue_refund USD 49.00 AMBIGUOUS (lookup failed): money may have moved: check the refunds service for key wf:3:issue_refund:cd34',
@@ -65,10 +93,18 @@ describe('effects as operators see them', () => {
   });
 
   it('counts from the memo: ambiguous first and loud; "-" without a memo; junk ignored', () => {
-    assert.equal(formatEffectCounts(effectCountsOf({ confirmed: 2, rejected: 0, not_made: 1, ambiguous: 1 })), '1 AMBIGUOUS, 2 confirmed, 1 not_made');
+    assert.equal(
+      formatEffectCounts(effectCountsOf({ confirmed: 2, rejected: 0, not_made: 1, ambiguous: 1 })),
+      '1 AMBIGUOUS, 2 confirmed, 1 not_made',
+    );
     assert.equal(formatEffectCounts(effectCountsOf(undefined)), '-');
     assert.equal(formatEffectCounts(effectCountsOf({ confirmed: 0, rejected: 0, not_made: 0, ambiguous: 0 })), 'none');
-    assert.deepEqual(effectCountsOf({ confirmed: '3', ambiguous: -1, rejected: 1.5 }), { confirmed: 0, rejected: 0, not_made: 0, ambiguous: 0 });
+    assert.deepEqual(effectCountsOf({ confirmed: '3', ambiguous: -1, rejected: 1.5 }), {
+      confirmed: 0,
+      rejected: 0,
+      not_made: 0,
+      ambiguous: 0,
+    });
   });
 });
 
@@ -78,24 +114,45 @@ describe('why a cancelled run has not ended', () => {
 
   it('no pollers, or none lately: no worker', () => {
     assert.match(diagnose({ ...base, pollers: 0 }, now), /^no worker polls task queue "q"/);
-    assert.match(diagnose({ ...base, lastPollMs: now - 120_000 }, now), /^no worker has polled task queue "q" for 120 s/);
+    assert.match(
+      diagnose({ ...base, lastPollMs: now - 120_000 }, now),
+      /^no worker has polled task queue "q" for 120 s/,
+    );
   });
 
   it('a workflow task nobody takes: no worker takes it (however many attempts)', () => {
-    assert.match(diagnose({ ...base, workflowTask: { attempt: 1, started: false, scheduledAtMs: now - 6_000 } }, now), /^no worker has taken its workflow task for 6 s: no worker polls task queue "q"/);
-    assert.match(diagnose({ ...base, workflowTask: { attempt: 2, started: false, scheduledAtMs: now - 6_000 } }, now), /for 6 s, attempt 2: no worker polls/);
+    assert.match(
+      diagnose({ ...base, workflowTask: { attempt: 1, started: false, scheduledAtMs: now - 6_000 } }, now),
+      /^no worker has taken its workflow task for 6 s: no worker polls task queue "q"/,
+    );
+    assert.match(
+      diagnose({ ...base, workflowTask: { attempt: 2, started: false, scheduledAtMs: now - 6_000 } }, now),
+      /for 6 s, attempt 2: no worker polls/,
+    );
   });
 
   it('a workflow task that keeps failing; an activity that does not stop; otherwise not yet', () => {
-    assert.match(diagnose({ ...base, workflowTask: { attempt: 5, started: true, scheduledAtMs: now - 100 } }, now), /keeps failing or timing out \(attempt 5\)/);
-    assert.match(diagnose({ ...base, activities: [{ name: 'decide', attempt: 2, lastHeartbeatMs: now - 4_000 }] }, now), /waits for decide \(attempt 2, last heartbeat 4 s ago\)/);
-    assert.match(diagnose({ ...base, workflowTask: { attempt: 1, started: false, scheduledAtMs: now - 500 } }, now), /not finished handling the cancel yet/);
+    assert.match(
+      diagnose({ ...base, workflowTask: { attempt: 5, started: true, scheduledAtMs: now - 100 } }, now),
+      /keeps failing or timing out \(attempt 5\)/,
+    );
+    assert.match(
+      diagnose({ ...base, activities: [{ name: 'decide', attempt: 2, lastHeartbeatMs: now - 4_000 }] }, now),
+      /waits for decide \(attempt 2, last heartbeat 4 s ago\)/,
+    );
+    assert.match(
+      diagnose({ ...base, workflowTask: { attempt: 1, started: false, scheduledAtMs: now - 500 } }, now),
+      /not finished handling the cancel yet/,
+    );
   });
 });
 
 describe('approval update ids', () => {
   it('name the run, so a reset run (new run id, same call id) gets a new one', () => {
-    assert.equal(approvalUpdateId('run-a', '4-issue_refund-e9671154ace8', 'approve'), 'run-a:4-issue_refund-e9671154ace8:approve');
+    assert.equal(
+      approvalUpdateId('run-a', '4-issue_refund-e9671154ace8', 'approve'),
+      'run-a:4-issue_refund-e9671154ace8:approve',
+    );
     assert.notEqual(approvalUpdateId('run-a', '4-x', 'approve'), approvalUpdateId('run-b', '4-x', 'approve'));
   });
 });

@@ -9,7 +9,7 @@ import type { Client } from '@temporalio/client';
 import { WorkflowFailedError, CancelledFailure } from '@temporalio/client';
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import { runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../client/temporal-env';
+import type { TemporalEnv } from '../runtime/temporal-env';
 import { agentInput, connectClient, DIST, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 
@@ -22,7 +22,12 @@ let worker: WorkerProcess;
 
 function cli(args: string[]) {
   return exec(process.execPath, [path.join(DIST, 'client', 'cli.js'), ...args], {
-    env: { ...process.env, TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: env.namespace, TEMPORAL_TASK_QUEUE: env.taskQueue },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: env.address,
+      TEMPORAL_NAMESPACE: env.namespace,
+      TEMPORAL_TASK_QUEUE: env.taskQueue,
+    },
   });
 }
 
@@ -50,7 +55,7 @@ describe('agent cancel (the kill switch)', () => {
       { action: { kind: 'tool', name: 'get_user_billing', args: { user_id: 42 } } },
     ]);
     const handle = await startRun(client, env, agentInput({ budget: { max_seconds: 120 } }), id);
-    const slow = await llm.waitFor((r) => (r.workflowId === id && r.step === 2), 20_000);
+    const slow = await llm.waitFor((r) => r.workflowId === id && r.step === 2, 20_000);
 
     const cancelledAt = Date.now();
     const { stdout } = await cli(['cancel', id, '--reason', 'stuck on a slow LLM call']);
@@ -62,21 +67,30 @@ describe('agent cancel (the kill switch)', () => {
     // measures cancel latency properly. Without the abort, the hanging request would never end.
     assert.ok(abortMs < 10_000, `LLM request aborted ${abortMs} ms after the cancel`);
 
-    await assert.rejects(handle.result(), (err: unknown) => err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure);
+    await assert.rejects(
+      handle.result(),
+      (err: unknown) => err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure,
+    );
     const description = await handle.describe();
     assert.equal(description.status.name, 'CANCELLED');
 
     const result = await runResult(handle);
     assert.equal(result.stop_reason, 'cancelled');
     assert.equal(result.status, 'stopped');
-    assert.deepEqual(result.trace.map((t) => t.tool), ['get_user_profile']);
+    assert.deepEqual(
+      result.trace.map((t) => t.tool),
+      ['get_user_profile'],
+    );
 
     // No tool (and no further decision) was scheduled after the cancel request.
     const history = await handle.fetchHistory();
     const events = history.events ?? [];
     const cancelIndex = events.findIndex((e) => e.workflowExecutionCancelRequestedEventAttributes);
     assert.ok(cancelIndex > 0);
-    assert.equal(events[cancelIndex]!.workflowExecutionCancelRequestedEventAttributes!.cause, 'stuck on a slow LLM call');
+    assert.equal(
+      events[cancelIndex]!.workflowExecutionCancelRequestedEventAttributes!.cause,
+      'stuck on a slow LLM call',
+    );
     const scheduledAfter = events.slice(cancelIndex).filter((e) => e.activityTaskScheduledEventAttributes);
     assert.equal(scheduledAfter.length, 0);
     assert.equal(llm.requests(id).length, 2);

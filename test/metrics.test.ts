@@ -7,8 +7,8 @@ import type { Client } from '@temporalio/client';
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../client/temporal-env';
-import type { AgentInput } from '../workflows/types';
+import type { TemporalEnv } from '../runtime/temporal-env';
+import type { AgentInput } from '../common/types';
 import { agentInput, connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 
@@ -24,9 +24,16 @@ let metricsUrl: string;
 before(async () => {
   llm = await ScriptedLlmServer.start();
   env = testEnv(uniqueId('metrics'));
-  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '30', AGENT_METRICS_PORT: '0' });
+  worker = startWorkerProcess(env, {
+    OPENAI_BASE_URL: llm.baseUrl,
+    OPENAI_TIMEOUT_SECONDS: '30',
+    AGENT_METRICS_PORT: '0',
+  });
   await worker.ready;
-  metricsUrl = await eventually('the metrics URL in the worker log', () => /metrics=(http:\/\/\S+\/metrics)/.exec(worker.output())?.[1]);
+  metricsUrl = await eventually(
+    'the metrics URL in the worker log',
+    () => /metrics=(http:\/\/\S+\/metrics)/.exec(worker.output())?.[1],
+  );
   client = await connectClient(env);
 });
 
@@ -57,12 +64,23 @@ describe('worker metrics endpoint', () => {
   it('answers with the agent counters after runs, and the SDK metrics, on one port', async () => {
     // A principal with no records: both reads answer ok=false (an observation, not a failure).
     const ok = await run(
-      [{ status: 429, headers: { 'retry-after': '1' } }, tool('get_user_profile', { user_id: 999_999 }), tool('get_user_billing', { user_id: 999_999 }), final('No such user.')],
+      [
+        { status: 429, headers: { 'retry-after': '1' } },
+        tool('get_user_profile', { user_id: 999_999 }),
+        tool('get_user_billing', { user_id: 999_999 }),
+        final('No such user.'),
+      ],
       { user_id: 999_999 },
     );
     assert.equal(ok.stop_reason, 'success');
-    assert.deepEqual(ok.history.map((h) => h.observation.ok), [false, false], 'both tools answered ok=false');
-    const denied = await run([tool('get_user_profile', { user_id: 42 }), tool('search_policy', { query: 'refund' })], { allow: ['get_user_profile'] });
+    assert.deepEqual(
+      ok.history.map((h) => h.observation.ok),
+      [false, false],
+      'both tools answered ok=false',
+    );
+    const denied = await run([tool('get_user_profile', { user_id: 42 }), tool('search_policy', { query: 'refund' })], {
+      allow: ['get_user_profile'],
+    });
     assert.equal(denied.stop_reason, 'tool_denied:search_policy');
     const invented = await run([tool('delete_everything', {})], { allow: ['get_user_profile'] });
     assert.equal(invented.stop_reason, 'tool_denied:delete_everything');
@@ -107,7 +125,11 @@ describe('worker metrics endpoint', () => {
     const second = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, AGENT_METRICS_PORT: port });
     try {
       await second.ready;
-      await eventually('the warning', () => (second.output().includes(`metrics endpoint disabled: cannot listen on port ${port} (EADDRINUSE)`) ? true : undefined));
+      await eventually('the warning', () =>
+        second.output().includes(`metrics endpoint disabled: cannot listen on port ${port} (EADDRINUSE)`)
+          ? true
+          : undefined,
+      );
     } finally {
       await second.stop();
     }

@@ -8,13 +8,16 @@ import type { Client } from '@temporalio/client';
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../client/temporal-env';
-import type { AgentInput } from '../workflows/types';
+import type { TemporalEnv } from '../runtime/temporal-env';
+import type { AgentInput } from '../common/types';
 import { agentInput, connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 import { runCli } from './helpers/cli';
 
-const tool = (name: string, args: Record<string, unknown>, delayMs?: number): Reply => ({ action: { kind: 'tool', name, args }, delayMs });
+const tool = (name: string, args: Record<string, unknown>, delayMs?: number): Reply => ({
+  action: { kind: 'tool', name, args },
+  delayMs,
+});
 const final = (answer: string, delayMs?: number): Reply => ({ action: { kind: 'final', answer }, delayMs });
 
 let llm: ScriptedLlmServer;
@@ -66,15 +69,23 @@ describe('agent cancel --stuck', () => {
 
     // Stuck runs: each hangs in its second LLM decision.
     const stuck = [
-      await start('stuck', [tool('get_user_profile', { user_id: 42 }), { hang: true }], { budget: { max_seconds: 600 } }),
-      await start('stuck', [tool('get_user_profile', { user_id: 42 }), { hang: true }], { budget: { max_seconds: 600 } }),
+      await start('stuck', [tool('get_user_profile', { user_id: 42 }), { hang: true }], {
+        budget: { max_seconds: 600 },
+      }),
+      await start('stuck', [tool('get_user_profile', { user_id: 42 }), { hang: true }], {
+        budget: { max_seconds: 600 },
+      }),
     ];
     const stuckStartedAt = Date.now();
-    for (const run of stuck) await llm.waitFor((r) => (r.workflowId === run.id && r.step === 2), 20_000);
+    for (const run of stuck) await llm.waitFor((r) => r.workflowId === run.id && r.step === 2, 20_000);
 
     // Not an agent run: old and running too, but another workflow type (nobody polls its queue).
     const otherId = uniqueId('other-type');
-    const other = await client.workflow.start('notAnAgent', { taskQueue: uniqueId('nobody'), workflowId: otherId, args: [] });
+    const other = await client.workflow.start('notAnAgent', {
+      taskQueue: uniqueId('nobody'),
+      workflowId: otherId,
+      args: [],
+    });
 
     await visible(`ExecutionStatus = 'Running'`, [...stuck.map((r) => r.id), otherId]);
     while (Date.now() < stuckStartedAt + OLDER_THAN_MS + 1_000) await new Promise((r) => setTimeout(r, 100));
@@ -82,7 +93,10 @@ describe('agent cancel --stuck', () => {
     // No terminal to confirm on (stdin is not a TTY): refuse, cancel nothing.
     const refused = await runCli(env, ['cancel', '--stuck', '--older-than', OLDER_THAN]);
     assert.equal(refused.code, 1, refused.stdout + refused.stderr);
-    assert.match(refused.stderr, /refusing to cancel \d+ run\(s\) without confirmation: stdin is not a terminal; re-run with --yes/);
+    assert.match(
+      refused.stderr,
+      /refusing to cancel \d+ run\(s\) without confirmation: stdin is not a terminal; re-run with --yes/,
+    );
     for (const run of stuck) assert.equal(await statusOf(run.id), 'RUNNING');
 
     // --dry-run: the count and the list, nothing cancelled.
@@ -95,14 +109,25 @@ describe('agent cancel --stuck', () => {
 
     // Young: running, but started after the cutoff the next command computes.
     const young = await start('young', [{ hang: true }], { budget: { max_seconds: 600 } });
-    await llm.waitFor((r) => (r.workflowId === young.id && r.step === 1), 20_000);
+    await llm.waitFor((r) => r.workflowId === young.id && r.step === 1, 20_000);
 
     const commandAt = Date.now();
-    const done = await runCli(env, ['cancel', '--stuck', '--older-than', OLDER_THAN, '--yes', '--reason', 'stuck in the operator test']);
+    const done = await runCli(env, [
+      'cancel',
+      '--stuck',
+      '--older-than',
+      OLDER_THAN,
+      '--yes',
+      '--reason',
+      'stuck in the operator test',
+    ]);
     assert.equal(done.code, 0, done.stdout + done.stderr);
     const countMatch = /^(\d+) running agent run\(s\) whose chain started more than 6s ago/m.exec(done.stdout);
     assert.ok(countMatch, done.stdout);
-    const reported = [...done.stdout.matchAll(/^ {2}(\S+) \((\S+)\): cancel requested$/gm)].map((m) => ({ id: m[1]!, runId: m[2]! }));
+    const reported = [...done.stdout.matchAll(/^ {2}(\S+) \((\S+)\): cancel requested$/gm)].map((m) => ({
+      id: m[1]!,
+      runId: m[2]!,
+    }));
     assert.equal(reported.length, Number(countMatch[1]), 'every counted run was cancelled');
     assert.match(done.stdout, new RegExp(`cancel requested for ${reported.length} of ${reported.length} run\\(s\\)`));
 
@@ -110,7 +135,8 @@ describe('agent cancel --stuck', () => {
     // reactAgent runs that were running and started before the cutoff.
     const reportedIds = reported.map((r) => r.id);
     for (const run of stuck) assert.ok(reportedIds.includes(run.id), `${run.id} cancelled`);
-    for (const id of [young.id, otherId, ...fast.map((r) => r.id)]) assert.ok(!reportedIds.includes(id), `${id} left alone`);
+    for (const id of [young.id, otherId, ...fast.map((r) => r.id)])
+      assert.ok(!reportedIds.includes(id), `${id} left alone`);
     for (const r of reported) {
       const d = await client.workflow.getHandle(r.id, r.runId).describe();
       assert.equal(d.type, 'reactAgent');
@@ -160,11 +186,13 @@ describe('agent cancel --stuck', () => {
 describe('agent list with filters', () => {
   it('filters by agent status, stop reason (family or exact) and age, and prints the search attributes', async () => {
     const ok = await start('list-ok', [tool('get_user_profile', { user_id: 42 }), final('done')]);
-    const denied = await start('list-denied', [tool('search_policy', { query: 'refund' })], { allow: ['get_user_profile'] });
+    const denied = await start('list-denied', [tool('search_policy', { query: 'refund' })], {
+      allow: ['get_user_profile'],
+    });
     const running = await start('list-running', [{ hang: true }], { budget: { max_seconds: 600 } });
     assert.equal((await runResult(ok.handle)).stop_reason, 'success');
     assert.equal((await runResult(denied.handle)).stop_reason, 'tool_denied:search_policy');
-    await llm.waitFor((r) => (r.workflowId === running.id && r.step === 1), 20_000);
+    await llm.waitFor((r) => r.workflowId === running.id && r.step === 1, 20_000);
 
     const listed = async (args: string[]) => {
       const r = await runCli(env, ['list', '--json', '--limit', '1000', ...args]);
@@ -194,7 +222,9 @@ describe('agent list with filters', () => {
       },
     );
     assert.equal(find(stoppedDenied, ok.id), undefined);
-    assert.ok(stoppedDenied.every((r) => r.agent_status === 'stopped' && String(r.stop_reason).startsWith('tool_denied:')));
+    assert.ok(
+      stoppedDenied.every((r) => r.agent_status === 'stopped' && String(r.stop_reason).startsWith('tool_denied:')),
+    );
 
     const exact = await listed(['--stop-reason', 'tool_denied:search_policy']);
     assert.ok(find(exact, denied.id));
@@ -211,10 +241,16 @@ describe('agent list with filters', () => {
 
     const table = await runCli(env, ['list', '--status', 'stopped,ok', '--limit', '1000']);
     assert.match(table.stdout, /WORKFLOW ID\s+TEMPORAL\s+AGENT\s+STOP REASON\s+STEP\s+TOOLS\s+PRINCIPAL/);
-    assert.match(table.stdout, new RegExp(`${denied.id}\\s+COMPLETED\\s+stopped\\s+tool_denied:search_policy\\s+1\\s+0\\s+42`));
+    assert.match(
+      table.stdout,
+      new RegExp(`${denied.id}\\s+COMPLETED\\s+stopped\\s+tool_denied:search_policy\\s+1\\s+0\\s+42`),
+    );
 
     const query = await runCli(env, ['list', '--query', '--status', 'running', '--stop-reason', 'loop_detected']);
-    assert.equal(query.stdout.trim(), "WorkflowType = 'reactAgent' AND ExecutionStatus = 'Running' AND AgentStopReason = 'loop_detected'");
+    assert.equal(
+      query.stdout.trim(),
+      "WorkflowType = 'reactAgent' AND ExecutionStatus = 'Running' AND AgentStopReason = 'loop_detected'",
+    );
 
     const bad = await runCli(env, ['list', '--status', 'sleeping']);
     assert.equal(bad.code, 2);
@@ -228,7 +264,11 @@ describe('agent list with filters', () => {
 
 describe('agent watch', () => {
   it('follows a run live, step by step, until it ends, then prints the result', async () => {
-    const run = await start('watch', [tool('get_user_profile', { user_id: 42 }, 800), tool('get_user_billing', { user_id: 42 }, 800), final('Refund: yes.', 800)]);
+    const run = await start('watch', [
+      tool('get_user_profile', { user_id: 42 }, 800),
+      tool('get_user_billing', { user_id: 42 }, 800),
+      final('Refund: yes.', 800),
+    ]);
     const watched = await runCli(env, ['watch', run.id]);
     assert.equal(watched.code, 0, watched.stderr);
     const lines = watched.stdout.trim().split('\n');

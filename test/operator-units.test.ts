@@ -9,10 +9,10 @@ import { PassThrough } from 'node:stream';
 import { canConfirm, confirm } from '../client/confirm';
 import { formatDuration, parseDuration } from '../client/duration';
 import { FilterError, runQuery } from '../client/run-query';
-import { connectionOptions, describeConnection, runUrl, temporalEnv } from '../client/temporal-env';
+import { connectionOptions, describeConnection, runUrl, temporalEnv } from '../runtime/temporal-env';
 import { metricsPortFromEnv } from '../worker/metrics-server';
 import { stopReasonLabel, toolLabel } from '../worker/metrics';
-import { attributePairs, keywordValue, MAX_KEYWORD_CHARS } from '../workflows/search-attributes';
+import { attributePairs, keywordValue, MAX_KEYWORD_CHARS } from '../common/search-attributes';
 
 describe('durations', () => {
   it('parses operator durations', () => {
@@ -22,11 +22,18 @@ describe('durations', () => {
     assert.equal(parseDuration('2d'), 172_800_000);
     assert.equal(parseDuration('500ms'), 500);
     assert.equal(parseDuration('1.5s'), 1_500);
-    for (const bad of ['', '10', 'm', '10 m', '-5s', '0s', '5x', '1h 30m', '10m!']) assert.throws(() => parseDuration(bad), RangeError, bad);
+    for (const bad of ['', '10', 'm', '10 m', '-5s', '0s', '5x', '1h 30m', '10m!'])
+      assert.throws(() => parseDuration(bad), RangeError, bad);
   });
 
   it('formats them back', () => {
-    assert.deepEqual([2_000, 90_000, 600_000, 5_400_000, 250].map(formatDuration), ['2s', '1m30s', '10m', '1h30m', '250ms']);
+    assert.deepEqual([2_000, 90_000, 600_000, 5_400_000, 250].map(formatDuration), [
+      '2s',
+      '1m30s',
+      '10m',
+      '1h30m',
+      '250ms',
+    ]);
   });
 });
 
@@ -34,7 +41,10 @@ describe('visibility queries', () => {
   it('maps statuses, stop reasons (exact and family) and age to the search attributes', () => {
     assert.equal(runQuery({}), "WorkflowType = 'reactAgent'");
     assert.equal(runQuery({ statuses: ['running'] }), "WorkflowType = 'reactAgent' AND ExecutionStatus = 'Running'");
-    assert.equal(runQuery({ statuses: ['ok', 'stopped'] }), "WorkflowType = 'reactAgent' AND AgentStatus IN ('ok', 'stopped')");
+    assert.equal(
+      runQuery({ statuses: ['ok', 'stopped'] }),
+      "WorkflowType = 'reactAgent' AND AgentStatus IN ('ok', 'stopped')",
+    );
     assert.equal(
       runQuery({ statuses: ['running', 'cancelled'] }),
       "WorkflowType = 'reactAgent' AND (ExecutionStatus = 'Running' OR AgentStatus = 'cancelled')",
@@ -51,7 +61,8 @@ describe('visibility queries', () => {
 
   it('refuses values that could change the query', () => {
     assert.throws(() => runQuery({ statuses: ['done'] }), FilterError);
-    for (const reason of ["x' OR 'a'='a", 'a"b', 'a\\b', 'a b']) assert.throws(() => runQuery({ stopReasons: [reason] }), FilterError, reason);
+    for (const reason of ["x' OR 'a'='a", 'a"b', 'a\\b', 'a b'])
+      assert.throws(() => runQuery({ stopReasons: [reason] }), FilterError, reason);
   });
 });
 
@@ -66,7 +77,11 @@ describe('Temporal connection settings (local, Cloud with an API key, mTLS)', ()
   });
 
   it('an API key turns on TLS and sends the namespace header; the key is never described', () => {
-    const env = temporalEnv({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', TEMPORAL_NAMESPACE: 'ns.acct', TEMPORAL_API_KEY: 'secret-key' });
+    const env = temporalEnv({
+      TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233',
+      TEMPORAL_NAMESPACE: 'ns.acct',
+      TEMPORAL_API_KEY: 'secret-key',
+    });
     assert.deepEqual(connectionOptions(env), {
       address: 'ns.acct.tmprl.cloud:7233',
       tls: { serverNameOverride: undefined, serverRootCACertificate: undefined, clientCertPair: undefined },
@@ -94,11 +109,21 @@ describe('Temporal connection settings (local, Cloud with an API key, mTLS)', ()
   });
 
   it('rejects half or contradictory settings with a clear message', () => {
-    assert.throws(() => temporalEnv({ TEMPORAL_TLS_CERT: '/x.pem' }), /TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together/);
-    assert.throws(() => temporalEnv({ TEMPORAL_TLS_CERT: '/nonexistent.pem', TEMPORAL_TLS_KEY: '/nonexistent.key' }), /TEMPORAL_TLS_CERT: cannot read \/nonexistent.pem \(ENOENT\)/);
+    assert.throws(
+      () => temporalEnv({ TEMPORAL_TLS_CERT: '/x.pem' }),
+      /TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together/,
+    );
+    assert.throws(
+      () => temporalEnv({ TEMPORAL_TLS_CERT: '/nonexistent.pem', TEMPORAL_TLS_KEY: '/nonexistent.key' }),
+      /TEMPORAL_TLS_CERT: cannot read \/nonexistent.pem \(ENOENT\)/,
+    );
     assert.throws(() => temporalEnv({ TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'false' }), /contradicts/);
     assert.throws(() => temporalEnv({ TEMPORAL_TLS: 'maybe' }), /TEMPORAL_TLS must be true or false/);
-    assert.deepEqual(temporalEnv({ TEMPORAL_TLS: 'true' }).tls, { serverNameOverride: undefined, serverRootCACertificate: undefined, clientCertPair: undefined });
+    assert.deepEqual(temporalEnv({ TEMPORAL_TLS: 'true' }).tls, {
+      serverNameOverride: undefined,
+      serverRootCACertificate: undefined,
+      clientCertPair: undefined,
+    });
   });
 });
 
@@ -108,7 +133,8 @@ describe('metrics settings and labels', () => {
     assert.equal(metricsPortFromEnv({ AGENT_METRICS_PORT: '9100' }), 9100);
     assert.equal(metricsPortFromEnv({ AGENT_METRICS_PORT: '0' }), 0);
     assert.equal(metricsPortFromEnv({ AGENT_METRICS_PORT: 'off' }), 'off');
-    for (const bad of ['http', '-1', '70000', '9464x']) assert.throws(() => metricsPortFromEnv({ AGENT_METRICS_PORT: bad }), /AGENT_METRICS_PORT/);
+    for (const bad of ['http', '-1', '70000', '9464x'])
+      assert.throws(() => metricsPortFromEnv({ AGENT_METRICS_PORT: bad }), /AGENT_METRICS_PORT/);
   });
 
   it('model-chosen names never become label values', () => {
@@ -125,15 +151,38 @@ describe('metrics settings and labels', () => {
 describe('search attribute values', () => {
   it('are bounded and complete', () => {
     assert.equal(keywordValue('x'.repeat(5_000)).length, MAX_KEYWORD_CHARS);
-    const pairs = attributePairs({ status: 'stopped', stopReason: `policy_denied:${'x'.repeat(500)}`, step: 3, toolCalls: 2, principal: '42' });
+    const pairs = attributePairs({
+      status: 'stopped',
+      stopReason: `policy_denied:${'x'.repeat(500)}`,
+      step: 3,
+      toolCalls: 2,
+      principal: '42',
+    });
     assert.deepEqual(
       pairs.map((p) => [p.key.name, typeof p.value === 'string' ? p.value.length : p.value]),
-      [['AgentStatus', 7], ['AgentStep', 3], ['AgentToolCalls', 2], ['AgentPrincipal', 2], ['AgentStopReason', MAX_KEYWORD_CHARS]],
+      [
+        ['AgentStatus', 7],
+        ['AgentStep', 3],
+        ['AgentToolCalls', 2],
+        ['AgentPrincipal', 2],
+        ['AgentStopReason', MAX_KEYWORD_CHARS],
+      ],
     );
     // A model-chosen tool name never reaches the (unencrypted) attribute.
-    const denied = attributePairs({ status: 'stopped', stopReason: `tool_denied:${'x'.repeat(500)}`, step: 3, toolCalls: 2, principal: '42' });
+    const denied = attributePairs({
+      status: 'stopped',
+      stopReason: `tool_denied:${'x'.repeat(500)}`,
+      step: 3,
+      toolCalls: 2,
+      principal: '42',
+    });
     assert.equal(denied.find((p) => p.key.name === 'AgentStopReason')?.value, 'tool_denied:unknown');
-    assert.equal(attributePairs({ status: 'running', step: 0, toolCalls: 0, principal: '1' }).some((p) => p.key.name === 'AgentStopReason'), false);
+    assert.equal(
+      attributePairs({ status: 'running', step: 0, toolCalls: 0, principal: '1' }).some(
+        (p) => p.key.name === 'AgentStopReason',
+      ),
+      false,
+    );
   });
 });
 
@@ -141,7 +190,13 @@ describe('confirmation', () => {
   it('only a terminal can confirm, and only y/yes counts', async () => {
     assert.equal(canConfirm(Object.assign(new PassThrough(), { isTTY: false })), false);
     assert.equal(canConfirm(Object.assign(new PassThrough(), { isTTY: true })), true);
-    for (const [typed, expected] of [['y\n', true], ['YES\n', true], ['n\n', false], ['\n', false], ['', false]] as const) {
+    for (const [typed, expected] of [
+      ['y\n', true],
+      ['YES\n', true],
+      ['n\n', false],
+      ['\n', false],
+      ['', false],
+    ] as const) {
       const input = new PassThrough();
       let prompt = '';
       const answer = confirm('go? ', input, { write: (t: string) => (prompt += t) });

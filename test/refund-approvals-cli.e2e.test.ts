@@ -11,9 +11,9 @@ import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { existingRun } from '../client/agent-client';
 import { pendingApproval } from '../client/approvals';
-import type { TemporalEnv } from '../client/temporal-env';
-import type { PendingApproval } from '../workflows/approvals';
-import type { AgentResult } from '../workflows/types';
+import type { TemporalEnv } from '../runtime/temporal-env';
+import type { PendingApproval } from '../common/approvals';
+import type { AgentResult } from '../common/types';
 import { connectClient, DIST, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 import { billingOf, finalAnswer, REFUND_ALLOW, refundFixture, refundGoal, refundOf } from './helpers/refund-fixtures';
@@ -45,7 +45,13 @@ after(async () => {
 
 function cli(args: string[]) {
   return exec(process.execPath, [path.join(DIST, 'client', 'cli.js'), ...args], {
-    env: { ...process.env, TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: env.namespace, TEMPORAL_TASK_QUEUE: env.taskQueue, AGENT_OPERATOR: 'test-operator' },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: env.address,
+      TEMPORAL_NAMESPACE: env.namespace,
+      TEMPORAL_TASK_QUEUE: env.taskQueue,
+      AGENT_OPERATOR: 'test-operator',
+    },
   });
 }
 
@@ -61,10 +67,26 @@ async function cliFails(args: string[], pattern: RegExp, code = 1): Promise<void
 }
 
 /** Starts a run through the CLI; the model is scripted. */
-async function cliRun(user: number, replies: Reply[] | ((i: number) => Reply | Promise<Reply>), extra: string[] = []): Promise<string> {
+async function cliRun(
+  user: number,
+  replies: Reply[] | ((i: number) => Reply | Promise<Reply>),
+  extra: string[] = [],
+): Promise<string> {
   const id = uniqueId('appr');
   llm.script(id, Array.isArray(replies) ? replies : (_req, i) => replies(i));
-  const { stdout } = await cli(['run', refundGoal(user), '--user-id', String(user), '--allow', REFUND_ALLOW.join(','), '--id', id, '--max-seconds', '120', ...extra]);
+  const { stdout } = await cli([
+    'run',
+    refundGoal(user),
+    '--user-id',
+    String(user),
+    '--allow',
+    REFUND_ALLOW.join(','),
+    '--id',
+    id,
+    '--max-seconds',
+    '120',
+    ...extra,
+  ]);
   assert.match(stdout, new RegExp(`started ${id}`));
   return id;
 }
@@ -98,7 +120,11 @@ describe('approvals through the CLI', () => {
 
     const { stdout: status } = await cli(['status', id]);
     assert.match(status, /phase:\s+awaiting_approval/);
-    assert.deepEqual(pending.args, { user_id: user, amount_usd: 49, reason: 'pro_monthly paid 10 days ago, within the 14-day window' });
+    assert.deepEqual(pending.args, {
+      user_id: user,
+      amount_usd: 49,
+      reason: 'pro_monthly paid 10 days ago, within the 14-day window',
+    });
     const shown = `issue_refund ${JSON.stringify(pending.args)} for USD 49.00`;
     assert.ok(status.includes(`awaiting:     approval of step 2: ${shown}`), status);
     assert.match(status, new RegExp(`call id:\\s+${pending.id}`));
@@ -111,10 +137,19 @@ describe('approvals through the CLI', () => {
 
     const result = await cliResult(id);
     assert.equal(result.stop_reason, 'success');
-    assert.deepEqual(result.trace.map((t) => [t.tool, t.ok, t.approval]), [['get_user_billing', true, undefined], ['issue_refund', true, 'approve']]);
+    assert.deepEqual(
+      result.trace.map((t) => [t.tool, t.ok, t.approval]),
+      [
+        ['get_user_billing', true, undefined],
+        ['issue_refund', true, 'approve'],
+      ],
+    );
     assert.equal(lastObservation(id).data.refund.state, 'confirmed');
     const rows = fx.service().list({ user_id: user });
-    assert.deepEqual(rows.map((r) => [r.state, r.amount_usd, r.workflow_id]), [['confirmed', 49, id]]);
+    assert.deepEqual(
+      rows.map((r) => [r.state, r.amount_usd, r.workflow_id]),
+      [['confirmed', 49, id]],
+    );
 
     // Approving again, now that the run has ended, is refused and changes nothing.
     await cliFails(['approve', id, '--call', pending.id], /has ended \(COMPLETED\)/);
@@ -123,10 +158,21 @@ describe('approvals through the CLI', () => {
 
   it('reject: the model sees the rejection and its reason as an observation; nothing is written', async () => {
     const user = fx.nextUser();
-    const id = await cliRun(user, [billingOf(user), refundOf(user, 49), finalAnswer('The refund was declined by support.')]);
+    const id = await cliRun(user, [
+      billingOf(user),
+      refundOf(user, 49),
+      finalAnswer('The refund was declined by support.'),
+    ]);
     const pending = await waitForPending(id);
 
-    const { stdout } = await cli(['reject', id, '--reason', 'duplicate request, already handled by phone', '--call', pending.id]);
+    const { stdout } = await cli([
+      'reject',
+      id,
+      '--reason',
+      'duplicate request, already handled by phone',
+      '--call',
+      pending.id,
+    ]);
     assert.match(stdout, new RegExp(`^rejected ${pending.id} in ${id}: issue_refund`));
 
     const result = await cliResult(id);
@@ -141,7 +187,13 @@ describe('approvals through the CLI', () => {
       bytes: 58,
       truncated: false,
     });
-    assert.deepEqual(result.trace.map((t) => [t.tool, t.ok, t.approval]), [['get_user_billing', true, undefined], ['issue_refund', false, 'reject']]);
+    assert.deepEqual(
+      result.trace.map((t) => [t.tool, t.ok, t.approval]),
+      [
+        ['get_user_billing', true, undefined],
+        ['issue_refund', false, 'reject'],
+      ],
+    );
     assert.equal(fx.service().list({ user_id: user }).length, 0);
     const { stdout: shown } = await cli(['result', id]);
     assert.match(shown, /issue_refund \(\w+\) rejected by operator/);
@@ -156,7 +208,13 @@ describe('approvals through the CLI', () => {
     const result = await cliResult(id);
     assert.equal(result.status, 'stopped');
     assert.equal(result.stop_reason, 'approval_timeout');
-    assert.deepEqual(result.trace.at(-1), { step: 2, tool: 'issue_refund', args_hash: pending.args_hash, ok: false, stop_reason: 'approval_timeout' });
+    assert.deepEqual(result.trace.at(-1), {
+      step: 2,
+      tool: 'issue_refund',
+      args_hash: pending.args_hash,
+      ok: false,
+      stop_reason: 'approval_timeout',
+    });
     assert.equal(llm.requests(id).length, 2, 'no further decision after the timeout');
     assert.equal(fx.service().list({ user_id: user }).length, 0);
     const { stdout } = await cli(['result', id]);
@@ -171,9 +229,15 @@ describe('approvals through the CLI', () => {
       finalAnswer('A support lead will call you today.'),
     ]);
     const pending = await waitForPending(id);
-    assert.deepEqual([pending.kind, pending.id, pending.reason], ['escalation', '1-escalate', 'The user threatens a chargeback; a person should decide.']);
+    assert.deepEqual(
+      [pending.kind, pending.id, pending.reason],
+      ['escalation', '1-escalate', 'The user threatens a chargeback; a person should decide.'],
+    );
     const { stdout: status } = await cli(['status', id]);
-    assert.match(status, /awaiting:\s+a person \(the model escalated\) of step 1: escalation: "The user threatens a chargeback/);
+    assert.match(
+      status,
+      /awaiting:\s+a person \(the model escalated\) of step 1: escalation: "The user threatens a chargeback/,
+    );
 
     const { stdout } = await cli(['answer', id, 'Call them back today; no refund beyond policy.']);
     assert.match(stdout, /^answered 1-escalate/);
@@ -188,16 +252,30 @@ describe('approvals through the CLI', () => {
       bytes: 59,
       truncated: false,
     });
-    assert.deepEqual(result.history[0]!.action, { kind: 'escalate', reason: 'The user threatens a chargeback; a person should decide.' });
+    assert.deepEqual(result.history[0]!.action, {
+      kind: 'escalate',
+      reason: 'The user threatens a chargeback; a person should decide.',
+    });
     assert.equal(result.trace[0]!.approval, 'answer');
     assert.equal(result.usage.tool_calls, 0);
   });
 
-  it('a person\'s time is not the agent\'s: a wait longer than max_seconds does not stop the run', async () => {
+  it("a person's time is not the agent's: a wait longer than max_seconds does not stop the run", async () => {
     const user = fx.nextUser();
     const id = uniqueId('appr');
     llm.script(id, [billingOf(user), refundOf(user, 49), finalAnswer()]);
-    await cli(['run', refundGoal(user), '--user-id', String(user), '--allow', REFUND_ALLOW.join(','), '--id', id, '--max-seconds', '3']);
+    await cli([
+      'run',
+      refundGoal(user),
+      '--user-id',
+      String(user),
+      '--allow',
+      REFUND_ALLOW.join(','),
+      '--id',
+      id,
+      '--max-seconds',
+      '3',
+    ]);
     const pending = await waitForPending(id);
     // The thing under test is elapsed time itself: let the wait outlast the 3 s budget.
     await new Promise((resolve) => setTimeout(resolve, 4_500));
@@ -222,7 +300,9 @@ describe('approvals through the CLI', () => {
     const handle = await existingRun(client, id);
     assert.equal((await handle.describe()).status.name, 'CANCELLED');
     const events = (await handle.fetchHistory()).events ?? [];
-    const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType?.name);
+    const scheduled = events
+      .filter((e) => e.activityTaskScheduledEventAttributes)
+      .map((e) => e.activityTaskScheduledEventAttributes!.activityType?.name);
     assert.ok(!scheduled.includes('issue_refund'), `no refund was scheduled: ${scheduled.join(', ')}`);
     assert.equal(fx.service().list({ user_id: user }).length, 0);
     await cliFails(['approve', id], /has ended \(CANCELLED\)/);
@@ -246,11 +326,17 @@ describe('approvals through the CLI', () => {
     });
     await llm.waitFor((r) => r.workflowId === id, 20_000);
     await cliFails(['approve', id], new RegExp(`nothing is awaiting approval in run ${id}`));
-    await cliFails(['approve', id, '--call', '2-issue_refund-000000000000'], /refused the answer: nothing is awaiting approval in this run/);
+    await cliFails(
+      ['approve', id, '--call', '2-issue_refund-000000000000'],
+      /refused the answer: nothing is awaiting approval in this run/,
+    );
     release();
 
     const pending = await waitForPending(id);
-    await cliFails(['approve', id, '--call', '2-issue_refund-000000000000'], new RegExp(`is not what awaits approval \\(pending: ${pending.id}\\)`));
+    await cliFails(
+      ['approve', id, '--call', '2-issue_refund-000000000000'],
+      new RegExp(`is not what awaits approval \\(pending: ${pending.id}\\)`),
+    );
     await cliFails(['answer', id, 'sure'], /only an escalation takes an answer/);
     await cliFails(['reject', id, '--call', '7-escalate'], /is not what awaits approval/);
 
@@ -262,7 +348,9 @@ describe('approvals through the CLI', () => {
 
     // The right answer still works, and a repeat of it is harmless.
     await cli(['approve', id, '--call', pending.id]);
-    const { stdout: again } = await cli(['approve', id, '--call', pending.id]).catch((err: { stdout: string; stderr: string }) => ({ stdout: err.stderr }));
+    const { stdout: again } = await cli(['approve', id, '--call', pending.id]).catch(
+      (err: { stdout: string; stderr: string }) => ({ stdout: err.stderr }),
+    );
     assert.match(again, /already approved: nothing changed|has ended \(COMPLETED\)/);
     const result = await cliResult(id);
     assert.equal(result.stop_reason, 'success');

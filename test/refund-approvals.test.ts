@@ -1,9 +1,9 @@
 // The approval Update's validation (pure) and the escalate action in the contract.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkApprovalAnswer, personObservation } from '../workflows/approvals';
-import type { AnsweredApproval, PendingApproval } from '../workflows/approvals';
-import { validateAction } from '../workflows/contract';
+import { checkApprovalAnswer, personObservation } from '../common/approvals';
+import type { AnsweredApproval, PendingApproval } from '../common/approvals';
+import { validateAction } from '../common/contract';
 
 const refundCall: PendingApproval = {
   id: '4-issue_refund-0123456789ab',
@@ -16,7 +16,14 @@ const refundCall: PendingApproval = {
   requested_at: '2026-01-01T00:00:00.000Z',
   expires_at: '2026-01-01T01:00:00.000Z',
 };
-const escalation: PendingApproval = { id: '3-escalate', kind: 'escalation', step: 3, reason: 'user is angry', requested_at: '', expires_at: '' };
+const escalation: PendingApproval = {
+  id: '3-escalate',
+  kind: 'escalation',
+  step: 3,
+  reason: 'user is angry',
+  requested_at: '',
+  expires_at: '',
+};
 const none = new Map<string, AnsweredApproval>();
 
 function error(raw: unknown, pending: PendingApproval | undefined, answered = none): string {
@@ -27,9 +34,16 @@ function error(raw: unknown, pending: PendingApproval | undefined, answered = no
 
 describe('approval update validation', () => {
   it('accepts an approval of exactly the pending call', () => {
-    const c = checkApprovalAnswer({ id: refundCall.id, decision: 'approve', tool: 'issue_refund', args_hash: '0123456789ab', amount_usd: 49 }, refundCall, none);
+    const c = checkApprovalAnswer(
+      { id: refundCall.id, decision: 'approve', tool: 'issue_refund', args_hash: '0123456789ab', amount_usd: 49 },
+      refundCall,
+      none,
+    );
     assert.deepEqual(c, { ok: true, duplicate: false, pending: refundCall });
-    assert.equal(checkApprovalAnswer({ id: refundCall.id, decision: 'reject', reason: 'no' }, refundCall, none).ok, true);
+    assert.equal(
+      checkApprovalAnswer({ id: refundCall.id, decision: 'reject', reason: 'no' }, refundCall, none).ok,
+      true,
+    );
   });
 
   it('rejects an answer when nothing is pending', () => {
@@ -37,10 +51,22 @@ describe('approval update validation', () => {
   });
 
   it('rejects an answer to another call, or one whose tool, arguments or amount differ', () => {
-    assert.match(error({ id: '5-issue_refund-ffffffffffff', decision: 'approve' }, refundCall), /is not what awaits approval \(pending: 4-issue_refund-0123456789ab\)/);
-    assert.match(error({ id: refundCall.id, decision: 'approve', tool: 'get_user_profile' }, refundCall), /does not match/);
-    assert.match(error({ id: refundCall.id, decision: 'approve', args_hash: 'ffffffffffff' }, refundCall), /do not match/);
-    assert.match(error({ id: refundCall.id, decision: 'approve', amount_usd: 48.99 }, refundCall), /amount 48.99 does not match/);
+    assert.match(
+      error({ id: '5-issue_refund-ffffffffffff', decision: 'approve' }, refundCall),
+      /is not what awaits approval \(pending: 4-issue_refund-0123456789ab\)/,
+    );
+    assert.match(
+      error({ id: refundCall.id, decision: 'approve', tool: 'get_user_profile' }, refundCall),
+      /does not match/,
+    );
+    assert.match(
+      error({ id: refundCall.id, decision: 'approve', args_hash: 'ffffffffffff' }, refundCall),
+      /do not match/,
+    );
+    assert.match(
+      error({ id: refundCall.id, decision: 'approve', amount_usd: 48.99 }, refundCall),
+      /amount 48.99 does not match/,
+    );
   });
 
   it('rejects malformed answers', () => {
@@ -52,14 +78,22 @@ describe('approval update validation', () => {
   });
 
   it('takes a free-text answer only for an escalation', () => {
-    assert.match(error({ id: refundCall.id, decision: 'answer', text: 'sure' }, refundCall), /only an escalation takes an answer/);
+    assert.match(
+      error({ id: refundCall.id, decision: 'answer', text: 'sure' }, refundCall),
+      /only an escalation takes an answer/,
+    );
     assert.match(error({ id: escalation.id, decision: 'answer' }, escalation), /needs text/);
-    assert.equal(checkApprovalAnswer({ id: escalation.id, decision: 'answer', text: 'offer a coupon' }, escalation, none).ok, true);
+    assert.equal(
+      checkApprovalAnswer({ id: escalation.id, decision: 'answer', text: 'offer a coupon' }, escalation, none).ok,
+      true,
+    );
     assert.equal(checkApprovalAnswer({ id: escalation.id, decision: 'approve' }, escalation, none).ok, true);
   });
 
   it('treats a repeated answer as a harmless duplicate, and a contradicting one as an error', () => {
-    const answered = new Map([[refundCall.id, { pending: refundCall, answer: { id: refundCall.id, decision: 'approve' as const } }]]);
+    const answered = new Map([
+      [refundCall.id, { pending: refundCall, answer: { id: refundCall.id, decision: 'approve' as const } }],
+    ]);
     const again = checkApprovalAnswer({ id: refundCall.id, decision: 'approve' }, undefined, answered);
     assert.equal(again.ok && again.duplicate, true);
     assert.match(error({ id: refundCall.id, decision: 'reject' }, undefined, answered), /already answered: approve/);
@@ -67,7 +101,12 @@ describe('approval update validation', () => {
 
   it('turns a rejection or an answer into an observation the model sees', () => {
     assert.deepEqual(personObservation(refundCall, { id: refundCall.id, decision: 'reject', reason: ' too much ' }), {
-      tool: 'issue_refund', ok: false, data: { rejected: 'too much' }, source: 'operator', bytes: 23, truncated: false,
+      tool: 'issue_refund',
+      ok: false,
+      data: { rejected: 'too much' },
+      source: 'operator',
+      bytes: 23,
+      truncated: false,
     });
     const answered = personObservation(escalation, { id: escalation.id, decision: 'answer', text: 'Offer 10%' });
     assert.deepEqual([answered.tool, answered.ok, answered.data], ['escalate', true, { answer: 'Offer 10%' }]);
@@ -76,7 +115,10 @@ describe('approval update validation', () => {
 
 describe('escalate action', () => {
   it('is accepted, strict like the others', () => {
-    assert.deepEqual(validateAction('{"kind":"escalate","reason":"  needs a person "}'), { ok: true, action: { kind: 'escalate', reason: 'needs a person' } });
+    assert.deepEqual(validateAction('{"kind":"escalate","reason":"  needs a person "}'), {
+      ok: true,
+      action: { kind: 'escalate', reason: 'needs a person' },
+    });
   });
   for (const [reason, text] of [
     ['missing_reason', '{"kind":"escalate"}'],

@@ -11,7 +11,7 @@ import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import { refundApprovalDemoModel } from '../scripts/offline-model';
 import { refundDemoStore, runRefundDemo, REFUND_DEMO_USER_ID } from '../scripts/demo-refund';
 import type { RefundDemoStore } from '../scripts/demo-refund';
-import type { TemporalEnv } from '../client/temporal-env';
+import type { TemporalEnv } from '../runtime/temporal-env';
 import { connectClient, DIST, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 import { refundFixture } from './helpers/refund-fixtures';
@@ -67,17 +67,28 @@ describe('npm run demo -- --refund', () => {
     assert.match(text, /step 1: get_user_profile \(\w+\) ok/);
     assert.match(text, /step 2: get_user_billing \(\w+\) ok/);
     assert.match(text, /step 3: search_policy \(\w+\) ok/);
-    assert.match(text, /The run waits for an operator to approve issue_refund \{"user_id":42,"amount_usd":49,"reason":"pro_monthly first paid 10 days ago, within the 14-day refund window"\} for USD 49\.00/);
+    assert.match(
+      text,
+      /The run waits for an operator to approve issue_refund \{"user_id":42,"amount_usd":49,"reason":"pro_monthly first paid 10 days ago, within the 14-day refund window"\} for USD 49\.00/,
+    );
     assert.match(text, new RegExp(`npm run agent -- approve ${workflowId}`));
     assert.match(text, /step 4: issue_refund \(\w+\) ok \(approved by operator\)/);
     assert.match(text, /result: ok \(success\)/);
     assert.match(text, /answer: Done: USD 49\.00 is refunded to the original payment method \(refund #1\)\./);
     assert.match(text, /#1 user 42 USD 49\.00 confirmed, idempotency key /);
     // Lines come in the order a reader follows.
-    const order = ['step 3: search_policy', 'waits for an operator', 'step 4: issue_refund', 'result: ok'].map((s) => text.indexOf(s));
-    assert.deepEqual([...order].sort((a, b) => a - b), order);
+    const order = ['step 3: search_policy', 'waits for an operator', 'step 4: issue_refund', 'result: ok'].map((s) =>
+      text.indexOf(s),
+    );
+    assert.deepEqual(
+      [...order].sort((a, b) => a - b),
+      order,
+    );
 
     const rows = store.refunds().list({ user_id: REFUND_DEMO_USER_ID });
-    assert.deepEqual(rows.map((r) => [r.state, r.amount_usd, r.workflow_id]), [['confirmed', 49, workflowId]]);
+    assert.deepEqual(
+      rows.map((r) => [r.state, r.amount_usd, r.workflow_id]),
+      [['confirmed', 49, workflowId]],
+    );
   });
 });

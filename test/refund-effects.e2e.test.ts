@@ -8,10 +8,10 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import { runResult, startRun } from '../client/agent-client';
 import { answerApproval, pendingApproval } from '../client/approvals';
-import type { TemporalEnv } from '../client/temporal-env';
-import { approvalUpdate } from '../workflows/approvals';
-import type { PendingApproval } from '../workflows/approvals';
-import type { AgentResult } from '../workflows/types';
+import type { TemporalEnv } from '../runtime/temporal-env';
+import { approvalUpdate } from '../common/approvals';
+import type { PendingApproval } from '../common/approvals';
+import type { AgentResult } from '../common/types';
 import { agentInput, connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 import { billingOf, finalAnswer, REFUND_ALLOW, refundFixture, refundGoal, refundOf } from './helpers/refund-fixtures';
@@ -59,7 +59,12 @@ after(async () => {
 
 async function startRefundRun(env: TemporalEnv, id = uniqueId('refund'), user = fx.nextUser()) {
   llm.script(id, [billingOf(user), refundOf(user), finalAnswer()]);
-  const input = agentInput({ goal: refundGoal(user), user_id: user, allow: REFUND_ALLOW, budget: { max_seconds: 120 } });
+  const input = agentInput({
+    goal: refundGoal(user),
+    user_id: user,
+    allow: REFUND_ALLOW,
+    budget: { max_seconds: 120 },
+  });
   const handle = await startRun(client, env, input, id);
   return { id, user, handle, input };
 }
@@ -71,7 +76,11 @@ function waitForPending(handle: WorkflowHandle): Promise<PendingApproval> {
 function refundObservation(result: AgentResult) {
   const entry = result.history.find((h) => h.action.kind === 'tool' && h.action.name === 'issue_refund');
   assert.ok(entry, 'the run has an issue_refund observation');
-  return entry.observation as { ok: boolean; source: string; data: { refund: { refund_id: number; state: string; amount_usd: number }; reconciled: boolean } };
+  return entry.observation as {
+    ok: boolean;
+    source: string;
+    data: { refund: { refund_id: number; state: string; amount_usd: number }; reconciled: boolean };
+  };
 }
 
 /** ActivityTaskStarted events of issue_refund, with their attempt and the failure that preceded them. */
@@ -101,7 +110,12 @@ describe('refunds: effects exactly once', () => {
     await answerApproval(client, id, { decision: 'approve' });
 
     // The refund is committed in the service; the activity (stalled) has not reported back.
-    const committed = await eventually('the committed refund', () => fx.service().list({ workflow_id: id }).find((r) => r.state === 'confirmed'));
+    const committed = await eventually('the committed refund', () =>
+      fx
+        .service()
+        .list({ workflow_id: id })
+        .find((r) => r.state === 'confirmed'),
+    );
     assert.equal((await handle.describe()).status.name, 'RUNNING');
     await killed.kill();
     const rescue = worker(killEnv);
@@ -133,7 +147,11 @@ describe('refunds: effects exactly once', () => {
     assert.equal(observation.data.reconciled, true);
     const rows = fx.service().list({ user_id: user });
     assert.equal(rows.length, 1);
-    assert.deepEqual([rows[0]!.state, rows[0]!.fence], ['confirmed', 1], 'settled by the first attempt, never touched again');
+    assert.deepEqual(
+      [rows[0]!.state, rows[0]!.fence],
+      ['confirmed', 1],
+      'settled by the first attempt, never touched again',
+    );
     const attempts = await refundAttempts(handle);
     assert.equal(attempts.started.at(-1)!.attempt, 2);
     assert.ok(attempts.started.at(-1)!.lastFailure?.timeoutFailureInfo, 'the first attempt timed out (heartbeat)');
@@ -189,7 +207,12 @@ describe('refunds: effects exactly once', () => {
       if (i === 2) await released;
       return replies[i]!;
     });
-    const handle = await startRun(client, plainEnv, agentInput({ goal: refundGoal(user), user_id: user, allow: REFUND_ALLOW }), id);
+    const handle = await startRun(
+      client,
+      plainEnv,
+      agentInput({ goal: refundGoal(user), user_id: user, allow: REFUND_ALLOW }),
+      id,
+    );
     const pending = await waitForPending(handle);
 
     // Two operators approve at once (same update id: Temporal deduplicates) ...
@@ -201,9 +224,15 @@ describe('refunds: effects exactly once', () => {
     await llm.waitFor((r) => r.workflowId === id && llm.requests(id).length === 3, 20_000);
     // ... and a third answer with another update id reaches the workflow, which acknowledges it
     // as a duplicate and changes nothing.
-    const late = await handle.executeUpdate(approvalUpdate, { args: [{ id: pending.id, decision: 'approve' }], updateId: uniqueId('late') });
+    const late = await handle.executeUpdate(approvalUpdate, {
+      args: [{ id: pending.id, decision: 'approve' }],
+      updateId: uniqueId('late'),
+    });
     assert.equal(late.duplicate, true);
-    await assert.rejects(answerApproval(client, id, { decision: 'reject', id: pending.id }), /already answered: approve/);
+    await assert.rejects(
+      answerApproval(client, id, { decision: 'reject', id: pending.id }),
+      /already answered: approve/,
+    );
     release();
 
     const result = await runResult(handle);
@@ -211,6 +240,12 @@ describe('refunds: effects exactly once', () => {
     await assert.rejects(answerApproval(client, id, { decision: 'approve', id: pending.id }), /has ended/);
     assert.equal(fx.service().list({ user_id: user }).length, 1);
     assert.equal((await refundAttempts(handle)).scheduledCount, 1);
-    assert.deepEqual(result.trace.map((t) => [t.tool, t.approval]), [['get_user_billing', undefined], ['issue_refund', 'approve']]);
+    assert.deepEqual(
+      result.trace.map((t) => [t.tool, t.approval]),
+      [
+        ['get_user_billing', undefined],
+        ['issue_refund', 'approve'],
+      ],
+    );
   });
 });

@@ -7,12 +7,21 @@ import type { Client } from '@temporalio/client';
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../client/temporal-env';
-import { DEFAULT_ALLOWED_TOOLS } from '../workflows/tool-catalog';
-import type { AgentInput } from '../workflows/types';
+import type { TemporalEnv } from '../runtime/temporal-env';
+import { DEFAULT_ALLOWED_TOOLS } from '../common/tool-catalog';
+import type { AgentInput } from '../common/types';
 import { agentInput, connectClient, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
-import { billingOf, finalAnswer, LATE_USER, REFUND_ALLOW, refundFixture, refundGoal, refundOf, tool } from './helpers/refund-fixtures';
+import {
+  billingOf,
+  finalAnswer,
+  LATE_USER,
+  REFUND_ALLOW,
+  refundFixture,
+  refundGoal,
+  refundOf,
+  tool,
+} from './helpers/refund-fixtures';
 import type { RefundFixture } from './helpers/refund-fixtures';
 
 let llm: ScriptedLlmServer;
@@ -41,15 +50,26 @@ after(async () => {
 async function gated(user: number, replies: Reply[], overrides: Partial<AgentInput> = {}) {
   const id = uniqueId('gate');
   llm.script(id, [...replies, finalAnswer('should never be reached')]);
-  const handle = await startRun(client, env, agentInput({ goal: refundGoal(user), user_id: user, allow: REFUND_ALLOW, ...overrides }), id);
+  const handle = await startRun(
+    client,
+    env,
+    agentInput({ goal: refundGoal(user), user_id: user, allow: REFUND_ALLOW, ...overrides }),
+    id,
+  );
   const result = await runResult(handle);
 
   assert.equal(result.status, 'stopped');
   assert.equal(llm.requests(id).length, replies.length, 'the run stopped at the denied call');
   const events = (await handle.fetchHistory()).events ?? [];
-  const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType?.name);
+  const scheduled = events
+    .filter((e) => e.activityTaskScheduledEventAttributes)
+    .map((e) => e.activityTaskScheduledEventAttributes!.activityType?.name);
   assert.ok(!scheduled.includes('issue_refund'), 'issue_refund was never scheduled');
-  assert.equal(events.filter((e) => e.timerStartedEventAttributes).length, 1, 'no approval timer: nobody was asked (only the max_seconds timer)');
+  assert.equal(
+    events.filter((e) => e.timerStartedEventAttributes).length,
+    1,
+    'no approval timer: nobody was asked (only the max_seconds timer)',
+  );
   assert.deepEqual(fx.service().list({ workflow_id: id }), [], 'nothing written');
   return result;
 }
@@ -63,7 +83,7 @@ describe('the principal gate stops misuse of issue_refund', { concurrency: true 
     assert.deepEqual(fx.service().list({ user_id: 7 }), []);
   });
 
-  it('reading another user\'s billing: policy_denied:other_user (read tools too)', async () => {
+  it("reading another user's billing: policy_denied:other_user (read tools too)", async () => {
     const user = fx.nextUser();
     const result = await gated(user, [billingOf(user + 1)]);
     assert.equal(result.stop_reason, 'policy_denied:other_user');
@@ -76,13 +96,13 @@ describe('the principal gate stops misuse of issue_refund', { concurrency: true 
     assert.equal(result.stop_reason, 'policy_denied:refund_exceeds_paid');
   });
 
-  it('refunding before reading billing (the model\'s own number): policy_denied:refund_without_billing', async () => {
+  it("refunding before reading billing (the model's own number): policy_denied:refund_without_billing", async () => {
     const user = fx.nextUser();
     const result = await gated(user, [refundOf(user, 49)]);
     assert.equal(result.stop_reason, 'policy_denied:refund_without_billing');
   });
 
-  it('refunding outside the plan\'s refund window: policy_denied:refund_outside_window', async () => {
+  it("refunding outside the plan's refund window: policy_denied:refund_outside_window", async () => {
     const result = await gated(LATE_USER, [billingOf(LATE_USER), refundOf(LATE_USER, 49)]);
     assert.equal(result.stop_reason, 'policy_denied:refund_outside_window');
   });
@@ -100,7 +120,10 @@ describe('the principal gate stops misuse of issue_refund', { concurrency: true 
 
   it('malformed refund arguments: tool_bad_args:issue_refund', async () => {
     const user = fx.nextUser();
-    const result = await gated(user, [billingOf(user), tool('issue_refund', { user_id: user, amount_usd: '49', reason: 'x y z' })]);
+    const result = await gated(user, [
+      billingOf(user),
+      tool('issue_refund', { user_id: user, amount_usd: '49', reason: 'x y z' }),
+    ]);
     assert.equal(result.stop_reason, 'tool_bad_args:issue_refund');
   });
 });

@@ -7,21 +7,33 @@ import type { GatewayContext } from '../workflows/gateway';
 import { billingFact, checkPrincipalPolicy, confirmedRefundsUsd, POLICY_RULES } from '../workflows/policy';
 import type { PolicyRule } from '../workflows/policy';
 import { REFUND_POLICY } from '../workflows/refund-policy';
-import { argsHash } from '../workflows/hash';
-import { TOOL_REGISTRY } from '../workflows/tool-catalog';
-import type { HistoryEntry, Observation } from '../workflows/types';
+import { argsHash } from '../common/hash';
+import { TOOL_REGISTRY } from '../common/tool-catalog';
+import type { HistoryEntry, Observation } from '../common/types';
 
 const PRINCIPAL = 42;
 
 function obs(tool: string, data: unknown, extra: Partial<Observation> = {}): Observation {
   return { tool, ok: true, data, source: 'test', bytes: JSON.stringify(data).length, truncated: false, ...extra };
 }
-function billingEntry(userId: number, billing: Record<string, unknown>, extra: Partial<Observation> = {}): HistoryEntry {
-  return { step: 1, action: { kind: 'tool', name: 'get_user_billing', args: { user_id: userId } }, observation: obs('get_user_billing', { billing }, extra) };
+function billingEntry(
+  userId: number,
+  billing: Record<string, unknown>,
+  extra: Partial<Observation> = {},
+): HistoryEntry {
+  return {
+    step: 1,
+    action: { kind: 'tool', name: 'get_user_billing', args: { user_id: userId } },
+    observation: obs('get_user_billing', { billing }, extra),
+  };
 }
 const PRO = { currency: 'USD', plan: 'pro_monthly', price_usd: 49, days_since_first_payment: 10 };
 const paidPro = [billingEntry(PRINCIPAL, PRO)];
-const refund = (amount_usd: number, user_id = PRINCIPAL) => ({ user_id, amount_usd, reason: 'customer asked within window' });
+const refund = (amount_usd: number, user_id = PRINCIPAL) => ({
+  user_id,
+  amount_usd,
+  reason: 'customer asked within window',
+});
 
 function rule(tool: string, args: Record<string, unknown>, history: HistoryEntry[]): PolicyRule | 'allowed' {
   const d = checkPrincipalPolicy(tool, args, { principalUserId: PRINCIPAL, history });
@@ -71,9 +83,18 @@ describe('principal policy', () => {
     assert.equal(rule('issue_refund', refund(1), []), 'refund_without_billing');
     // Another user's billing, a failed read or a truncated observation are no facts about the principal.
     assert.equal(rule('issue_refund', refund(1), [billingEntry(7, PRO)]), 'refund_without_billing');
-    assert.equal(rule('issue_refund', refund(1), [billingEntry(PRINCIPAL, PRO, { ok: false })]), 'refund_without_billing');
-    assert.equal(rule('issue_refund', refund(1), [billingEntry(PRINCIPAL, PRO, { truncated: true })]), 'refund_without_billing');
-    assert.equal(rule('issue_refund', refund(1), [billingEntry(PRINCIPAL, { plan: 'pro_monthly', price_usd: '49' })]), 'refund_without_billing');
+    assert.equal(
+      rule('issue_refund', refund(1), [billingEntry(PRINCIPAL, PRO, { ok: false })]),
+      'refund_without_billing',
+    );
+    assert.equal(
+      rule('issue_refund', refund(1), [billingEntry(PRINCIPAL, PRO, { truncated: true })]),
+      'refund_without_billing',
+    );
+    assert.equal(
+      rule('issue_refund', refund(1), [billingEntry(PRINCIPAL, { plan: 'pro_monthly', price_usd: '49' })]),
+      'refund_without_billing',
+    );
   });
 
   it('uses the latest billing observation', () => {
@@ -83,14 +104,26 @@ describe('principal policy', () => {
   });
 
   it('denies plans without a refund window and payments outside it', () => {
-    assert.equal(rule('issue_refund', refund(1), [billingEntry(PRINCIPAL, { ...PRO, plan: 'free', price_usd: 0 })]), 'refund_plan_not_refundable');
+    assert.equal(
+      rule('issue_refund', refund(1), [billingEntry(PRINCIPAL, { ...PRO, plan: 'free', price_usd: 0 })]),
+      'refund_plan_not_refundable',
+    );
     const window = REFUND_POLICY.refundable_days_by_plan.pro_monthly!;
-    assert.equal(rule('issue_refund', refund(1), [billingEntry(PRINCIPAL, { ...PRO, days_since_first_payment: window })]), 'allowed');
-    assert.equal(rule('issue_refund', refund(1), [billingEntry(PRINCIPAL, { ...PRO, days_since_first_payment: window + 1 })]), 'refund_outside_window');
+    assert.equal(
+      rule('issue_refund', refund(1), [billingEntry(PRINCIPAL, { ...PRO, days_since_first_payment: window })]),
+      'allowed',
+    );
+    assert.equal(
+      rule('issue_refund', refund(1), [billingEntry(PRINCIPAL, { ...PRO, days_since_first_payment: window + 1 })]),
+      'refund_outside_window',
+    );
   });
 
   it('denies a billing record in another currency', () => {
-    assert.equal(rule('issue_refund', refund(1), [billingEntry(PRINCIPAL, { ...PRO, currency: 'EUR' })]), 'refund_currency');
+    assert.equal(
+      rule('issue_refund', refund(1), [billingEntry(PRINCIPAL, { ...PRO, currency: 'EUR' })]),
+      'refund_currency',
+    );
   });
 
   it('takes the policy as data', () => {
@@ -101,11 +134,21 @@ describe('principal policy', () => {
     });
     assert.deepEqual(d, { allowed: true });
     assert.equal(Object.prototype.hasOwnProperty.call(REFUND_POLICY.refundable_days_by_plan, 'constructor'), false);
-    assert.equal(rule('issue_refund', refund(1), [billingEntry(PRINCIPAL, { ...PRO, plan: 'constructor' })]), 'refund_plan_not_refundable');
+    assert.equal(
+      rule('issue_refund', refund(1), [billingEntry(PRINCIPAL, { ...PRO, plan: 'constructor' })]),
+      'refund_plan_not_refundable',
+    );
   });
 
   it('documents every rule it can return', () => {
-    for (const r of ['other_user', 'refund_without_billing', 'refund_currency', 'refund_plan_not_refundable', 'refund_outside_window', 'refund_exceeds_paid']) {
+    for (const r of [
+      'other_user',
+      'refund_without_billing',
+      'refund_currency',
+      'refund_plan_not_refundable',
+      'refund_outside_window',
+      'refund_exceeds_paid',
+    ]) {
       assert.ok(r in POLICY_RULES, r);
     }
   });
@@ -134,7 +177,10 @@ describe('gateway order with the principal policy', () => {
 
   it('runs after count, allowlist, registry and schema', () => {
     assert.equal(reason('issue_refund', refund(60, 7), ctx({ toolCalls: 5 })), 'max_tool_calls');
-    assert.equal(reason('issue_refund', refund(60, 7), ctx({ allow: ['get_user_profile'] })), 'tool_denied:issue_refund');
+    assert.equal(
+      reason('issue_refund', refund(60, 7), ctx({ allow: ['get_user_profile'] })),
+      'tool_denied:issue_refund',
+    );
     assert.equal(reason('issue_refund', refund(60, 7), ctx({ registry: {} })), 'tool_missing:issue_refund');
     assert.equal(reason('issue_refund', { ...refund(60, 7), note: 'x' }, ctx()), 'tool_bad_args:issue_refund');
     assert.equal(reason('issue_refund', refund(-5, 7), ctx()), 'tool_bad_args:issue_refund');

@@ -21,7 +21,13 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const req = (key: string, user_id = 42, amount_usd = 49) => ({ idempotency_key: key, workflow_id: 'wf', user_id, amount_usd, reason: 'test' });
+const req = (key: string, user_id = 42, amount_usd = 49) => ({
+  idempotency_key: key,
+  workflow_id: 'wf',
+  user_id,
+  amount_usd,
+  reason: 'test',
+});
 
 describe('refunds service', () => {
   it('creates its folder and uses WAL', () => {
@@ -51,11 +57,21 @@ describe('refunds service', () => {
   it('the unique key holds at the database level', () => {
     const db = new Database(file);
     assert.throws(
-      () => db.prepare(`INSERT INTO refunds (idempotency_key, workflow_id, user_id, amount_cents, reason, state, created_at, updated_at) VALUES ('k1','x',1,1,'r','planned','','')`).run(),
+      () =>
+        db
+          .prepare(
+            `INSERT INTO refunds (idempotency_key, workflow_id, user_id, amount_cents, reason, state, created_at, updated_at) VALUES ('k1','x',1,1,'r','planned','','')`,
+          )
+          .run(),
       /UNIQUE constraint failed/,
     );
     assert.throws(
-      () => db.prepare(`INSERT INTO refunds (idempotency_key, workflow_id, user_id, amount_cents, reason, state, created_at, updated_at) VALUES ('k-bad','x',1,1,'r','done','','')`).run(),
+      () =>
+        db
+          .prepare(
+            `INSERT INTO refunds (idempotency_key, workflow_id, user_id, amount_cents, reason, state, created_at, updated_at) VALUES ('k-bad','x',1,1,'r','done','','')`,
+          )
+          .run(),
       /CHECK constraint failed/,
     );
     db.close();
@@ -85,7 +101,10 @@ describe('refunds service', () => {
     const free = svc.plan(req('k4', 1004, 1)).record;
     assert.equal(svc.confirm({ idempotency_key: 'k4', fence: free.fence, paid_usd: 0 }).rejection, 'nothing_paid');
     const ghost = svc.plan(req('k5', 1005, 1)).record;
-    assert.equal(svc.confirm({ idempotency_key: 'k5', fence: ghost.fence, paid_usd: undefined }).rejection, 'no_billing_record');
+    assert.equal(
+      svc.confirm({ idempotency_key: 'k5', fence: ghost.fence, paid_usd: undefined }).rejection,
+      'no_billing_record',
+    );
   });
 
   it('is shared safely by two connections (two worker processes)', () => {

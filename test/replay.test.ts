@@ -12,7 +12,9 @@ import { NO_METRICS_SINKS } from '../worker/metrics';
 import { REPO_ROOT } from './helpers/harness';
 
 const HISTORIES = path.join(REPO_ROOT, 'test', 'fixtures', 'histories');
-const files = readdirSync(HISTORIES).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(HISTORIES)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 function load(file: string) {
   return historyFromJSON(JSON.parse(readFileSync(path.join(HISTORIES, file), 'utf8')));
@@ -25,7 +27,10 @@ describe('replay of recorded histories', () => {
 
   it('replays every recorded history against the current workflow code', async () => {
     const histories = files.map((file) => ({ workflowId: file, history: load(file) }));
-    const results = Worker.runReplayHistories({ workflowsPath: require.resolve('../workflows'), sinks: NO_METRICS_SINKS }, histories);
+    const results = Worker.runReplayHistories(
+      { workflowsPath: require.resolve('../workflows'), sinks: NO_METRICS_SINKS },
+      histories,
+    );
     const failures: string[] = [];
     for await (const result of results) {
       if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
@@ -35,7 +40,10 @@ describe('replay of recorded histories', () => {
 
   it('fails when the workflow code no longer matches (the check is live)', async () => {
     await assert.rejects(
-      Worker.runReplayHistory({ workflowsPath: require.resolve('./fixtures/altered-workflows') }, load('refund-success.json')),
+      Worker.runReplayHistory(
+        { workflowsPath: require.resolve('./fixtures/altered-workflows') },
+        load('refund-success.json'),
+      ),
       (err: unknown) => err instanceof DeterminismViolationError,
     );
   });

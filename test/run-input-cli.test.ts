@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { InvalidRunInputError, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../client/temporal-env';
-import type { AgentInput, CarriedState } from '../workflows/types';
+import type { TemporalEnv } from '../runtime/temporal-env';
+import type { AgentInput, CarriedState } from '../common/types';
 import { agentInput, connectClient, testEnv, uniqueId } from './helpers/harness';
 import { runCli } from './helpers/cli';
 
@@ -30,11 +30,23 @@ async function notStarted(id: string): Promise<void> {
 describe('bad input to agent run', () => {
   it('exits 2 with one line naming the flag, and starts nothing', async () => {
     const cases: Array<[string[], RegExp]> = [
-      [['--approval-timeout', '9000000000000'], /^agent: invalid run input: approval_timeout_seconds: .+ \(--approval-timeout\); see `agent help run`$/],
-      [['--max-seconds', String(31 * 86_400)], /^agent: invalid run input: budget\.max_seconds: .+ \(--max-seconds\); see `agent help run`$/],
+      [
+        ['--approval-timeout', '9000000000000'],
+        /^agent: invalid run input: approval_timeout_seconds: .+ \(--approval-timeout\); see `agent help run`$/,
+      ],
+      [
+        ['--max-seconds', String(31 * 86_400)],
+        /^agent: invalid run input: budget\.max_seconds: .+ \(--max-seconds\); see `agent help run`$/,
+      ],
       [['--max-steps', '0'], /^agent: --max-steps must be a positive integer, got "0"/],
-      [['--allow', 'get_user_profile,launch_missiles'], /^agent: invalid run input: allow\.1: unknown tool "launch_missiles" \(known: .+\) \(--allow\); see `agent help run`$/],
-      [['--allow', 'search_policy,search_policy'], /^agent: invalid run input: allow: allow lists a tool twice \(--allow\)/],
+      [
+        ['--allow', 'get_user_profile,launch_missiles'],
+        /^agent: invalid run input: allow\.1: unknown tool "launch_missiles" \(known: .+\) \(--allow\); see `agent help run`$/,
+      ],
+      [
+        ['--allow', 'search_policy,search_policy'],
+        /^agent: invalid run input: allow: allow lists a tool twice \(--allow\)/,
+      ],
     ];
     for (const [flags, pattern] of cases) {
       const id = uniqueId('bad-run');
@@ -49,7 +61,21 @@ describe('bad input to agent run', () => {
   });
 
   it('startRun() refuses it too, and the carried state only the workflow may write', async () => {
-    const carried: CarriedState = { started_at_ms: 0, usage: { steps: 0, tool_calls: 0, llm_calls: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, elapsed_ms: 0 }, trace: [], history: [], seen_calls: [] };
+    const carried: CarriedState = {
+      started_at_ms: 0,
+      usage: {
+        steps: 0,
+        tool_calls: 0,
+        llm_calls: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        total_tokens: 0,
+        elapsed_ms: 0,
+      },
+      trace: [],
+      history: [],
+      seen_calls: [],
+    };
     const bad: Array<[Partial<AgentInput>, RegExp]> = [
       [{ budget: { max_steps: 0 } }, /budget\.max_steps/],
       [{ approval_timeout_seconds: 9_000_000_000_000 }, /approval_timeout_seconds/],

@@ -2,7 +2,14 @@
 // decide activity will, so header/signal/error-class assumptions are checked here.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import OpenAI, { APIConnectionError, APIUserAbortError, APIConnectionTimeoutError, AuthenticationError, InternalServerError, RateLimitError } from 'openai';
+import OpenAI, {
+  APIConnectionError,
+  APIUserAbortError,
+  APIConnectionTimeoutError,
+  AuthenticationError,
+  InternalServerError,
+  RateLimitError,
+} from 'openai';
 import { ScriptedLlmServer, type RecordedRequest } from '../scripts/scripted-llm-server';
 import { refundDemoModel } from '../scripts/offline-model';
 
@@ -43,7 +50,10 @@ function decide(workflowId: string, step: number, payload: unknown = { goal: 'g'
 describe('ScriptedLlmServer', () => {
   test('returns a scripted action the client parses, with usage', async () => {
     const action = { kind: 'tool', name: 'get_user_profile', args: { user_id: 42 } };
-    server.script('wf-action', [{ action, usage: { prompt_tokens: 321, completion_tokens: 9 } }, { action: { kind: 'final', answer: 'done' } }]);
+    server.script('wf-action', [
+      { action, usage: { prompt_tokens: 321, completion_tokens: 9 } },
+      { action: { kind: 'final', answer: 'done' } },
+    ]);
 
     const first = await decide('wf-action', 1);
     assert.equal(first.object, 'chat.completion');
@@ -85,7 +95,10 @@ describe('ScriptedLlmServer', () => {
   });
 
   test('HTTP 429 with retry-after surfaces as RateLimitError with headers', async () => {
-    server.script('wf-429', [{ status: 429, headers: { 'Retry-After': '7' } }, { action: { kind: 'final', answer: 'ok' } }]);
+    server.script('wf-429', [
+      { status: 429, headers: { 'Retry-After': '7' } },
+      { action: { kind: 'final', answer: 'ok' } },
+    ]);
     const err = await decide('wf-429', 1).then(
       () => assert.fail('expected a 429'),
       (e: unknown) => e,
@@ -102,9 +115,15 @@ describe('ScriptedLlmServer', () => {
   });
 
   test('500 and 401 map to InternalServerError and AuthenticationError', async () => {
-    server.script('wf-errs', [{ status: 500 }, { status: 401, body: { error: { message: 'bad key', type: 'invalid_request_error', code: 'invalid_api_key' } } }]);
+    server.script('wf-errs', [
+      { status: 500 },
+      { status: 401, body: { error: { message: 'bad key', type: 'invalid_request_error', code: 'invalid_api_key' } } },
+    ]);
     await assert.rejects(decide('wf-errs', 1), (e: unknown) => e instanceof InternalServerError && e.status === 500);
-    await assert.rejects(decide('wf-errs', 2), (e: unknown) => e instanceof AuthenticationError && e.status === 401 && e.message === '401 bad key');
+    await assert.rejects(
+      decide('wf-errs', 2),
+      (e: unknown) => e instanceof AuthenticationError && e.status === 401 && e.message === '401 bad key',
+    );
   });
 
   test('a hanging reply aborted by the client is recorded as aborted', async () => {
@@ -142,12 +161,16 @@ describe('ScriptedLlmServer', () => {
     await decide('wf-short', 1);
     await assert.rejects(
       decide('wf-short', 2),
-      (e: unknown) => e instanceof InternalServerError && e.message.includes('scripted LLM: script exhausted for wf-short'),
+      (e: unknown) =>
+        e instanceof InternalServerError && e.message.includes('scripted LLM: script exhausted for wf-short'),
     );
   });
 
   test('an unscripted workflow gets 500 "no script"; GET /models lists models', async () => {
-    await assert.rejects(decide('wf-nobody', 1), (e: unknown) => e instanceof InternalServerError && /no script/.test(e.message));
+    await assert.rejects(
+      decide('wf-nobody', 1),
+      (e: unknown) => e instanceof InternalServerError && /no script/.test(e.message),
+    );
     const models = await client.models.list();
     assert.ok(models.data.some((m) => m.id === 'scripted-llm'));
   });
@@ -155,10 +178,16 @@ describe('ScriptedLlmServer', () => {
   test('close() destroys hanging sockets: the client sees a connection error, not an abort', async () => {
     const own = await ScriptedLlmServer.start({ defaultScript: [{ hang: true }] });
     const c = new OpenAI({ apiKey: 'k', baseURL: own.baseUrl, maxRetries: 0 });
-    const pending = c.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: '{}' }] }, { headers: { 'Idempotency-Key': 'wf-x:decide:1' } });
+    const pending = c.chat.completions.create(
+      { model: 'm', messages: [{ role: 'user', content: '{}' }] },
+      { headers: { 'Idempotency-Key': 'wf-x:decide:1' } },
+    );
     const rec = await own.waitFor((r) => r.workflowId === 'wf-x');
     await own.close();
-    await assert.rejects(pending, (e: unknown) => e instanceof APIConnectionError && !(e instanceof APIConnectionTimeoutError));
+    await assert.rejects(
+      pending,
+      (e: unknown) => e instanceof APIConnectionError && !(e instanceof APIConnectionTimeoutError),
+    );
     assert.equal(rec.aborted, false);
     assert.equal(typeof rec.closedAt, 'number');
   });
@@ -183,9 +212,10 @@ describe('refundDemoModel', () => {
   // The seeds' deterministic tool results.
   const TOOL_RESULTS: Record<string, (args: Record<string, unknown>) => unknown> = {
     get_user_profile: ({ user_id }) =>
-      ({ 42: { user: { id: 42, name: 'Anna', country: 'US', tier: 'pro' } }, 7: { user: { id: 7, name: 'Max', country: 'US', tier: 'free' } } })[
-        Number(user_id)
-      ],
+      ({
+        42: { user: { id: 42, name: 'Anna', country: 'US', tier: 'pro' } },
+        7: { user: { id: 7, name: 'Max', country: 'US', tier: 'free' } },
+      })[Number(user_id)],
     get_user_billing: ({ user_id }) =>
       ({
         42: { billing: { currency: 'USD', plan: 'pro_monthly', price_usd: 49.0, days_since_first_payment: 10 } },
@@ -193,8 +223,16 @@ describe('refundDemoModel', () => {
       })[Number(user_id)],
     search_policy: () => ({
       matches: [
-        { id: 'refund-v3', title: 'Refund Policy', snippet: 'Pro monthly subscriptions are refundable within 14 days from the first payment.' },
-        { id: 'free-v1', title: 'Free Plan Policy', snippet: 'Free plan has no billable payments and cannot be refunded.' },
+        {
+          id: 'refund-v3',
+          title: 'Refund Policy',
+          snippet: 'Pro monthly subscriptions are refundable within 14 days from the first payment.',
+        },
+        {
+          id: 'free-v1',
+          title: 'Free Plan Policy',
+          snippet: 'Free plan has no billable payments and cannot be refunded.',
+        },
       ],
     }),
   };
@@ -202,7 +240,11 @@ describe('refundDemoModel', () => {
   /** A miniature agent loop: decide over HTTP, run the fake tool, feed the observation back. */
   async function runDemo(workflowId: string, userId: number, tools = TOOLS) {
     server.script(workflowId, refundDemoModel);
-    const history: Array<{ step: number; action: { kind: 'tool'; name: string; args: Record<string, unknown> }; observation: unknown }> = [];
+    const history: Array<{
+      step: number;
+      action: { kind: 'tool'; name: string; args: Record<string, unknown> };
+      observation: unknown;
+    }> = [];
     const calls: string[] = [];
     for (let step = 1; step <= 6; step++) {
       const payload = {
@@ -219,7 +261,11 @@ describe('refundDemoModel', () => {
       calls.push(action.name);
       const data = TOOL_RESULTS[action.name]?.(action.args);
       const text = JSON.stringify(data);
-      history.push({ step, action, observation: { tool: action.name, ok: true, data, source: 'test', bytes: text.length, truncated: false } });
+      history.push({
+        step,
+        action,
+        observation: { tool: action.name, ok: true, data, source: 'test', bytes: text.length, truncated: false },
+      });
     }
     return assert.fail('the demo model never answered');
   }
@@ -231,7 +277,9 @@ describe('refundDemoModel', () => {
       answer,
       "Yes. Anna's pro_monthly plan (USD 49.00) was first paid 10 days ago, within the 14-day refund window, so a refund of USD 49.00 is possible to the original payment method.",
     );
-    const args = server.requests('wf-demo-42').map((r) => JSON.parse(r.body.messages[1].content).state_summary.tools_used.length);
+    const args = server
+      .requests('wf-demo-42')
+      .map((r) => JSON.parse(r.body.messages[1].content).state_summary.tools_used.length);
     assert.deepEqual(args, [0, 1, 2, 3]);
   });
 

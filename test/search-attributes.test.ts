@@ -17,7 +17,7 @@ import type { Reply } from '../scripts/scripted-llm-server';
 import { AGENT_SEARCH_ATTRIBUTES } from '../scripts/dev-server';
 import { cancelRun, runResult, runState, startRun, WORKFLOW_TYPE } from '../client/agent-client';
 import { checkSearchAttributes } from '../client/search-attribute-check';
-import type { TemporalEnv } from '../client/temporal-env';
+import type { TemporalEnv } from '../runtime/temporal-env';
 import {
   AGENT_PRINCIPAL,
   AGENT_SEARCH_ATTRIBUTE_DEFINITIONS,
@@ -25,8 +25,16 @@ import {
   AGENT_STEP,
   AGENT_STOP_REASON,
   AGENT_TOOL_CALLS,
-} from '../workflows/search-attributes';
-import { agentInput, connectClient, eventually, REPO_ROOT, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
+} from '../common/search-attributes';
+import {
+  agentInput,
+  connectClient,
+  eventually,
+  REPO_ROOT,
+  startWorkerProcess,
+  testEnv,
+  uniqueId,
+} from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 
 const tool = (name: string, args: Record<string, unknown>): Reply => ({ action: { kind: 'tool', name, args } });
@@ -64,7 +72,10 @@ async function attributes(id: string) {
 
 describe('search attributes kept current by the workflow', () => {
   it('the dev server registers exactly the attributes the workflow writes, and the client sees them', async () => {
-    assert.deepEqual([...AGENT_SEARCH_ATTRIBUTES].map((a) => ({ ...a })), AGENT_SEARCH_ATTRIBUTE_DEFINITIONS.map((a) => ({ ...a })));
+    assert.deepEqual(
+      [...AGENT_SEARCH_ATTRIBUTES].map((a) => ({ ...a })),
+      AGENT_SEARCH_ATTRIBUTE_DEFINITIONS.map((a) => ({ ...a })),
+    );
     assert.deepEqual(await checkSearchAttributes(client), { available: true, missing: [] });
   });
 
@@ -78,9 +89,15 @@ describe('search attributes kept current by the workflow', () => {
       return final('Done.');
     });
     const handle = await startRun(client, env, agentInput({ user_id: 7 }), id);
-    await llm.waitFor((r) => (r.workflowId === id && r.step === 2), 20_000);
+    await llm.waitFor((r) => r.workflowId === id && r.step === 2, 20_000);
 
-    assert.deepEqual(await attributes(id), { status: 'running', stopReason: undefined, step: 2, toolCalls: 1, principal: '7' });
+    assert.deepEqual(await attributes(id), {
+      status: 'running',
+      stopReason: undefined,
+      step: 2,
+      toolCalls: 1,
+      principal: '7',
+    });
     const state = await runState(handle);
     assert.equal(state.phase, 'deciding');
     assert.equal(state.waiting_for, "the LLM's decision for step 2");
@@ -91,7 +108,9 @@ describe('search attributes kept current by the workflow', () => {
 
     // Findable in the Web UI's and the CLI's terms while it runs.
     await eventually('the running run found by its attributes', async () => {
-      for await (const info of client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPE}' AND AgentStatus = 'running' AND AgentPrincipal = '7' AND AgentStep = 2` })) {
+      for await (const info of client.workflow.list({
+        query: `WorkflowType = '${WORKFLOW_TYPE}' AND AgentStatus = 'running' AND AgentPrincipal = '7' AND AgentStep = 2`,
+      })) {
         if (info.workflowId === id) return true;
       }
       return undefined;
@@ -99,7 +118,13 @@ describe('search attributes kept current by the workflow', () => {
 
     release();
     assert.equal((await runResult(handle)).stop_reason, 'success');
-    assert.deepEqual(await attributes(id), { status: 'ok', stopReason: 'success', step: 2, toolCalls: 1, principal: '7' });
+    assert.deepEqual(await attributes(id), {
+      status: 'ok',
+      stopReason: 'success',
+      step: 2,
+      toolCalls: 1,
+      principal: '7',
+    });
     const ended = await runState(handle);
     assert.equal(ended.waiting_for, undefined);
     assert.equal(ended.phase, 'done');
@@ -109,26 +134,43 @@ describe('search attributes kept current by the workflow', () => {
     const cancelled = uniqueId('sa-cancel');
     llm.script(cancelled, [{ hang: true }]);
     const handle = await startRun(client, env, agentInput({ budget: { max_seconds: 120 } }), cancelled);
-    await llm.waitFor((r) => (r.workflowId === cancelled && r.step === 1), 20_000);
+    await llm.waitFor((r) => r.workflowId === cancelled && r.step === 1, 20_000);
     await cancelRun(client, cancelled, 'search attribute test');
     assert.equal((await runResult(handle)).stop_reason, 'cancelled');
-    assert.deepEqual(await attributes(cancelled), { status: 'cancelled', stopReason: 'cancelled', step: 1, toolCalls: 0, principal: '42' });
+    assert.deepEqual(await attributes(cancelled), {
+      status: 'cancelled',
+      stopReason: 'cancelled',
+      step: 1,
+      toolCalls: 0,
+      principal: '42',
+    });
 
     const looped = uniqueId('sa-loop');
     llm.script(looped, [tool('search_policy', { query: 'refund' }), tool('search_policy', { query: 'refund' })]);
     assert.equal((await runResult(await startRun(client, env, agentInput(), looped))).stop_reason, 'loop_detected');
-    assert.deepEqual(await attributes(looped), { status: 'stopped', stopReason: 'loop_detected', step: 2, toolCalls: 1, principal: '42' });
+    assert.deepEqual(await attributes(looped), {
+      status: 'stopped',
+      stopReason: 'loop_detected',
+      step: 2,
+      toolCalls: 1,
+      principal: '42',
+    });
   });
 
   it('a recorded history from before this feature replays even with the flag set (the patched guard)', async () => {
-    const json = JSON.parse(readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'histories', 'refund-success.json'), 'utf8'));
+    const json = JSON.parse(
+      readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'histories', 'refund-success.json'), 'utf8'),
+    );
     const started = json.events[0].workflowExecutionStartedEventAttributes;
     const payload = started.input.payloads[0];
     const input = JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8'));
     assert.equal(input.search_attributes, undefined, 'recorded before the flag existed');
     // As if a new client started the run but an old worker (no upserts, no marker) ran it so far.
     payload.data = Buffer.from(JSON.stringify({ ...input, search_attributes: true })).toString('base64');
-    await Worker.runReplayHistory({ workflowsPath: require.resolve('../workflows'), sinks: NO_METRICS_SINKS }, historyFromJSON(json));
+    await Worker.runReplayHistory(
+      { workflowsPath: require.resolve('../workflows'), sinks: NO_METRICS_SINKS },
+      historyFromJSON(json),
+    );
   });
 });
 
@@ -142,11 +184,15 @@ describe('a namespace without the agent search attributes', () => {
     await client.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
     nsEnv = testEnv(uniqueId('no-attrs'), { namespace });
     nsClient = await connectClient(nsEnv);
-    await eventually('the new namespace usable', async () => {
-      await nsClient.workflowService.describeNamespace({ namespace });
-      for await (const _ of nsClient.workflow.list({ query: `WorkflowType = 'x'` })) break;
-      return true;
-    }, 60_000);
+    await eventually(
+      'the new namespace usable',
+      async () => {
+        await nsClient.workflowService.describeNamespace({ namespace });
+        for await (const _ of nsClient.workflow.list({ query: `WorkflowType = 'x'` })) break;
+        return true;
+      },
+      60_000,
+    );
   });
 
   after(async () => {
@@ -170,8 +216,13 @@ describe('a namespace without the agent search attributes', () => {
     assert.equal(description.typedSearchAttributes.get(AGENT_STATUS), undefined);
     const events = (await handle.fetchHistory()).events ?? [];
     // patched() itself upserts Temporal's own TemporalChangeVersion; no Agent* attribute is written.
-    const upserted = events.flatMap((e) => Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}));
-    assert.deepEqual(upserted.filter((name) => name.startsWith('Agent')), []);
+    const upserted = events.flatMap((e) =>
+      Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}),
+    );
+    assert.deepEqual(
+      upserted.filter((name) => name.startsWith('Agent')),
+      [],
+    );
     assert.equal(events.filter((e) => e.workflowTaskFailedEventAttributes).length, 0);
 
     // The negative control: bypass the check and the first workflow task fails, again and again.

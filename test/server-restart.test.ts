@@ -6,13 +6,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import type { Client } from '@temporalio/client';
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { startDevServer } from '../scripts/dev-server';
 import type { DevServer } from '../scripts/dev-server';
 import { runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../client/temporal-env';
+import type { TemporalEnv } from '../runtime/temporal-env';
 import { agentInput, connectClient, startWorkerProcess, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 
@@ -53,7 +52,7 @@ describe('Temporal server restart', () => {
     await startRun(client, env, agentInput({ budget: { max_seconds: 300 } }), id);
 
     // Crash the server while step 2's decision is in flight.
-    await llm.waitFor((r) => (r.workflowId === id && r.step === 2), 30_000);
+    await llm.waitFor((r) => r.workflowId === id && r.step === 2, 30_000);
     const pidBefore = server.pid;
     await client.connection.close();
     await server.kill();
@@ -64,11 +63,14 @@ describe('Temporal server restart', () => {
     try {
       const result = await runResult(client.workflow.getHandle(id));
       assert.equal(result.stop_reason, 'success');
-      assert.deepEqual(result.trace.map((t) => [t.step, t.tool, t.ok]), [
-        [1, 'get_user_profile', true],
-        [2, 'get_user_billing', true],
-        [3, 'search_policy', true],
-      ]);
+      assert.deepEqual(
+        result.trace.map((t) => [t.step, t.tool, t.ok]),
+        [
+          [1, 'get_user_profile', true],
+          [2, 'get_user_billing', true],
+          [3, 'search_policy', true],
+        ],
+      );
       assert.equal(result.answer, 'Yes, USD 49.00.');
     } finally {
       await client.connection.close();

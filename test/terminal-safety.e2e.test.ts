@@ -5,12 +5,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
-import type { TemporalEnv } from '../client/temporal-env';
+import type { TemporalEnv } from '../runtime/temporal-env';
 import { startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 import { runCli } from './helpers/cli';
 
 /** What must never reach a terminal raw: C0 but \n and \t, DEL, C1, bidi controls. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNSAFE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
 
 const HOSTILE =
@@ -35,19 +36,35 @@ after(async () => {
 
 function assertInert(what: string, out: string): void {
   const hit = UNSAFE.exec(out);
-  assert.equal(hit, null, `${what} printed U+${hit?.[0].charCodeAt(0).toString(16).padStart(4, '0')} raw: ${JSON.stringify(out)}`);
+  assert.equal(
+    hit,
+    null,
+    `${what} printed U+${hit?.[0].charCodeAt(0).toString(16).padStart(4, '0')} raw: ${JSON.stringify(out)}`,
+  );
 }
 
-describe('model text on the operator\'s terminal', () => {
+describe("model text on the operator's terminal", () => {
   it('an answer with ESC, OSC and bidi sequences is printed inert by run --wait, result, watch and status; --json keeps it exactly', async () => {
     const id = uniqueId('hostile-answer');
-    llm.script(id, [{ action: { kind: 'tool', name: 'get_user_profile', args: { user_id: 42 } } }, { action: { kind: 'final', answer: HOSTILE } }]);
+    llm.script(id, [
+      { action: { kind: 'tool', name: 'get_user_profile', args: { user_id: 42 } } },
+      { action: { kind: 'final', answer: HOSTILE } },
+    ]);
     const run = await runCli(env, ['run', 'User 42 asked: can I get a refund?', '--id', id, '--wait']);
     assert.equal(run.code, 0, run.stderr);
     assertInert('run --wait', run.stdout);
-    assert.match(run.stdout, /^answer: Refund: yes\.\[2J\[31m RED \[0m \]0;pwned title /m, 'the text stays, its escapes do not');
+    assert.match(
+      run.stdout,
+      /^answer: Refund: yes\.\[2J\[31m RED \[0m \]0;pwned title /m,
+      'the text stays, its escapes do not',
+    );
 
-    for (const args of [['result', id], ['watch', id], ['status', id], ['trace', id]]) {
+    for (const args of [
+      ['result', id],
+      ['watch', id],
+      ['status', id],
+      ['trace', id],
+    ]) {
       const r = await runCli(env, args);
       assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
       assertInert(args[0]!, r.stdout + r.stderr);
@@ -65,7 +82,13 @@ describe('model text on the operator\'s terminal', () => {
     assert.equal(run.code, 0, run.stderr);
     assertInert('run --wait', run.stdout);
     assert.match(run.stdout, /^result: stopped \(/m);
-    for (const args of [['result', id], ['trace', id], ['trace', id, '--jsonl'], ['list', '--limit', '50'], ['list', '--json', '--limit', '50']]) {
+    for (const args of [
+      ['result', id],
+      ['trace', id],
+      ['trace', id, '--jsonl'],
+      ['list', '--limit', '50'],
+      ['list', '--json', '--limit', '50'],
+    ]) {
       const r = await runCli(env, args);
       assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
       assertInert(args.join(' '), r.stdout + r.stderr);

@@ -8,10 +8,10 @@ import type { Client } from '@temporalio/client';
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../client/temporal-env';
+import type { TemporalEnv } from '../runtime/temporal-env';
 import type { StepEvent } from '../client/history-trace';
-import { resolveBudget } from '../workflows/budget';
-import type { AgentInput, AgentResult } from '../workflows/types';
+import { resolveBudget } from '../common/budget';
+import type { AgentInput, AgentResult } from '../common/types';
 import { answerApproval, pendingApproval } from '../client/approvals';
 import type { ApprovalRequest } from '../client/approvals';
 import { agentInput, connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
@@ -37,7 +37,13 @@ interface Finished {
 }
 const runs: Record<string, Finished> = {};
 
-async function play(name: string, replies: Reply[], overrides: Partial<AgentInput> = {}, cancelAtKey?: string, answers: ApprovalRequest[] = []): Promise<void> {
+async function play(
+  name: string,
+  replies: Reply[],
+  overrides: Partial<AgentInput> = {},
+  cancelAtKey?: string,
+  answers: ApprovalRequest[] = [],
+): Promise<void> {
   const id = uniqueId(`trace-${name}`);
   llm.script(id, replies);
   const input = agentInput(overrides);
@@ -64,16 +70,33 @@ before(async () => {
 
   await play(
     'success',
-    [tool('get_user_profile', { user_id: 42 }), tool('get_user_billing', { user_id: 42 }), tool('search_policy', { query: '  refund policy ' }), final('Yes: USD 49.00.')],
+    [
+      tool('get_user_profile', { user_id: 42 }),
+      tool('get_user_billing', { user_id: 42 }),
+      tool('search_policy', { query: '  refund policy ' }),
+      final('Yes: USD 49.00.'),
+    ],
     { budget: { max_tokens: 10_000, max_steps: 6 } },
   );
-  await play('denied', [tool('get_user_profile', { user_id: 42 }), tool('search_policy', { query: 'refund' })], { allow: ['get_user_profile'] });
+  await play('denied', [tool('get_user_profile', { user_id: 42 }), tool('search_policy', { query: 'refund' })], {
+    allow: ['get_user_profile'],
+  });
   await play(
     'continued',
-    [tool('get_user_profile', { user_id: 42 }), tool('get_user_billing', { user_id: 42 }), tool('search_policy', { query: 'refund' }), final('Done.')],
+    [
+      tool('get_user_profile', { user_id: 42 }),
+      tool('get_user_billing', { user_id: 42 }),
+      tool('search_policy', { query: 'refund' }),
+      final('Done.'),
+    ],
     { continue_as_new_every: 2 },
   );
-  await play('cancelled', [tool('get_user_profile', { user_id: 42 }), { hang: true }], { budget: { max_seconds: 120 } }, 'decide:2');
+  await play(
+    'cancelled',
+    [tool('get_user_profile', { user_id: 42 }), { hang: true }],
+    { budget: { max_seconds: 120 } },
+    'decide:2',
+  );
   // People in the loop: an escalation answered, a refund rejected, another approved and made.
   const user = fx.nextUser();
   await play(
@@ -94,7 +117,11 @@ before(async () => {
     ],
   );
   const late = fx.nextUser();
-  await play('approval-timeout', [billingOf(late), refundOf(late, 49)], { user_id: late, allow: REFUND_ALLOW, approval_timeout_seconds: 2 });
+  await play('approval-timeout', [billingOf(late), refundOf(late, 49)], {
+    user_id: late,
+    allow: REFUND_ALLOW,
+    approval_timeout_seconds: 2,
+  });
 
   // From here on nothing answers queries or runs tasks: the trace must come from history alone.
   await worker.stop();
@@ -129,10 +156,24 @@ function assertMatches(events: StepEvent[], run: Finished): void {
 
   const toolEvents = events.filter((e) => e.decision === 'tool_call' || e.decision === 'escalate');
   const policyOf = (t: AgentResult['trace'][number]) =>
-    t.tool === 'escalate' ? undefined : t.ok || t.approval !== undefined || t.stop_reason === 'approval_timeout' || t.stop_reason?.startsWith('tool_error:') ? 'allowed' : 'denied';
-  const approvalOf = (t: AgentResult['trace'][number]) => t.approval ?? (t.stop_reason === 'approval_timeout' ? 'timeout' : undefined);
+    t.tool === 'escalate'
+      ? undefined
+      : t.ok ||
+          t.approval !== undefined ||
+          t.stop_reason === 'approval_timeout' ||
+          t.stop_reason?.startsWith('tool_error:')
+        ? 'allowed'
+        : 'denied';
+  const approvalOf = (t: AgentResult['trace'][number]) =>
+    t.approval ?? (t.stop_reason === 'approval_timeout' ? 'timeout' : undefined);
   assert.deepEqual(
-    toolEvents.map((e) => [e.step, e.tool, e.argumentDigest!.slice('sha256:'.length, 'sha256:'.length + 12), e.policyDecision, e.approval]),
+    toolEvents.map((e) => [
+      e.step,
+      e.tool,
+      e.argumentDigest!.slice('sha256:'.length, 'sha256:'.length + 12),
+      e.policyDecision,
+      e.approval,
+    ]),
     result.trace.map((t) => [t.step, t.tool, t.args_hash, policyOf(t), approvalOf(t)]),
   );
   for (const e of toolEvents) assert.match(e.argumentDigest!, /^sha256:[0-9a-f]{64}$/);
@@ -153,7 +194,10 @@ function assertMatches(events: StepEvent[], run: Finished): void {
     if (e.policyDecision === 'allowed') calls++;
     assert.equal(e.remainingBudget.steps, budget.max_steps - e.step, `steps left after step ${e.step}`);
     assert.equal(e.remainingBudget.toolCalls, budget.max_tool_calls - calls, `tool calls left after step ${e.step}`);
-    assert.ok(e.remainingBudget.wallTimeMs <= budget.max_seconds * 1000 && e.remainingBudget.wallTimeMs <= lastWall, 'time left only shrinks');
+    assert.ok(
+      e.remainingBudget.wallTimeMs <= budget.max_seconds * 1000 && e.remainingBudget.wallTimeMs <= lastWall,
+      'time left only shrinks',
+    );
     lastWall = e.remainingBudget.wallTimeMs;
   }
   assert.equal(calls, result.usage.tool_calls);
@@ -180,8 +224,22 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
       ],
     );
     // The seed's contract, key for key.
-    assert.deepEqual(Object.keys(events[1]!), ['step', 'decision', 'decisionSummary', 'tool', 'argumentDigest', 'policyDecision', 'observation', 'remainingBudget']);
-    assert.deepEqual(events[1]!.observation, { status: 'ok', source: 'billing-service', bytes: run.result.history[1]!.observation.bytes, truncated: false });
+    assert.deepEqual(Object.keys(events[1]!), [
+      'step',
+      'decision',
+      'decisionSummary',
+      'tool',
+      'argumentDigest',
+      'policyDecision',
+      'observation',
+      'remainingBudget',
+    ]);
+    assert.deepEqual(events[1]!.observation, {
+      status: 'ok',
+      source: 'billing-service',
+      bytes: run.result.history[1]!.observation.bytes,
+      truncated: false,
+    });
     // The tool ran with the gateway's normalised arguments ("refund policy", trimmed): that is what the digest covers.
     assert.equal(events[2]!.argumentDigest!.slice(7, 19), run.result.trace[2]!.args_hash);
     assert.ok(events[3]!.remainingBudget.tokens! < 10_000);
@@ -197,7 +255,11 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
     assert.equal(denied.tool, 'search_policy');
     assert.equal(denied.policyDecision, 'denied');
     assert.deepEqual(denied.observation, { status: 'not_run' });
-    assert.equal(denied.remainingBudget.toolCalls, resolveBudget(undefined).max_tool_calls - 1, 'a denied call uses no tool-call budget');
+    assert.equal(
+      denied.remainingBudget.toolCalls,
+      resolveBudget(undefined).max_tool_calls - 1,
+      'a denied call uses no tool-call budget',
+    );
   });
 
   it('a run that continued as new is traced across all its runs', async () => {
@@ -213,7 +275,13 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
     const run = runs.cancelled!;
     const events = await traceOf(run.id);
     assert.equal(run.result.stop_reason, 'cancelled');
-    assert.deepEqual(events.map((e) => [e.step, e.decision]), [[1, 'tool_call'], [2, 'no_decision']]);
+    assert.deepEqual(
+      events.map((e) => [e.step, e.decision]),
+      [
+        [1, 'tool_call'],
+        [2, 'no_decision'],
+      ],
+    );
     assert.equal(events[0]!.observation?.status, 'ok');
     assert.equal(events[1]!.decisionSummary, 'LLM call cancelled');
     assert.equal(events[1]!.stopReason, 'cancelled');
@@ -225,7 +293,15 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
     assertMatches(events, run);
     assert.equal(run.result.stop_reason, 'success');
     assert.deepEqual(
-      events.map((e) => [e.step, e.decision, e.tool, e.policyDecision, e.approval, e.observation?.status, e.observation?.source]),
+      events.map((e) => [
+        e.step,
+        e.decision,
+        e.tool,
+        e.policyDecision,
+        e.approval,
+        e.observation?.status,
+        e.observation?.source,
+      ]),
       [
         [1, 'escalate', 'escalate', undefined, 'answer', 'ok', 'operator'],
         [2, 'tool_call', 'get_user_billing', 'allowed', undefined, 'ok', 'billing-service'],
@@ -253,7 +329,10 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
     const { code, stdout } = await runCli(env, ['trace', runs.success!.id]);
     assert.equal(code, 0);
     assert.match(stdout, /from its history/);
-    assert.match(stdout, /^\s+1\s+tool_call\s+get_user_profile\s+sha256:feaa769a39ae…\s+allowed\s+ok users-service \d+ B/m);
+    assert.match(
+      stdout,
+      /^\s+1\s+tool_call\s+get_user_profile\s+sha256:feaa769a39ae…\s+allowed\s+ok users-service \d+ B/m,
+    );
     assert.match(stdout, /^\s+4\s+final_answer\s+final answer \(15 chars\)/m);
     assert.match(stdout, /ended: ok \(success\) after 4 step\(s\), 3 tool call\(s\), 480 tokens/);
 

@@ -12,9 +12,17 @@ import type { Browser, Page } from 'playwright-core';
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../client/temporal-env';
-import type { AgentResult } from '../workflows/types';
-import { agentInput, connectClient, eventually, REPO_ROOT, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
+import type { TemporalEnv } from '../runtime/temporal-env';
+import type { AgentResult } from '../common/types';
+import {
+  agentInput,
+  connectClient,
+  eventually,
+  REPO_ROOT,
+  startWorkerProcess,
+  testEnv,
+  uniqueId,
+} from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -42,7 +50,16 @@ before(async () => {
   client = await connectClient(env);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 
@@ -62,7 +79,11 @@ describe('the Temporal Web UI', () => {
     // A principal no other run has, so the search finds exactly this run.
     const principal = 700_000 + Math.floor(Math.random() * 200_000);
     const id = uniqueId('ui-run');
-    llm.script(id, [tool('get_user_profile', { user_id: principal }), tool('search_policy', { query: 'refund window' }), { action: { kind: 'final', answer: 'Refund: yes.' } }]);
+    llm.script(id, [
+      tool('get_user_profile', { user_id: principal }),
+      tool('search_policy', { query: 'refund window' }),
+      { action: { kind: 'final', answer: 'Refund: yes.' } },
+    ]);
     const result: AgentResult = await runResult(await startRun(client, env, agentInput({ user_id: principal }), id));
     assert.equal(result.stop_reason, 'success');
     const [profileHash, policyHash] = result.trace.map((t) => t.args_hash);
@@ -76,7 +97,9 @@ describe('the Temporal Web UI', () => {
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
     try {
       // The run list, filtered by the agent's search attributes, as an operator would type it.
-      await page.goto(`${uiUrl}/namespaces/${encodeURIComponent(env.namespace)}/workflows?query=${encodeURIComponent(query)}`);
+      await page.goto(
+        `${uiUrl}/namespaces/${encodeURIComponent(env.namespace)}/workflows?query=${encodeURIComponent(query)}`,
+      );
       const link = page.getByRole('link', { name: id, exact: true });
       await link.waitFor({ timeout: UI_TIMEOUT_MS });
       await page.getByText('AgentPrincipal', { exact: false }).first().waitFor({ timeout: UI_TIMEOUT_MS });
@@ -99,11 +122,21 @@ describe('the Temporal Web UI', () => {
       // The summaries, one per activity, in the UI's metadata view; and the current details.
       await page.getByText('User Metadata', { exact: true }).click();
       await page.waitForURL(/\/user-metadata/, { timeout: UI_TIMEOUT_MS });
-      for (const text of ['step 1: decide', `step 1: get_user_profile (${profileHash})`, 'step 2: decide', `step 2: search_policy (${policyHash})`, 'step 3: decide']) {
+      for (const text of [
+        'step 1: decide',
+        `step 1: get_user_profile (${profileHash})`,
+        'step 2: decide',
+        `step 2: search_policy (${policyHash})`,
+        'step 3: decide',
+      ]) {
         await page.getByText(text, { exact: true }).first().waitFor({ timeout: UI_TIMEOUT_MS });
       }
       // Current details come live from the worker (a query); the UI renders them as markdown in an iframe.
-      await page.frameLocator('iframe').first().getByText('ended: success after 3 step(s)').waitFor({ timeout: UI_TIMEOUT_MS });
+      await page
+        .frameLocator('iframe')
+        .first()
+        .getByText('ended: success after 3 step(s)')
+        .waitFor({ timeout: UI_TIMEOUT_MS });
       await shot(page, 'web-ui-3-metadata.png');
 
       // And the search attributes the workflow kept up to date.
@@ -111,7 +144,13 @@ describe('the Temporal Web UI', () => {
       await page.waitForURL(/\/search-attributes/, { timeout: UI_TIMEOUT_MS });
       await page.getByText('"AgentStopReason"').first().waitFor({ timeout: UI_TIMEOUT_MS });
       const body = await page.locator('body').innerText();
-      for (const fragment of [`"AgentPrincipal": "${principal}"`, '"AgentStatus": "ok"', '"AgentStep": 3', '"AgentStopReason": "success"', '"AgentToolCalls": 2']) {
+      for (const fragment of [
+        `"AgentPrincipal": "${principal}"`,
+        '"AgentStatus": "ok"',
+        '"AgentStep": 3',
+        '"AgentStopReason": "success"',
+        '"AgentToolCalls": 2',
+      ]) {
         assert.ok(body.includes(fragment), `search attributes show ${fragment}`);
       }
       await shot(page, 'web-ui-4-search-attributes.png');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { Client } from '@temporalio/client';
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import { runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../client/temporal-env';
+import type { TemporalEnv } from '../runtime/temporal-env';
 import { agentInput, connectClient, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 
@@ -40,7 +40,7 @@ describe('worker crash', () => {
       { action: { kind: 'final', answer: 'Refundable: USD 49.00.' } },
     ]);
     const handle = await startRun(client, env, agentInput({ budget: { max_seconds: 120 } }), id);
-    const inFlight = await llm.waitFor((r) => (r.workflowId === id && r.step === 2), 20_000);
+    const inFlight = await llm.waitFor((r) => r.workflowId === id && r.step === 2, 20_000);
 
     await first.kill();
     const killedAt = Date.now();
@@ -52,21 +52,30 @@ describe('worker crash', () => {
 
     const result = await runResult(handle);
     assert.equal(result.stop_reason, 'success');
-    assert.deepEqual(result.trace.map((t) => t.tool), ['get_user_profile', 'get_user_billing']);
+    assert.deepEqual(
+      result.trace.map((t) => t.tool),
+      ['get_user_profile', 'get_user_billing'],
+    );
 
     const requests = llm.requests(id);
     const runId = handle.firstExecutionRunId;
-    assert.deepEqual(requests.map((r) => r.idempotencyKey), [
-      `${id}:${runId}:decide:1`,
-      `${id}:${runId}:decide:2`,
-      `${id}:${runId}:decide:2`, // the retry on the new worker: same step, same key
-      `${id}:${runId}:decide:3`,
-    ]);
+    assert.deepEqual(
+      requests.map((r) => r.idempotencyKey),
+      [
+        `${id}:${runId}:decide:1`,
+        `${id}:${runId}:decide:2`,
+        `${id}:${runId}:decide:2`, // the retry on the new worker: same step, same key
+        `${id}:${runId}:decide:3`,
+      ],
+    );
 
     // The retried attempt came from the new worker, after the crash.
     assert.ok(requests[2]!.receivedAt > killedAt);
     const history = await handle.fetchHistory();
     const started = (history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes);
-    assert.ok(started.some((e) => (e.activityTaskStartedEventAttributes!.attempt ?? 1) > 1), 'decide was retried');
+    assert.ok(
+      started.some((e) => (e.activityTaskStartedEventAttributes!.attempt ?? 1) > 1),
+      'decide was retried',
+    );
   });
 });

@@ -1,9 +1,9 @@
 // Builds the agent's Worker. Workers are stateless: start as many as load needs on one queue.
-import { NativeConnection, Worker } from '@temporalio/worker';
-import type { WorkerOptions } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
+import type { WorkerOptions, NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { ActivityDeps } from '../activities';
-import { agentDataConverter } from '../client/connect';
+import { agentDataConverter } from '../runtime/data-converter';
 import { NO_METRICS_SINKS } from './metrics';
 import type { AgentMetrics } from './metrics';
 

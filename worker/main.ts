@@ -1,7 +1,7 @@
 // `npm run worker`: runs one agent worker until SIGINT/SIGTERM, then drains and exits.
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import { connectionOptions, describeConnection, temporalEnv } from '../client/temporal-env';
-import { describeCodec } from '../client/connect';
+import { connectionOptions, describeConnection, temporalEnv } from '../runtime/temporal-env';
+import { describeCodec } from '../runtime/data-converter';
 import { llmConfigFromEnv } from '../activities/llm-config';
 import { redactUrl } from '../activities/secrets';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
@@ -30,7 +30,10 @@ async function main(): Promise<void> {
   try {
     connection = await NativeConnection.connect(connectionOptions(env));
   } catch (err) {
-    throw new Error(`cannot reach Temporal at ${env.address} (${(err as Error).message}); start it with \`npm run server\``);
+    throw new Error(
+      `cannot reach Temporal at ${env.address} (${(err as Error).message}); start it with \`npm run server\``,
+      { cause: err },
+    );
   }
   const worker = await createAgentWorker({
     connection,

@@ -8,10 +8,10 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { AgentMetricsSinks, ToolOutcome } from '../workflows/metrics-sink';
-import { TOOL_REGISTRY } from '../workflows/tool-catalog';
-import type { DecideOutput } from '../workflows/types';
-import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../workflows/types';
+import type { AgentMetricsSinks, ToolOutcome } from '../common/metrics-sink';
+import { TOOL_REGISTRY } from '../common/tool-catalog';
+import type { DecideOutput } from '../common/types';
+import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/types';
 
 export const DECIDE_ACTIVITY = 'decide';
 
@@ -39,7 +39,11 @@ export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): Age
     labelNames: ['status', 'stop_reason'] as const,
     registers: [registry],
   });
-  const steps = new Counter({ name: 'agent_steps_total', help: 'Agent loop steps begun (one LLM decision each)', registers: [registry] });
+  const steps = new Counter({
+    name: 'agent_steps_total',
+    help: 'Agent loop steps begun (one LLM decision each)',
+    registers: [registry],
+  });
   const toolCalls = new Counter({
     name: 'agent_tool_calls_total',
     help: 'Tool calls the model asked for, by tool and outcome (ok, error: the tool answered ok=false, failed: the activity failed, denied: the gateway refused)',
@@ -69,7 +73,8 @@ export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): Age
         callDuringReplay: false,
       },
       runEnded: {
-        fn: (_info, status: string, stopReason: string) => runsEnded.inc({ status, stop_reason: stopReasonLabel(stopReason) }),
+        fn: (_info, status: string, stopReason: string) =>
+          runsEnded.inc({ status, stop_reason: stopReasonLabel(stopReason) }),
         callDuringReplay: false,
       },
     },

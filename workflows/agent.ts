@@ -21,11 +21,11 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { DecideInput, DecideOutput, ReconcileInput, ReconcileOutput, ToolInput } from './types';
-import { addTokens, budgetExhausted, EMPTY_USAGE, remaining, resolveBudget } from './budget';
-import type { Budget, Usage } from './budget';
-import { validateAction } from './contract';
-import type { Action, EscalateAction } from './contract';
+import type { DecideInput, DecideOutput, ReconcileInput, ReconcileOutput, ToolInput } from '../common/types';
+import { addTokens, budgetExhausted, EMPTY_USAGE, remaining, resolveBudget } from '../common/budget';
+import type { Budget, Usage } from '../common/budget';
+import { validateAction } from '../common/contract';
+import type { Action, EscalateAction } from '../common/contract';
 import {
   approvalTimeoutMs,
   approvalUpdate,
@@ -34,35 +34,42 @@ import {
   escalationHash,
   personObservation,
   toolCallApprovalId,
-} from './approvals';
-import type { AnsweredApproval, ApprovalAnswer, ApprovalReceipt, PendingApproval } from './approvals';
+} from '../common/approvals';
+import type { AnsweredApproval, ApprovalAnswer, ApprovalReceipt, PendingApproval } from '../common/approvals';
 import { checkPrincipalPolicy } from './policy';
-import { carryState, seenCallHash } from './carry';
+import { carryState } from './carry';
+import { seenCallHash } from '../common/hash';
 import { confirmedUsd, countEffects, effectFromObservation, effectFromReconcile } from './effects';
 import type { EffectCall } from './effects';
-import { checkAgentInput } from './input';
+import { checkAgentInput } from '../common/input';
 import type { PolicyDecision } from './policy';
-import { buildDecisionPayload } from './decision-payload';
+import { buildDecisionPayload } from '../common/decision-payload';
 import { checkToolCall } from './gateway';
 import { decideKey, toolKey } from './idempotency';
-import { stateQuery } from './queries';
-import { policyStop, safeToolName, toolStop } from './stop-reasons';
-import type { StopReason } from './stop-reasons';
-import { loopSignature, TOOL_REGISTRY } from './tool-catalog';
-import type { ToolSpec } from './tool-catalog';
-import { EFFECTS_MEMO, LLM_REJECTED, LLM_TIMEOUT } from './types';
-import type { AgentInput, AgentResult, AgentState, EffectEntry, HistoryEntry, Observation, Phase, TraceEntry } from './types';
+import { stateQuery } from '../common/queries';
+import { policyStop, safeToolName, toolStop } from '../common/stop-reasons';
+import type { StopReason } from '../common/stop-reasons';
+import { loopSignature, TOOL_REGISTRY } from '../common/tool-catalog';
+import type { ToolSpec } from '../common/tool-catalog';
+import { CANCELLED_RESULT_MEMO, EFFECTS_MEMO, LLM_REJECTED, LLM_TIMEOUT } from '../common/types';
+import type {
+  AgentInput,
+  AgentResult,
+  AgentState,
+  EffectEntry,
+  HistoryEntry,
+  Observation,
+  Phase,
+  TraceEntry,
+} from '../common/types';
 import { boundedRaw } from './bounded';
-import { agentMetrics } from './metrics-sink';
-import { attributePairs, SEARCH_ATTRIBUTES_PATCH } from './search-attributes';
-import type { RunStatus } from './search-attributes';
+import { agentMetrics } from '../common/metrics-sink';
+import { attributePairs, SEARCH_ATTRIBUTES_PATCH } from '../common/search-attributes';
+import type { RunStatus } from '../common/search-attributes';
 
 type DecideFn = (input: DecideInput) => Promise<DecideOutput>;
 type ToolFn = (input: ToolInput) => Promise<Observation>;
 type ReconcileFn = (input: ReconcileInput) => Promise<ReconcileOutput>;
-
-/** Memo key under which a cancelled run leaves its partial result (a Canceled run has no result). */
-export const CANCELLED_RESULT_MEMO = 'agent_result';
 
 const DEFAULT_CONTINUE_AS_NEW_EVERY = 100;
 
@@ -91,7 +98,9 @@ export async function reactAgent(input: AgentInput): Promise<AgentResult> {
   if (v2) checkEntry(input);
   const run = new AgentRun(input, v2);
   setHandler(stateQuery, () => run.snapshot());
-  setHandler(approvalUpdate, (answer) => run.answerApproval(answer), { validator: (answer) => run.validateApproval(answer) });
+  setHandler(approvalUpdate, (answer) => run.answerApproval(answer), {
+    validator: (answer) => run.validateApproval(answer),
+  });
   return run.execute();
 }
 
@@ -207,7 +216,9 @@ class AgentRun {
       for (;;) {
         const waitedBefore = this.humanWaitMs;
         const deadlineMs = this.startedAtMs + waitedBefore + this.budget.max_seconds * 1000;
-        await sleep(Math.max(1, deadlineMs - Date.now()), { summary: `time budget: max_seconds ${this.budget.max_seconds}` });
+        await sleep(Math.max(1, deadlineMs - Date.now()), {
+          summary: `time budget: max_seconds ${this.budget.max_seconds}`,
+        });
         if (this.awaiting === undefined && this.humanWaitMs === waitedBefore) return onDeadline();
         await condition(() => this.awaiting === undefined);
       }
@@ -270,7 +281,13 @@ class AgentRun {
       });
       if (!gate.allowed) {
         agentMetrics.toolCall(action.name, 'denied');
-        this.trace.push({ step, tool: safeToolName(action.name), args_hash: gate.argsHash, ok: false, stop_reason: gate.reason });
+        this.trace.push({
+          step,
+          tool: safeToolName(action.name),
+          args_hash: gate.argsHash,
+          ok: false,
+          stop_reason: gate.reason,
+        });
         return this.stop(gate.reason);
       }
 
@@ -284,14 +301,24 @@ class AgentRun {
         approval = await this.awaitPerson(pending);
         if (!approval) {
           agentMetrics.toolCall(gate.name, 'approval_timeout');
-          this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: false, stop_reason: 'approval_timeout' });
+          this.trace.push({
+            step,
+            tool: gate.name,
+            args_hash: gate.argsHash,
+            ok: false,
+            stop_reason: 'approval_timeout',
+          });
           return this.stop('approval_timeout');
         }
         if (approval.decision === 'reject') {
           // Not a crash: the model sees the rejection and decides what to do next.
           agentMetrics.toolCall(gate.name, 'rejected');
           this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: false, approval: 'reject' });
-          this.history.push({ step, action: { kind: 'tool', name: gate.name, args: gate.args }, observation: personObservation(pending, approval) });
+          this.history.push({
+            step,
+            action: { kind: 'tool', name: gate.name, args: gate.args },
+            observation: personObservation(pending, approval),
+          });
           continue;
         }
       }
@@ -301,13 +328,25 @@ class AgentRun {
         if (!recheck.allowed) {
           const reason = policyStop(recheck.rule);
           agentMetrics.toolCall(gate.name, 'denied');
-          this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: false, stop_reason: reason, approval: 'approve' });
+          this.trace.push({
+            step,
+            tool: gate.name,
+            args_hash: gate.argsHash,
+            ok: false,
+            stop_reason: reason,
+            approval: 'approve',
+          });
           return this.stop(reason);
         }
       }
       this.setPhase('calling_tool', gate.name);
       const spec = TOOL_REGISTRY[gate.name]!;
-      const call: EffectCall = { tool: gate.name, idempotency_key: toolKey(workflowInfo().workflowId, step, gate.name, gate.argsHash), step, args: gate.args };
+      const call: EffectCall = {
+        tool: gate.name,
+        idempotency_key: toolKey(workflowInfo().workflowId, step, gate.name, gate.argsHash),
+        step,
+        args: gate.args,
+      };
       let observation: Observation;
       try {
         observation = await this.callTool(step, gate.name, gate.args, gate.argsHash);
@@ -319,7 +358,14 @@ class AgentRun {
         this.throwIfCutOff();
         agentMetrics.toolCall(gate.name, 'failed');
         const reason = toolStop.error(gate.name);
-        this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: false, stop_reason: reason, ...approvedMark(approval) });
+        this.trace.push({
+          step,
+          tool: gate.name,
+          args_hash: gate.argsHash,
+          ok: false,
+          stop_reason: reason,
+          ...approvedMark(approval),
+        });
         return this.stop(reason);
       }
       agentMetrics.toolCall(gate.name, observation.ok ? 'ok' : 'error');
@@ -348,7 +394,9 @@ class AgentRun {
     const lookup = activities[`reconcile_${call.tool}`]!;
     this.setPhase('reconciling', call.tool);
     const found = await CancellationScope.nonCancellable(() =>
-      lookup({ idempotency_key: call.idempotency_key, settle: true }).catch((err: unknown) => ({ error: failureMessage(err) })),
+      lookup({ idempotency_key: call.idempotency_key, settle: true }).catch((err: unknown) => ({
+        error: failureMessage(err),
+      })),
     );
     this.recordEffect(effectFromReconcile(call, found));
   }
@@ -362,7 +410,12 @@ class AgentRun {
   /** The model handed the run to a person; their answer becomes the next observation. */
   private async escalate(step: number, action: EscalateAction): Promise<AgentResult | undefined> {
     const hash = escalationHash(action.reason);
-    const pending = this.newPending({ id: escalationApprovalId(step), kind: 'escalation', step, reason: action.reason });
+    const pending = this.newPending({
+      id: escalationApprovalId(step),
+      kind: 'escalation',
+      step,
+      reason: action.reason,
+    });
     const reply = await this.awaitPerson(pending);
     if (!reply) {
       this.trace.push({ step, tool: 'escalate', args_hash: hash, ok: false, stop_reason: 'approval_timeout' });
@@ -388,7 +441,11 @@ class AgentRun {
 
   private newPending(fields: Omit<PendingApproval, 'requested_at' | 'expires_at'>): PendingApproval {
     const now = Date.now();
-    return { ...fields, requested_at: new Date(now).toISOString(), expires_at: new Date(now + this.approvalTimeoutMs).toISOString() };
+    return {
+      ...fields,
+      requested_at: new Date(now).toISOString(),
+      expires_at: new Date(now + this.approvalTimeoutMs).toISOString(),
+    };
   }
 
   /** Waits for the `approval` Update; undefined when nobody answered within the approval timeout. */
@@ -410,14 +467,17 @@ class AgentRun {
   /** The Update's validator: rejected answers change nothing and leave no trace in the history. */
   validateApproval(answer: unknown): void {
     const check = checkApprovalAnswer(answer, this.awaiting?.pending, this.answered);
-    if (!check.ok) throw ApplicationFailure.create({ type: 'InvalidApproval', message: check.error, nonRetryable: true });
+    if (!check.ok)
+      throw ApplicationFailure.create({ type: 'InvalidApproval', message: check.error, nonRetryable: true });
   }
 
   answerApproval(answer: ApprovalAnswer): ApprovalReceipt {
     // Validators do not run on replay, so the handler checks again (same state, same outcome).
     const check = checkApprovalAnswer(answer, this.awaiting?.pending, this.answered);
-    if (!check.ok) throw ApplicationFailure.create({ type: 'InvalidApproval', message: check.error, nonRetryable: true });
-    if (check.duplicate) return { id: answer.id, decision: answer.decision, duplicate: true, pending: check.prior.pending };
+    if (!check.ok)
+      throw ApplicationFailure.create({ type: 'InvalidApproval', message: check.error, nonRetryable: true });
+    if (check.duplicate)
+      return { id: answer.id, decision: answer.decision, duplicate: true, pending: check.prior.pending };
     const accepted: ApprovalAnswer = {
       id: answer.id,
       decision: answer.decision,
@@ -494,7 +554,12 @@ class AgentRun {
     }
   }
 
-  private async callTool(step: number, name: string, args: Record<string, unknown>, hash: string): Promise<Observation> {
+  private async callTool(
+    step: number,
+    name: string,
+    args: Record<string, unknown>,
+    hash: string,
+  ): Promise<Observation> {
     const spec = TOOL_REGISTRY[name]!;
     const tools = proxyActivities<Record<string, ToolFn>>({
       activityId: `${step}-${name}`,
@@ -530,9 +595,14 @@ class AgentRun {
       seen_calls: this.seenCalls,
       human_wait_ms: this.humanWaitMs,
     };
-    const next = { ...this.input, carried: this.v2 ? carryState({ ...state, effects: this.effects, omitted: this.omitted }) : state };
+    const next = {
+      ...this.input,
+      carried: this.v2 ? carryState({ ...state, effects: this.effects, omitted: this.omitted }) : state,
+    };
     // The next run keeps this one's workflow task timeout (the client's choice, see startRun).
-    return this.v2 ? makeContinueAsNewFunc<typeof reactAgent>({ workflowTaskTimeout: workflowInfo().taskTimeoutMs })(next) : continueAsNew<typeof reactAgent>(next);
+    return this.v2
+      ? makeContinueAsNewFunc<typeof reactAgent>({ workflowTaskTimeout: workflowInfo().taskTimeoutMs })(next)
+      : continueAsNew<typeof reactAgent>(next);
   }
 
   private tick(): void {
@@ -605,7 +675,8 @@ class AgentRun {
   private waitingFor(): string | undefined {
     if (this.phase === 'deciding') return `the LLM's decision for step ${this.usage.steps}`;
     if (this.phase === 'calling_tool') return `tool ${this.currentTool ?? '?'} (step ${this.usage.steps})`;
-    if (this.phase === 'reconciling') return `the refunds service's record of ${this.currentTool ?? '?'} (step ${this.usage.steps})`;
+    if (this.phase === 'reconciling')
+      return `the refunds service's record of ${this.currentTool ?? '?'} (step ${this.usage.steps})`;
     if (this.phase === 'awaiting_approval' && this.awaiting) {
       const { pending } = this.awaiting;
       return pending.kind === 'escalation'

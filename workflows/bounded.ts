@@ -1,6 +1,6 @@
 // Keeps untrusted model output from bloating the result and the history: anything larger than
 // the cap is replaced by a marked, truncated string.
-import { stableJson } from './hash';
+import { stableJson } from '../common/hash';
 
 export const RAW_ACTION_MAX_CHARS = 2048;
 

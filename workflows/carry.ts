@@ -2,9 +2,9 @@
 // stays far from Temporal's 2 MB payload limit: a tail of the trace and history, the facts the
 // policy gate reads (the latest good observation of each tool), seen calls as short hashes.
 // Totals (usage, effects, time) are carried exactly; what was dropped is counted.
-import { sha256Hex } from './hash';
-import type { CarriedState, EffectEntry, HistoryEntry, TraceEntry } from './types';
-import type { Usage } from './budget';
+import { seenCallHash } from '../common/hash';
+import type { CarriedState, EffectEntry, HistoryEntry, TraceEntry } from '../common/types';
+import type { Usage } from '../common/budget';
 
 export const CARRY_LIMITS = {
   /** Trace entries kept (the result of a longer run shows the last ones and a count). */
@@ -12,11 +12,6 @@ export const CARRY_LIMITS = {
   /** History entries kept: more than the decision payload shows the model. */
   history: 20,
 } as const;
-
-/** Loop detection remembers calls as 16 hex digits of sha256 over the call's signature. */
-export function seenCallHash(signature: string): string {
-  return /^[0-9a-f]{16}$/.test(signature) ? signature : sha256Hex(signature).slice(0, 16);
-}
 
 export interface RunState {
   started_at_ms: number;

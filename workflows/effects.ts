@@ -1,7 +1,7 @@
 // A run's record of its effects: what each effectful call did, as the tool reported it or as a
 // lookup by idempotency key found it when the call was cut off. Pure; agent.ts keeps the list.
-import type { EffectCounts, EffectEntry, EffectOutcome, Observation, ReconcileOutput } from './types';
-import { EFFECT_OUTCOMES } from './types';
+import type { EffectCounts, EffectEntry, EffectOutcome, Observation, ReconcileOutput } from '../common/types';
+import { EFFECT_OUTCOMES } from '../common/types';
 
 export interface EffectCall {
   tool: string;
@@ -45,7 +45,12 @@ export function effectFromObservation(call: EffectCall, observation: Observation
 export function effectFromReconcile(call: EffectCall, found: ReconcileOutput | { error: string }): EffectEntry {
   const base = { tool: call.tool, idempotency_key: call.idempotency_key, step: call.step, via: 'reconcile' as const };
   if ('error' in found) {
-    return { ...base, state: 'ambiguous', amount_usd: amountOf(call.args), detail: `lookup failed: ${found.error}`.slice(0, 200) };
+    return {
+      ...base,
+      state: 'ambiguous',
+      amount_usd: amountOf(call.args),
+      detail: `lookup failed: ${found.error}`.slice(0, 200),
+    };
   }
   return {
     ...base,

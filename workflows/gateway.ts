@@ -2,10 +2,10 @@
 // in the seeds' order: tool-call count -> allowlist (deny by default) -> registry -> argument
 // schema -> principal policy (workflows/policy.ts) -> loop detection (same tool + same args, in
 // any key order).
-import { argsHash } from './hash';
-import type { StopReason } from './stop-reasons';
-import { policyStop, toolStop } from './stop-reasons';
-import type { ToolSpec } from './tool-catalog';
+import { argsHash } from '../common/hash';
+import type { StopReason } from '../common/stop-reasons';
+import { policyStop, toolStop } from '../common/stop-reasons';
+import type { ToolSpec } from '../common/tool-catalog';
 import type { PolicyDecision } from './policy';
 
 export interface GatewayContext {

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { REFUND_POLICY } from './refund-policy';
 import type { RefundPolicy } from './refund-policy';
-import type { HistoryEntry } from './types';
+import type { HistoryEntry } from '../common/types';
 
 /** Every rule the gate enforces; a denial ends the run with `policy_denied:<rule>`. */
 export const POLICY_RULES = {
@@ -14,7 +14,8 @@ export const POLICY_RULES = {
   refund_currency: "the billing record is not in the refund policy's currency",
   refund_plan_not_refundable: "the principal's plan has no refund window in the refund policy",
   refund_outside_window: "the first payment is older than the plan's refund window",
-  refund_exceeds_paid: 'the amount, plus refunds already confirmed in this run, is more than the billing record shows was paid',
+  refund_exceeds_paid:
+    'the amount, plus refunds already confirmed in this run, is more than the billing record shows was paid',
 } as const;
 export type PolicyRule = keyof typeof POLICY_RULES;
 

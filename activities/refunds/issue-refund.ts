@@ -3,7 +3,7 @@
 // an attempt that follows a timeout or a dead worker reconciles against the system of record
 // instead of repeating the refund. A run never refunds twice.
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import type { Observation, ToolInput } from '../../workflows/types';
+import type { Observation, ToolInput } from '../../common/types';
 import { envelope } from '../envelope';
 import type { DataSource } from '../tools/data-source';
 import type { RefundRecord, RefundService } from './service';
@@ -30,10 +30,14 @@ export function refundFaultsFromEnv(env: NodeJS.ProcessEnv = process.env): Refun
   const ms = (name: string): number => {
     const raw = env[name] ?? '0';
     const n = Number(raw);
-    if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number of milliseconds, got "${raw}"`);
+    if (!Number.isFinite(n) || n < 0)
+      throw new Error(`${name} must be a non-negative number of milliseconds, got "${raw}"`);
     return n;
   };
-  return { pauseBeforeCommitMs: ms('AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS'), pauseAfterCommitMs: ms('AGENT_REFUND_PAUSE_AFTER_COMMIT_MS') };
+  return {
+    pauseBeforeCommitMs: ms('AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS'),
+    pauseAfterCommitMs: ms('AGENT_REFUND_PAUSE_AFTER_COMMIT_MS'),
+  };
 }
 
 /** Opens the refunds database on first use, so a worker that never refunds never creates it. */
@@ -126,7 +130,10 @@ export function createIssueRefund(deps: IssueRefundDeps) {
       stopIfCancelled();
       stage = 'checking the run';
       if (workflowExecution && (await cancelRequestedOnServer(workflowExecution.workflowId, workflowExecution.runId))) {
-        throw ApplicationFailure.nonRetryable(`refund ${key} not committed: the run's cancel is recorded`, RUN_CANCELLED_BEFORE_COMMIT);
+        throw ApplicationFailure.nonRetryable(
+          `refund ${key} not committed: the run's cancel is recorded`,
+          RUN_CANCELLED_BEFORE_COMMIT,
+        );
       }
       stage = 'confirming';
       const paid = (await deps.data()).billing[String(args.user_id)]?.price_usd;

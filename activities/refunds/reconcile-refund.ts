@@ -4,7 +4,7 @@
 // unfinished record is closed as not made, so the answer is final: a hung attempt that wakes up
 // later finds it settled and cannot confirm it.
 import { ApplicationFailure } from '@temporalio/activity';
-import type { ReconcileInput, ReconcileOutput } from '../../workflows/types';
+import type { ReconcileInput, ReconcileOutput } from '../../common/types';
 import type { RefundRecord, RefundService } from './service';
 import { VOIDED } from './service';
 
@@ -21,10 +21,16 @@ export function refundLookupFailsFromEnv(env: NodeJS.ProcessEnv = process.env): 
 export function createReconcileIssueRefund(deps: ReconcileDeps) {
   return async function reconcile_issue_refund(input: ReconcileInput): Promise<ReconcileOutput> {
     // Non-retryable so a drill shows the ambiguous outcome at once instead of after the retry window.
-    if (deps.lookupFails) throw ApplicationFailure.nonRetryable('refunds service refused the lookup (drill: AGENT_REFUND_LOOKUP_FAIL)', 'RefundLookupFailed');
+    if (deps.lookupFails)
+      throw ApplicationFailure.nonRetryable(
+        'refunds service refused the lookup (drill: AGENT_REFUND_LOOKUP_FAIL)',
+        'RefundLookupFailed',
+      );
     const refunds = deps.refunds();
     const record = input.settle ? refunds.settle(input.idempotency_key) : refunds.lookupByKey(input.idempotency_key);
-    return record ? outcomeOf(record) : { state: 'not_made', detail: 'no record with this key: the call never reached the refunds service' };
+    return record
+      ? outcomeOf(record)
+      : { state: 'not_made', detail: 'no record with this key: the call never reached the refunds service' };
   };
 }
 

@@ -145,9 +145,18 @@ export class RefundService {
   list(filter: { user_id?: number; workflow_id?: string; state?: EffectState } = {}): RefundRecord[] {
     const where: string[] = [];
     const params: unknown[] = [];
-    if (filter.user_id !== undefined) (where.push('user_id = ?'), params.push(filter.user_id));
-    if (filter.workflow_id !== undefined) (where.push('workflow_id = ?'), params.push(filter.workflow_id));
-    if (filter.state !== undefined) (where.push('state = ?'), params.push(filter.state));
+    if (filter.user_id !== undefined) {
+      where.push('user_id = ?');
+      params.push(filter.user_id);
+    }
+    if (filter.workflow_id !== undefined) {
+      where.push('workflow_id = ?');
+      params.push(filter.workflow_id);
+    }
+    if (filter.state !== undefined) {
+      where.push('state = ?');
+      params.push(filter.state);
+    }
     const sql = `SELECT * FROM refunds ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`;
     return (this.db.prepare(sql).all(...params) as Row[]).map(toRecord);
   }
@@ -212,7 +221,8 @@ export class RefundService {
    */
   confirm(req: ConfirmRequest): RefundRecord {
     const tx = this.db.transaction((): RefundRecord => {
-      const row = this.db.prepare('SELECT * FROM refunds WHERE idempotency_key = ?').get(req.idempotency_key) as Row | undefined;
+      const row = this.db.prepare('SELECT * FROM refunds WHERE idempotency_key = ?').get(req.idempotency_key) as
+        Row | undefined;
       if (!row) throw new Error(`refund ${req.idempotency_key} was never planned`);
       if (row.state === 'confirmed' || row.state === 'rejected') return toRecord(row);
       if (row.fence !== req.fence) throw new FencedError(req.idempotency_key, req.fence, row.fence);
@@ -238,7 +248,9 @@ export class RefundService {
     const paidCents = toCents(paidUsd);
     if (paidCents <= 0) return 'nothing_paid';
     const { total } = this.db
-      .prepare(`SELECT COALESCE(SUM(amount_cents), 0) AS total FROM refunds WHERE user_id = ? AND state = 'confirmed' AND id <> ?`)
+      .prepare(
+        `SELECT COALESCE(SUM(amount_cents), 0) AS total FROM refunds WHERE user_id = ? AND state = 'confirmed' AND id <> ?`,
+      )
       .get(row.user_id, row.id) as { total: number };
     if (total + row.amount_cents > paidCents) return 'exceeds_paid';
     return undefined;

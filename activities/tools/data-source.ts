@@ -15,7 +15,10 @@ export function dataSourceFromEnv(env: NodeJS.ProcessEnv = process.env): DataSou
     try {
       text = await readFile(file, 'utf8');
     } catch (err) {
-      throw new Error(`support data unavailable: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new Error(
+        `support data unavailable: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+        { cause: err },
+      );
     }
     try {
       return JSON.parse(text) as SupportData;

@@ -5,8 +5,8 @@
 // cancelled attempt frees its worker slot at once. Effectful tools are never wrapped: they have
 // their own knobs (AGENT_REFUND_PAUSE_*), which model a hung attempt, not a slow one.
 import { Context } from '@temporalio/activity';
-import { TOOL_REGISTRY } from '../../workflows/tool-catalog';
-import type { Observation, ToolInput } from '../../workflows/types';
+import { TOOL_REGISTRY } from '../../common/tool-catalog';
+import type { Observation, ToolInput } from '../../common/types';
 
 type ToolFn = (input: ToolInput) => Promise<Observation>;
 
@@ -24,8 +24,11 @@ const HEARTBEAT_EVERY_MS = 250;
 export function toolPauseFromEnv(env: NodeJS.ProcessEnv = process.env): ToolPause {
   const raw = env.AGENT_TOOL_PAUSE_MS ?? '0';
   const ms = Number(raw);
-  if (!Number.isFinite(ms) || ms < 0) throw new Error(`AGENT_TOOL_PAUSE_MS must be a non-negative number of milliseconds, got "${raw}"`);
-  const names = env.AGENT_TOOL_PAUSE_TOOLS?.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!Number.isFinite(ms) || ms < 0)
+    throw new Error(`AGENT_TOOL_PAUSE_MS must be a non-negative number of milliseconds, got "${raw}"`);
+  const names = env.AGENT_TOOL_PAUSE_TOOLS?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const name of names ?? []) {
     const spec = TOOL_REGISTRY[name];
     if (!spec || spec.effectful) throw new Error(`AGENT_TOOL_PAUSE_TOOLS: "${name}" is not a read-only tool`);

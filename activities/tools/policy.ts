@@ -1,4 +1,4 @@
-import type { Observation, ToolInput } from '../../workflows/types';
+import type { Observation, ToolInput } from '../../common/types';
 import { envelope } from '../envelope';
 import type { DataSource } from './data-source';
 import type { PolicyDoc } from './seed-data';
@@ -11,7 +11,10 @@ export function rankPolicies(docs: PolicyDoc[], query: string): PolicyDoc[] {
     return words.filter((w) => haystack.includes(w)).length;
   };
   const ranked = docs.map((doc, i) => ({ doc, i, s: score(doc) })).sort((a, b) => b.s - a.s || a.i - b.i);
-  const top = ranked.filter((r) => r.s > 0).slice(0, 2).map((r) => r.doc);
+  const top = ranked
+    .filter((r) => r.s > 0)
+    .slice(0, 2)
+    .map((r) => r.doc);
   return top.length > 0 ? top : docs.slice(0, 1);
 }
 

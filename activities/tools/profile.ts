@@ -1,4 +1,4 @@
-import type { Observation, ToolInput } from '../../workflows/types';
+import type { Observation, ToolInput } from '../../common/types';
 import { envelope } from '../envelope';
 import type { DataSource } from './data-source';
 

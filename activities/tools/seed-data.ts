@@ -1,8 +1,22 @@
 // The seeds' facts: two users, their billing, three policy documents.
 
-export interface UserProfile { id: number; name: string; country: string; tier: string }
-export interface BillingRecord { currency: string; plan: string; price_usd: number; days_since_first_payment: number }
-export interface PolicyDoc { id: string; title: string; snippet: string }
+export interface UserProfile {
+  id: number;
+  name: string;
+  country: string;
+  tier: string;
+}
+export interface BillingRecord {
+  currency: string;
+  plan: string;
+  price_usd: number;
+  days_since_first_payment: number;
+}
+export interface PolicyDoc {
+  id: string;
+  title: string;
+  snippet: string;
+}
 
 export interface SupportData {
   users: Record<string, UserProfile>;
@@ -20,8 +34,16 @@ export const SEED_DATA: SupportData = {
     '7': { currency: 'USD', plan: 'free', price_usd: 0.0, days_since_first_payment: 120 },
   },
   policies: [
-    { id: 'refund-v3', title: 'Refund Policy', snippet: 'Pro monthly subscriptions are refundable within 14 days from the first payment.' },
+    {
+      id: 'refund-v3',
+      title: 'Refund Policy',
+      snippet: 'Pro monthly subscriptions are refundable within 14 days from the first payment.',
+    },
     { id: 'free-v1', title: 'Free Plan Policy', snippet: 'Free plan has no billable payments and cannot be refunded.' },
-    { id: 'billing-v2', title: 'Billing Rules', snippet: 'All refunds are returned to the original payment method in USD.' },
+    {
+      id: 'billing-v2',
+      title: 'Billing Rules',
+      snippet: 'All refunds are returned to the original payment method in USD.',
+    },
   ],
 };

@@ -37,7 +37,8 @@ const SESSION_MAX_AGE_S = 12 * 60 * 60;
 const MIN_TOKEN_CHARS = 16;
 
 export function createCodecServer(opts: CodecServerOptions): http.Server {
-  if (opts.token.length < MIN_TOKEN_CHARS) throw new Error(`the codec token must be at least ${MIN_TOKEN_CHARS} characters`);
+  if (opts.token.length < MIN_TOKEN_CHARS)
+    throw new Error(`the codec token must be at least ${MIN_TOKEN_CHARS} characters`);
   const origins = new Set(opts.allowedOrigins.map(normaliseOrigin));
   const tokenDigest = sha256(opts.token);
   const session = createHmac('sha256', opts.token).update('agent-codec-session-v1').digest('base64url');
@@ -70,11 +71,15 @@ export function createCodecServer(opts: CodecServerOptions): http.Server {
         ...headers,
       });
       res.end(text);
-      log(`codec-server ${req.method} ${path} -> ${status} ns=${namespace} payloads=${count} ${Date.now() - started}ms${origin ? ` origin=${origin}` : ''}`);
+      log(
+        `codec-server ${req.method} ${path} -> ${status} ns=${namespace} payloads=${count} ${Date.now() - started}ms${origin ? ` origin=${origin}` : ''}`,
+      );
     };
 
     // Same-origin pages (the /login form posting to itself) send their own origin.
-    const own = origin !== undefined && (origin === `http://${req.headers.host ?? ''}` || origin === `https://${req.headers.host ?? ''}`);
+    const own =
+      origin !== undefined &&
+      (origin === `http://${req.headers.host ?? ''}` || origin === `https://${req.headers.host ?? ''}`);
     const originOk = origin === undefined || origins.has(origin) || ((path === '/login' || path === '/logout') && own);
     if (!originOk) return drain(req, () => finish(403, { error: 'origin not allowed' }));
 
@@ -83,7 +88,13 @@ export function createCodecServer(opts: CodecServerOptions): http.Server {
       return finish(204, '', { 'access-control-max-age': '600' });
     }
     if (req.method === 'GET' && path === '/healthz') return finish(200, 'ok\n');
-    if (path === '/login') return handleLogin(req, res, { authorizedToken: (t) => timingSafeEqual(sha256(t), tokenDigest), session, secure: opts.secureCookie ?? false, finish });
+    if (path === '/login')
+      return handleLogin(req, res, {
+        authorizedToken: (t) => timingSafeEqual(sha256(t), tokenDigest),
+        session,
+        secure: opts.secureCookie ?? false,
+        finish,
+      });
     if (path === '/logout' && req.method === 'POST') {
       return drain(req, () => finish(200, 'logged out\n', { 'set-cookie': cookie('', 0, opts.secureCookie ?? false) }));
     }
@@ -92,7 +103,9 @@ export function createCodecServer(opts: CodecServerOptions): http.Server {
     if (!op) return drain(req, () => finish(404, { error: 'not found: POST .../encode or .../decode' }));
     if (req.method !== 'POST') return drain(req, () => finish(405, { error: 'use POST' }, { allow: 'POST, OPTIONS' }));
     if (!authorized(req)) {
-      return drain(req, () => finish(401, { error: 'a valid codec token is required' }, { 'www-authenticate': 'Bearer realm="agent-codec"' }));
+      return drain(req, () =>
+        finish(401, { error: 'a valid codec token is required' }, { 'www-authenticate': 'Bearer realm="agent-codec"' }),
+      );
     }
 
     readBody(req, maxBody).then(
@@ -117,7 +130,9 @@ export function createCodecServer(opts: CodecServerOptions): http.Server {
   });
 }
 
-export async function startCodecServer(opts: CodecServerOptions & { port?: number; host?: string }): Promise<RunningCodecServer> {
+export async function startCodecServer(
+  opts: CodecServerOptions & { port?: number; host?: string },
+): Promise<RunningCodecServer> {
   const server = createCodecServer(opts);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -167,13 +182,19 @@ function handleLogin(req: http.IncomingMessage, res: http.ServerResponse, ctx: L
     res.setHeader('content-security-policy', "default-src 'none'; form-action 'self'");
     ctx.finish(status, page(message), { 'content-type': 'text/html; charset=utf-8', ...headers });
   };
-  if (req.method === 'GET') return drain(req, () => html(200, 'Enter the codec token (AGENT_CODEC_TOKEN) to let this browser decode payloads.'));
-  if (req.method !== 'POST') return drain(req, () => ctx.finish(405, { error: 'use GET or POST' }, { allow: 'GET, POST' }));
+  if (req.method === 'GET')
+    return drain(req, () =>
+      html(200, 'Enter the codec token (AGENT_CODEC_TOKEN) to let this browser decode payloads.'),
+    );
+  if (req.method !== 'POST')
+    return drain(req, () => ctx.finish(405, { error: 'use GET or POST' }, { allow: 'GET, POST' }));
   readBody(req, 16 * 1024).then(
     (raw) => {
       const token = new URLSearchParams(raw).get('token') ?? '';
       if (!ctx.authorizedToken(token)) return html(401, 'Wrong token.');
-      html(200, 'Signed in: this browser may now decode payloads (until the cookie expires).', { 'set-cookie': cookie(ctx.session, SESSION_MAX_AGE_S, ctx.secure) });
+      html(200, 'Signed in: this browser may now decode payloads (until the cookie expires).', {
+        'set-cookie': cookie(ctx.session, SESSION_MAX_AGE_S, ctx.secure),
+      });
     },
     (err: Error & { status?: number }) => ctx.finish(err.status ?? 400, { error: err.message }),
   );
@@ -201,13 +222,15 @@ export function parsePayloads(raw: string): Payload[] {
     throw new Error('body is not JSON');
   }
   const list = (doc as { payloads?: unknown })?.payloads;
-  if (typeof doc !== 'object' || doc === null || !Array.isArray(list)) throw new Error('body must be {"payloads": [...]}');
+  if (typeof doc !== 'object' || doc === null || !Array.isArray(list))
+    throw new Error('body must be {"payloads": [...]}');
   return list.map((p, i) => {
     if (typeof p !== 'object' || p === null || Array.isArray(p)) throw new Error(`payloads[${i}] is not an object`);
     const { metadata, data } = p as { metadata?: unknown; data?: unknown };
     const out: Payload = { metadata: {} };
     if (metadata !== undefined && metadata !== null) {
-      if (typeof metadata !== 'object' || Array.isArray(metadata)) throw new Error(`payloads[${i}].metadata is not an object`);
+      if (typeof metadata !== 'object' || Array.isArray(metadata))
+        throw new Error(`payloads[${i}].metadata is not an object`);
       for (const [k, v] of Object.entries(metadata)) out.metadata![k] = base64(v, `payloads[${i}].metadata.${k}`);
     }
     if (data !== undefined && data !== null) out.data = base64(data, `payloads[${i}].data`);

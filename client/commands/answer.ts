@@ -25,6 +25,11 @@ export const answer: Command = {
     }
     const text = args.positionals[1]!;
     if (text.trim() === '') throw new UsageError('the answer must not be empty', 'see `agent help answer`');
-    return sendAnswer(ctx, args.positionals[0]!, { decision: 'answer', id: args.flags.call, text }, args.flags.json === true);
+    return sendAnswer(
+      ctx,
+      args.positionals[0]!,
+      { decision: 'answer', id: args.flags.call, text },
+      args.flags.json === true,
+    );
   },
 };

@@ -19,6 +19,11 @@ export const approve: Command = {
       line(ctx.io.stdout, approve.usage);
       return 0;
     }
-    return sendAnswer(ctx, args.positionals[0]!, { decision: 'approve', id: args.flags.call }, args.flags.json === true);
+    return sendAnswer(
+      ctx,
+      args.positionals[0]!,
+      { decision: 'approve', id: args.flags.call },
+      args.flags.json === true,
+    );
   },
 };

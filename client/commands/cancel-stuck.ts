@@ -41,8 +41,13 @@ export interface StuckFlags {
 
 export type CancelOutcome = 'cancel_requested' | 'already_ended' | 'failed';
 
-export async function cancelStuck(flags: StuckFlags, ctx: CommandContext, stdin: Stdin = process.stdin): Promise<number> {
-  if (flags['older-than'] === undefined) throw new UsageError('--stuck needs --older-than (e.g. --older-than 10m)', HINT);
+export async function cancelStuck(
+  flags: StuckFlags,
+  ctx: CommandContext,
+  stdin: Stdin = process.stdin,
+): Promise<number> {
+  if (flags['older-than'] === undefined)
+    throw new UsageError('--stuck needs --older-than (e.g. --older-than 10m)', HINT);
   let olderThanMs: number;
   try {
     olderThanMs = parseDuration(flags['older-than']);
@@ -57,19 +62,33 @@ export async function cancelStuck(flags: StuckFlags, ctx: CommandContext, stdin:
   // Every running agent run: a young run may belong to an old chain, so the age is judged below.
   const query = queryFor({ openOnly: true }, HINT);
   const open = await listRuns(client, query, MAX_BATCH + 1, ctx.env.namespace);
-  if (open.length > MAX_BATCH) throw new CliError(`more than ${MAX_BATCH} agent runs are running (${query}); cancel them in smaller groups`);
+  if (open.length > MAX_BATCH)
+    throw new CliError(`more than ${MAX_BATCH} agent runs are running (${query}); cancel them in smaller groups`);
   const runs = oneRowPerChain(await withChainStarts(client, open, IN_FLIGHT)).filter((r) => r.chain_start.at < cutoff);
   if (runs.length === 0) {
-    line(out, `no running agent runs whose chain started more than ${formatDuration(olderThanMs)} ago (before ${formatTime(cutoff)}); nothing to cancel`);
+    line(
+      out,
+      `no running agent runs whose chain started more than ${formatDuration(olderThanMs)} ago (before ${formatTime(cutoff)}); nothing to cancel`,
+    );
     return 0;
   }
 
-  line(out, `${runs.length} running agent run(s) whose chain started more than ${formatDuration(olderThanMs)} ago (before ${formatTime(cutoff)}):`);
+  line(
+    out,
+    `${runs.length} running agent run(s) whose chain started more than ${formatDuration(olderThanMs)} ago (before ${formatTime(cutoff)}):`,
+  );
   const table = formatTable(
     ['WORKFLOW ID', 'RUN ID', 'STEP', 'PRINCIPAL', 'CHAIN STARTED', 'RUN STARTED'],
     runs
       .slice(0, SHOWN)
-      .map((r) => [r.workflow_id, r.run_id, r.step === null ? '-' : String(r.step), r.principal ?? '-', chainStartText(r), formatTime(r.start_time)]),
+      .map((r) => [
+        r.workflow_id,
+        r.run_id,
+        r.step === null ? '-' : String(r.step),
+        r.principal ?? '-',
+        chainStartText(r),
+        formatTime(r.start_time),
+      ]),
   );
   for (const text of table) line(out, `  ${text}`);
   if (runs.length > SHOWN) line(out, `  ... and ${runs.length - SHOWN} more`);
@@ -93,7 +112,8 @@ export async function cancelStuck(flags: StuckFlags, ctx: CommandContext, stdin:
 
   const outcomes = await mapPool(runs, IN_FLIGHT, async (row) => {
     try {
-      const outcome: CancelOutcome = (await requestCancel(client, row.chain, reason)) === 'requested' ? 'cancel_requested' : 'already_ended';
+      const outcome: CancelOutcome =
+        (await requestCancel(client, row.chain, reason)) === 'requested' ? 'cancel_requested' : 'already_ended';
       return { row, outcome };
     } catch (err) {
       return { row, outcome: 'failed' as CancelOutcome, error: ((err as Error).message ?? String(err)).split('\n')[0] };
@@ -102,7 +122,12 @@ export async function cancelStuck(flags: StuckFlags, ctx: CommandContext, stdin:
   const counts = { cancel_requested: 0, already_ended: 0, failed: 0 };
   for (const { row, outcome, error } of outcomes) {
     counts[outcome]++;
-    const what = outcome === 'cancel_requested' ? 'cancel requested' : outcome === 'already_ended' ? 'already ended' : `FAILED: ${error}`;
+    const what =
+      outcome === 'cancel_requested'
+        ? 'cancel requested'
+        : outcome === 'already_ended'
+          ? 'already ended'
+          : `FAILED: ${error}`;
     line(out, `  ${row.workflow_id} (${row.run_id}): ${what}`);
   }
   line(
@@ -113,7 +138,8 @@ export async function cancelStuck(flags: StuckFlags, ctx: CommandContext, stdin:
       ` (reason: ${reason})`,
   );
   const requested = outcomes.filter((o) => o.outcome === 'cancel_requested').map((o) => o.row);
-  const stillRunning = flags.waitMs > 0 && requested.length > 0 ? await waitForAll(client, requested, flags.waitMs, ctx) : 0;
+  const stillRunning =
+    flags.waitMs > 0 && requested.length > 0 ? await waitForAll(client, requested, flags.waitMs, ctx) : 0;
   if (counts.failed > 0) return 1;
   return stillRunning > 0 ? EXIT_STILL_RUNNING : 0;
 }
@@ -130,7 +156,10 @@ async function waitForAll(client: Client, rows: ChainRow[], waitMs: number, ctx:
   let still = 0;
   for (const [i, ending] of endings.entries()) {
     if (typeof ending === 'string') still++;
-    const text = typeof ending === 'string' ? ending : `${endingSummary(ending)}${endedCancelled(ending) ? '' : ' (not by the cancel)'}`;
+    const text =
+      typeof ending === 'string'
+        ? ending
+        : `${endingSummary(ending)}${endedCancelled(ending) ? '' : ' (not by the cancel)'}`;
     line(out, `  ${rows[i]!.workflow_id}: ${text}`);
     if (typeof ending !== 'string' && ending.result?.effects?.some((e) => e.state === 'ambiguous')) {
       line(out, `    AMBIGUOUS effect: money may have moved; see \`agent result ${rows[i]!.workflow_id}\` for its key`);
@@ -140,7 +169,9 @@ async function waitForAll(client: Client, rows: ChainRow[], waitMs: number, ctx:
   line(
     out,
     `${ended} of ${rows.length} run(s) ended` +
-      (still > 0 ? `; ${still} still running after ${formatDuration(waitMs)}: end each with \`agent cancel ID --terminate\`` : ''),
+      (still > 0
+        ? `; ${still} still running after ${formatDuration(waitMs)}: end each with \`agent cancel ID --terminate\``
+        : ''),
   );
   return still;
 }

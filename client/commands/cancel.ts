@@ -2,7 +2,16 @@
 // it has continued as new to), records the reason in the run's history, then waits a grace period
 // for the run to end and says how it ended, its effects included. A run that does not end (no
 // worker, failing workflow tasks) is diagnosed, and `--terminate` ends it without the workflow.
-import { endedCancelled, endingSummary, EXIT_STILL_RUNNING, formatEnding, requestCancel, runEnding, terminateChain, waitForEnd } from '../cancel-run';
+import {
+  endedCancelled,
+  endingSummary,
+  EXIT_STILL_RUNNING,
+  formatEnding,
+  requestCancel,
+  runEnding,
+  terminateChain,
+  waitForEnd,
+} from '../cancel-run';
 import { parseArgs, UsageError, usageText } from '../cli-args';
 import type { Command, CommandContext } from '../cli-context';
 import { CliError, line } from '../cli-context';
@@ -10,7 +19,7 @@ import { formatDuration, parseDuration } from '../duration';
 import { effectCountsOf, formatEffectCounts } from '../format-effects';
 import { describeChain } from '../run-chain';
 import { diagnose, stuckFacts } from '../stuck-diagnosis';
-import { EFFECTS_MEMO } from '../../workflows/types';
+import { EFFECTS_MEMO } from '../../common/types';
 import { cancelStuck } from './cancel-stuck';
 
 const DEFAULT_REASON = 'cancelled by operator';
@@ -22,14 +31,25 @@ const spec = {
   positionals: [{ name: 'ID', required: false, help: 'workflow id of the run (or --stuck)' }],
   flags: {
     reason: { kind: 'string', help: `why, recorded in the run's history (default "${DEFAULT_REASON}")` },
-    wait: { kind: 'string', value: 'DURATION', help: `how long to wait for the run(s) to end before saying why not (default ${DEFAULT_WAIT})` },
+    wait: {
+      kind: 'string',
+      value: 'DURATION',
+      help: `how long to wait for the run(s) to end before saying why not (default ${DEFAULT_WAIT})`,
+    },
     'no-wait': { kind: 'boolean', help: 'return once the cancel is recorded' },
     terminate: {
       kind: 'boolean',
       help: 'end the run now, without the workflow (for a run a cancel cannot end); effects in flight are not reconciled',
     },
-    stuck: { kind: 'boolean', help: 'cancel every running run whose chain started longer ago than --older-than (a batch)' },
-    'older-than': { kind: 'string', value: 'DURATION', help: 'with --stuck: 90s, 10m, 1h30m, 2d, compared with the start of the run\'s continue-as-new chain' },
+    stuck: {
+      kind: 'boolean',
+      help: 'cancel every running run whose chain started longer ago than --older-than (a batch)',
+    },
+    'older-than': {
+      kind: 'string',
+      value: 'DURATION',
+      help: "with --stuck: 90s, 10m, 1h30m, 2d, compared with the start of the run's continue-as-new chain",
+    },
     'dry-run': { kind: 'boolean', help: 'with --stuck: list and count the runs, cancel nothing' },
     yes: { kind: 'boolean', help: 'with --stuck: do not ask for confirmation (required when stdin is not a terminal)' },
   },
@@ -68,7 +88,8 @@ export const cancel: Command = {
     const { flags } = args;
     if (flags.stuck) {
       if (args.positionals.length > 0) throw new UsageError('give either a run ID or --stuck, not both', HINT);
-      if (flags.terminate) throw new UsageError('--terminate ends one run at a time: agent cancel ID --terminate', HINT);
+      if (flags.terminate)
+        throw new UsageError('--terminate ends one run at a time: agent cancel ID --terminate', HINT);
       return cancelStuck({ ...flags, waitMs: waitMsOf(flags) }, ctx);
     }
     const batchOnly = (['older-than', 'dry-run', 'yes'] as const).find((f) => flags[f] !== undefined);
@@ -76,7 +97,8 @@ export const cancel: Command = {
     const workflowId = args.positionals[0];
     if (workflowId === undefined) throw new UsageError('missing ID (or --stuck --older-than DURATION)', HINT);
     if (flags.terminate) {
-      if (flags.wait !== undefined || flags['no-wait']) throw new UsageError('--terminate does not wait: the run ends at once', HINT);
+      if (flags.wait !== undefined || flags['no-wait'])
+        throw new UsageError('--terminate does not wait: the run ends at once', HINT);
       return terminate(workflowId, flags.reason ?? DEFAULT_TERMINATE_REASON, ctx);
     }
     return cancelOne(workflowId, flags.reason ?? DEFAULT_REASON, waitMsOf(flags), ctx);
@@ -88,7 +110,9 @@ async function cancelOne(workflowId: string, reason: string, waitMs: number, ctx
   const client = await ctx.client();
   const chain = await describeChain(client, workflowId);
   if (chain.description.status.name !== 'RUNNING' || (await requestCancel(client, chain, reason)) === 'ended') {
-    throw new CliError(`run ${workflowId} already ended: ${endingSummary(await runEnding(client, workflowId))}; nothing to cancel`);
+    throw new CliError(
+      `run ${workflowId} already ended: ${endingSummary(await runEnding(client, workflowId))}; nothing to cancel`,
+    );
   }
   line(out, `cancel requested for ${workflowId} (run ${chain.runId}; reason: ${reason})`);
   if (waitMs === 0) {
@@ -105,7 +129,8 @@ async function cancelOne(workflowId: string, reason: string, waitMs: number, ctx
     );
   }
   for (const text of formatEnding(ending)) line(out, text);
-  if (!endedCancelled(ending)) throw new CliError(`${workflowId} ended ${endingSummary(ending)} before the cancel took effect`);
+  if (!endedCancelled(ending))
+    throw new CliError(`${workflowId} ended ${endingSummary(ending)} before the cancel took effect`);
   return 0;
 }
 
@@ -114,12 +139,17 @@ async function terminate(workflowId: string, reason: string, ctx: CommandContext
   const client = await ctx.client();
   const chain = await describeChain(client, workflowId);
   if (chain.description.status.name !== 'RUNNING' || (await terminateChain(client, chain, reason)) === 'ended') {
-    throw new CliError(`run ${workflowId} already ended: ${endingSummary(await runEnding(client, workflowId))}; nothing to terminate`);
+    throw new CliError(
+      `run ${workflowId} already ended: ${endingSummary(await runEnding(client, workflowId))}; nothing to terminate`,
+    );
   }
   const counts = effectCountsOf(chain.description.memo?.[EFFECTS_MEMO]);
   line(out, `terminated ${workflowId} (run ${chain.runId}; reason: ${reason}, recorded in its history)`);
   line(out, `  effects recorded before: ${counts ? formatEffectCounts(counts) : 'none'}`);
-  line(out, '  a terminated run does not reconcile effects in flight: a refund it had started may or may not have been made.');
+  line(
+    out,
+    '  a terminated run does not reconcile effects in flight: a refund it had started may or may not have been made.',
+  );
   line(out, `  Check the refunds service by idempotency key (this run's keys start with "${workflowId}:").`);
   return 0;
 }

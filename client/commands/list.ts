@@ -6,7 +6,15 @@ import type { Command } from '../cli-context';
 import { line } from '../cli-context';
 import { formatTable, formatTime } from '../format';
 import { formatEffectCounts } from '../format-effects';
-import { FILTER_FLAGS, filterFromFlags, listRuns, listRunsByChainAge, MAX_SCAN, queryFor, rowJson } from '../run-listing';
+import {
+  FILTER_FLAGS,
+  filterFromFlags,
+  listRuns,
+  listRunsByChainAge,
+  MAX_SCAN,
+  queryFor,
+  rowJson,
+} from '../run-listing';
 import type { ChainRow, RunRow } from '../run-listing';
 import { terminalSafeJson } from '../terminal-text';
 
@@ -19,11 +27,11 @@ const spec = {
     ...FILTER_FLAGS,
     json: {
       kind: 'boolean',
-      help: 'print a JSON array of {workflow_id, run_id, status (Temporal\'s), start_time, close_time, agent_status, stop_reason, step, tool_calls, principal, effects} (with --older-than also chain_start_time, chain_start_exact)',
+      help: "print a JSON array of {workflow_id, run_id, status (Temporal's), start_time, close_time, agent_status, stop_reason, step, tool_calls, principal, effects} (with --older-than also chain_start_time, chain_start_exact)",
     },
     query: {
       kind: 'boolean',
-      help: 'print the visibility query (paste it into the Web UI) instead of running it; its StartTime is the current run\'s, not the chain\'s',
+      help: "print the visibility query (paste it into the Web UI) instead of running it; its StartTime is the current run's, not the chain's",
     },
   },
 } as const;
@@ -31,7 +39,10 @@ const spec = {
 export const list: Command = {
   name: 'list',
   summary: 'list recent agent runs',
-  usage: usageText('agent list [--status S,..] [--stop-reason R,..] [--older-than 10m] [--limit N] [--json] [--query]', spec),
+  usage: usageText(
+    'agent list [--status S,..] [--stop-reason R,..] [--older-than 10m] [--limit N] [--json] [--query]',
+    spec,
+  ),
   async run(argv, ctx) {
     const args = parseArgs(argv, spec, 'see `agent help list`');
     if (args.help) {
@@ -59,15 +70,33 @@ export const list: Command = {
       return 0;
     }
     if (rows.length === 0 && filtered) {
-      line(ctx.io.stdout, `no ${WORKFLOW_TYPE} runs match (${serverQuery}${cutoff ? `, chain started before ${formatTime(cutoff)}` : ''})`);
+      line(
+        ctx.io.stdout,
+        `no ${WORKFLOW_TYPE} runs match (${serverQuery}${cutoff ? `, chain started before ${formatTime(cutoff)}` : ''})`,
+      );
       return 0;
     }
     if (rows.length === 0) {
-      line(ctx.io.stdout, `no ${WORKFLOW_TYPE} runs in namespace "${ctx.env.namespace}" yet; start one with \`npm run agent -- run "<goal>"\``);
+      line(
+        ctx.io.stdout,
+        `no ${WORKFLOW_TYPE} runs in namespace "${ctx.env.namespace}" yet; start one with \`npm run agent -- run "<goal>"\``,
+      );
       return 0;
     }
     const table = formatTable(
-      ['WORKFLOW ID', 'TEMPORAL', 'AGENT', 'STOP REASON', 'STEP', 'TOOLS', 'PRINCIPAL', 'EFFECTS', ...(byAge ? ['CHAIN STARTED'] : []), 'STARTED', 'CLOSED'],
+      [
+        'WORKFLOW ID',
+        'TEMPORAL',
+        'AGENT',
+        'STOP REASON',
+        'STEP',
+        'TOOLS',
+        'PRINCIPAL',
+        'EFFECTS',
+        ...(byAge ? ['CHAIN STARTED'] : []),
+        'STARTED',
+        'CLOSED',
+      ],
       rows.map((r) => [
         r.workflow_id,
         r.status,
@@ -83,7 +112,8 @@ export const list: Command = {
       ]),
     );
     for (const text of table) line(ctx.io.stdout, text);
-    if (byAge?.truncated) line(ctx.io.stdout, `(looked at the newest ${MAX_SCAN} runs only: narrow the filter to see older ones)`);
+    if (byAge?.truncated)
+      line(ctx.io.stdout, `(looked at the newest ${MAX_SCAN} runs only: narrow the filter to see older ones)`);
     return 0;
   },
 };

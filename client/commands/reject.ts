@@ -25,6 +25,11 @@ export const reject: Command = {
       return 0;
     }
     const { reason, call, json } = args.flags;
-    return sendAnswer(ctx, args.positionals[0]!, { decision: 'reject', id: call, ...(reason !== undefined ? { reason } : {}) }, json === true);
+    return sendAnswer(
+      ctx,
+      args.positionals[0]!,
+      { decision: 'reject', id: call, ...(reason !== undefined ? { reason } : {}) },
+      json === true,
+    );
   },
 };

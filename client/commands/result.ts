@@ -2,7 +2,7 @@
 // result comes from the memo the workflow left).
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { reactAgent } from '../../workflows/agent';
-import type { AgentResult } from '../../workflows/types';
+import type { AgentResult } from '../../common/types';
 import { existingRun } from '../agent-client';
 import { parseArgs, usageText } from '../cli-args';
 import type { Command, CommandContext, Writable } from '../cli-context';

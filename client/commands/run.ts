@@ -1,15 +1,15 @@
 // `agent run "<goal>"`: start a reactAgent run; with --wait, follow it to the end.
 import { randomBytes } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { DEFAULT_ALLOWED_TOOLS } from '../../workflows/tool-catalog';
-import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from '../../workflows/approvals';
-import type { Budget } from '../../workflows/budget';
-import type { AgentInput } from '../../workflows/types';
+import { DEFAULT_ALLOWED_TOOLS } from '../../common/tool-catalog';
+import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from '../../common/approvals';
+import type { Budget } from '../../common/budget';
+import type { AgentInput } from '../../common/types';
 import { checkRunInput, InvalidRunInputError, startRun } from '../agent-client';
 import { parseArgs, UsageError, usageText } from '../cli-args';
 import type { Command } from '../cli-context';
 import { CliError, line } from '../cli-context';
-import { runUrl } from '../temporal-env';
+import { runUrl } from '../../runtime/temporal-env';
 import { printResult, waitAndShow } from './result';
 import { terminalSafeJson } from '../terminal-text';
 
@@ -24,16 +24,30 @@ const spec = {
     'max-tool-calls': { kind: 'int', help: 'tool-call budget (default 6)' },
     'max-seconds': { kind: 'int', help: 'wall-clock budget of the whole run (default 60)' },
     'max-tokens': { kind: 'int', help: 'LLM token budget, prompt + completion (default: no limit)' },
-    allow: { kind: 'list', help: `tools the model may call (default ${DEFAULT_ALLOWED_TOOLS.join(',')}; add issue_refund to let it refund)` },
-    'approval-timeout': { kind: 'int', value: 'SECONDS', help: `how long a call needing approval waits for a person (default ${DEFAULT_APPROVAL_TIMEOUT_SECONDS})` },
+    allow: {
+      kind: 'list',
+      help: `tools the model may call (default ${DEFAULT_ALLOWED_TOOLS.join(',')}; add issue_refund to let it refund)`,
+    },
+    'approval-timeout': {
+      kind: 'int',
+      value: 'SECONDS',
+      help: `how long a call needing approval waits for a person (default ${DEFAULT_APPROVAL_TIMEOUT_SECONDS})`,
+    },
     id: { kind: 'string', value: 'ID', help: 'workflow id (default agent-<user>-<time>-<random>)' },
     wait: { kind: 'boolean', help: 'follow the run step by step and print its result' },
-    json: { kind: 'boolean', help: 'machine output on stdout: the result with --wait, else {workflow_id, run_id, url}' },
+    json: {
+      kind: 'boolean',
+      help: 'machine output on stdout: the result with --wait, else {workflow_id, run_id, url}',
+    },
   },
 } as const;
 
 export function defaultWorkflowId(userId: number, now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '').replace('T', '-');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, '')
+    .replace('T', '-');
   return `agent-${userId}-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
@@ -71,7 +85,8 @@ export const run: Command = {
     const { flags } = args;
     const userId = flags['user-id'] ?? DEFAULT_USER_ID;
     // The tools' schema takes 32-bit ids; a larger one could only end in tool_bad_args.
-    if (userId > MAX_USER_ID) throw new UsageError(`--user-id must be at most ${MAX_USER_ID}, got ${userId}`, 'see `agent help run`');
+    if (userId > MAX_USER_ID)
+      throw new UsageError(`--user-id must be at most ${MAX_USER_ID}, got ${userId}`, 'see `agent help run`');
     const budget: Partial<Budget> = {};
     if (flags['max-steps'] !== undefined) budget.max_steps = flags['max-steps'];
     if (flags['max-tool-calls'] !== undefined) budget.max_tool_calls = flags['max-tool-calls'];
@@ -104,7 +119,8 @@ export const run: Command = {
     if (!flags.wait) {
       if (json) {
         // startRun's handle carries the first run id; its declared type does not say so.
-        const runId = (handle as { firstExecutionRunId?: string }).firstExecutionRunId ?? (await handle.describe()).runId;
+        const runId =
+          (handle as { firstExecutionRunId?: string }).firstExecutionRunId ?? (await handle.describe()).runId;
         line(ctx.io.stdout, terminalSafeJson({ workflow_id: workflowId, run_id: runId, url }));
       } else {
         line(ctx.io.stdout, `started ${workflowId}`);

@@ -2,8 +2,8 @@
 // `state` query) and its effects. Queries need a worker; without one, the Temporal part is still
 // shown, with the effect counts the run keeps in its memo (and an ended run's result's effects).
 import type { WorkflowExecutionDescription } from '@temporalio/client';
-import { EFFECTS_MEMO } from '../../workflows/types';
-import type { AgentState, EffectEntry } from '../../workflows/types';
+import { EFFECTS_MEMO } from '../../common/types';
+import type { AgentState, EffectEntry } from '../../common/types';
 import { existingRun, runResult, runState } from '../agent-client';
 import { parseArgs, usageText } from '../cli-args';
 import type { Command } from '../cli-context';
@@ -11,13 +11,16 @@ import { line, withDeadline } from '../cli-context';
 import { queryFailureReason } from '../follow-run';
 import { formatState, formatTime } from '../format';
 import { effectCountsOf, formatEffectCounts, formatEffects } from '../format-effects';
-import { runUrl } from '../temporal-env';
+import { runUrl } from '../../runtime/temporal-env';
 import { terminalSafeJson } from '../terminal-text';
 
 const spec = {
   positionals: [{ name: 'ID', required: true, help: 'workflow id of the run' }],
   flags: {
-    json: { kind: 'boolean', help: 'print {workflow_id, run_id, temporal_status, ..., state, effects, effect_counts} as one JSON document' },
+    json: {
+      kind: 'boolean',
+      help: 'print {workflow_id, run_id, temporal_status, ..., state, effects, effect_counts} as one JSON document',
+    },
   },
 } as const;
 
@@ -76,7 +79,10 @@ export const status: Command = {
 
     const out = ctx.io.stdout;
     line(out, `run:          ${workflowId}`);
-    line(out, `temporal:     ${description.status.name} (run id ${description.runId}, task queue ${description.taskQueue})`);
+    line(
+      out,
+      `temporal:     ${description.status.name} (run id ${description.runId}, task queue ${description.taskQueue})`,
+    );
     line(out, `started:      ${formatTime(description.startTime)}`);
     line(out, `closed:       ${formatTime(description.closeTime)}`);
     line(out, `Web UI:       ${url}`);
@@ -86,7 +92,11 @@ export const status: Command = {
     else if (!state && counts) {
       // Only the counts: enough to see that money may have moved.
       line(out, `effects:      ${formatEffectCounts(counts)}`);
-      if (counts.ambiguous > 0) line(out, `WARNING: ${counts.ambiguous} effect(s) AMBIGUOUS: money may have moved; check the refunds service for keys starting with ${workflowId}:`);
+      if (counts.ambiguous > 0)
+        line(
+          out,
+          `WARNING: ${counts.ambiguous} effect(s) AMBIGUOUS: money may have moved; check the refunds service for keys starting with ${workflowId}:`,
+        );
     }
     return 0;
   },
@@ -103,7 +113,11 @@ function liveClock(state: AgentState, description: WorkflowExecutionDescription)
   if (state.phase === 'awaiting_approval') return state;
   const elapsed = Math.max(state.usage.elapsed_ms, Date.now() - description.startTime.getTime());
   const usage = { ...state.usage, elapsed_ms: elapsed };
-  return { ...state, usage, remaining: { ...state.remaining, seconds: Math.max(0, state.budget.max_seconds - elapsed / 1000) } };
+  return {
+    ...state,
+    usage,
+    remaining: { ...state.remaining, seconds: Math.max(0, state.budget.max_seconds - elapsed / 1000) },
+  };
 }
 
 function explainQueryFailure(err: unknown, taskQueue: string): string {

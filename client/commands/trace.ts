@@ -8,7 +8,7 @@ import { formatTable } from '../format';
 import { rebuildTrace } from '../history-trace';
 import type { RebuiltTrace, StepEvent } from '../history-trace';
 import { fetchRunChain, payloadDecoder } from '../run-history';
-import { runUrl } from '../temporal-env';
+import { runUrl } from '../../runtime/temporal-env';
 import { terminalSafeJson } from '../terminal-text';
 
 const spec = {
@@ -18,7 +18,11 @@ const spec = {
       kind: 'boolean',
       help: 'one JSON step event per line: {step, decision, decisionSummary, tool, argumentDigest, policyDecision, approval, observation, remainingBudget, stopReason}',
     },
-    'run-id': { kind: 'string', value: 'RUN_ID', help: 'trace this run of the workflow id (default: the latest, with the runs it continued from)' },
+    'run-id': {
+      kind: 'string',
+      value: 'RUN_ID',
+      help: 'trace this run of the workflow id (default: the latest, with the runs it continued from)',
+    },
   },
 } as const;
 
@@ -47,8 +51,11 @@ export const trace: Command = {
 };
 
 export function formatTrace({ events, outcome }: RebuiltTrace): string[] {
-  const runs = outcome.runIds.length === 1 ? `run ${outcome.runIds[0]}` : `${outcome.runIds.length} runs (continued as new)`;
-  const lines = [`trace of ${outcome.workflowId} (${runs}, Temporal status ${outcome.temporalStatus}), from its history:`];
+  const runs =
+    outcome.runIds.length === 1 ? `run ${outcome.runIds[0]}` : `${outcome.runIds.length} runs (continued as new)`;
+  const lines = [
+    `trace of ${outcome.workflowId} (${runs}, Temporal status ${outcome.temporalStatus}), from its history:`,
+  ];
   if (events.length === 0) lines.push('  no steps');
   else {
     const table = formatTable(
@@ -68,7 +75,9 @@ export function formatTrace({ events, outcome }: RebuiltTrace): string[] {
   if (outcome.temporalStatus === 'RUNNING') lines.push(`still running: ${outcome.steps} step(s) so far`);
   else {
     const stop = outcome.stopReason ? `${outcome.status ?? 'ended'} (${outcome.stopReason})` : outcome.temporalStatus;
-    lines.push(`ended: ${stop} after ${outcome.steps} step(s), ${outcome.toolCalls} tool call(s), ${outcome.totalTokens} tokens`);
+    lines.push(
+      `ended: ${stop} after ${outcome.steps} step(s), ${outcome.toolCalls} tool call(s), ${outcome.totalTokens} tokens`,
+    );
   }
   return lines;
 }

@@ -7,7 +7,7 @@ import type { Command } from '../cli-context';
 import { line } from '../cli-context';
 import { followRun } from '../follow-run';
 import { formatResult } from '../format';
-import { runUrl } from '../temporal-env';
+import { runUrl } from '../../runtime/temporal-env';
 
 const spec = {
   positionals: [{ name: 'ID', required: true, help: 'workflow id of the run' }],
@@ -37,7 +37,10 @@ export const watch: Command = {
     const result = await followRun(client, handle, {
       onLine: (text) => line(out, `${clock()} ${text}`),
       onNoState: (message) =>
-        line(ctx.io.stderr, `agent: ${message}; is a worker polling task queue "${description.taskQueue}"? (npm run worker)`),
+        line(
+          ctx.io.stderr,
+          `agent: ${message}; is a worker polling task queue "${description.taskQueue}"? (npm run worker)`,
+        ),
     });
     line(out, `${clock()} run ended`);
     for (const text of formatResult(result)) line(out, text);

@@ -12,7 +12,9 @@ export const newToken = (): string => randomBytes(24).toString('hex');
 /** Env for a worker, client or codec server: these keys, this active one. */
 export function codecEnv(keys: Record<string, string>, active: string): Record<string, string> {
   return {
-    AGENT_CODEC_KEYS: Object.entries(keys).map(([id, k]) => `${id}:${k}`).join(','),
+    AGENT_CODEC_KEYS: Object.entries(keys)
+      .map(([id, k]) => `${id}:${k}`)
+      .join(','),
     AGENT_CODEC_ACTIVE_KEY_ID: active,
   };
 }
@@ -65,12 +67,17 @@ export interface HttpReply {
 }
 
 /** A raw HTTP request (fetch would not let a test set Origin freely). */
-export function request(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<HttpReply> {
+export function request(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<HttpReply> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: opts.method ?? 'GET', headers: opts.headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);

@@ -8,7 +8,7 @@ import { temporal } from '@temporalio/proto';
 import type { RecordedRequest, Reply, Script, ScriptedLlmServer } from '../../scripts/scripted-llm-server';
 import type { RefundRecord } from '../../activities/refunds/service';
 import { VOIDED } from '../../activities/refunds/service';
-import type { AgentResult, EffectOutcome } from '../../workflows/types';
+import type { AgentResult, EffectOutcome } from '../../common/types';
 import { eventually } from './harness';
 import type { WorkerProcess } from './harness';
 
@@ -29,7 +29,8 @@ export function byStep(steps: Record<number, StepReply | StepReply[]>): Script {
   return async (req) => {
     const step = req.step ?? -1;
     const entry = steps[step];
-    if (entry === undefined) return { status: 400, body: { error: { message: `scripted LLM: no reply for step ${step}` } } };
+    if (entry === undefined)
+      return { status: 400, body: { error: { message: `scripted LLM: no reply for step ${step}` } } };
     const list = Array.isArray(entry) ? entry : [entry];
     const n = attempts.get(step) ?? 0;
     attempts.set(step, n + 1);
@@ -52,7 +53,12 @@ export function gate(reply: Reply): Gate {
 }
 
 /** Waits until a request of this run (and step) reached the model. */
-export function llmRequest(llm: ScriptedLlmServer, workflowId: string, step: number, timeoutMs = 60_000): Promise<RecordedRequest> {
+export function llmRequest(
+  llm: ScriptedLlmServer,
+  workflowId: string,
+  step: number,
+  timeoutMs = 60_000,
+): Promise<RecordedRequest> {
   return llm.waitFor((r) => r.workflowId === workflowId && r.step === step, timeoutMs);
 }
 
@@ -80,14 +86,20 @@ export function budgetTimerFired(events: HistoryEvent[]): HistoryEvent | undefin
       .filter((e) => e.timerStartedEventAttributes && payloadText(e.userMetadata?.summary).includes('time budget'))
       .map((e) => String(e.eventId)),
   );
-  return events.find((e) => e.timerFiredEventAttributes && budgetTimers.has(String(e.timerFiredEventAttributes.startedEventId)));
+  return events.find(
+    (e) => e.timerFiredEventAttributes && budgetTimers.has(String(e.timerFiredEventAttributes.startedEventId)),
+  );
 }
 
 /** When the run's current max_seconds timer fires (epoch ms): its TimerStarted time plus its duration. */
 export function budgetDeadlineMs(events: HistoryEvent[]): number | undefined {
-  const started = events.filter((e) => e.timerStartedEventAttributes && payloadText(e.userMetadata?.summary).includes('time budget')).at(-1);
+  const started = events
+    .filter((e) => e.timerStartedEventAttributes && payloadText(e.userMetadata?.summary).includes('time budget'))
+    .at(-1);
   const d = started?.timerStartedEventAttributes?.startToFireTimeout;
-  return started && d ? eventTimeMs(started) + Number(d.seconds ?? 0) * 1000 + Math.round((d.nanos ?? 0) / 1e6) : undefined;
+  return started && d
+    ? eventTimeMs(started) + Number(d.seconds ?? 0) * 1000 + Math.round((d.nanos ?? 0) / 1e6)
+    : undefined;
 }
 
 function payloadText(p: { data?: Uint8Array | null } | null | undefined): string {
@@ -102,7 +114,9 @@ export interface StartedActivity {
 /** The activity of this type that a worker is running now (server's view), if any. */
 export async function startedActivity(handle: WorkflowHandle, type: string): Promise<StartedActivity | undefined> {
   const pending = (await handle.describe()).raw.pendingActivities ?? [];
-  const found = pending.find((p) => p.activityType?.name === type && p.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED);
+  const found = pending.find(
+    (p) => p.activityType?.name === type && p.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+  );
   return found ? { identity: found.lastWorkerIdentity ?? '', attempt: found.attempt ?? 0 } : undefined;
 }
 
@@ -119,15 +133,23 @@ export async function closedAtMs(handle: WorkflowHandle): Promise<number> {
 
 /** Activity slots the worker's SDK reports in use (its Prometheus endpoint, named in its ready line). */
 export async function activitySlotsUsed(worker: WorkerProcess): Promise<number> {
-  const url = /metrics=(http:\/\/[^ ;]+)/.exec(worker.output())?.[1] ?? assert.fail(`worker ${worker.identity} serves no metrics`);
+  const url =
+    /metrics=(http:\/\/[^ ;]+)/.exec(worker.output())?.[1] ??
+    assert.fail(`worker ${worker.identity} serves no metrics`);
   const text = await (await fetch(url)).text();
-  const line = text.split('\n').find((l) => l.startsWith('temporal_worker_task_slots_used{') && l.includes('worker_type="ActivityWorker"'));
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith('temporal_worker_task_slots_used{') && l.includes('worker_type="ActivityWorker"'));
   return Number(line?.split(' ').at(-1) ?? NaN);
 }
 
 /** Resolves when no activity runs on the worker any more (a stalled attempt has ended, whichever way). */
 export function activitiesDrained(worker: WorkerProcess, timeoutMs = 60_000): Promise<true> {
-  return eventually(`worker ${worker.identity} to finish its activities`, async () => ((await activitySlotsUsed(worker)) === 0 ? true : undefined), timeoutMs);
+  return eventually(
+    `worker ${worker.identity} to finish its activities`,
+    async () => ((await activitySlotsUsed(worker)) === 0 ? true : undefined),
+    timeoutMs,
+  );
 }
 
 /**
@@ -138,7 +160,6 @@ export async function untilWallClock(ms: number): Promise<void> {
   const wait = ms - Date.now();
   if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 }
-
 
 // ---- one fault for several runs ---------------------------------------------------------------
 
@@ -183,7 +204,12 @@ export class Barrier {
  * (none at all, or one voided by the reconcile); rejected <=> a row the service refused. And no
  * row of this run is missing from the list.
  */
-export function assertEffectsMatchDb(result: AgentResult, rows: RefundRecord[], expected: EffectOutcome[], amountUsd = 49): void {
+export function assertEffectsMatchDb(
+  result: AgentResult,
+  rows: RefundRecord[],
+  expected: EffectOutcome[],
+  amountUsd = 49,
+): void {
   assert.ok(result.effects, `the result carries an effects list (stop_reason ${result.stop_reason})`);
   const effects = result.effects;
   assert.deepEqual(
@@ -200,14 +226,25 @@ export function assertEffectsMatchDb(result: AgentResult, rows: RefundRecord[], 
       assert.equal(mine[0]!.state, 'confirmed');
       assert.equal(e.refund_id, mine[0]!.id, 'the effect names the confirmed row');
     } else if (e.state === 'not_made') {
-      assert.ok(mine.every((r) => r.state === 'rejected' && r.rejection === VOIDED), `no money moved for ${e.idempotency_key}: ${JSON.stringify(mine)}`);
+      assert.ok(
+        mine.every((r) => r.state === 'rejected' && r.rejection === VOIDED),
+        `no money moved for ${e.idempotency_key}: ${JSON.stringify(mine)}`,
+      );
     } else if (e.state === 'rejected') {
       assert.ok(mine.length === 1 && mine[0]!.state === 'rejected' && mine[0]!.rejection !== VOIDED);
     }
   }
   const keys = new Set(effects.map((e) => e.idempotency_key));
-  assert.deepEqual(rows.filter((r) => !keys.has(r.idempotency_key)), [], 'every refund row of the run is in its effects list');
-  assert.equal(rows.filter((r) => r.state === 'confirmed').length, expected.filter((s) => s === 'confirmed').length, 'confirmed rows');
+  assert.deepEqual(
+    rows.filter((r) => !keys.has(r.idempotency_key)),
+    [],
+    'every refund row of the run is in its effects list',
+  );
+  assert.equal(
+    rows.filter((r) => r.state === 'confirmed').length,
+    expected.filter((s) => s === 'confirmed').length,
+    'confirmed rows',
+  );
 }
 
 export interface AfterCut {
@@ -222,7 +259,12 @@ export interface AfterCut {
 }
 
 /** What happened after the cut (the cancel request, or the budget timer firing) in the latest run. */
-export function afterCut(events: HistoryEvent[], cut: HistoryEvent, requests: RecordedRequest[], rows: RefundRecord[]): AfterCut {
+export function afterCut(
+  events: HistoryEvent[],
+  cut: HistoryEvent,
+  requests: RecordedRequest[],
+  rows: RefundRecord[],
+): AfterCut {
   const atMs = eventTimeMs(cut);
   const index = events.indexOf(cut);
   return {
@@ -238,13 +280,21 @@ export function afterCut(events: HistoryEvent[], cut: HistoryEvent, requests: Re
 
 /** Nothing happened after the cut but the reconcile: no activity scheduled, no model request, no refund row. */
 export function assertNothingAfter(cut: AfterCut, what: string): void {
-  assert.deepEqual(cut.scheduled.filter((n) => n !== 'reconcile_issue_refund'), [], `activities scheduled after ${what}`);
+  assert.deepEqual(
+    cut.scheduled.filter((n) => n !== 'reconcile_issue_refund'),
+    [],
+    `activities scheduled after ${what}`,
+  );
   assert.deepEqual(
     cut.llmRequests.map((r) => `${r.idempotencyKey} at +${r.receivedAt - cut.atMs} ms`),
     [],
     `model requests after ${what}`,
   );
-  assert.deepEqual(cut.rows.map((r) => r.idempotency_key), [], `refund rows created after ${what}`);
+  assert.deepEqual(
+    cut.rows.map((r) => r.idempotency_key),
+    [],
+    `refund rows created after ${what}`,
+  );
 }
 
 /** One line per event after `fromMs`, for failure messages about timing (which worker, which timeout). */
@@ -252,7 +302,8 @@ export function timeline(events: HistoryEvent[], fromMs: number): string {
   return events
     .filter((e) => eventTimeMs(e) >= fromMs - 1)
     .map((e) => {
-      const kind = Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k]) ?? '?';
+      const kind =
+        Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k]) ?? '?';
       const attrs = (e as Record<string, { identity?: string; activityType?: { name?: string } } | undefined>)[kind];
       return `+${eventTimeMs(e) - fromMs}ms ${kind.replace('EventAttributes', '')}${attrs?.activityType?.name ? ` ${attrs.activityType.name}` : ''}${attrs?.identity ? ` (${attrs.identity})` : ''}`;
     })

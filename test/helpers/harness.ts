@@ -7,10 +7,10 @@ import { hostname } from 'node:os';
 import * as path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { createClient } from '../../client/connect';
-import { temporalEnv } from '../../client/temporal-env';
-import type { TemporalEnv } from '../../client/temporal-env';
-import { DEFAULT_ALLOWED_TOOLS } from '../../workflows/tool-catalog';
-import type { AgentInput } from '../../workflows/types';
+import { temporalEnv } from '../../runtime/temporal-env';
+import type { TemporalEnv } from '../../runtime/temporal-env';
+import { DEFAULT_ALLOWED_TOOLS } from '../../common/tool-catalog';
+import type { AgentInput } from '../../common/types';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 export const DIST = path.join(REPO_ROOT, 'dist');
@@ -134,7 +134,11 @@ export class WorkerFleet {
 }
 
 /** Polls until `check` returns a value (not undefined); fails with `what` after the timeout. */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {

@@ -12,10 +12,19 @@ export function allText(value: unknown, out: string[] = []): string[] {
 }
 
 /** Every Payload in a proto object tree, with the field path that holds it. */
-export function allPayloads(value: unknown, at = '', out: Array<{ at: string; payload: Payload }> = []): Array<{ at: string; payload: Payload }> {
+export function allPayloads(
+  value: unknown,
+  at = '',
+  out: Array<{ at: string; payload: Payload }> = [],
+): Array<{ at: string; payload: Payload }> {
   if (typeof value !== 'object' || value === null || value instanceof Uint8Array) return out;
   const record = value as Record<string, unknown>;
-  if (record.metadata && typeof record.metadata === 'object' && 'data' in record && (record.data === null || record.data instanceof Uint8Array)) {
+  if (
+    record.metadata &&
+    typeof record.metadata === 'object' &&
+    'data' in record &&
+    (record.data === null || record.data instanceof Uint8Array)
+  ) {
     out.push({ at, payload: record as Payload });
     return out;
   }

@@ -8,7 +8,7 @@ import { SEED_DATA } from '../../activities/tools/seed-data';
 import type { SupportData } from '../../activities/tools/seed-data';
 import { RefundService } from '../../activities/refunds/service';
 import type { Reply } from '../../scripts/scripted-llm-server';
-import { DEFAULT_ALLOWED_TOOLS } from '../../workflows/tool-catalog';
+import { DEFAULT_ALLOWED_TOOLS } from '../../common/tool-catalog';
 
 /** Pro-monthly users who paid USD 49.00 ten days ago: 1001 ... 1099. */
 export const PAYING_USERS = Array.from({ length: 99 }, (_, i) => 1001 + i);
@@ -37,7 +37,12 @@ export function refundFixture(): RefundFixture {
     data.billing[String(id)] = { currency: 'USD', plan: 'pro_monthly', price_usd: 49, days_since_first_payment: 10 };
   }
   data.users[String(LATE_USER)] = { id: LATE_USER, name: 'Late', country: 'US', tier: 'pro' };
-  data.billing[String(LATE_USER)] = { currency: 'USD', plan: 'pro_monthly', price_usd: 49, days_since_first_payment: 30 };
+  data.billing[String(LATE_USER)] = {
+    currency: 'USD',
+    plan: 'pro_monthly',
+    price_usd: 49,
+    days_since_first_payment: 30,
+  };
   const dataFile = path.join(dir, 'support-data.json');
   writeFileSync(dataFile, JSON.stringify(data));
   const dbFile = path.join(dir, 'db', 'refunds.sqlite');
@@ -59,8 +64,11 @@ export function refundFixture(): RefundFixture {
 
 export const tool = (name: string, args: Record<string, unknown>): Reply => ({ action: { kind: 'tool', name, args } });
 export const billingOf = (user_id: number): Reply => tool('get_user_billing', { user_id });
-export const refundOf = (user_id: number, amount_usd = 49, reason = 'pro_monthly paid 10 days ago, within the 14-day window'): Reply =>
-  tool('issue_refund', { user_id, amount_usd, reason });
+export const refundOf = (
+  user_id: number,
+  amount_usd = 49,
+  reason = 'pro_monthly paid 10 days ago, within the 14-day window',
+): Reply => tool('issue_refund', { user_id, amount_usd, reason });
 export const finalAnswer = (answer = 'Refunded USD 49.00.'): Reply => ({ action: { kind: 'final', answer } });
 
 export function refundGoal(userId: number): string {

@@ -17,10 +17,12 @@ export class YamlSubsetError extends Error {}
 export function parseYamlSubset(source: string): unknown {
   const lines: Line[] = [];
   source.split('\n').forEach((raw, i) => {
-    if (raw.slice(0, raw.length - raw.trimStart().length).includes('\t')) throw new YamlSubsetError(`line ${i + 1}: tab in indentation`);
+    if (raw.slice(0, raw.length - raw.trimStart().length).includes('\t'))
+      throw new YamlSubsetError(`line ${i + 1}: tab in indentation`);
     const text = stripComment(raw, i + 1).trimEnd();
     if (text.trim() === '') return;
-    if (text.trim() === '---' || text.trim() === '...') throw new YamlSubsetError(`line ${i + 1}: document markers are not supported`);
+    if (text.trim() === '---' || text.trim() === '...')
+      throw new YamlSubsetError(`line ${i + 1}: document markers are not supported`);
     lines.push({ no: i + 1, indent: text.length - text.trimStart().length, text: text.trimStart() });
   });
   if (lines.length === 0) return null;
@@ -65,15 +67,18 @@ function parseMapping(lines: Line[], state: { i: number }, indent: number): Reco
   const map: Record<string, unknown> = {};
   while (state.i < lines.length && lines[state.i]!.indent === indent) {
     const line = lines[state.i]!;
-    if (isSequenceItem(line.text)) throw new YamlSubsetError(`line ${line.no}: a sequence item where a key was expected`);
+    if (isSequenceItem(line.text))
+      throw new YamlSubsetError(`line ${line.no}: a sequence item where a key was expected`);
     const kv = splitKey(line.text, line.no);
     if (!kv) throw new YamlSubsetError(`line ${line.no}: expected "key: value"`);
-    if (Object.prototype.hasOwnProperty.call(map, kv.key)) throw new YamlSubsetError(`line ${line.no}: duplicate key ${JSON.stringify(kv.key)}`);
+    if (Object.prototype.hasOwnProperty.call(map, kv.key))
+      throw new YamlSubsetError(`line ${line.no}: duplicate key ${JSON.stringify(kv.key)}`);
     state.i++;
     if (kv.value === '') {
       const next = lines[state.i];
       // A sequence may sit at the same indentation as its key ("key:\n- a").
-      if (next && next.indent === indent && isSequenceItem(next.text)) map[kv.key] = parseSequence(lines, state, indent);
+      if (next && next.indent === indent && isSequenceItem(next.text))
+        map[kv.key] = parseSequence(lines, state, indent);
       else map[kv.key] = childBlock(lines, state, indent);
     } else {
       map[kv.key] = scalarOrFlow(kv.value, line.no);
@@ -142,8 +147,10 @@ function scalar(text: string, no: number): unknown {
     if (end !== text.length - 1) throw new YamlSubsetError(`line ${no}: text after a quoted scalar`);
     return quoted(text, no);
   }
-  if (/^[&*!|>{%@`]/.test(text)) throw new YamlSubsetError(`line ${no}: unsupported YAML syntax ${JSON.stringify(text.slice(0, 20))}`);
-  if (/:\s/.test(text) || text.endsWith(':')) throw new YamlSubsetError(`line ${no}: a plain scalar may not contain ": "`);
+  if (/^[&*!|>{%@`]/.test(text))
+    throw new YamlSubsetError(`line ${no}: unsupported YAML syntax ${JSON.stringify(text.slice(0, 20))}`);
+  if (/:\s/.test(text) || text.endsWith(':'))
+    throw new YamlSubsetError(`line ${no}: a plain scalar may not contain ": "`);
   if (text === 'null' || text === '~' || text === 'Null' || text === 'NULL') return null;
   if (text === 'true' || text === 'True' || text === 'TRUE') return true;
   if (text === 'false' || text === 'False' || text === 'FALSE') return false;

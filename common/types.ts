@@ -104,6 +104,9 @@ export interface EffectEntry {
 
 /** Memo key holding a count of the run's effects by state, so `agent list` shows money in doubt. */
 export const EFFECTS_MEMO = 'agent_effects';
+
+/** Memo key under which a cancelled run leaves its partial result (a Canceled run has no result). */
+export const CANCELLED_RESULT_MEMO = 'agent_result';
 export type EffectCounts = Record<EffectOutcome, number>;
 
 export interface AgentResult {

@@ -38,7 +38,10 @@ export function temporalEnv(env: NodeJS.ProcessEnv = process.env): TemporalEnv {
     address: env.TEMPORAL_ADDRESS || 'localhost:7233',
     namespace,
     taskQueue: env.TEMPORAL_TASK_QUEUE || DEFAULT_TASK_QUEUE,
-    uiUrl: (env.TEMPORAL_UI_URL || (apiKey ? 'https://cloud.temporal.io' : 'http://localhost:8233')).replace(/\/+$/, ''),
+    uiUrl: (env.TEMPORAL_UI_URL || (apiKey ? 'https://cloud.temporal.io' : 'http://localhost:8233')).replace(
+      /\/+$/,
+      '',
+    ),
     tls: tlsFromEnv(env, apiKey !== undefined),
     apiKey,
   };
@@ -56,15 +59,24 @@ function tlsFromEnv(env: NodeJS.ProcessEnv, apiKey: boolean): TemporalTls | unde
   }
   const ca = env.TEMPORAL_TLS_CA || undefined;
   const serverName = env.TEMPORAL_TLS_SERVER_NAME || undefined;
-  const wanted = explicit === 'true' || explicit === '1' || apiKey || cert !== undefined || ca !== undefined || serverName !== undefined;
+  const wanted =
+    explicit === 'true' ||
+    explicit === '1' ||
+    apiKey ||
+    cert !== undefined ||
+    ca !== undefined ||
+    serverName !== undefined;
   if (!wanted) return undefined;
   if (explicit === 'false' || explicit === '0') {
-    throw new Error('TEMPORAL_TLS=false contradicts TEMPORAL_API_KEY / TEMPORAL_TLS_*: an API key or a certificate needs TLS');
+    throw new Error(
+      'TEMPORAL_TLS=false contradicts TEMPORAL_API_KEY / TEMPORAL_TLS_*: an API key or a certificate needs TLS',
+    );
   }
   return {
     serverNameOverride: serverName,
     serverRootCACertificate: ca ? pem(ca, 'TEMPORAL_TLS_CA') : undefined,
-    clientCertPair: cert && key ? { crt: pem(cert, 'TEMPORAL_TLS_CERT'), key: pem(key, 'TEMPORAL_TLS_KEY') } : undefined,
+    clientCertPair:
+      cert && key ? { crt: pem(cert, 'TEMPORAL_TLS_CERT'), key: pem(key, 'TEMPORAL_TLS_KEY') } : undefined,
   };
 }
 
@@ -74,7 +86,10 @@ function pem(value: string, name: string): Buffer {
   try {
     return readFileSync(value);
   } catch (err) {
-    throw new Error(`${name}: cannot read ${value} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new Error(
+      `${name}: cannot read ${value} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      { cause: err },
+    );
   }
 }
 

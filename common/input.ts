@@ -33,7 +33,8 @@ const budgetSchema = z.strictObject({
 });
 
 const knownTool = z.string().refine((name) => Object.prototype.hasOwnProperty.call(TOOL_REGISTRY, name), {
-  error: (issue) => `unknown tool "${String(issue.input).slice(0, 64)}" (known: ${Object.keys(TOOL_REGISTRY).join(', ')})`,
+  error: (issue) =>
+    `unknown tool "${String(issue.input).slice(0, 64)}" (known: ${Object.keys(TOOL_REGISTRY).join(', ')})`,
 });
 
 /**

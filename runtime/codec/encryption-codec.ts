@@ -44,7 +44,9 @@ export class EncryptionCodec implements PayloadCodec {
       if (!keyId) throw new PayloadDecryptError(`encrypted payload has no ${KEY_ID_METADATA} metadata`);
       const key = this.keyring.keys.get(keyId);
       if (!key) {
-        throw new PayloadDecryptError(`payload was encrypted with key "${keyId}", which this process does not have (add it to AGENT_CODEC_KEYS or the key file)`);
+        throw new PayloadDecryptError(
+          `payload was encrypted with key "${keyId}", which this process does not have (add it to AGENT_CODEC_KEYS or the key file)`,
+        );
       }
       const plain = decrypt(key, keyId, payload.data ?? new Uint8Array());
       return temporal.api.common.v1.Payload.decode(plain) as Payload;
@@ -65,7 +67,9 @@ export class NoKeyCodec implements PayloadCodec {
     for (const payload of payloads) {
       if (text(payload.metadata?.encoding) === ENCRYPTED_ENCODING) {
         const keyId = text(payload.metadata?.[KEY_ID_METADATA]) ?? '?';
-        throw new PayloadDecryptError(`payloads are encrypted (key "${keyId}") but no codec key is configured: set AGENT_CODEC_KEYS or AGENT_CODEC_KEY_FILE as for the worker`);
+        throw new PayloadDecryptError(
+          `payloads are encrypted (key "${keyId}") but no codec key is configured: set AGENT_CODEC_KEYS or AGENT_CODEC_KEY_FILE as for the worker`,
+        );
       }
     }
     return payloads;
@@ -84,14 +88,17 @@ function encrypt(key: Buffer, keyId: string, plain: Uint8Array): Uint8Array {
 
 function decrypt(key: Buffer, keyId: string, data: Uint8Array): Uint8Array {
   const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  if (bytes.length < IV_BYTES + TAG_BYTES) throw new PayloadDecryptError(`encrypted payload (key "${keyId}") is too short`);
+  if (bytes.length < IV_BYTES + TAG_BYTES)
+    throw new PayloadDecryptError(`encrypted payload (key "${keyId}") is too short`);
   const decipher = createDecipheriv(ALGORITHM, key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
   decipher.setAAD(utf8(keyId));
   decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
   try {
     return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]);
   } catch {
-    throw new PayloadDecryptError(`payload encrypted with key "${keyId}" does not decrypt: wrong key material or tampered data`);
+    throw new PayloadDecryptError(
+      `payload encrypted with key "${keyId}" does not decrypt: wrong key material or tampered data`,
+    );
   }
 }
 

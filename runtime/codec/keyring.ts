@@ -36,15 +36,22 @@ export function keyringFromEnv(env: NodeJS.ProcessEnv = process.env): Keyring | 
     keys = parsed.keys;
     active ??= parsed.active;
   } else {
-    if (active) throw new CodecConfigError('AGENT_CODEC_ACTIVE_KEY_ID is set but no keys are (AGENT_CODEC_KEYS or AGENT_CODEC_KEY_FILE)');
+    if (active)
+      throw new CodecConfigError(
+        'AGENT_CODEC_ACTIVE_KEY_ID is set but no keys are (AGENT_CODEC_KEYS or AGENT_CODEC_KEY_FILE)',
+      );
     return undefined;
   }
   if (keys.size === 0) throw new CodecConfigError('the codec key list is empty');
   if (active === undefined) {
-    if (keys.size > 1) throw new CodecConfigError(`${keys.size} codec keys are configured: name the one that encrypts with AGENT_CODEC_ACTIVE_KEY_ID`);
+    if (keys.size > 1)
+      throw new CodecConfigError(
+        `${keys.size} codec keys are configured: name the one that encrypts with AGENT_CODEC_ACTIVE_KEY_ID`,
+      );
     active = [...keys.keys()][0]!;
   }
-  if (!keys.has(active)) throw new CodecConfigError(`the active codec key "${safeId(active)}" is not among the configured keys`);
+  if (!keys.has(active))
+    throw new CodecConfigError(`the active codec key "${safeId(active)}" is not among the configured keys`);
   return { activeKeyId: active, keys };
 }
 
@@ -65,7 +72,9 @@ function readKeyFile(file: string): { keys: Map<string, Buffer>; active: string 
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new CodecConfigError(`cannot read AGENT_CODEC_KEY_FILE ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new CodecConfigError(
+      `cannot read AGENT_CODEC_KEY_FILE ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   let doc: unknown;
   try {
@@ -74,27 +83,39 @@ function readKeyFile(file: string): { keys: Map<string, Buffer>; active: string 
     throw new CodecConfigError(`AGENT_CODEC_KEY_FILE ${file} is not valid JSON`);
   }
   const record = doc as { active?: unknown; keys?: unknown };
-  if (typeof doc !== 'object' || doc === null || typeof record.keys !== 'object' || record.keys === null || Array.isArray(record.keys)) {
-    throw new CodecConfigError(`AGENT_CODEC_KEY_FILE ${file} must hold {"active": "<id>", "keys": {"<id>": "<base64 key>"}}`);
+  if (
+    typeof doc !== 'object' ||
+    doc === null ||
+    typeof record.keys !== 'object' ||
+    record.keys === null ||
+    Array.isArray(record.keys)
+  ) {
+    throw new CodecConfigError(
+      `AGENT_CODEC_KEY_FILE ${file} must hold {"active": "<id>", "keys": {"<id>": "<base64 key>"}}`,
+    );
   }
   if (record.active !== undefined && typeof record.active !== 'string') {
     throw new CodecConfigError(`AGENT_CODEC_KEY_FILE ${file}: "active" must be a key id`);
   }
   const keys = new Map<string, Buffer>();
   for (const [id, value] of Object.entries(record.keys as Record<string, unknown>)) {
-    if (typeof value !== 'string') throw new CodecConfigError(`AGENT_CODEC_KEY_FILE ${file}: key "${safeId(id)}" must be a base64 string`);
+    if (typeof value !== 'string')
+      throw new CodecConfigError(`AGENT_CODEC_KEY_FILE ${file}: key "${safeId(id)}" must be a base64 string`);
     addKey(keys, id, value, `AGENT_CODEC_KEY_FILE ${file}`);
   }
   return { keys, active: record.active };
 }
 
 function addKey(keys: Map<string, Buffer>, id: string, base64: string, where: string): void {
-  if (!KEY_ID.test(id)) throw new CodecConfigError(`${where}: key id "${safeId(id)}" must be 1-64 of A-Z a-z 0-9 . _ -`);
+  if (!KEY_ID.test(id))
+    throw new CodecConfigError(`${where}: key id "${safeId(id)}" must be 1-64 of A-Z a-z 0-9 . _ -`);
   if (keys.has(id)) throw new CodecConfigError(`${where}: key id "${id}" appears twice`);
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(base64)) throw new CodecConfigError(`${where}: key "${id}" is not base64`);
   const key = Buffer.from(base64, base64.includes('-') || base64.includes('_') ? 'base64url' : 'base64');
   if (key.length !== KEY_BYTES) {
-    throw new CodecConfigError(`${where}: key "${id}" must be ${KEY_BYTES} bytes (AES-256), got ${key.length}; make one with: openssl rand -base64 32`);
+    throw new CodecConfigError(
+      `${where}: key "${id}" must be ${KEY_BYTES} bytes (AES-256), got ${key.length}; make one with: openssl rand -base64 32`,
+    );
   }
   keys.set(id, key);
 }

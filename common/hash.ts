@@ -8,7 +8,9 @@ export function stableJson(value: unknown): string {
   if (Array.isArray(value)) return '[' + value.map(stableJson).join(',') + ']';
   if (typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort();
+    const keys = Object.keys(record)
+      .filter((k) => record[k] !== undefined)
+      .sort();
     return '{' + keys.map((k) => JSON.stringify(k) + ':' + stableJson(record[k])).join(',') + '}';
   }
   if (typeof value === 'number' && !Number.isFinite(value)) return 'null';
@@ -22,4 +24,9 @@ export function sha256Hex(text: string): string {
 /** First 12 hex chars of sha256(stableJson(args)), as in the seeds. */
 export function argsHash(args: unknown): string {
   return sha256Hex(stableJson(args ?? {})).slice(0, 12);
+}
+
+/** Loop detection remembers calls as 16 hex digits of sha256 over the call's signature. */
+export function seenCallHash(signature: string): string {
+  return /^[0-9a-f]{16}$/.test(signature) ? signature : sha256Hex(signature).slice(0, 16);
 }

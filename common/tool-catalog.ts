@@ -2,8 +2,7 @@
 // schema the gateway enforces, and how the activity is run. Activities implement them under the
 // same names; the workflow only ever calls names found here.
 import { z } from 'zod';
-import { seenCallHash } from './carry';
-import { stableJson } from './hash';
+import { seenCallHash, stableJson } from './hash';
 
 export interface ToolSpec {
   name: string;

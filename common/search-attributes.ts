@@ -66,6 +66,7 @@ export function attributePairs(a: RunAttributes): SearchAttributePair[] {
     { key: AGENT_TOOL_CALLS, value: a.toolCalls },
     { key: AGENT_PRINCIPAL, value: keywordValue(a.principal) },
   ];
-  if (a.stopReason !== undefined) pairs.push({ key: AGENT_STOP_REASON, value: keywordValue(attributeStopReason(a.stopReason)) });
+  if (a.stopReason !== undefined)
+    pairs.push({ key: AGENT_STOP_REASON, value: keywordValue(attributeStopReason(a.stopReason)) });
   return pairs;
 }

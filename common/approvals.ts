@@ -57,7 +57,8 @@ export const approvalUpdate = defineUpdate<ApprovalReceipt, [ApprovalAnswer]>('a
 
 export function approvalTimeoutMs(seconds: number | undefined): number {
   const s = seconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS;
-  if (!Number.isFinite(s) || s <= 0) throw new RangeError(`approval_timeout_seconds must be a positive number, got ${String(seconds)}`);
+  if (!Number.isFinite(s) || s <= 0)
+    throw new RangeError(`approval_timeout_seconds must be a positive number, got ${String(seconds)}`);
   return s * 1000;
 }
 
@@ -121,7 +122,8 @@ function readAnswer(raw: unknown): ApprovalAnswer | string {
   const known = ['id', 'decision', 'reason', 'text', 'tool', 'args_hash', 'amount_usd', 'operator'];
   const extra = Object.keys(a).filter((k) => !known.includes(k));
   if (extra.length) return `unknown field(s) in the answer: ${extra.join(', ')}`;
-  if (typeof a.id !== 'string' || a.id.length === 0 || a.id.length > 200) return 'the answer needs the id of the pending call';
+  if (typeof a.id !== 'string' || a.id.length === 0 || a.id.length > 200)
+    return 'the answer needs the id of the pending call';
   if (typeof a.decision !== 'string' || !(APPROVAL_DECISIONS as readonly string[]).includes(a.decision)) {
     return `decision must be one of ${APPROVAL_DECISIONS.join(', ')}`;
   }
@@ -131,7 +133,8 @@ function readAnswer(raw: unknown): ApprovalAnswer | string {
       return `${field} must be a string of at most ${APPROVAL_TEXT_MAX_CHARS} characters`;
     }
   }
-  if (a.amount_usd !== undefined && (typeof a.amount_usd !== 'number' || !Number.isFinite(a.amount_usd))) return 'amount_usd must be a number';
+  if (a.amount_usd !== undefined && (typeof a.amount_usd !== 'number' || !Number.isFinite(a.amount_usd)))
+    return 'amount_usd must be a number';
   if (a.decision === 'answer' && (typeof a.text !== 'string' || a.text.trim() === '')) return 'an answer needs text';
   return a as unknown as ApprovalAnswer;
 }
@@ -146,7 +149,14 @@ export function personObservation(pending: PendingApproval, answer: ApprovalAnsw
         ? { answer: answer.text!.trim() }
         : { approved: true };
   const json = stableJson(data);
-  return { tool, ok: answer.decision !== 'reject', data, source: 'operator', bytes: utf8Length(json), truncated: false };
+  return {
+    tool,
+    ok: answer.decision !== 'reject',
+    data,
+    source: 'operator',
+    bytes: utf8Length(json),
+    truncated: false,
+  };
 }
 
 /** The escalation's own args hash, for the trace. */

@@ -66,7 +66,10 @@ export function budgetExhausted(budget: Budget, usage: Usage): 'max_steps' | 'ma
   return null;
 }
 
-export function addTokens(usage: Usage, tokens: { prompt_tokens: number; completion_tokens: number; total_tokens: number }): Usage {
+export function addTokens(
+  usage: Usage,
+  tokens: { prompt_tokens: number; completion_tokens: number; total_tokens: number },
+): Usage {
   return {
     ...usage,
     llm_calls: usage.llm_calls + 1,

@@ -59,7 +59,15 @@ export function safeToolName(name: string): string {
 }
 
 const PLAIN_REASONS: readonly string[] = [
-  'success', 'max_steps', 'max_tool_calls', 'max_seconds', 'max_tokens', 'llm_timeout', 'llm_error', 'loop_detected', 'cancelled',
+  'success',
+  'max_steps',
+  'max_tool_calls',
+  'max_seconds',
+  'max_tokens',
+  'llm_timeout',
+  'llm_error',
+  'loop_detected',
+  'cancelled',
   'approval_timeout',
 ];
 const TOOL_REASON_PREFIXES = ['tool_denied:', 'tool_missing:', 'tool_bad_args:', 'tool_error:', 'policy_denied:'];
@@ -68,7 +76,8 @@ const TOOL_REASON_PREFIXES = ['tool_denied:', 'tool_missing:', 'tool_bad_args:',
 export function isStopReason(value: unknown): value is StopReason {
   if (typeof value !== 'string') return false;
   if (PLAIN_REASONS.includes(value)) return true;
-  if (value.startsWith('invalid_action:')) return (INVALID_ACTION_KINDS as readonly string[]).includes(value.slice('invalid_action:'.length));
+  if (value.startsWith('invalid_action:'))
+    return (INVALID_ACTION_KINDS as readonly string[]).includes(value.slice('invalid_action:'.length));
   const prefix = TOOL_REASON_PREFIXES.find((p) => value.startsWith(p));
   return prefix !== undefined && value.length > prefix.length;
 }

@@ -28,9 +28,7 @@ export type FinalAction = { kind: 'final'; answer: string };
 export type EscalateAction = { kind: 'escalate'; reason: string };
 export type Action = ToolAction | FinalAction | EscalateAction;
 
-export type ValidationResult =
-  | { ok: true; action: Action }
-  | { ok: false; reason: InvalidActionKind; raw: unknown };
+export type ValidationResult = { ok: true; action: Action } | { ok: false; reason: InvalidActionKind; raw: unknown };
 
 /** Deeper JSON is not an action (an action with its args is 3-4 levels); hashing it would recurse without bound. */
 export const MAX_ACTION_DEPTH = 16;
@@ -48,7 +46,8 @@ export function validateAction(rawText: string): ValidationResult {
 }
 
 export function validateParsedAction(parsed: unknown): ValidationResult {
-  if (nestedDeeperThan(parsed, MAX_ACTION_DEPTH)) return { ok: false, reason: 'too_deep', raw: `(JSON nested deeper than ${MAX_ACTION_DEPTH})` };
+  if (nestedDeeperThan(parsed, MAX_ACTION_DEPTH))
+    return { ok: false, reason: 'too_deep', raw: `(JSON nested deeper than ${MAX_ACTION_DEPTH})` };
   const fail = (reason: InvalidActionKind): ValidationResult => ({ ok: false, reason, raw: parsed });
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return fail('not_object');
 

@@ -9,7 +9,9 @@ export const REDACTED = '[redacted]';
 
 /** Sensitive paths of an observation: what its tool's spec declares plus what the tool marked. */
 export function sensitivePaths(observation: Pick<Observation, 'tool' | 'sensitive'>): string[] {
-  const spec = Object.prototype.hasOwnProperty.call(TOOL_REGISTRY, observation.tool) ? TOOL_REGISTRY[observation.tool] : undefined;
+  const spec = Object.prototype.hasOwnProperty.call(TOOL_REGISTRY, observation.tool)
+    ? TOOL_REGISTRY[observation.tool]
+    : undefined;
   const paths = [...(spec?.sensitive ?? []), ...(observation.sensitive ?? [])];
   return [...new Set(paths)];
 }

@@ -1,0 +1,96 @@
+// Lint rules that guard the architecture (docs/architecture.md) and the bugs that matter in a
+// Temporal codebase: a floating promise in workflow code, a Node built-in in the sandbox, a layer
+// importing the wrong way, an import cycle. Formatting is Prettier's job (.prettierrc.json).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+
+const sandboxSafe = ['common/**/*.ts', 'workflows/**/*.ts'];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'test/fixtures/**', '.temporal/**', 'eval-results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    plugins: { 'import-x': importX },
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.json'] })] },
+    rules: {
+      // node:test's test() and describe() return promises the runner awaits.
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            {
+              from: 'package',
+              package: 'node:test',
+              name: ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+            },
+          ],
+        },
+      ],
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'separate-type-imports' }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-self-import': 'error',
+      // The layers: common/ (sandbox-safe, imports nothing of ours), runtime/ (Node-side shared),
+      // workflows/ (the sandbox), activities/ and worker/ (never the CLI), client/ (the CLI).
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: './common',
+              from: ['./workflows', './activities', './worker', './client', './runtime', './scripts', './test'],
+              message: 'common/ is the shared base layer: it imports nothing else of ours.',
+            },
+            {
+              target: './runtime',
+              from: ['./workflows', './activities', './worker', './client', './scripts', './test'],
+              message: 'runtime/ may import common/ only.',
+            },
+            {
+              target: './workflows',
+              from: ['./activities', './worker', './client', './runtime', './scripts'],
+              message: 'Workflow code runs in the sandbox: import common/ (and workflows/) only.',
+            },
+            {
+              target: './activities',
+              from: ['./workflows', './worker', './client', './scripts'],
+              message: 'Activities import common/ and runtime/, never the CLI or workflow code.',
+            },
+            { target: './worker', from: ['./client', './scripts'], message: 'The worker must not depend on the CLI.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: sandboxSafe,
+    rules: {
+      // The workflow sandbox has no Node built-ins; common/ is bundled into workflow code too.
+      'import-x/no-nodejs-modules': 'error',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@temporalio/activity', '@temporalio/worker', '@temporalio/client', 'openai', 'better-sqlite3'],
+              message: 'Not in sandboxed code.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'scripts/**/*.ts'],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+);
