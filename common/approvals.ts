@@ -5,7 +5,7 @@
 // harmless. Pure code and the Update's definition; the waiting lives in agent.ts.
 import { defineUpdate } from '@temporalio/workflow';
 import { argsHash, stableJson } from './hash';
-import type { Observation } from './types';
+import type { Observation } from './observation';
 
 export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 3600;
 export const APPROVAL_TEXT_MAX_CHARS = 2000;

@@ -1,0 +1,18 @@
+// What a tool returns to the workflow: data from a named source, always untrusted.
+/** Every tool result is untrusted input: data from a source, never an instruction or a permission. */
+export const OBSERVATION_TRUST = 'untrusted' as const;
+
+export interface Observation {
+  tool: string;
+  ok: boolean;
+  data: unknown;
+  /** Which system the data came from (provenance). */
+  source: string;
+  /** Always "untrusted" for tool results (absent in histories recorded before the label existed). */
+  trust?: typeof OBSERVATION_TRUST;
+  /** Size of the serialised data before any truncation. */
+  bytes: number;
+  truncated: boolean;
+  /** Dot paths in data the tool marked as sensitive: redacted from the model's view and from logs. */
+  sensitive?: string[];
+}
