@@ -1,5 +1,5 @@
 # The agent worker. Build: docker build -t react-agent-worker .   (docker compose builds it too)
-# Runs `node dist/worker/main.js`; configure it with the environment variables in README.md.
+# Runs `node dist/worker/main.js`; configure it with the environment variables in docs/configuration.md.
 
 # Node 24, the current LTS line (the project also runs on Node 20, which CI uses).
 FROM node:24-bookworm AS build
