@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { userId } from './args';
+import { defineTool } from './tool';
+
+export const getUserProfile = defineTool({
+  name: 'get_user_profile',
+  description: 'Get user profile by user_id',
+  args: z.strictObject({ user_id: userId }),
+  timeoutSeconds: 10,
+  maxAttempts: 3,
+  // A refund decision needs the tier and country, not the person's name.
+  sensitive: ['user.name'],
+  async handler({ user_id }, ctx) {
+    const user = (await ctx.data()).users[String(user_id)];
+    if (!user) return ctx.envelope('users-service', false, { error: `user ${user_id} not found` });
+    return ctx.envelope('users-service', true, { user });
+  },
+});
