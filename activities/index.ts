@@ -2,6 +2,7 @@
 // tool's name, so the Web UI's event list reads like the trace) and the reconcile lookups.
 import { TOOLS } from '../common/tool-catalog';
 import type { RefundFaults } from '../common/tools/refund-ledger';
+import type { ToolDefinition } from '../common/tools/tool';
 import { readEnv } from '../runtime/env-vars';
 import type { LlmConfig } from './llm-config';
 import { createDecide } from './decide';
@@ -21,6 +22,8 @@ export interface ActivityDeps {
   refunds?: () => RefundService;
   /** Fault injection for tests; default: from AGENT_REFUND_PAUSE_{BEFORE,AFTER}_COMMIT_MS (off). */
   refundFaults?: RefundFaults;
+  /** The tools to register; default: every tool in common/tools/index.ts (tests add their own). */
+  tools?: readonly ToolDefinition[];
 }
 
 export function refundFaultsFromEnv(env: NodeJS.ProcessEnv = process.env): RefundFaults {
@@ -34,7 +37,7 @@ export function createActivities(deps: ActivityDeps) {
   const refunds = deps.refunds ?? lazyRefundService();
   const toolDeps = { data: deps.data, refunds, faults: deps.refundFaults ?? refundFaultsFromEnv() };
   const tools: Record<string, ToolFn> = Object.fromEntries(
-    TOOLS.map((tool) => [tool.name, toolActivity(tool, toolDeps)]),
+    (deps.tools ?? TOOLS).map((tool) => [tool.name, toolActivity(tool, toolDeps)]),
   );
   return {
     decide: createDecide(deps.llm),

@@ -2,6 +2,7 @@
 // list in common/tools/), the model's catalog, loop signatures and the default allowlist.
 import { seenCallHash, stableJson } from './hash';
 import type { CatalogEntry } from './tools/catalog-entry';
+import type { ToolDefinition } from './tools/tool';
 import { catalogEntryOf, TOOL_REGISTRY, TOOLS } from './tools/index';
 
 export { TOOL_REGISTRY, TOOLS } from './tools/index';
@@ -35,8 +36,11 @@ export function registeredToolOr(name: string, fallback = 'unknown'): string {
 export const DEFAULT_ALLOWED_TOOLS: readonly string[] = TOOLS.filter((tool) => !tool.effectful).map((t) => t.name);
 
 /** What the model sees: only tools that are both registered and allowed. */
-export function catalogFor(allow: readonly string[]): CatalogEntry[] {
+export function catalogFor(
+  allow: readonly string[],
+  registry: Readonly<Record<string, ToolDefinition>> = TOOL_REGISTRY,
+): CatalogEntry[] {
   return allow
-    .filter((name) => Object.prototype.hasOwnProperty.call(TOOL_REGISTRY, name))
-    .map((name) => catalogEntryOf(TOOL_REGISTRY[name]!));
+    .filter((name) => Object.prototype.hasOwnProperty.call(registry, name))
+    .map((name) => catalogEntryOf(registry[name]!));
 }

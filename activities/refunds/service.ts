@@ -45,21 +45,8 @@ export function refundsDbPathFromEnv(env: NodeJS.ProcessEnv = process.env): stri
   return readEnv('AGENT_REFUNDS_DB', env);
 }
 
-interface Row {
-  id: number;
-  idempotency_key: string;
-  workflow_id: string;
-  user_id: number;
-  amount_cents: number;
-  currency: string;
-  reason: string;
-  state: EffectState;
-  rejection: string | null;
-  fence: number;
-  created_at: string;
-  updated_at: string;
-  confirmed_at: string | null;
-}
+/** A row as stored: the amount in whole cents. */
+type Row = Omit<RefundRecord, 'amount_usd'> & { amount_cents: number };
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS refunds (

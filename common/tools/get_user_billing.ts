@@ -1,13 +1,11 @@
-import { z } from 'zod';
-import { userId } from './args';
+import { byUserId, LOOKUP_OPTIONS } from './args';
 import { defineTool } from './tool';
 
 export const getUserBilling = defineTool({
   name: 'get_user_billing',
   description: 'Get billing info by user_id',
-  args: z.strictObject({ user_id: userId }),
-  timeoutSeconds: 10,
-  maxAttempts: 3,
+  args: byUserId,
+  ...LOOKUP_OPTIONS,
   async handler({ user_id }, ctx) {
     const billing = (await ctx.data()).billing[String(user_id)];
     if (!billing)

@@ -1,13 +1,11 @@
-import { z } from 'zod';
-import { userId } from './args';
+import { byUserId, LOOKUP_OPTIONS } from './args';
 import { defineTool } from './tool';
 
 export const getUserProfile = defineTool({
   name: 'get_user_profile',
   description: 'Get user profile by user_id',
-  args: z.strictObject({ user_id: userId }),
-  timeoutSeconds: 10,
-  maxAttempts: 3,
+  args: byUserId,
+  ...LOOKUP_OPTIONS,
   // A refund decision needs the tier and country, not the person's name.
   sensitive: ['user.name'],
   async handler({ user_id }, ctx) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LOOKUP_OPTIONS } from './args';
 import type { PolicyDoc } from './support-data';
 import { defineTool } from './tool';
 
@@ -6,8 +7,7 @@ export const searchPolicy = defineTool({
   name: 'search_policy',
   description: 'Search refund and billing policy snippets',
   args: z.strictObject({ query: z.string().trim().min(1).max(500) }),
-  timeoutSeconds: 10,
-  maxAttempts: 3,
+  ...LOOKUP_OPTIONS,
   freeText: ['query'],
   async handler({ query }, ctx) {
     const matches = rankPolicies((await ctx.data()).policies, query);
