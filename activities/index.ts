@@ -1,17 +1,19 @@
-// The activities a worker registers. Type names are `decide` and the tool names, so the Web UI's
-// event list reads like the trace.
+// The activities a worker registers: `decide`, one activity per tool (common/tools/, under the
+// tool's name, so the Web UI's event list reads like the trace) and the reconcile lookups.
+import { TOOLS } from '../common/tool-catalog';
+import type { RefundFaults } from '../common/tools/refund-ledger';
+import type { ToolDefinition } from '../common/tools/tool';
+import { readEnv } from '../runtime/env-vars';
 import type { LlmConfig } from './llm-config';
 import { createDecide } from './decide';
 import type { DataSource } from './tools/data-source';
-import { createGetUserProfile } from './tools/profile';
-import { createGetUserBilling } from './tools/billing';
-import { createSearchPolicy } from './tools/policy';
-import { createIssueRefund, lazyRefundService, refundFaultsFromEnv } from './refunds/issue-refund';
 import { createReconcileIssueRefund, refundLookupFailsFromEnv } from './refunds/reconcile-refund';
-import type { RefundFaults } from './refunds/issue-refund';
 import type { RefundService } from './refunds/service';
+import { lazyRefundService } from './refunds/service';
 import { withObservationLog } from './observation-log';
 import { withToolPause } from './tools/drill';
+import { toolActivity } from './tools/tool-activity';
+import type { ToolFn } from './tools/tool-activity';
 
 export interface ActivityDeps {
   llm: LlmConfig;
@@ -20,27 +22,29 @@ export interface ActivityDeps {
   refunds?: () => RefundService;
   /** Fault injection for tests; default: from AGENT_REFUND_PAUSE_{BEFORE,AFTER}_COMMIT_MS (off). */
   refundFaults?: RefundFaults;
+  /** The tools to register; default: every tool in common/tools/index.ts (tests add their own). */
+  tools?: readonly ToolDefinition[];
+}
+
+export function refundFaultsFromEnv(env: NodeJS.ProcessEnv = process.env): RefundFaults {
+  return {
+    pauseBeforeCommitMs: readEnv('AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS', env),
+    pauseAfterCommitMs: readEnv('AGENT_REFUND_PAUSE_AFTER_COMMIT_MS', env),
+  };
 }
 
 export function createActivities(deps: ActivityDeps) {
   const refunds = deps.refunds ?? lazyRefundService();
+  const toolDeps = { data: deps.data, refunds, faults: deps.refundFaults ?? refundFaultsFromEnv() };
+  const tools: Record<string, ToolFn> = Object.fromEntries(
+    (deps.tools ?? TOOLS).map((tool) => [tool.name, toolActivity(tool, toolDeps)]),
+  );
   return {
     decide: createDecide(deps.llm),
     // Named reconcile_<tool>: the lookup a run makes before it ends with an effect's outcome unknown.
     reconcile_issue_refund: createReconcileIssueRefund({ refunds, lookupFails: refundLookupFailsFromEnv() }),
     // Every tool's result is logged as the model sees it (sensitive fields redacted).
     // withToolPause: the AGENT_TOOL_PAUSE_MS drill (slow read-only tools); a no-op unless set.
-    ...withObservationLog(
-      withToolPause({
-        get_user_profile: createGetUserProfile(deps.data),
-        get_user_billing: createGetUserBilling(deps.data),
-        search_policy: createSearchPolicy(deps.data),
-        issue_refund: createIssueRefund({
-          refunds,
-          data: deps.data,
-          faults: deps.refundFaults ?? refundFaultsFromEnv(),
-        }),
-      }),
-    ),
+    ...withObservationLog(withToolPause(tools)),
   };
 }

@@ -3,8 +3,7 @@
 import { log } from '@temporalio/activity';
 import { observationForModel } from '../common/decision-payload';
 import type { Observation, ToolInput } from '../common/types';
-
-type ToolFn = (input: ToolInput) => Promise<Observation>;
+import type { ToolFn } from './tools/tool-activity';
 
 export function withObservationLog<T extends Record<string, ToolFn>>(tools: T): T {
   const wrapped: Record<string, ToolFn> = {};

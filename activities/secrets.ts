@@ -1,11 +1,12 @@
 // Secrets (the LLM API key, codec keys and tokens) live in the worker's environment only. Anything
 // that might carry one into a failure message, a log line or the history (an error body that
 // echoes the Authorization header, a proxy URL with credentials) goes through here first.
+import { SECRET_ENV_NAMES } from '../runtime/env-vars';
 
 export const SECRET_MASK = '[secret]';
 
 /** Environment variables whose values are secrets; their values are masked wherever text leaves the worker. */
-export const SECRET_ENV_VARS = ['OPENAI_API_KEY', 'AGENT_CODEC_KEYS', 'AGENT_CODEC_TOKEN', 'TEMPORAL_API_KEY'] as const;
+export const SECRET_ENV_VARS: readonly string[] = [...SECRET_ENV_NAMES, 'TEMPORAL_API_KEY'];
 
 /** Secret values from the environment, split so each codec key is masked on its own too. */
 export function secretsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {

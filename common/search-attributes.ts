@@ -9,22 +9,45 @@
 // worker without this code (a rolling deploy) keeps replaying without the new commands.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { SearchAttributePair } from '@temporalio/common';
+import { toolNamedReason } from './stop-reasons';
 import { registeredToolOr } from './tool-catalog';
 
+// The table: each attribute once, with its type. Everything else is derived from AGENT_SEARCH_ATTRIBUTE_KEYS:
+// the definitions the client checks for, the dev server's --search-attribute flags
+// (scripts/dev-server.ts) and what the deployment registers (scripts/init-namespace.ts).
 export const AGENT_STATUS = defineSearchAttributeKey('AgentStatus', SearchAttributeType.KEYWORD);
 export const AGENT_STOP_REASON = defineSearchAttributeKey('AgentStopReason', SearchAttributeType.KEYWORD);
 export const AGENT_STEP = defineSearchAttributeKey('AgentStep', SearchAttributeType.INT);
 export const AGENT_TOOL_CALLS = defineSearchAttributeKey('AgentToolCalls', SearchAttributeType.INT);
 export const AGENT_PRINCIPAL = defineSearchAttributeKey('AgentPrincipal', SearchAttributeType.KEYWORD);
 
+export const AGENT_SEARCH_ATTRIBUTE_KEYS = [
+  AGENT_STATUS,
+  AGENT_STOP_REASON,
+  AGENT_STEP,
+  AGENT_TOOL_CALLS,
+  AGENT_PRINCIPAL,
+];
+
+/** SearchAttributeType as the temporal CLI spells it (`--search-attribute AgentStep=Int`). */
+const CLI_TYPE_NAMES: Record<SearchAttributeType, string> = {
+  [SearchAttributeType.TEXT]: 'Text',
+  [SearchAttributeType.KEYWORD]: 'Keyword',
+  [SearchAttributeType.INT]: 'Int',
+  [SearchAttributeType.DOUBLE]: 'Double',
+  [SearchAttributeType.BOOL]: 'Bool',
+  [SearchAttributeType.DATETIME]: 'Datetime',
+  [SearchAttributeType.KEYWORD_LIST]: 'KeywordList',
+};
+
 /** Every attribute with the type the namespace must have it registered as (temporal CLI spelling). */
-export const AGENT_SEARCH_ATTRIBUTE_DEFINITIONS = [
-  { name: AGENT_STATUS.name, type: 'Keyword' },
-  { name: AGENT_STOP_REASON.name, type: 'Keyword' },
-  { name: AGENT_STEP.name, type: 'Int' },
-  { name: AGENT_TOOL_CALLS.name, type: 'Int' },
-  { name: AGENT_PRINCIPAL.name, type: 'Keyword' },
-] as const;
+export const AGENT_SEARCH_ATTRIBUTE_DEFINITIONS: ReadonlyArray<{ name: string; type: string }> =
+  AGENT_SEARCH_ATTRIBUTE_KEYS.map((key) => ({ name: key.name, type: CLI_TYPE_NAMES[key.type] }));
+
+/** `temporal server start-dev` flags that register every attribute. */
+export function devServerSearchAttributeFlags(): string[] {
+  return AGENT_SEARCH_ATTRIBUTE_DEFINITIONS.flatMap((d) => ['--search-attribute', `${d.name}=${d.type}`]);
+}
 
 export const SEARCH_ATTRIBUTES_PATCH = 'search-attributes-v1';
 
@@ -39,15 +62,13 @@ export function keywordValue(text: string): string {
   return text.length <= MAX_KEYWORD_CHARS ? text : text.slice(0, MAX_KEYWORD_CHARS);
 }
 
-const TOOL_REASON = /^(tool_denied|tool_missing|tool_bad_args|tool_error):(.*)$/s;
-
 /**
  * The stop reason as a search attribute: the payload codec never encrypts search attributes, so
  * text the model chose (a made-up tool name) must not land there. Unknown tools read `unknown`.
  */
 export function attributeStopReason(reason: string): string {
-  const match = TOOL_REASON.exec(reason);
-  return match ? `${match[1]}:${registeredToolOr(match[2]!)}` : reason;
+  const named = toolNamedReason(reason);
+  return named ? `${named.key}:${registeredToolOr(named.tool)}` : reason;
 }
 
 export interface RunAttributes {

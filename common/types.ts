@@ -2,7 +2,7 @@
 // and the live state the `state` query returns. Snake case, as the seeds' result.
 import type { Budget, Remaining, Usage } from './budget';
 import type { Action } from './contract';
-import type { CatalogEntry } from './tool-catalog';
+import type { CatalogEntry } from './tools/catalog-entry';
 import type { StopReason } from './stop-reasons';
 import type { ApprovalDecision, PendingApproval } from './approvals';
 

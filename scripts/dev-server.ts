@@ -4,17 +4,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { devServerSearchAttributeFlags } from '../common/search-attributes';
 import { freePort, isPortFree } from './free-port';
 import { findOrBuildTemporalCli } from './temporal-cli';
-
-/** Custom search attributes the agent runtime writes; registered on every dev server we start. */
-export const AGENT_SEARCH_ATTRIBUTES = [
-  { name: 'AgentStatus', type: 'Keyword' },
-  { name: 'AgentStopReason', type: 'Keyword' },
-  { name: 'AgentStep', type: 'Int' },
-  { name: 'AgentToolCalls', type: 'Int' },
-  { name: 'AgentPrincipal', type: 'Keyword' },
-] as const;
 
 /** Dynamic config for local runs: new search attributes visible at once, update-with-start allowed. */
 const DYNAMIC_CONFIG: Record<string, string> = {
@@ -273,7 +265,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     namespace,
     '--log-level',
     'warn',
-    ...AGENT_SEARCH_ATTRIBUTES.flatMap((sa) => ['--search-attribute', `${sa.name}=${sa.type}`]),
+    ...devServerSearchAttributeFlags(),
     ...Object.entries(DYNAMIC_CONFIG).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${v}`]),
     ...(opts.codecEndpoint ? ['--ui-codec-endpoint', opts.codecEndpoint] : []),
     ...SQLITE_PRAGMAS.flatMap((p) => ['--sqlite-pragma', p]),

@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Ajv from 'ajv';
 import type { ValidateFunction } from 'ajv';
-import { AGENT_SEARCH_ATTRIBUTE_DEFINITIONS } from '../common/search-attributes';
 import { REPO_ROOT } from './helpers/harness';
 import { parseYamlSubset, YamlSubsetError } from './helpers/yaml-subset';
 
@@ -107,11 +106,10 @@ describe('docker-compose.yml', () => {
     for (const image of from) assert.match(image, /^node:20\.\d+\.\d+-[a-z]+(-slim)?$/, `Dockerfile FROM ${image}`);
   });
 
-  it('registers exactly the search attributes the workflow writes', () => {
-    const script = read('deploy/init-temporal.sh');
-    const declared = /ATTRIBUTES="([^"]+)"/.exec(script)?.[1]?.split(/\s+/) ?? [];
-    assert.deepEqual(declared.sort(), AGENT_SEARCH_ATTRIBUTE_DEFINITIONS.map((d) => `${d.name}=${d.type}`).sort());
-    assert.match(script, /temporal operator search-attribute create/);
+  it('registers the search attributes from their table: the init script, run from the worker image', () => {
+    const init = compose.services['temporal-init']!;
+    assert.equal(init.image, compose.services.worker!.image);
+    assert.deepEqual(init.command, ['node', 'dist/scripts/init-namespace.js']);
   });
 
   it('builds the worker with npm ci and the TypeScript build, and runs dist/worker/main.js', () => {

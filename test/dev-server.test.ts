@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
-import { AGENT_SEARCH_ATTRIBUTES, isServerReachable, startDevServer, type DevServer } from '../scripts/dev-server';
+import { isServerReachable, startDevServer, type DevServer } from '../scripts/dev-server';
+import { AGENT_SEARCH_ATTRIBUTE_DEFINITIONS as AGENT_SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import { freePort } from '../scripts/free-port';
 import { findOrBuildTemporalCli } from '../scripts/temporal-cli';
 

@@ -6,8 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import type { Registry } from 'prom-client';
-
-export const DEFAULT_METRICS_PORT = 9464;
+import { readEnv } from '../runtime/env-vars';
 
 export interface MetricsServer {
   /** The port actually bound (useful with port 0). */
@@ -84,12 +83,7 @@ export function freeLoopbackPort(): Promise<number> {
 
 /** AGENT_SDK_METRICS_PORT: the loopback port of the SDK's exporter; unset = any free port. */
 export async function sdkMetricsPortFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const raw = (env.AGENT_SDK_METRICS_PORT ?? '').trim();
-  if (raw === '') return freeLoopbackPort();
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) {
-    throw new Error(`AGENT_SDK_METRICS_PORT must be a port number, got "${raw}"`);
-  }
-  return Number(raw);
+  return readEnv('AGENT_SDK_METRICS_PORT', env) ?? freeLoopbackPort();
 }
 
 /**
@@ -97,11 +91,5 @@ export async function sdkMetricsPortFromEnv(env: NodeJS.ProcessEnv = process.env
  * `off` = no metrics endpoint.
  */
 export function metricsPortFromEnv(env: NodeJS.ProcessEnv = process.env): number | 'off' {
-  const raw = (env.AGENT_METRICS_PORT ?? '').trim();
-  if (raw === '') return DEFAULT_METRICS_PORT;
-  if (raw.toLowerCase() === 'off') return 'off';
-  if (!/^\d+$/.test(raw) || Number(raw) > 65535) {
-    throw new Error(`AGENT_METRICS_PORT must be a port number (0 for any free port) or "off", got "${raw}"`);
-  }
-  return Number(raw);
+  return readEnv('AGENT_METRICS_PORT', env);
 }

@@ -9,6 +9,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AgentMetricsSinks, ToolOutcome } from '../common/metrics-sink';
+import { toolNamedReason } from '../common/stop-reasons';
 import { TOOL_REGISTRY } from '../common/tool-catalog';
 import type { DecideOutput } from '../common/types';
 import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/types';
@@ -119,9 +120,8 @@ export function toolLabel(tool: string): string {
 
 /** `tool_denied:<name>` and friends keep the name only if it is a registered tool. */
 export function stopReasonLabel(reason: string): string {
-  const colon = reason.indexOf(':');
-  if (colon < 0 || reason.startsWith('invalid_action:')) return reason;
-  return `${reason.slice(0, colon)}:${toolLabel(reason.slice(colon + 1))}`;
+  const named = toolNamedReason(reason);
+  return named ? `${named.key}:${toolLabel(named.tool)}` : reason;
 }
 
 function llmOutcome(err: unknown): string {

@@ -7,6 +7,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ReconcileInput, ReconcileOutput } from '../../common/types';
 import type { RefundRecord, RefundService } from './service';
 import { VOIDED } from './service';
+import { readEnv } from '../../runtime/env-vars';
 
 export interface ReconcileDeps {
   refunds: () => RefundService;
@@ -15,7 +16,7 @@ export interface ReconcileDeps {
 }
 
 export function refundLookupFailsFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.AGENT_REFUND_LOOKUP_FAIL === '1';
+  return readEnv('AGENT_REFUND_LOOKUP_FAIL', env);
 }
 
 export function createReconcileIssueRefund(deps: ReconcileDeps) {

@@ -2,54 +2,22 @@
 // database (SQLite through better-sqlite3, WAL mode), one row per effect, keyed by the caller's
 // idempotency key. It applies an effect at most once per key and answers a repeated key with the
 // first outcome; a refund attempt that was interrupted is found here by key and completed, never
-// repeated.
-//
-// Effect record states:
-//   planned    the request is recorded; no money has moved yet
-//   ambiguous  an attempt ended without reporting its outcome (it timed out or its worker died);
-//              the next attempt reconciles it here before acting
-//   confirmed  the refund was made (terminal)
-//   rejected   the service refused it (terminal), with a rejection reason
+// repeated. The record's states and the interface the issue_refund tool uses are in
+// common/tools/refund-ledger.ts.
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
+import type {
+  ConfirmRequest,
+  EffectState,
+  PlanRequest,
+  RefundLedger,
+  RefundRecord,
+} from '../../common/tools/refund-ledger';
+import { readEnv } from '../../runtime/env-vars';
 
-export type EffectState = 'planned' | 'confirmed' | 'ambiguous' | 'rejected';
+export type { ConfirmRequest, EffectState, PlanRequest, RefundRecord } from '../../common/tools/refund-ledger';
 export const EFFECT_STATES: readonly EffectState[] = ['planned', 'confirmed', 'ambiguous', 'rejected'];
-
-export interface RefundRecord {
-  id: number;
-  idempotency_key: string;
-  workflow_id: string;
-  user_id: number;
-  amount_usd: number;
-  currency: string;
-  reason: string;
-  state: EffectState;
-  /** Why the service refused the refund (state rejected). */
-  rejection: string | null;
-  /** Fencing token: raised by every claim; only the latest claimant may settle the record. */
-  fence: number;
-  created_at: string;
-  updated_at: string;
-  confirmed_at: string | null;
-}
-
-export interface PlanRequest {
-  idempotency_key: string;
-  workflow_id: string;
-  user_id: number;
-  amount_usd: number;
-  reason: string;
-}
-
-export interface ConfirmRequest {
-  idempotency_key: string;
-  /** The token plan() or claim() handed out. */
-  fence: number;
-  /** What the billing record says the user paid; undefined when there is no billing record. */
-  paid_usd: number | undefined;
-}
 
 /** A stale attempt tried to settle a record that a newer attempt has claimed since. */
 export class FencedError extends Error {
@@ -73,27 +41,12 @@ export type ServiceRejection = keyof typeof SERVICE_RULES;
  */
 export const VOIDED = 'voided';
 
-export const DEFAULT_REFUNDS_DB = path.join('.temporal', 'refunds.sqlite');
-
 export function refundsDbPathFromEnv(env: NodeJS.ProcessEnv = process.env): string {
-  return env.AGENT_REFUNDS_DB || DEFAULT_REFUNDS_DB;
+  return readEnv('AGENT_REFUNDS_DB', env);
 }
 
-interface Row {
-  id: number;
-  idempotency_key: string;
-  workflow_id: string;
-  user_id: number;
-  amount_cents: number;
-  currency: string;
-  reason: string;
-  state: EffectState;
-  rejection: string | null;
-  fence: number;
-  created_at: string;
-  updated_at: string;
-  confirmed_at: string | null;
-}
+/** A row as stored: the amount in whole cents. */
+type Row = Omit<RefundRecord, 'amount_usd'> & { amount_cents: number };
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS refunds (
@@ -119,7 +72,7 @@ export function toCents(usd: number): number {
   return Math.round(usd * 100);
 }
 
-export class RefundService {
+export class RefundService implements RefundLedger {
   private constructor(private readonly db: Database.Database) {}
 
   /** Opens (and creates, with its folder) the database; WAL so readers never block the writer. */
@@ -260,4 +213,10 @@ export class RefundService {
 function toRecord(row: Row): RefundRecord {
   const { amount_cents, ...rest } = row;
   return { ...rest, amount_usd: amount_cents / 100 };
+}
+
+/** Opens the refunds database on first use, so a worker that never refunds never creates it. */
+export function lazyRefundService(file = refundsDbPathFromEnv()): () => RefundService {
+  let service: RefundService | undefined;
+  return () => (service ??= RefundService.open(file));
 }

@@ -2,13 +2,14 @@
 // (read on every call, as a real service would be asked every time). A missing or broken file is
 // an outage: the tool's activity fails and Temporal retries it.
 import { readFile } from 'node:fs/promises';
+import type { DataSource, SupportData } from '../../common/tools/support-data';
+import { readEnv } from '../../runtime/env-vars';
 import { SEED_DATA } from './seed-data';
-import type { SupportData } from './seed-data';
 
-export type DataSource = () => Promise<SupportData>;
+export type { DataSource } from '../../common/tools/support-data';
 
 export function dataSourceFromEnv(env: NodeJS.ProcessEnv = process.env): DataSource {
-  const file = env.AGENT_DATA_FILE;
+  const file = readEnv('AGENT_DATA_FILE', env);
   if (!file) return async () => SEED_DATA;
   return async () => {
     let text: string;

@@ -7,8 +7,9 @@
 import { Context } from '@temporalio/activity';
 import { TOOL_REGISTRY } from '../../common/tool-catalog';
 import type { Observation, ToolInput } from '../../common/types';
-
-type ToolFn = (input: ToolInput) => Promise<Observation>;
+import { readEnv } from '../../runtime/env-vars';
+import { HEARTBEAT_EVERY_MS, sleepUnlessAborted } from './tool-activity';
+import type { ToolFn } from './tool-activity';
 
 export interface ToolPause {
   /** How long a first attempt waits before the tool runs; 0 (default) = off. */
@@ -18,22 +19,16 @@ export interface ToolPause {
 }
 
 export const NO_TOOL_PAUSE: ToolPause = { ms: 0 };
-const HEARTBEAT_EVERY_MS = 250;
 
 /** AGENT_TOOL_PAUSE_MS (milliseconds, default 0) and AGENT_TOOL_PAUSE_TOOLS (comma-separated names, default every read-only tool). */
 export function toolPauseFromEnv(env: NodeJS.ProcessEnv = process.env): ToolPause {
-  const raw = env.AGENT_TOOL_PAUSE_MS ?? '0';
-  const ms = Number(raw);
-  if (!Number.isFinite(ms) || ms < 0)
-    throw new Error(`AGENT_TOOL_PAUSE_MS must be a non-negative number of milliseconds, got "${raw}"`);
-  const names = env.AGENT_TOOL_PAUSE_TOOLS?.split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const ms = readEnv('AGENT_TOOL_PAUSE_MS', env);
+  const names = readEnv('AGENT_TOOL_PAUSE_TOOLS', env);
   for (const name of names ?? []) {
     const spec = TOOL_REGISTRY[name];
     if (!spec || spec.effectful) throw new Error(`AGENT_TOOL_PAUSE_TOOLS: "${name}" is not a read-only tool`);
   }
-  return { ms, ...(names && names.length > 0 ? { tools: names } : {}) };
+  return { ms, ...(names ? { tools: names } : {}) };
 }
 
 /** Wraps the read-only tools in `tools` with the pause; everything else is returned as it is. */
@@ -60,15 +55,7 @@ async function pauseUnlessCancelled(ctx: Context, ms: number): Promise<void> {
   const signal = ctx.cancellationSignal;
   const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
   try {
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-    });
+    await sleepUnlessAborted(ms, signal);
   } finally {
     clearInterval(beat);
   }

@@ -1,28 +1,7 @@
 // The seeds' facts: two users, their billing, three policy documents.
+import type { SupportData } from '../../common/tools/support-data';
 
-export interface UserProfile {
-  id: number;
-  name: string;
-  country: string;
-  tier: string;
-}
-export interface BillingRecord {
-  currency: string;
-  plan: string;
-  price_usd: number;
-  days_since_first_payment: number;
-}
-export interface PolicyDoc {
-  id: string;
-  title: string;
-  snippet: string;
-}
-
-export interface SupportData {
-  users: Record<string, UserProfile>;
-  billing: Record<string, BillingRecord>;
-  policies: PolicyDoc[];
-}
+export type { BillingRecord, PolicyDoc, SupportData, UserProfile } from '../../common/tools/support-data';
 
 export const SEED_DATA: SupportData = {
   users: {

@@ -2,6 +2,7 @@
 // A keyring holds every key that may still be needed to read old histories, and names the one
 // that encrypts new payloads. Error messages name variables and key ids, never key material.
 import { readFileSync } from 'node:fs';
+import { readEnv } from '../env-vars';
 
 export interface Keyring {
   /** Encrypts every new payload; its id travels in the payload's metadata. */
@@ -24,11 +25,11 @@ const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
  * Returns undefined when neither is set: payloads are then stored as plain JSON.
  */
 export function keyringFromEnv(env: NodeJS.ProcessEnv = process.env): Keyring | undefined {
-  const inline = env.AGENT_CODEC_KEYS?.trim();
-  const file = env.AGENT_CODEC_KEY_FILE?.trim();
+  const inline = readEnv('AGENT_CODEC_KEYS', env);
+  const file = readEnv('AGENT_CODEC_KEY_FILE', env);
   if (inline && file) throw new CodecConfigError('set either AGENT_CODEC_KEYS or AGENT_CODEC_KEY_FILE, not both');
   let keys: Map<string, Buffer>;
-  let active = env.AGENT_CODEC_ACTIVE_KEY_ID?.trim() || undefined;
+  let active = readEnv('AGENT_CODEC_ACTIVE_KEY_ID', env);
   if (inline) {
     keys = parseInlineKeys(inline);
   } else if (file) {

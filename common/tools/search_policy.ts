@@ -1,7 +1,19 @@
-import type { Observation, ToolInput } from '../../common/types';
-import { envelope } from '../envelope';
-import type { DataSource } from './data-source';
-import type { PolicyDoc } from './seed-data';
+import { z } from 'zod';
+import { LOOKUP_OPTIONS } from './args';
+import type { PolicyDoc } from './support-data';
+import { defineTool } from './tool';
+
+export const searchPolicy = defineTool({
+  name: 'search_policy',
+  description: 'Search refund and billing policy snippets',
+  args: z.strictObject({ query: z.string().trim().min(1).max(500) }),
+  ...LOOKUP_OPTIONS,
+  freeText: ['query'],
+  async handler({ query }, ctx) {
+    const matches = rankPolicies((await ctx.data()).policies, query);
+    return ctx.envelope('policy-docs', true, { matches });
+  },
+});
 
 /** The seeds' keyword ranking: count query words found in title + snippet; top two, or the first doc. */
 export function rankPolicies(docs: PolicyDoc[], query: string): PolicyDoc[] {
@@ -16,11 +28,4 @@ export function rankPolicies(docs: PolicyDoc[], query: string): PolicyDoc[] {
     .slice(0, 2)
     .map((r) => r.doc);
   return top.length > 0 ? top : docs.slice(0, 1);
-}
-
-export function createSearchPolicy(data: DataSource) {
-  return async function search_policy(input: ToolInput): Promise<Observation> {
-    const matches = rankPolicies((await data()).policies, String(input.args.query));
-    return envelope('search_policy', 'policy-docs', true, { matches });
-  };
 }

@@ -1,0 +1,131 @@
+// The `issue_refund` tool: the first tool with a real side effect. The workflow computes the
+// idempotency key and passes it in; the handler asks the refunds service for that key FIRST, so
+// an attempt that follows a timeout or a dead worker reconciles against the system of record
+// instead of repeating the refund. A run never refunds twice.
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { z } from 'zod';
+import type { Observation } from '../observation';
+import { userId } from './args';
+import type { RefundRecord } from './refund-ledger';
+import { defineTool } from './tool';
+import type { ToolContext } from './tool';
+
+export const REFUND_SOURCE = 'refunds-service';
+
+/** The error type of an attempt that found its run cancelled before it committed the refund. */
+export const RUN_CANCELLED_BEFORE_COMMIT = 'RunCancelledBeforeCommit';
+
+/** A positive USD amount in whole cents, at most 10,000. */
+const amountUsd = z
+  .number()
+  .positive()
+  .max(10_000)
+  .refine((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, 'at most two decimals')
+  .describe('USD, at most two decimals');
+
+export const issueRefund = defineTool({
+  name: 'issue_refund',
+  description:
+    "Refund the user: sends money back to the original payment method. Needs an operator's approval; " +
+    'only for the user the run is for, after reading their billing record, within the refund policy, at most what was paid.',
+  args: z.strictObject({ user_id: userId, amount_usd: amountUsd, reason: z.string().trim().min(3).max(500) }),
+  timeoutSeconds: 30,
+  // Safe to retry: every attempt reconciles by idempotency key before it acts.
+  maxAttempts: 5,
+  effectful: true,
+  needsApproval: true,
+  freeText: ['reason'],
+  async handler(args, ctx, input) {
+    const key = input.idempotency_key;
+    // Object-level authorisation at the tool as well as in the workflow's gate: this tool
+    // refunds only the run's principal.
+    if (args.user_id !== input.principal_user_id) {
+      return ctx.envelope(REFUND_SOURCE, false, { rejected: 'not_principal', user_id: args.user_id });
+    }
+
+    let stage = 'reconciling';
+    const stopHeartbeats = ctx.startHeartbeats(() => ({ key, stage }));
+    const stall = async (ms: number) => {
+      if (ms <= 0 || ctx.attempt !== 1) return;
+      stopHeartbeats(); // a hung worker sends no heartbeats
+      await ctx.stall(ms); // worker shutdown still ends it
+    };
+    const stopIfCancelled = () => {
+      if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? new CancelledFailure('cancelled');
+    };
+    try {
+      const refunds = ctx.refunds();
+      // 1. Reconcile by key before anything else: an earlier attempt (or an earlier run with the
+      //    same workflow id) may already have acted.
+      const existing = refunds.lookupByKey(key);
+      if (existing?.state === 'confirmed' || existing?.state === 'rejected') return outcome(ctx, existing, true);
+      let held: RefundRecord | undefined;
+      if (existing) {
+        // planned or ambiguous: an attempt ended without reporting. Claim the record (fencing
+        // the old attempt off) and settle it below; the service's confirm is keyed and atomic, so
+        // settling it now cannot make a second refund.
+        held = refunds.claim(key);
+      } else {
+        stopIfCancelled();
+        stage = 'planning';
+        const planned = refunds.plan({
+          idempotency_key: key,
+          workflow_id: ctx.workflowId,
+          user_id: args.user_id,
+          amount_usd: args.amount_usd,
+          reason: args.reason,
+        });
+        // Another attempt planned it between our lookup and our insert: claim it instead.
+        held = planned.created ? planned.record : refunds.claim(key);
+      }
+      if (!held) throw new Error(`refund ${key} vanished from the refunds service`);
+      if (held.state === 'confirmed' || held.state === 'rejected') return outcome(ctx, held, true);
+
+      await stall(ctx.faults.pauseBeforeCommitMs);
+
+      // 2. The effect: confirmed or rejected exactly once, by the service, under its own rules;
+      //    never once the run's cancel is recorded (the workflow then settles the record as not made).
+      stopIfCancelled();
+      stage = 'checking the run';
+      if (await ctx.runCancelRequested()) {
+        throw ApplicationFailure.nonRetryable(
+          `refund ${key} not committed: the run's cancel is recorded`,
+          RUN_CANCELLED_BEFORE_COMMIT,
+        );
+      }
+      stage = 'confirming';
+      const paid = (await ctx.data()).billing[String(args.user_id)]?.price_usd;
+      const record = refunds.confirm({ idempotency_key: key, fence: held.fence, paid_usd: paid });
+      stage = 'committed';
+
+      await stall(ctx.faults.pauseAfterCommitMs);
+      return outcome(ctx, record, existing !== undefined);
+    } catch (err) {
+      if (err instanceof Error && err.name === 'FencedError') {
+        // A newer attempt owns the record; this one reports nothing new and lets it finish.
+        throw ApplicationFailure.retryable(err.message, 'RefundFenced');
+      }
+      throw err;
+    } finally {
+      stopHeartbeats();
+    }
+  },
+});
+
+function outcome(ctx: ToolContext, record: RefundRecord, reconciled: boolean): Observation {
+  const refund = {
+    refund_id: record.id,
+    user_id: record.user_id,
+    amount_usd: record.amount_usd,
+    currency: record.currency,
+    state: record.state,
+    reason: record.reason,
+  };
+  return ctx.envelope(REFUND_SOURCE, record.state === 'confirmed', {
+    refund,
+    idempotency_key: record.idempotency_key,
+    // True when this attempt found the effect already decided (or interrupted) by key.
+    reconciled,
+    ...(record.state === 'rejected' ? { rejected: record.rejection } : {}),
+  });
+}

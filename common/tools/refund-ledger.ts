@@ -1,0 +1,64 @@
+// What the issue_refund tool needs from the refunds service (the system of record), as types:
+// activities/refunds/service.ts implements it on SQLite. Effect record states:
+//   planned    the request is recorded; no money has moved yet
+//   ambiguous  an attempt ended without reporting its outcome (it timed out or its worker died);
+//              the next attempt reconciles it here before acting
+//   confirmed  the refund was made (terminal)
+//   rejected   the service refused it (terminal), with a rejection reason
+
+export type EffectState = 'planned' | 'confirmed' | 'ambiguous' | 'rejected';
+
+export interface RefundRecord {
+  id: number;
+  idempotency_key: string;
+  workflow_id: string;
+  user_id: number;
+  amount_usd: number;
+  currency: string;
+  reason: string;
+  state: EffectState;
+  /** Why the service refused the refund (state rejected). */
+  rejection: string | null;
+  /** Fencing token: raised by every claim; only the latest claimant may settle the record. */
+  fence: number;
+  created_at: string;
+  updated_at: string;
+  confirmed_at: string | null;
+}
+
+export interface PlanRequest {
+  idempotency_key: string;
+  workflow_id: string;
+  user_id: number;
+  amount_usd: number;
+  reason: string;
+}
+
+export interface ConfirmRequest {
+  idempotency_key: string;
+  /** The token plan() or claim() handed out. */
+  fence: number;
+  /** What the billing record says the user paid; undefined when there is no billing record. */
+  paid_usd: number | undefined;
+}
+
+export interface RefundLedger {
+  lookupByKey(key: string): RefundRecord | undefined;
+  plan(request: PlanRequest): { created: boolean; record: RefundRecord };
+  /** Takes over an unfinished record (raising its fence); undefined when there is none. */
+  claim(key: string): RefundRecord | undefined;
+  /** Confirms or rejects a held record, once, under the service's own rules; throws FencedError when stale. */
+  confirm(request: ConfirmRequest): RefundRecord;
+}
+
+/**
+ * Fault injection, for tests and drills. On an effect's first attempt the activity stops
+ * heartbeating and waits this long, as a worker that hangs (or is killed) at that point would;
+ * Temporal then times the attempt out and the next attempt must reconcile. 0 (default) = off.
+ */
+export interface RefundFaults {
+  /** After the refund is planned, before it is committed ("timeout before commit"). */
+  pauseBeforeCommitMs: number;
+  /** After the refund is committed, before the activity reports back ("timeout after commit"). */
+  pauseAfterCommitMs: number;
+}

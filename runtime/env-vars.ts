@@ -1,0 +1,290 @@
+// Every environment variable the runtime's own processes read (worker, activities, CLI, codec
+// server, local server, drills), in one table: name, default, meaning and parser. Readers call
+// readEnv(name) instead of touching process.env; docs/configuration.md is written from this table
+// (a test checks it both ways). The TEMPORAL_* connection settings are not here: the `temporal`
+// CLI's names and profiles, read by runtime/temporal-env.ts.
+
+/** Turns the raw value (undefined when unset) into what the reader needs; throws a one-line error naming the variable. */
+type Parser<T> = (raw: string | undefined, name: string) => T;
+
+export type EnvVarGroup = 'llm' | 'worker' | 'codec' | 'cli' | 'local server' | 'drill';
+
+export interface EnvVarSpec<T> {
+  group: EnvVarGroup;
+  /** The default in words, as the docs state it; '' = unset means off or absent. */
+  default: string;
+  /** One line: what it does. */
+  meaning: string;
+  parse: Parser<T>;
+  /** Its value is masked wherever text leaves the worker (activities/secrets.ts). */
+  secret?: boolean;
+}
+
+// ---- parsers ------------------------------------------------------------------------------
+
+/** The trimmed value; unset or blank reads as undefined. */
+const text: Parser<string | undefined> = (raw) => raw?.trim() || undefined;
+const textOr =
+  (fallback: string): Parser<string> =>
+  (raw) =>
+    raw?.trim() || fallback;
+/** `1` turns it on; anything else (or unset) leaves it off. */
+const flag: Parser<boolean> = (raw) => raw?.trim() === '1';
+
+const positiveNumber =
+  (fallback: number): Parser<number> =>
+  (raw, name) => {
+    const value = Number(raw?.trim() || fallback);
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+    return value;
+  };
+
+const milliseconds: Parser<number> = (raw, name) => {
+  const value = Number(raw?.trim() || 0);
+  if (!Number.isFinite(value) || value < 0)
+    throw new Error(`${name} must be a non-negative number of milliseconds, got "${raw}"`);
+  return value;
+};
+
+/** A TCP port; `allowZero` for "any free port". Unset = the fallback (undefined: the reader picks). */
+function port(fallback: number, allowZero?: boolean): Parser<number>;
+function port(fallback: undefined, allowZero?: boolean): Parser<number | undefined>;
+function port(fallback: number | undefined, allowZero = false): Parser<number | undefined> {
+  return (raw, name) => {
+    const trimmed = raw?.trim() ?? '';
+    if (trimmed === '') return fallback;
+    const value = Number(trimmed);
+    if (!/^\d+$/.test(trimmed) || value > 65535 || (value === 0 && !allowZero))
+      throw new Error(`${name} must be a port number${allowZero ? ' (0 for any free port)' : ''}, got "${raw}"`);
+    return value;
+  };
+}
+
+/** A comma-separated list; blank entries dropped; unset or empty = undefined. */
+const list: Parser<string[] | undefined> = (raw) => {
+  const items = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return items.length > 0 ? items : undefined;
+};
+
+// ---- the table ----------------------------------------------------------------------------
+
+export const DEFAULT_METRICS_PORT = 9464;
+export const DEFAULT_CODEC_PORT = 8888;
+export const DEFAULT_REFUNDS_DB = '.temporal/refunds.sqlite';
+export const DEFAULT_MODEL = 'gpt-4.1-mini';
+
+export const ENV_VARS = {
+  // The LLM (worker)
+  OPENAI_API_KEY: {
+    group: 'llm',
+    default: '',
+    meaning:
+      'API key of the OpenAI-compatible endpoint; local servers often need none, and without it the demo runs offline',
+    parse: text,
+    secret: true,
+  },
+  OPENAI_BASE_URL: {
+    group: 'llm',
+    default: 'the OpenAI API',
+    meaning: 'base URL of an OpenAI-compatible endpoint (e.g. http://localhost:11434/v1)',
+    parse: text,
+  },
+  OPENAI_MODEL: {
+    group: 'llm',
+    default: DEFAULT_MODEL,
+    meaning: 'the model the decide step asks',
+    parse: textOr(DEFAULT_MODEL),
+  },
+  OPENAI_TIMEOUT_SECONDS: {
+    group: 'llm',
+    default: '60',
+    meaning: 'per-attempt timeout of one LLM call, in seconds (Temporal retries a timed-out attempt)',
+    parse: positiveNumber(60),
+  },
+
+  // The worker and its tools
+  AGENT_DATA_FILE: {
+    group: 'worker',
+    default: "the seeds' data",
+    meaning:
+      "a JSON file the tools read instead of the seeds' data, on every call (missing or broken: the tool fails and retries)",
+    parse: text,
+  },
+  AGENT_REFUNDS_DB: {
+    group: 'worker',
+    default: DEFAULT_REFUNDS_DB,
+    meaning: 'the SQLite file of the refunds service, created on the first refund (the demo: a fresh temporary file)',
+    parse: textOr(DEFAULT_REFUNDS_DB),
+  },
+  AGENT_METRICS_PORT: {
+    group: 'worker',
+    default: String(DEFAULT_METRICS_PORT),
+    meaning: "port of the worker's Prometheus endpoint; 0 = any free port, `off` = none",
+    parse: (raw, name): number | 'off' => {
+      if (raw?.trim().toLowerCase() === 'off') return 'off';
+      try {
+        return port(DEFAULT_METRICS_PORT, true)(raw, name);
+      } catch {
+        throw new Error(`${name} must be a port number (0 for any free port) or "off", got "${raw}"`);
+      }
+    },
+  },
+  AGENT_SDK_METRICS_PORT: {
+    group: 'worker',
+    default: 'any free port',
+    meaning: "loopback port of the Temporal SDK's own Prometheus exporter, re-served on AGENT_METRICS_PORT",
+    parse: port(undefined),
+  },
+
+  // Payload encryption (worker, CLI, codec server)
+  AGENT_CODEC_KEYS: {
+    group: 'codec',
+    default: '',
+    meaning: 'payload encryption keys, `id:base64key,...` (32-byte AES keys); unset = payloads in plain JSON',
+    parse: text,
+    secret: true,
+  },
+  AGENT_CODEC_KEY_FILE: {
+    group: 'codec',
+    default: '',
+    meaning: 'instead of AGENT_CODEC_KEYS: a JSON file `{"active": "id", "keys": {"id": "base64"}}`',
+    parse: text,
+  },
+  AGENT_CODEC_ACTIVE_KEY_ID: {
+    group: 'codec',
+    default: 'the only key',
+    meaning: 'the key id that encrypts new payloads (needed when there are several keys)',
+    parse: text,
+  },
+  AGENT_CODEC_TOKEN: {
+    group: 'codec',
+    default: '',
+    meaning:
+      "the codec server's shared secret (at least 16 characters): `Authorization: Bearer <token>` or its /login page",
+    parse: textOr(''),
+    secret: true,
+  },
+  AGENT_CODEC_CORS_ORIGIN: {
+    group: 'codec',
+    default: 'the origin of TEMPORAL_UI_URL',
+    meaning:
+      'the Web UI origin(s) allowed to call the codec server, comma-separated (plus the localhost/127.0.0.1 twin)',
+    parse: text,
+  },
+  AGENT_CODEC_HOST: {
+    group: 'codec',
+    default: '127.0.0.1',
+    meaning: 'the address the codec server listens on (0.0.0.0 in a container)',
+    parse: textOr('127.0.0.1'),
+  },
+  AGENT_CODEC_PORT: {
+    group: 'codec',
+    default: String(DEFAULT_CODEC_PORT),
+    meaning: 'the port the codec server listens on',
+    parse: port(DEFAULT_CODEC_PORT, true),
+  },
+  AGENT_CODEC_SECURE_COOKIE: {
+    group: 'codec',
+    default: '',
+    meaning: '`1` when the codec server is reached over HTTPS (its sign-in cookie is then Secure)',
+    parse: flag,
+  },
+  AGENT_CODEC_ENDPOINT: {
+    group: 'codec',
+    default: 'http://localhost:AGENT_CODEC_PORT',
+    meaning: "the codec server's URL as the browser reaches it, given to the Web UI",
+    parse: text,
+  },
+
+  // The CLI
+  AGENT_SEARCH_ATTRIBUTES: {
+    group: 'cli',
+    default: 'ask the server',
+    meaning: '`on` or `off`: skip the check whether the namespace has the Agent* search attributes',
+    parse: (raw): 'on' | 'off' | undefined => {
+      const value = raw?.trim().toLowerCase();
+      return value === 'on' || value === 'off' ? value : undefined;
+    },
+  },
+  AGENT_OPERATOR: {
+    group: 'cli',
+    default: '$USER',
+    meaning: 'who answered an approval, recorded with the answer',
+    parse: text,
+  },
+  AGENT_DEBUG: {
+    group: 'cli',
+    default: '',
+    meaning: 'set to anything: print stack traces of errors',
+    parse: (raw): boolean => Boolean(raw),
+  },
+
+  // The local dev server (`npm run server`)
+  TEMPORAL_PORT: {
+    group: 'local server',
+    default: '7233',
+    meaning: 'the gRPC port `npm run server` listens on',
+    parse: port(7233),
+  },
+  TEMPORAL_CLI_PATH: {
+    group: 'local server',
+    default: 'found on PATH, or built with Go',
+    meaning: 'the `temporal` binary `npm run server`, the demo and the tests start',
+    parse: text,
+  },
+  TEMPORAL_UI_PORT: {
+    group: 'local server',
+    default: 'TEMPORAL_PORT + 1000',
+    meaning: 'the Web UI port `npm run server` listens on',
+    parse: port(undefined),
+  },
+
+  // Drills and fault injection (tests; all off by default)
+  AGENT_TOOL_PAUSE_MS: {
+    group: 'drill',
+    default: '0',
+    meaning: "a read-only tool's first attempt waits this long (heartbeating, cancellable): a slow backend",
+    parse: milliseconds,
+  },
+  AGENT_TOOL_PAUSE_TOOLS: {
+    group: 'drill',
+    default: 'every read-only tool',
+    meaning: 'which read-only tools AGENT_TOOL_PAUSE_MS slows, comma-separated',
+    parse: list,
+  },
+  AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS: {
+    group: 'drill',
+    default: '0',
+    meaning: "a refund's first attempt hangs this long after planning, before the commit (no heartbeats)",
+    parse: milliseconds,
+  },
+  AGENT_REFUND_PAUSE_AFTER_COMMIT_MS: {
+    group: 'drill',
+    default: '0',
+    meaning: "a refund's first attempt hangs this long after the commit, before it reports (no heartbeats)",
+    parse: milliseconds,
+  },
+  AGENT_REFUND_LOOKUP_FAIL: {
+    group: 'drill',
+    default: '',
+    meaning: '`1`: reconcile_issue_refund refuses every lookup, so a cut-off refund is reported `ambiguous`',
+    parse: flag,
+  },
+} as const satisfies Record<string, EnvVarSpec<unknown>>;
+
+export type EnvVarName = keyof typeof ENV_VARS;
+export type EnvValue<N extends EnvVarName> = ReturnType<(typeof ENV_VARS)[N]['parse']>;
+
+export const ENV_VAR_NAMES = Object.keys(ENV_VARS) as EnvVarName[];
+
+/** The variable's value, parsed; throws a one-line error naming it when the value is malformed. */
+export function readEnv<N extends EnvVarName>(name: N, env: NodeJS.ProcessEnv = process.env): EnvValue<N> {
+  const spec: EnvVarSpec<unknown> = ENV_VARS[name];
+  return spec.parse(env[name], name) as EnvValue<N>;
+}
+
+/** Names of the variables whose values are secrets. */
+export const SECRET_ENV_NAMES = ENV_VAR_NAMES.filter((name) => (ENV_VARS[name] as EnvVarSpec<unknown>).secret);
