@@ -1,7 +1,7 @@
 // `npm run bench [-- --quick] [flags]`: what durability costs per step, how far one worker scales,
 // how fast a run recovers. Starts its own Temporal dev server (fresh SQLite file, free ports), a
 // scripted OpenAI-compatible LLM server in this process, worker processes (scripts/bench-worker.ts:
-// the shipped createAgentWorker) and a plain in-process loop (scripts/bench-inprocess-loop.ts), then
+// the shipped createAgentWorker) and a plain in-process loop (scripts/bench-baseline.ts), then
 // prints one table and writes bench-results/bench.{json,md}. Progress goes to stderr.
 // docs/benchmark.md explains the method, the tuning and the results. `--help` lists the flags.
 import { fork } from 'node:child_process';
@@ -22,7 +22,7 @@ import type { TemporalEnv } from '../runtime/temporal-env';
 import type { AgentInput, AgentResult } from '../common/types';
 import { chainCost } from './bench-history';
 import type { ChainCost } from './bench-history';
-import type { InProcessReply } from './bench-inprocess-loop';
+import type { InProcessReply } from './bench-baseline';
 import { benchInput, scenarioScript } from './bench-scenario';
 import type { ScenarioOptions } from './bench-scenario';
 import { bytes, markdownTable, median, ms, prng, secs, signed, summarize, textTable } from './bench-stats';
@@ -542,7 +542,7 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
   const tq = newId('overhead-tq');
   const env = envFor(ctx, tq);
   const worker = startWorker(ctx, tq, 'overhead');
-  const inproc = fork(path.join(DIST, 'scripts', 'bench-inprocess-loop.js'), [], {
+  const inproc = fork(path.join(DIST, 'scripts', 'bench-baseline.js'), [], {
     env: { ...process.env, OPENAI_BASE_URL: ctx.llm.baseUrl, OPENAI_API_KEY: 'bench', OPENAI_TIMEOUT_SECONDS: '120' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
