@@ -1,6 +1,7 @@
 // The benchmark's flags (`npm run bench -- --help`), parsed by node:util parseArgs.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 
 const REPO = path.resolve(__dirname, '..', '..');
 
@@ -126,21 +127,20 @@ function workerOption(value: string): [string, unknown] {
 }
 
 export function parseBenchArgs(argv: string[]): Options {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      quick: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-      'no-metrics': { type: 'boolean' },
-      'no-search-attributes': { type: 'boolean' },
-      ...Object.fromEntries(
-        [...Object.keys(INTEGER_FLAGS), ...Object.keys(LIST_FLAGS), ...STRING_FLAGS].map((f) => [f, { type: 'string' }]),
-      ),
-      ...Object.fromEntries(REPEATED_FLAGS.map((f) => [f, { type: 'string', multiple: true }])),
-    },
-  });
+  const options: NonNullable<ParseArgsConfig['options']> = {
+    quick: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+    'no-metrics': { type: 'boolean' },
+    'no-search-attributes': { type: 'boolean' },
+  };
+  for (const flag of [...Object.keys(INTEGER_FLAGS), ...Object.keys(LIST_FLAGS), ...STRING_FLAGS]) {
+    options[flag] = { type: 'string' };
+  }
+  for (const flag of REPEATED_FLAGS) options[flag] = { type: 'string', multiple: true };
+  const values = parseArgs({ args: argv, strict: true, allowPositionals: false, options }).values as Record<
+    string,
+    string | boolean | string[] | undefined
+  >;
   if (values.help) {
     console.log(HELP);
     return process.exit(0);

@@ -717,7 +717,6 @@ async function phaseCancel(ctx: Ctx): Promise<CancelReport> {
 
 // ---- phase: crash recovery -----------------------------------------------------------------
 
-
 interface CrashTrial {
   /** restart: the new worker is started after the kill; standby: a second worker was already polling */
   mode: CrashMode;
