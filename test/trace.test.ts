@@ -20,15 +20,7 @@ import { resolveBudget } from '../common/budget';
 import type { AgentInput, AgentResult } from '../common/types';
 import { answerApproval, pendingApproval } from '../client/approvals';
 import type { ApprovalRequest } from '../client/approvals';
-import {
-  agentInput,
-  connectClient,
-  eventually,
-  REPO_ROOT,
-  startWorkerProcess,
-  testEnv,
-  uniqueId,
-} from './helpers/harness';
+import { agentInput, connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 import { runCli } from './helpers/cli';
 import { billingOf, finalAnswer, REFUND_ALLOW, refundFixture, refundOf } from './helpers/refund-fixtures';
@@ -356,6 +348,9 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
   });
 });
 
+/** The recorded histories, seen from the compiled test (dist/test/). */
+const HISTORIES = path.resolve(__dirname, '..', '..', 'test', 'fixtures', 'histories');
+
 describe('agent trace reads what the workflow recorded, not activity ids', () => {
   // Fixtures are plain JSON payloads (scripts/record-histories.ts).
   const decode: DecodePayloads = async (payloads, index = 0) => {
@@ -363,7 +358,7 @@ describe('agent trace reads what the workflow recorded, not activity ids', () =>
     return payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
   };
   const fixture = (file: string): HistoryEvent[] => {
-    const json = JSON.parse(readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'histories', file), 'utf8'));
+    const json = JSON.parse(readFileSync(path.join(HISTORIES, file), 'utf8'));
     const times = (json.events as Array<{ eventTime: string }>).map((e) => msToTs(Date.parse(e.eventTime)));
     // Event times as a fetched history has them (Long seconds).
     return (historyFromJSON(json).events ?? []).map((e, i) => ({ ...e, eventTime: times[i] }));
