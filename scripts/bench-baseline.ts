@@ -11,6 +11,7 @@
 //
 // Run as a child process by scripts/bench.ts (IPC: {type:'run', ...} -> {type:'done', ...}), so
 // it gets its own event loop and CPU accounting, like the worker process it is compared with.
+import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../activities';
@@ -72,6 +73,8 @@ export async function runInProcess(
 ): Promise<InProcessResult> {
   const budget = resolveBudget(input.budget);
   const startedAt = Date.now();
+  // The workflow's decide key holds its chain's first run id (a UUID): the same shape here.
+  const chainRunId = randomUUID();
   let state: StepCounters = { usage: { ...EMPTY_USAGE }, seenCalls: [] };
   let trace: TraceEntry[] = [];
   let history: HistoryEntry[] = [];
@@ -137,7 +140,7 @@ export async function runInProcess(
     const payload = buildDecisionPayload(input.goal, input.user_id, history, rules.allow);
     let decision;
     try {
-      const key = decideKey(workflowId, 'inprocess', step);
+      const key = decideKey(workflowId, chainRunId, step);
       decision = await run(activities.decide, { payload, idempotency_key: key }, step, 'decide', 'decide');
     } catch (err) {
       return end(

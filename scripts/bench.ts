@@ -374,7 +374,8 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
         if (!good) {
           failed++;
           progress(
-            `overhead: failed trial at ${latency} ms: durable ${d.error ?? d.result?.stop_reason}, in-process ${i.error ?? i.stop_reason}`,
+            `overhead: failed trial at ${latency} ms: durable ${d.error ?? d.result?.stop_reason} after ` +
+              `${d.result?.usage.steps ?? '?'} step(s), in-process ${i.error ?? i.stop_reason} after ${i.steps} step(s)`,
           );
           continue;
         }
