@@ -305,9 +305,11 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
   const tq = newId('overhead-tq');
   const env = envFor(ctx, tq);
   const worker = startWorker(ctx, tq, 'overhead');
+  // Its activity log lines go to a file, as the worker's do (same logger, same cost).
+  const inprocLog = fs.openSync(path.join(ctx.logDir, 'in-process-baseline.log'), 'a');
   const inproc = fork(path.join(DIST, 'scripts', 'bench-baseline.js'), [], {
     env: { ...process.env, OPENAI_BASE_URL: ctx.llm.baseUrl, OPENAI_API_KEY: 'bench', OPENAI_TIMEOUT_SECONDS: '120' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', inprocLog, inprocLog, 'ipc'],
   });
   children.add(inproc);
   const inprocExited = new Promise<void>((r) => inproc.once('exit', () => (children.delete(inproc), r())));
