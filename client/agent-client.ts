@@ -12,6 +12,7 @@ import type { TemporalEnv } from '../runtime/temporal-env';
 import { attributePairs } from '../common/search-attributes';
 import { checkSearchAttributes } from './search-attribute-check';
 import { checkAgentInput } from '../common/input';
+import { runSummary } from './run-summary';
 
 export const WORKFLOW_TYPE = 'reactAgent';
 
@@ -73,6 +74,8 @@ export async function startRun(
     workflowId,
     args: [{ ...input, search_attributes: searchAttributes && input.search_attributes !== false }],
     workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
+    // The Web UI's run list and run page: who the run acts for and what it was asked.
+    ...runSummary(input),
     typedSearchAttributes: searchAttributes
       ? attributePairs({ status: 'running', step: 0, toolCalls: 0, principal: String(input.user_id) })
       : undefined,

@@ -1,7 +1,9 @@
 // Rebuilds a run's step events (the seeds' bounded event contract: step, decision,
 // decisionSummary, tool, argumentDigest, policyDecision, observation {status, source, bytes},
 // remainingBudget) from its workflow HISTORY alone: the activity events the workflow scheduled,
-// their inputs and results, and how the run closed. No worker, no query, no UI is needed, so a
+// their inputs and results, and how the run closed. Which step an activity belongs to is what the
+// workflow recorded in the activity's input (its step tag, common/step-tag.ts); only histories
+// recorded before the tag existed are read by the legacy activity-id convention. No worker, no query, no UI is needed, so a
 // finished run can be audited from the record Temporal keeps. A continue-as-new chain is read
 // as one run.
 //
@@ -25,6 +27,8 @@ import { validateAction } from '../common/contract';
 import { sha256Hex, stableJson } from '../common/hash';
 import type { AgentInput, AgentResult, DecideOutput, Observation, ToolInput } from '../common/types';
 import { CANCELLED_RESULT_MEMO } from '../common/types';
+import { stepTagOf } from '../common/step-tag';
+import type { StepTag } from '../common/step-tag';
 import { personObservation } from '../common/approvals';
 import type { ApprovalAnswer, ApprovalReceipt } from '../common/approvals';
 
@@ -142,19 +146,21 @@ export async function rebuildTrace(
       const sched = e.activityTaskScheduledEventAttributes;
       if (sched) {
         const name = sched.activityType?.name ?? '?';
-        const step = stepOf(sched.activityId);
-        if (step === undefined) continue; // not one of the loop's activities
-        if (name === 'decide') {
+        const input = await decode(sched.input?.payloads);
+        const tag = stepTagOf(input) ?? legacyStepTag(name, sched.activityId);
+        // Not one of the loop's steps: another activity, or a lookup that does not change the step's event.
+        if (tag === undefined || tag.role === 'reconcile') continue;
+        const { step } = tag;
+        if (tag.role === 'decide') {
           scheduled.set(id, { kind: 'decide', step, name });
           draftFor(step, atMs);
           continue;
         }
         scheduled.set(id, { kind: 'tool', step, name });
-        const input = (await decode(sched.input?.payloads)) as ToolInput;
         countCall(step);
         const draft = draftFor(step, atMs);
         draft.event.tool = name;
-        draft.event.argumentDigest = digest(input?.args ?? {});
+        draft.event.argumentDigest = digest((input as ToolInput | undefined)?.args ?? {});
         draft.event.policyDecision = 'allowed';
         draft.event.observation = { status: 'not_run' };
         touch(draft, atMs);
@@ -364,10 +370,14 @@ export function digest(args: unknown): string {
   return `sha256:${sha256Hex(stableJson(args ?? {}))}`;
 }
 
-/** The loop's activity ids are `${step}-decide` and `${step}-${tool}`. */
-function stepOf(activityId: string | null | undefined): number | undefined {
+/**
+ * LEGACY: histories recorded before activity inputs carried a step tag. Their activity ids were
+ * `${step}-decide` and `${step}-${tool}` (and `${step}-reconcile-${tool}`, read as a tool then).
+ */
+function legacyStepTag(activityType: string, activityId: string | null | undefined): StepTag | undefined {
   const match = /^(\d+)-/.exec(activityId ?? '');
-  return match ? Number(match[1]) : undefined;
+  if (!match) return undefined;
+  return { step: Number(match[1]), role: activityType === 'decide' ? 'decide' : 'tool' };
 }
 
 function firstLine(text: string): string {

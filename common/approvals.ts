@@ -55,6 +55,12 @@ export interface ApprovalReceipt {
 
 export const approvalUpdate = defineUpdate<ApprovalReceipt, [ApprovalAnswer]>('approval');
 
+/** Shown by the Web UI and `temporal workflow metadata` next to the Update (given to setHandler). */
+export const APPROVAL_UPDATE_DESCRIPTION =
+  "A person's answer to what the run awaits: {id, decision: approve | reject | answer, reason?, text?, operator?}. " +
+  'The id must be the pending one (the state query shows it); an answer that does not match is rejected ' +
+  'and leaves no trace in the history; the same answer twice is harmless.';
+
 export function approvalTimeoutMs(seconds: number | undefined): number {
   const s = seconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS;
   if (!Number.isFinite(s) || s <= 0)

@@ -1,7 +1,7 @@
 // `npm run bench [-- --quick] [flags]`: what durability costs per step, how far one worker scales,
 // how fast a run recovers. Starts its own Temporal dev server (fresh SQLite file, free ports), a
 // scripted OpenAI-compatible LLM server in this process, worker processes (scripts/bench-worker.ts:
-// the shipped createAgentWorker) and a plain in-process loop (scripts/bench-inprocess-loop.ts), then
+// the shipped createAgentWorker) and a plain in-process loop (scripts/bench-baseline.ts), then
 // prints one table and writes bench-results/bench.{json,md}. Progress goes to stderr.
 // docs/benchmark.md explains the method, the tuning and the results. `--help` lists the flags.
 import { fork } from 'node:child_process';
@@ -22,13 +22,15 @@ import type { TemporalEnv } from '../runtime/temporal-env';
 import type { AgentInput, AgentResult } from '../common/types';
 import { chainCost } from './bench-history';
 import type { ChainCost } from './bench-history';
-import type { InProcessReply } from './bench-inprocess-loop';
+import type { InProcessReply } from './bench-baseline';
 import { benchInput, scenarioScript } from './bench-scenario';
 import type { ScenarioOptions } from './bench-scenario';
 import { bytes, markdownTable, median, ms, prng, secs, signed, summarize, textTable } from './bench-stats';
 import type { Summary } from './bench-stats';
 import { mapPool } from '../client/concurrency';
 import type { WorkerStats } from './bench-stats';
+import { parseBenchArgs } from './bench-options';
+import type { CrashMode, Options } from './bench-options';
 import { startDevServer } from './dev-server';
 import type { DevServer } from './dev-server';
 import { findOrBuildTemporalCli } from './temporal-cli';
@@ -37,245 +39,6 @@ import type { RecordedRequest } from './scripted-llm-server';
 
 const execFileP = promisify(execFile);
 const DIST = path.resolve(__dirname, '..');
-const REPO = path.resolve(DIST, '..');
-
-// ---- flags ---------------------------------------------------------------------------------
-
-type Phase = 'overhead' | 'throughput' | 'history' | 'cancel' | 'crash';
-const ALL_PHASES: Phase[] = ['overhead', 'throughput', 'history', 'cancel', 'crash'];
-
-interface Options {
-  mode: 'quick' | 'full';
-  phases: Phase[];
-  trials: number;
-  warmup: number;
-  latencies: number[];
-  steps: number;
-  concurrency: number[];
-  throughputTrials: number;
-  throughputLatency: number;
-  longSteps: number;
-  historyStepsAt: number[];
-  continueAsNewEvery: number | undefined;
-  cancelTrials: number;
-  cliCancelTrials: number;
-  crashTrials: number;
-  crashLatency: number;
-  crashModes: CrashMode[];
-  workerOverrides: Record<string, unknown>;
-  dynamicConfig: string[];
-  sqlitePragmas: string[];
-  serverArgs: string[];
-  label: string | undefined;
-  outDir: string;
-  codec: string | undefined;
-  seed: number;
-  timeoutMin: number;
-  workerNodeArgs: string[];
-  metrics: boolean;
-  searchAttributes: boolean;
-}
-
-const HELP = `npm run bench -- [flags]
-  --quick                  small trial counts, C = 1,10,100 (about 2-3 minutes)
-  --phases a,b             subset of ${ALL_PHASES.join(',')}
-  --trials N               overhead: paired trials per latency (quick 3, full 15)
-  --warmup N               overhead: discarded warm-up pairs (2)
-  --latencies a,b,c        overhead: decision latencies in ms (0,50,500)
-  --steps N                decisions per scenario run (5: 4 tool calls + final answer)
-  --concurrency a,b        throughput: concurrent runs (quick 1,10,100; full 1,10,100,500), after one warm-up run
-  --throughput-trials N    throughput: trials per level, fresh worker each (quick 1, full 2)
-  --throughput-latency ms  throughput: decision latency (0)
-  --long-steps N           history: decisions in the long run (205)
-  --history-at a,b         history: steps to report (10,200)
-  --continue-as-new-every N  history: the run's continue_as_new_every (default: the workflow's)
-  --cancel-trials N        cancel via the client API (quick 5, full 20)
-  --cli-cancel-trials N    cancel via \`agent cancel\` (the CLI process), when dist/client/cli.js exists (quick 2, full 5)
-  --crash-trials N         SIGKILL trials per mode (quick 2, full 5)
-  --crash-modes a,b        restart (new worker after the kill), standby (a second worker already polls)
-  --crash-latency ms       decision latency of the re-run call in the crash phase (50)
-  --worker-opt k=v         extra Worker option for every bench worker (value parsed as JSON if it can be)
-  --server-dc k=v          extra dev server dynamic config (e.g. system.enableActivityEagerExecution=true)
-  --sqlite-pragma k=v      extra dev server SQLite pragma (e.g. journal_mode=wal)
-  --server-arg x           extra raw dev server argument (repeatable)
-  --codec module           module exporting \`dataConverter\` (payload codec) for client and workers
-  --label name             also write bench-<name>.{json,md} (tuning before/after)
-  --out dir                output folder (bench-results)
-  --seed N                 seed of the random waits in the cancel and crash phases (1)
-  --timeout-min N          give up (and kill everything) after N minutes (quick 10, full 60)
-  --worker-node-arg x      node option for the worker processes (e.g. --cpu-prof; repeatable)
-  --no-metrics             workers without the Prometheus metrics \`npm run worker\` has by default
-  --no-search-attributes   runs that do not upsert the Agent* search attributes (input search_attributes: false)`;
-
-function parseArgs(argv: string[]): Options {
-  const quick = argv.includes('--quick');
-  const o: Options = {
-    mode: quick ? 'quick' : 'full',
-    phases: [...ALL_PHASES],
-    trials: quick ? 3 : 15,
-    warmup: 2,
-    latencies: [0, 50, 500],
-    steps: 5,
-    concurrency: quick ? [1, 10, 100] : [1, 10, 100, 500],
-    throughputTrials: quick ? 1 : 2,
-    throughputLatency: 0,
-    longSteps: 205,
-    historyStepsAt: [10, 200],
-    continueAsNewEvery: undefined,
-    cancelTrials: quick ? 5 : 20,
-    cliCancelTrials: quick ? 2 : 5,
-    crashTrials: quick ? 2 : 5,
-    crashLatency: 50,
-    crashModes: ['restart', 'standby'],
-    workerOverrides: {},
-    dynamicConfig: [],
-    sqlitePragmas: [],
-    serverArgs: [],
-    label: undefined,
-    outDir: path.join(REPO, 'bench-results'),
-    codec: undefined,
-    seed: 1,
-    timeoutMin: quick ? 10 : 60,
-    workerNodeArgs: [],
-    metrics: true,
-    searchAttributes: true,
-  };
-  const nums = (v: string) =>
-    v
-      .split(',')
-      .filter(Boolean)
-      .map((x) => {
-        const n = Number(x);
-        if (!Number.isFinite(n) || n < 0) throw new Error(`bench: not a number: ${x}`);
-        return n;
-      });
-  const int = (v: string) => nums(v)[0]!;
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i]!;
-    const [name, inline] =
-      flag.includes('=') && flag.startsWith('--')
-        ? [flag.slice(0, flag.indexOf('=')), flag.slice(flag.indexOf('=') + 1)]
-        : [flag, undefined];
-    const value = (): string => {
-      if (inline !== undefined) return inline;
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`bench: ${name} needs a value`);
-      return v;
-    };
-    switch (name) {
-      case '--quick':
-        break;
-      case '--help':
-      case '-h':
-        console.log(HELP);
-        return process.exit(0);
-      case '--phases': {
-        const ps = value().split(',').filter(Boolean);
-        for (const p of ps) if (!ALL_PHASES.includes(p as Phase)) throw new Error(`bench: unknown phase ${p}`);
-        o.phases = ps as Phase[];
-        break;
-      }
-      case '--trials':
-        o.trials = int(value());
-        break;
-      case '--warmup':
-        o.warmup = int(value());
-        break;
-      case '--latencies':
-        o.latencies = nums(value());
-        break;
-      case '--steps':
-        o.steps = Math.max(2, int(value()));
-        break;
-      case '--concurrency':
-        o.concurrency = nums(value());
-        break;
-      case '--throughput-trials':
-        o.throughputTrials = int(value());
-        break;
-      case '--throughput-latency':
-        o.throughputLatency = int(value());
-        break;
-      case '--long-steps':
-        o.longSteps = int(value());
-        break;
-      case '--history-at':
-        o.historyStepsAt = nums(value());
-        break;
-      case '--continue-as-new-every':
-        o.continueAsNewEvery = int(value());
-        break;
-      case '--cancel-trials':
-        o.cancelTrials = int(value());
-        break;
-      case '--cli-cancel-trials':
-        o.cliCancelTrials = int(value());
-        break;
-      case '--crash-trials':
-        o.crashTrials = int(value());
-        break;
-      case '--crash-latency':
-        o.crashLatency = int(value());
-        break;
-      case '--crash-modes': {
-        const ms = value().split(',').filter(Boolean);
-        for (const m of ms) if (m !== 'restart' && m !== 'standby') throw new Error(`bench: unknown crash mode ${m}`);
-        o.crashModes = ms as CrashMode[];
-        break;
-      }
-      case '--worker-opt': {
-        const v = value();
-        const eq = v.indexOf('=');
-        if (eq < 1) throw new Error(`bench: --worker-opt wants key=value, got ${v}`);
-        const raw = v.slice(eq + 1);
-        let parsed: unknown = raw;
-        try {
-          parsed = JSON.parse(raw);
-        } catch {
-          /* a plain string such as 2s */
-        }
-        o.workerOverrides[v.slice(0, eq)] = parsed;
-        break;
-      }
-      case '--server-dc':
-        o.dynamicConfig.push(value());
-        break;
-      case '--sqlite-pragma':
-        o.sqlitePragmas.push(value());
-        break;
-      case '--server-arg':
-        o.serverArgs.push(value());
-        break;
-      case '--codec':
-        o.codec = path.resolve(value());
-        break;
-      case '--label':
-        o.label = value().replace(/[^A-Za-z0-9._-]/g, '_');
-        break;
-      case '--out':
-        o.outDir = path.resolve(value());
-        break;
-      case '--seed':
-        o.seed = int(value());
-        break;
-      case '--timeout-min':
-        o.timeoutMin = int(value());
-        break;
-      case '--worker-node-arg':
-        o.workerNodeArgs.push(value());
-        break;
-      case '--no-metrics':
-        o.metrics = false;
-        break;
-      case '--no-search-attributes':
-        o.searchAttributes = false;
-        break;
-      default:
-        throw new Error(`bench: unknown flag ${flag} (see --help)`);
-    }
-  }
-  return o;
-}
 
 // ---- plumbing ------------------------------------------------------------------------------
 
@@ -542,9 +305,11 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
   const tq = newId('overhead-tq');
   const env = envFor(ctx, tq);
   const worker = startWorker(ctx, tq, 'overhead');
-  const inproc = fork(path.join(DIST, 'scripts', 'bench-inprocess-loop.js'), [], {
+  // Its activity log lines go to a file, as the worker's do (same logger, same cost).
+  const inprocLog = fs.openSync(path.join(ctx.logDir, 'in-process-baseline.log'), 'a');
+  const inproc = fork(path.join(DIST, 'scripts', 'bench-baseline.js'), [], {
     env: { ...process.env, OPENAI_BASE_URL: ctx.llm.baseUrl, OPENAI_API_KEY: 'bench', OPENAI_TIMEOUT_SECONDS: '120' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', inprocLog, inprocLog, 'ipc'],
   });
   children.add(inproc);
   const inprocExited = new Promise<void>((r) => inproc.once('exit', () => (children.delete(inproc), r())));
@@ -611,7 +376,8 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
         if (!good) {
           failed++;
           progress(
-            `overhead: failed trial at ${latency} ms: durable ${d.error ?? d.result?.stop_reason}, in-process ${i.error ?? i.stop_reason}`,
+            `overhead: failed trial at ${latency} ms: durable ${d.error ?? d.result?.stop_reason} after ` +
+              `${d.result?.usage.steps ?? '?'} step(s), in-process ${i.error ?? i.stop_reason} after ${i.steps} step(s)`,
           );
           continue;
         }
@@ -954,8 +720,6 @@ async function phaseCancel(ctx: Ctx): Promise<CancelReport> {
 
 // ---- phase: crash recovery -----------------------------------------------------------------
 
-type CrashMode = 'restart' | 'standby';
-
 interface CrashTrial {
   /** restart: the new worker is started after the kill; standby: a second worker was already polling */
   mode: CrashMode;
@@ -1276,7 +1040,7 @@ function markdown(r: Report): string {
 // ---- main ----------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
-  const opts = parseArgs(process.argv.slice(2));
+  const opts = parseBenchArgs(process.argv.slice(2));
   setTimeout(() => {
     progress(`gave up after ${opts.timeoutMin} min (--timeout-min); killing the server and workers`);
     process.exit(2); // the exit hooks SIGKILL every child, the dev server included

@@ -10,6 +10,8 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker } from '@temporalio/worker';
 import { NO_METRICS_SINKS } from '../worker/metrics';
 import { REPO_ROOT } from './helpers/harness';
+import { BATCHED_UPSERTS_PATCH, EFFECTS_PATCH, FAULTS_PATCH } from '../workflows/patches';
+import { SEARCH_ATTRIBUTES_PATCH } from '../common/search-attributes';
 
 const HISTORIES = path.join(REPO_ROOT, 'test', 'fixtures', 'histories');
 const files = readdirSync(HISTORIES)
@@ -20,9 +22,28 @@ function load(file: string) {
   return historyFromJSON(JSON.parse(readFileSync(path.join(HISTORIES, file), 'utf8')));
 }
 
+/** The patch ids a recorded history's markers carry. */
+function patchesIn(file: string): string[] {
+  return (load(file).events ?? []).flatMap((e) => {
+    const payload = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0];
+    return payload?.data ? [(JSON.parse(Buffer.from(payload.data).toString('utf8')) as { id: string }).id] : [];
+  });
+}
+
 describe('replay of recorded histories', () => {
   it('has recorded histories to replay', () => {
     assert.ok(files.length >= 4, `found ${files.length} histories in ${HISTORIES}`);
+  });
+
+  it('has recorded histories of runs taking each patched path', () => {
+    const recorded = new Set(files.flatMap(patchesIn));
+    for (const patch of [EFFECTS_PATCH, FAULTS_PATCH, SEARCH_ATTRIBUTES_PATCH, BATCHED_UPSERTS_PATCH]) {
+      assert.ok(recorded.has(patch), `a history recorded with ${patch} (scripts/record-histories.ts)`);
+    }
+    // The newest patch stands for the older ones: a run recording it records no other marker.
+    for (const file of files.filter((f) => patchesIn(f).includes(BATCHED_UPSERTS_PATCH))) {
+      assert.deepEqual(patchesIn(file), [BATCHED_UPSERTS_PATCH], file);
+    }
   });
 
   it('replays every recorded history against the current workflow code', async () => {

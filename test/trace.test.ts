@@ -9,7 +9,13 @@ import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
 import type { TemporalEnv } from '../runtime/temporal-env';
-import type { StepEvent } from '../client/history-trace';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { msToTs } from '@temporalio/common/lib/time';
+import { rebuildTrace } from '../client/history-trace';
+import type { DecodePayloads, HistoryEvent, StepEvent } from '../client/history-trace';
 import { resolveBudget } from '../common/budget';
 import type { AgentInput, AgentResult } from '../common/types';
 import { answerApproval, pendingApproval } from '../client/approvals';
@@ -339,5 +345,54 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
     const missing = await runCli(env, ['trace', uniqueId('nope')]);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /no run with id/);
+  });
+});
+
+/** The recorded histories, seen from the compiled test (dist/test/). */
+const HISTORIES = path.resolve(__dirname, '..', '..', 'test', 'fixtures', 'histories');
+
+describe('agent trace reads what the workflow recorded, not activity ids', () => {
+  // Fixtures are plain JSON payloads (scripts/record-histories.ts).
+  const decode: DecodePayloads = async (payloads, index = 0) => {
+    const payload = payloads?.[index];
+    return payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
+  };
+  const fixture = (file: string): HistoryEvent[] => {
+    const json = JSON.parse(readFileSync(path.join(HISTORIES, file), 'utf8'));
+    const times = (json.events as Array<{ eventTime: string }>).map((e) => msToTs(Date.parse(e.eventTime)));
+    // Event times as a fetched history has them (Long seconds).
+    return (historyFromJSON(json).events ?? []).map((e, i) => ({ ...e, eventTime: times[i] }));
+  };
+  const withoutActivityIds = (events: HistoryEvent[]): HistoryEvent[] =>
+    events.map((e) => {
+      const scheduled = e.activityTaskScheduledEventAttributes;
+      return scheduled ? { ...e, activityTaskScheduledEventAttributes: { ...scheduled, activityId: 'x' } } : e;
+    });
+  const traceOfEvents = async (events: HistoryEvent[]) =>
+    (await rebuildTrace('fixture', [{ runId: 'r', events }], decode)).events;
+  const resultOf = async (events: HistoryEvent[]) =>
+    (await decode(events.at(-1)!.workflowExecutionCompletedEventAttributes!.result!.payloads)) as AgentResult;
+  const toolSteps = (events: StepEvent[]) =>
+    events.filter((e) => e.tool !== undefined).map((e) => [e.step, e.tool, e.argumentDigest!.slice(7, 19)]);
+
+  it('a run recorded with step tags: the same trace whatever its activity ids say', async () => {
+    const events = fixture('refund-success.batched-upserts-v1.json');
+    const result = await resultOf(events);
+    const traced = await traceOfEvents(events);
+    assert.deepEqual(
+      toolSteps(traced),
+      result.trace.map((t) => [t.step, t.tool, t.args_hash]),
+    );
+    assert.deepEqual(await traceOfEvents(withoutActivityIds(events)), traced);
+  });
+
+  it('a run recorded before step tags (legacy): read by its activity ids, and only by them', async () => {
+    const events = fixture('refund-success.fault-guarantees-v1.json');
+    const result = await resultOf(events);
+    assert.deepEqual(
+      toolSteps(await traceOfEvents(events)),
+      result.trace.map((t) => [t.step, t.tool, t.args_hash]),
+    );
+    assert.deepEqual(toolSteps(await traceOfEvents(withoutActivityIds(events))), []);
   });
 });

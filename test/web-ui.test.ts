@@ -1,7 +1,9 @@
 // The Temporal Web UI reads like the trace: headless Chromium (Debian's `chromium`, driven by
-// playwright-core) opens the dev server's UI, finds a finished run by its search attributes,
-// opens its history and sees the `decide` and tool activities with their step summaries, the
-// run's search attributes and its current details. Screenshots land in test-artifacts/.
+// playwright-core) opens the dev server's UI, finds a finished run by its search attributes and
+// its static summary (user and goal), opens its history and sees the `decide` and tool activities
+// with their step summaries, the run's search attributes and its current details. The run's
+// history holds one search-attribute upsert per step at most, and the query and the Update carry
+// descriptions. Screenshots land in test-artifacts/.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -12,6 +14,9 @@ import type { Browser, Page } from 'playwright-core';
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { runResult, startRun } from '../client/agent-client';
+import { runSummary } from '../client/run-summary';
+import { APPROVAL_UPDATE_DESCRIPTION } from '../common/approvals';
+import { STATE_QUERY_DESCRIPTION } from '../common/queries';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import type { AgentResult } from '../common/types';
 import {
@@ -84,9 +89,37 @@ describe('the Temporal Web UI', () => {
       tool('search_policy', { query: 'refund window' }),
       { action: { kind: 'final', answer: 'Refund: yes.' } },
     ]);
-    const result: AgentResult = await runResult(await startRun(client, env, agentInput({ user_id: principal }), id));
+    const input = agentInput({ user_id: principal });
+    const handle = await startRun(client, env, input, id);
+    const result: AgentResult = await runResult(handle);
     assert.equal(result.stop_reason, 'success');
     const [profileHash, policyHash] = result.trace.map((t) => t.args_hash);
+
+    // At most one upsert of the Agent* attributes per step, plus the end's, each with only the
+    // values that changed (the principal and `running` were set at start). Before batching: 6.
+    const upserts = ((await handle.fetchHistory()).events ?? []).flatMap((e) => {
+      const fields = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
+      const names = Object.keys(fields ?? {}).filter((name) => name.startsWith('Agent'));
+      return names.length > 0 ? [names.sort()] : [];
+    });
+    assert.deepEqual(upserts, [
+      ['AgentStep'],
+      ['AgentStep', 'AgentToolCalls'],
+      ['AgentStep', 'AgentToolCalls'],
+      ['AgentStatus', 'AgentStopReason'],
+    ]);
+
+    // The handlers' descriptions, as the UI and `temporal workflow metadata` read them.
+    type Definitions = Array<{ name: string; description?: string }>;
+    const metadata = (await handle.query('__temporal_workflow_metadata')) as {
+      definition: { queryDefinitions: Definitions; updateDefinitions: Definitions };
+    };
+    const described = (list: Definitions, name: string) => list.find((d) => d.name === name)?.description;
+    assert.equal(described(metadata.definition.queryDefinitions, 'state'), STATE_QUERY_DESCRIPTION);
+    assert.equal(described(metadata.definition.updateDefinitions, 'approval'), APPROVAL_UPDATE_DESCRIPTION);
+    const { staticSummary } = runSummary(input);
+    assert.equal(await (await handle.describe()).staticSummary(), staticSummary);
+    assert.match(staticSummary, new RegExp(`^user ${principal}: `));
 
     const query = `AgentPrincipal = "${principal}" AND AgentStatus = "ok" AND AgentStopReason = "success"`;
     await eventually('the run in the visibility store', async () => {
@@ -108,6 +141,8 @@ describe('the Temporal Web UI', () => {
       // Its history: every activity says which step and which tool it was.
       await link.click();
       await page.waitForURL(/\/history/, { timeout: UI_TIMEOUT_MS });
+      // The static summary (who, what) heads the run's page.
+      await page.getByText(staticSummary, { exact: false }).first().waitFor({ timeout: UI_TIMEOUT_MS });
       for (const text of [
         'decide • step 1: decide',
         `get_user_profile • step 1: get_user_profile (${profileHash})`,
@@ -131,12 +166,18 @@ describe('the Temporal Web UI', () => {
       ]) {
         await page.getByText(text, { exact: true }).first().waitFor({ timeout: UI_TIMEOUT_MS });
       }
-      // Current details come live from the worker (a query); the UI renders them as markdown in an iframe.
-      await page
-        .frameLocator('iframe')
-        .first()
-        .getByText('ended: success after 3 step(s)')
-        .waitFor({ timeout: UI_TIMEOUT_MS });
+      // Summary, details and current details are markdown, each rendered in a frame of its own;
+      // current details come live from the worker (a query).
+      for (const text of [`Agent run for user ${principal}`, 'ended: success after 3 step(s)']) {
+        await eventually(
+          `"${text}" on the metadata page`,
+          async () => {
+            for (const frame of page.frames()) if ((await frame.getByText(text).count()) > 0) return true;
+            return undefined;
+          },
+          UI_TIMEOUT_MS,
+        );
+      }
       await shot(page, 'web-ui-3-metadata.png');
 
       // And the search attributes the workflow kept up to date.

@@ -11,7 +11,6 @@ import {
   continueAsNew,
   isCancellation,
   makeContinueAsNewFunc,
-  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -22,17 +21,15 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { DecideInput, DecideOutput, ReconcileInput, ReconcileOutput, ToolInput } from '../common/types';
-import { addTokens, budgetExhausted, EMPTY_USAGE, remaining, resolveBudget } from '../common/budget';
+import { addTokens, EMPTY_USAGE, remaining, resolveBudget } from '../common/budget';
 import type { Budget, Usage } from '../common/budget';
-import { validateAction } from '../common/contract';
 import type { Action, EscalateAction } from '../common/contract';
 import {
+  APPROVAL_UPDATE_DESCRIPTION,
   approvalTimeoutMs,
   approvalUpdate,
   checkApprovalAnswer,
   escalationApprovalId,
-  escalationHash,
-  personObservation,
   toolCallApprovalId,
 } from '../common/approvals';
 import type { AnsweredApproval, ApprovalAnswer, ApprovalReceipt, PendingApproval } from '../common/approvals';
@@ -44,10 +41,8 @@ import type { EffectCall } from './effects';
 import { checkAgentInput } from '../common/input';
 import type { PolicyDecision } from './policy';
 import { buildDecisionPayload } from '../common/decision-payload';
-import { checkToolCall } from './gateway';
 import { decideKey, toolKey } from './idempotency';
-import { stateQuery } from '../common/queries';
-import { policyStop, safeToolName, toolStop } from '../common/stop-reasons';
+import { STATE_QUERY_DESCRIPTION, stateQuery } from '../common/queries';
 import type { StopReason } from '../common/stop-reasons';
 import { loopSignature, TOOL_REGISTRY } from '../common/tool-catalog';
 import type { ToolSpec } from '../common/tool-catalog';
@@ -62,44 +57,35 @@ import type {
   Phase,
   TraceEntry,
 } from '../common/types';
-import { boundedRaw } from './bounded';
 import { agentMetrics } from '../common/metrics-sink';
-import { attributePairs, SEARCH_ATTRIBUTES_PATCH } from '../common/search-attributes';
+import { attributePairs } from '../common/search-attributes';
 import type { RunStatus } from '../common/search-attributes';
+import type { Tagged } from '../common/step-tag';
+import { effectsPatched, runPatches, searchAttributesPatched } from './patches';
+import type { RunPatches } from './patches';
+import { approvalMove, decideMove, escalationMove, startStep, toolAnswered, toolFailedMove } from './step';
+import type { AdmittedCall, StepRules, StopMove } from './step';
 
-type DecideFn = (input: DecideInput) => Promise<DecideOutput>;
-type ToolFn = (input: ToolInput) => Promise<Observation>;
-type ReconcileFn = (input: ReconcileInput) => Promise<ReconcileOutput>;
+type DecideFn = (input: Tagged<DecideInput>) => Promise<DecideOutput>;
+type ToolFn = (input: Tagged<ToolInput>) => Promise<Observation>;
+type ReconcileFn = (input: Tagged<ReconcileInput>) => Promise<ReconcileOutput>;
 
 const DEFAULT_CONTINUE_AS_NEW_EVERY = 100;
 
-/**
- * Runs started before effects, approvals and the principal gate existed (issue 3) keep their old
- * paths when replayed: an escalate action was bad_kind, issue_refund was tool_missing, and no
- * call was denied by principal policy. New runs record this patch the first time it matters.
- */
-export const EFFECTS_PATCH = 'effects-approvals-principal-gate';
 /** Tools introduced with EFFECTS_PATCH. */
 const PATCHED_TOOLS: readonly string[] = ['issue_refund'];
-
-/**
- * Issue 9: the input is validated at entry; a cancel or a deadline decides the ending whatever the
- * in-flight activity reported; an effect cut off is reconciled by key and every result lists its
- * effects; facts age across an approval wait; loop detection folds free text; continue-as-new
- * carries a bounded state. Histories recorded before it replay on the old paths.
- */
-export const FAULTS_PATCH = 'fault-guarantees-v1';
 
 /** The failure type of a run refused at its entry: its input broke the contract (workflows/input.ts). */
 export const INVALID_INPUT = 'InvalidAgentInput';
 
 export async function reactAgent(input: AgentInput): Promise<AgentResult> {
-  const v2 = patched(FAULTS_PATCH);
-  if (v2) checkEntry(input);
-  const run = new AgentRun(input, v2);
-  setHandler(stateQuery, () => run.snapshot());
+  const patches = runPatches();
+  if (patches.faults) checkEntry(input);
+  const run = new AgentRun(input, patches);
+  setHandler(stateQuery, () => run.snapshot(), { description: STATE_QUERY_DESCRIPTION });
   setHandler(approvalUpdate, (answer) => run.answerApproval(answer), {
     validator: (answer) => run.validateApproval(answer),
+    description: APPROVAL_UPDATE_DESCRIPTION,
   });
   return run.execute();
 }
@@ -146,12 +132,17 @@ class AgentRun {
   private loopScope: CancellationScope | undefined;
   private effects: EffectEntry[];
   private omitted: { trace: number; history: number };
+  /** FAULTS_PATCH: false only when replaying a history recorded before it. */
+  private readonly v2: boolean;
+  /** BATCHED_UPSERTS_PATCH: one upsert per step at most, changed values only. */
+  private readonly batched: boolean;
 
   constructor(
     private readonly input: AgentInput,
-    /** FAULTS_PATCH: false only when replaying a history recorded before it. */
-    private readonly v2: boolean,
+    private readonly patches: RunPatches,
   ) {
+    this.v2 = patches.faults;
+    this.batched = patches.batched;
     // Fixed for the whole run from the operator's input: nothing a model answer or a tool result
     // says can reach these (there is no code path from an observation to them).
     this.budget = Object.freeze(resolveBudget(input.budget));
@@ -166,11 +157,11 @@ class AgentRun {
     this.omitted = carried?.omitted ? { ...carried.omitted } : { trace: 0, history: 0 };
     // Loop detection keeps short hashes. A chain continued from before FAULTS_PATCH remembers its
     // older calls by the old signature (no free-text folding): a repeat of one of those is missed.
-    if (v2) this.seenCalls = this.seenCalls.map(seenCallHash);
+    if (this.v2) this.seenCalls = this.seenCalls.map(seenCallHash);
     this.stepsAtStart = this.usage.steps;
     this.approvalTimeoutMs = approvalTimeoutMs(input.approval_timeout_seconds);
     this.humanWaitMs = carried?.human_wait_ms ?? 0;
-    this.searchAttributes = input.search_attributes === true && patched(SEARCH_ATTRIBUTES_PATCH);
+    this.searchAttributes = searchAttributesPatched(patches, input.search_attributes);
   }
 
   async execute(): Promise<AgentResult> {
@@ -229,17 +220,27 @@ class AgentRun {
 
   private async loop(): Promise<AgentResult> {
     const canEvery = this.input.continue_as_new_every ?? DEFAULT_CONTINUE_AS_NEW_EVERY;
+    const rules: StepRules = {
+      budget: this.budget,
+      allow: this.allow,
+      escalation: () => this.effectsEnabled(),
+      registryFor: (name) => this.registryFor(name),
+      policy: (name, args) => this.principalPolicy(name, args),
+      ...(this.v2 ? { loopSignature } : {}),
+    };
     for (;;) {
       this.throwIfCutOff();
       this.tick();
-      const exhausted = budgetExhausted(this.budget, this.usage);
-      if (exhausted) return this.stop(exhausted);
-      if (this.usage.steps - this.stepsAtStart >= canEvery || workflowInfo().continueAsNewSuggested) {
-        return this.continueAsNew();
-      }
+      const start = startStep(this.budget, this.usage, {
+        stepsAtStart: this.stepsAtStart,
+        every: canEvery,
+        suggested: workflowInfo().continueAsNewSuggested,
+      });
+      if (start.next === 'stop') return this.stop(start.reason);
+      if (start.next === 'continue_as_new') return this.continueAsNew();
 
-      const step = this.usage.steps + 1;
-      this.usage = { ...this.usage, steps: step };
+      const step = start.step;
+      this.usage = start.usage;
       agentMetrics.step();
       this.publish('running');
       this.setPhase('deciding');
@@ -247,138 +248,73 @@ class AgentRun {
       const decision = await this.decide(step);
       if ('stop' in decision) return this.stop(decision.stop);
       this.usage = addTokens(this.usage, decision.usage);
-      if (decision.too_large) {
-        // The decide activity kept only a preview of an oversized answer.
-        return this.stop('invalid_action:too_large', {
-          raw_action: { truncated: true, bytes: decision.too_large.bytes, preview: decision.text },
-        });
-      }
-
-      const validation = validateAction(decision.text);
-      if (!validation.ok) {
-        return this.stop(`invalid_action:${validation.reason}`, { raw_action: boundedRaw(validation.raw) });
-      }
-      const action = validation.action;
-      if (action.kind === 'escalate' && !this.effectsEnabled()) {
-        return this.stop('invalid_action:bad_kind', { raw_action: boundedRaw(JSON.parse(decision.text)) });
-      }
-      this.lastAction = action;
-      if (action.kind === 'final') return this.finish(action.answer);
-      if (action.kind === 'escalate') {
-        const stopped = await this.escalate(step, action);
+      const move = decideMove(decision, step, { usage: this.usage, seenCalls: this.seenCalls }, rules);
+      if (move.action) this.lastAction = move.action;
+      if (move.next === 'stop') return this.stopMove(move);
+      if (move.next === 'finish') return this.finish(move.action.answer);
+      if (move.next === 'escalate') {
+        const stopped = await this.escalate(step, move.action);
         if (stopped) return stopped;
         continue;
       }
 
-      const gate = checkToolCall(action.name, action.args, {
-        maxToolCalls: this.budget.max_tool_calls,
-        allow: this.allow,
-        registry: this.registryFor(action.name),
-        toolCalls: this.usage.tool_calls,
-        seenCalls: this.seenCalls,
-        policy: (name, args) => this.principalPolicy(name, args),
-        ...(this.v2 ? { loopSignature } : {}),
-      });
-      if (!gate.allowed) {
-        agentMetrics.toolCall(action.name, 'denied');
-        this.trace.push({
-          step,
-          tool: safeToolName(action.name),
-          args_hash: gate.argsHash,
-          ok: false,
-          stop_reason: gate.reason,
-        });
-        return this.stop(gate.reason);
-      }
-
-      this.usage = { ...this.usage, tool_calls: this.usage.tool_calls + 1 };
-      this.seenCalls.push(gate.signature);
-      this.publish('running');
+      this.usage = move.counters.usage;
+      this.seenCalls = [...move.counters.seenCalls];
+      // Batched: the tool-call count is published with the next step (or the end).
+      if (!this.batched) this.publish('running');
+      const { call } = move;
 
       let approval: ApprovalAnswer | undefined;
-      if (TOOL_REGISTRY[gate.name]!.needsApproval) {
-        const pending = this.toolCallPending(step, gate.name, gate.args, gate.argsHash);
+      if (move.needsApproval) {
+        const pending = this.toolCallPending(step, call.name, call.args, call.argsHash);
         approval = await this.awaitPerson(pending);
-        if (!approval) {
-          agentMetrics.toolCall(gate.name, 'approval_timeout');
-          this.trace.push({
-            step,
-            tool: gate.name,
-            args_hash: gate.argsHash,
-            ok: false,
-            stop_reason: 'approval_timeout',
-          });
-          return this.stop('approval_timeout');
-        }
-        if (approval.decision === 'reject') {
-          // Not a crash: the model sees the rejection and decides what to do next.
-          agentMetrics.toolCall(gate.name, 'rejected');
-          this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: false, approval: 'reject' });
-          this.history.push({
-            step,
-            action: { kind: 'tool', name: gate.name, args: gate.args },
-            observation: personObservation(pending, approval),
-          });
+        const answered = approvalMove(
+          call,
+          pending,
+          approval,
+          this.v2 ? () => this.principalPolicy(call.name, call.args) : undefined,
+        );
+        if (answered.next === 'stop') return this.stopMove(answered);
+        if (answered.next === 'rejected') {
+          agentMetrics.toolCall(call.name, answered.outcome);
+          this.trace.push(answered.trace);
+          this.history.push(answered.history);
           continue;
         }
       }
-      if (approval && this.v2) {
-        // The wait may have taken hours: the refund rules are checked again as they are now.
-        const recheck = this.principalPolicy(gate.name, gate.args);
-        if (!recheck.allowed) {
-          const reason = policyStop(recheck.rule);
-          agentMetrics.toolCall(gate.name, 'denied');
-          this.trace.push({
-            step,
-            tool: gate.name,
-            args_hash: gate.argsHash,
-            ok: false,
-            stop_reason: reason,
-            approval: 'approve',
-          });
-          return this.stop(reason);
-        }
-      }
-      this.setPhase('calling_tool', gate.name);
-      const spec = TOOL_REGISTRY[gate.name]!;
-      const call: EffectCall = {
-        tool: gate.name,
-        idempotency_key: toolKey(workflowInfo().workflowId, step, gate.name, gate.argsHash),
+      this.setPhase('calling_tool', call.name);
+      const spec = TOOL_REGISTRY[call.name]!;
+      const effect: EffectCall = {
+        tool: call.name,
+        idempotency_key: toolKey(workflowInfo().workflowId, step, call.name, call.argsHash),
         step,
-        args: gate.args,
+        args: call.args,
       };
       let observation: Observation;
       try {
-        observation = await this.callTool(step, gate.name, gate.args, gate.argsHash);
+        observation = await this.callTool(call);
       } catch (err) {
         // An effect whose outcome is unknown is looked up by key (and settled) before anything
         // else, so no ending, whatever its cause, loses a refund that was made.
-        if (spec.effectful && this.v2) await this.reconcile(call);
+        if (spec.effectful && this.v2) await this.reconcile(effect);
         if (isCancellation(err)) throw err;
         this.throwIfCutOff();
-        agentMetrics.toolCall(gate.name, 'failed');
-        const reason = toolStop.error(gate.name);
-        this.trace.push({
-          step,
-          tool: gate.name,
-          args_hash: gate.argsHash,
-          ok: false,
-          stop_reason: reason,
-          ...approvedMark(approval),
-        });
-        return this.stop(reason);
+        return this.stopMove(toolFailedMove(call, approval));
       }
-      agentMetrics.toolCall(gate.name, observation.ok ? 'ok' : 'error');
-      this.trace.push({ step, tool: gate.name, args_hash: gate.argsHash, ok: true, ...approvedMark(approval) });
-      this.history.push({
-        step,
-        action: { kind: 'tool', name: gate.name, args: gate.args },
-        observation,
-        ...(this.v2 ? { observed_at_ms: Date.now() } : {}),
-      });
-      if (spec.effectful && this.v2) this.recordEffect(effectFromObservation(call, observation));
+      const answered = toolAnswered(call, approval, observation, this.v2 ? Date.now() : undefined);
+      agentMetrics.toolCall(call.name, answered.outcome);
+      this.trace.push(answered.trace);
+      this.history.push(answered.history);
+      if (spec.effectful && this.v2) this.recordEffect(effectFromObservation(effect, observation));
       this.throwIfCutOff();
     }
+  }
+
+  /** Ends the run as the step decided: its trace entry and tool metric, then the stop. */
+  private stopMove(move: StopMove): AgentResult {
+    if (move.metric) agentMetrics.toolCall(move.metric.tool, move.metric.outcome);
+    if (move.trace) this.trace.push(move.trace);
+    return this.stop(move.reason, move.extra);
   }
 
   /** The lookup by key, never cancelled: a cut-off effect ends up confirmed, rejected, not made, or (lookup failed) ambiguous. */
@@ -394,7 +330,11 @@ class AgentRun {
     const lookup = activities[`reconcile_${call.tool}`]!;
     this.setPhase('reconciling', call.tool);
     const found = await CancellationScope.nonCancellable(() =>
-      lookup({ idempotency_key: call.idempotency_key, settle: true }).catch((err: unknown) => ({
+      lookup({
+        idempotency_key: call.idempotency_key,
+        settle: true,
+        trace: { step: call.step, role: 'reconcile' },
+      }).catch((err: unknown) => ({
         error: failureMessage(err),
       })),
     );
@@ -409,20 +349,16 @@ class AgentRun {
 
   /** The model handed the run to a person; their answer becomes the next observation. */
   private async escalate(step: number, action: EscalateAction): Promise<AgentResult | undefined> {
-    const hash = escalationHash(action.reason);
     const pending = this.newPending({
       id: escalationApprovalId(step),
       kind: 'escalation',
       step,
       reason: action.reason,
     });
-    const reply = await this.awaitPerson(pending);
-    if (!reply) {
-      this.trace.push({ step, tool: 'escalate', args_hash: hash, ok: false, stop_reason: 'approval_timeout' });
-      return this.stop('approval_timeout');
-    }
-    this.trace.push({ step, tool: 'escalate', args_hash: hash, ok: true, approval: reply.decision });
-    this.history.push({ step, action, observation: personObservation(pending, reply) });
+    const move = escalationMove(pending, action, await this.awaitPerson(pending));
+    if (move.next === 'stop') return this.stopMove(move);
+    this.trace.push(move.trace);
+    this.history.push(move.history);
     return undefined;
   }
 
@@ -491,7 +427,7 @@ class AgentRun {
   }
 
   private effectsEnabled(): boolean {
-    return patched(EFFECTS_PATCH);
+    return effectsPatched(this.patches);
   }
 
   private registryFor(name: string): Readonly<Record<string, ToolSpec>> {
@@ -531,7 +467,11 @@ class AgentRun {
     const info = workflowInfo();
     let decision: DecideOutput;
     try {
-      decision = await decide({ payload, idempotency_key: decideKey(info.workflowId, info.firstExecutionRunId, step) });
+      decision = await decide({
+        payload,
+        idempotency_key: decideKey(info.workflowId, info.firstExecutionRunId, step),
+        trace: { step, role: 'decide' },
+      });
     } catch (err) {
       if (isCancellation(err)) throw err;
       // A hung or dead worker's attempt times out after the cancel or the deadline: that is
@@ -554,16 +494,11 @@ class AgentRun {
     }
   }
 
-  private async callTool(
-    step: number,
-    name: string,
-    args: Record<string, unknown>,
-    hash: string,
-  ): Promise<Observation> {
-    const spec = TOOL_REGISTRY[name]!;
+  private async callTool(call: AdmittedCall): Promise<Observation> {
+    const spec = TOOL_REGISTRY[call.name]!;
     const tools = proxyActivities<Record<string, ToolFn>>({
-      activityId: `${step}-${name}`,
-      summary: `step ${step}: ${name} (${hash})`,
+      activityId: `${call.step}-${call.name}`,
+      summary: `step ${call.step}: ${call.name} (${call.argsHash})`,
       startToCloseTimeout: `${spec.timeoutSeconds} seconds`,
       ...(spec.effectful
         ? {
@@ -578,11 +513,12 @@ class AgentRun {
           }),
       retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumAttempts: spec.maxAttempts },
     });
-    const tool = tools[name]!;
+    const tool = tools[call.name]!;
     return tool({
-      args,
-      idempotency_key: toolKey(workflowInfo().workflowId, step, name, hash),
+      args: call.args,
+      idempotency_key: toolKey(workflowInfo().workflowId, call.step, call.name, call.argsHash),
       principal_user_id: this.input.user_id,
+      trace: { step: call.step, role: 'tool' },
     });
   }
 
@@ -661,15 +597,17 @@ class AgentRun {
   /** Keeps the run's search attributes current (a no-op unless the namespace has them). */
   private publish(status: RunStatus, stopReason?: StopReason): void {
     if (!this.searchAttributes) return;
-    upsertSearchAttributes(
-      attributePairs({
-        status,
-        stopReason,
-        step: this.usage.steps,
-        toolCalls: this.usage.tool_calls,
-        principal: String(this.input.user_id),
-      }),
-    );
+    const pairs = attributePairs({
+      status,
+      stopReason,
+      step: this.usage.steps,
+      toolCalls: this.usage.tool_calls,
+      principal: String(this.input.user_id),
+    });
+    // The run's current values (set at start, carried over by continue-as-new, upserted since).
+    const current = workflowInfo().typedSearchAttributes;
+    const changed = this.batched ? pairs.filter((pair) => current.get(pair.key) !== pair.value) : pairs;
+    if (changed.length > 0) upsertSearchAttributes(changed);
   }
 
   private waitingFor(): string | undefined {
@@ -709,10 +647,6 @@ class AgentRun {
 function failureMessage(err: unknown): string {
   const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
   return cause instanceof Error ? cause.message : String(cause);
-}
-
-function approvedMark(approval: ApprovalAnswer | undefined): { approval?: 'approve' } {
-  return approval ? { approval: 'approve' } : {};
 }
 
 /** An LLM decision that failed for good: timeouts (ours or Temporal's) vs. everything else. */

@@ -1,0 +1,52 @@
+// The workflow's patched() guards: which behaviour a run has, decided from its own history so that
+// every recorded run replays on the path it took. Each patch marker a run records is also an upsert
+// of Temporal's TemporalChangeVersion search attribute, so a new run records one marker, the newest,
+// which stands for all the older ones (a run that has it was started by code that had them all).
+import { patched } from '@temporalio/workflow';
+import { SEARCH_ATTRIBUTES_PATCH } from '../common/search-attributes';
+
+/**
+ * Runs started before effects, approvals and the principal gate existed (issue 3) keep their old
+ * paths when replayed: an escalate action was bad_kind, issue_refund was tool_missing, and no
+ * call was denied by principal policy. Runs between it and BATCHED_UPSERTS_PATCH recorded it the
+ * first time it mattered.
+ */
+export const EFFECTS_PATCH = 'effects-approvals-principal-gate';
+
+/**
+ * Issue 9: the input is validated at entry; a cancel or a deadline decides the ending whatever the
+ * in-flight activity reported; an effect cut off is reconciled by key and every result lists its
+ * effects; facts age across an approval wait; loop detection folds free text; continue-as-new
+ * carries a bounded state. Histories recorded before it replay on the old paths.
+ */
+export const FAULTS_PATCH = 'fault-guarantees-v1';
+
+/**
+ * Issue 10: the Agent* search attributes are upserted once per step at most, with only the values
+ * that changed (the tool-call count goes with the next step's upsert or the end's). Also stands for
+ * every patch above: a run that records it records no other marker.
+ */
+export const BATCHED_UPSERTS_PATCH = 'batched-upserts-v1';
+
+export interface RunPatches {
+  /** BATCHED_UPSERTS_PATCH (and so every older one). */
+  readonly batched: boolean;
+  /** FAULTS_PATCH: false only when replaying a history recorded before it. */
+  readonly faults: boolean;
+}
+
+/** Called once, first thing in the workflow: the newest patch first, the older ones only for older runs. */
+export function runPatches(): RunPatches {
+  const batched = patched(BATCHED_UPSERTS_PATCH);
+  return { batched, faults: batched || patched(FAULTS_PATCH) };
+}
+
+/** Whether the run has effects, approvals and the principal gate: asked lazily, where a run first needs it. */
+export function effectsPatched(patches: RunPatches): boolean {
+  return patches.batched || patched(EFFECTS_PATCH);
+}
+
+/** Whether the run upserts its search attributes (the client found them registered: `flag`). */
+export function searchAttributesPatched(patches: RunPatches, flag: boolean | undefined): boolean {
+  return flag === true && (patches.batched || patched(SEARCH_ATTRIBUTES_PATCH));
+}

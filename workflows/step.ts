@@ -1,0 +1,242 @@
+// The loop's step decision: given the run's state and what just happened (a step begins, the model
+// answered, a person answered, a tool answered or failed), what comes next. Pure and deterministic.
+// The workflow (agent.ts) runs it with Temporal around it; the benchmark's in-process baseline
+// (scripts/bench-inprocess-loop.ts) runs the very same code with the activities called directly.
+// Waiting, activities, timers, metrics and search attributes stay with the caller.
+import { budgetExhausted } from '../common/budget';
+import type { Budget, Usage } from '../common/budget';
+import { validateAction } from '../common/contract';
+import type { EscalateAction, FinalAction, ToolAction } from '../common/contract';
+import { escalationHash, personObservation } from '../common/approvals';
+import type { ApprovalAnswer, PendingApproval } from '../common/approvals';
+import type { ToolOutcome } from '../common/metrics-sink';
+import { policyStop, safeToolName, toolStop } from '../common/stop-reasons';
+import type { StopReason } from '../common/stop-reasons';
+import type { ToolSpec } from '../common/tool-catalog';
+import type { AgentResult, DecideOutput, HistoryEntry, Observation, TraceEntry } from '../common/types';
+import { boundedRaw } from './bounded';
+import { checkToolCall } from './gateway';
+import type { PolicyDecision } from './policy';
+
+/** What the run is allowed to do, fixed at its start (functions: some depend on patched() guards, read lazily). */
+export interface StepRules {
+  budget: Budget;
+  allow: readonly string[];
+  /** False only when replaying a run from before escalation existed: an escalate action was then bad_kind. */
+  escalation: () => boolean;
+  /** The tools the gateway knows for this call. */
+  registryFor: (name: string) => Readonly<Record<string, ToolSpec>>;
+  /** The principal policy, as the run applies it at this moment. */
+  policy: (name: string, args: Record<string, unknown>) => PolicyDecision;
+  /** What makes two calls the same for loop detection; absent: name and arguments hash. */
+  loopSignature?: (name: string, args: Record<string, unknown>) => string;
+}
+
+/** The counters a step reads and advances. */
+export interface StepCounters {
+  usage: Usage;
+  seenCalls: readonly string[];
+}
+
+/** A tool call the gateway let through, with its normalised arguments. */
+export interface AdmittedCall {
+  step: number;
+  name: string;
+  args: Record<string, unknown>;
+  argsHash: string;
+}
+
+export type StepStart =
+  { next: 'stop'; reason: StopReason } | { next: 'continue_as_new' } | { next: 'decide'; step: number; usage: Usage };
+
+/** Before a step: a budget spent ends the run, a long run continues as new, otherwise the next step. */
+export function startStep(
+  budget: Budget,
+  usage: Usage,
+  chain: { stepsAtStart: number; every: number; suggested: boolean },
+): StepStart {
+  const exhausted = budgetExhausted(budget, usage);
+  if (exhausted) return { next: 'stop', reason: exhausted };
+  if (usage.steps - chain.stepsAtStart >= chain.every || chain.suggested) return { next: 'continue_as_new' };
+  const step = usage.steps + 1;
+  return { next: 'decide', step, usage: { ...usage, steps: step } };
+}
+
+/** A move that ends the run: `trace` is the step's trace entry, `metric` what the tool call counts as. */
+export interface StopMove {
+  next: 'stop';
+  reason: StopReason;
+  extra?: Partial<AgentResult>;
+  /** The tool call the gateway refused (the run's last action). */
+  action?: ToolAction;
+  trace?: TraceEntry;
+  metric?: { tool: string; outcome: ToolOutcome };
+}
+
+export type Move =
+  | StopMove
+  | { next: 'finish'; action: FinalAction }
+  | { next: 'escalate'; action: EscalateAction }
+  | { next: 'call_tool'; action: ToolAction; call: AdmittedCall; needsApproval: boolean; counters: StepCounters };
+
+/** After the model answered (its tokens already counted): the action contract, then the gateway. */
+export function decideMove(decision: DecideOutput, step: number, state: StepCounters, rules: StepRules): Move {
+  if (decision.too_large) {
+    // The decide activity kept only a preview of an oversized answer.
+    const raw_action = { truncated: true, bytes: decision.too_large.bytes, preview: decision.text };
+    return { next: 'stop', reason: 'invalid_action:too_large', extra: { raw_action } };
+  }
+  const validation = validateAction(decision.text);
+  if (!validation.ok) {
+    return {
+      next: 'stop',
+      reason: `invalid_action:${validation.reason}`,
+      extra: { raw_action: boundedRaw(validation.raw) },
+    };
+  }
+  const action = validation.action;
+  if (action.kind === 'escalate' && !rules.escalation()) {
+    return {
+      next: 'stop',
+      reason: 'invalid_action:bad_kind',
+      extra: { raw_action: boundedRaw(JSON.parse(decision.text)) },
+    };
+  }
+  if (action.kind === 'final') return { next: 'finish', action };
+  if (action.kind === 'escalate') return { next: 'escalate', action };
+
+  const { usage, seenCalls } = state;
+  const registry = rules.registryFor(action.name);
+  const gate = checkToolCall(action.name, action.args, {
+    maxToolCalls: rules.budget.max_tool_calls,
+    allow: rules.allow,
+    registry,
+    toolCalls: usage.tool_calls,
+    seenCalls,
+    policy: rules.policy,
+    ...(rules.loopSignature ? { loopSignature: rules.loopSignature } : {}),
+  });
+  if (!gate.allowed) {
+    const trace = {
+      step,
+      tool: safeToolName(action.name),
+      args_hash: gate.argsHash,
+      ok: false,
+      stop_reason: gate.reason,
+    };
+    return { next: 'stop', reason: gate.reason, action, trace, metric: { tool: action.name, outcome: 'denied' } };
+  }
+  const call = { step, name: gate.name, args: gate.args, argsHash: gate.argsHash };
+  return {
+    next: 'call_tool',
+    action,
+    call,
+    needsApproval: registry[gate.name]!.needsApproval === true,
+    counters: { usage: { ...usage, tool_calls: usage.tool_calls + 1 }, seenCalls: [...seenCalls, gate.signature] },
+  };
+}
+
+export type ApprovalMove =
+  | StopMove
+  | { next: 'rejected'; trace: TraceEntry; history: HistoryEntry; outcome: ToolOutcome }
+  | { next: 'call_tool' };
+
+/**
+ * After a person was asked about a call: nobody answered (the run stops), a rejection (the model
+ * sees it next step), or an approval. `recheck` is the policy again after the wait, when the run
+ * re-checks it (absent: runs from before that existed).
+ */
+export function approvalMove(
+  call: AdmittedCall,
+  pending: PendingApproval,
+  reply: ApprovalAnswer | undefined,
+  recheck: (() => PolicyDecision) | undefined,
+): ApprovalMove {
+  const entry = { step: call.step, tool: call.name, args_hash: call.argsHash };
+  if (!reply) {
+    const trace = { ...entry, ok: false, stop_reason: 'approval_timeout' as const };
+    return {
+      next: 'stop',
+      reason: 'approval_timeout',
+      trace,
+      metric: { tool: call.name, outcome: 'approval_timeout' },
+    };
+  }
+  if (reply.decision === 'reject') {
+    // Not a crash: the model sees the rejection and decides what to do next.
+    return {
+      next: 'rejected',
+      trace: { ...entry, ok: false, approval: 'reject' },
+      history: { step: call.step, action: toolAction(call), observation: personObservation(pending, reply) },
+      outcome: 'rejected',
+    };
+  }
+  // The wait may have taken hours: the refund rules are checked again as they are now.
+  const again = recheck?.();
+  if (again && !again.allowed) {
+    const reason = policyStop(again.rule);
+    const trace = { ...entry, ok: false, stop_reason: reason, approval: 'approve' as const };
+    return { next: 'stop', reason, trace, metric: { tool: call.name, outcome: 'denied' } };
+  }
+  return { next: 'call_tool' };
+}
+
+/** After an escalation: nobody answered (the run stops), or the person's answer is the next observation. */
+export function escalationMove(
+  pending: PendingApproval,
+  action: EscalateAction,
+  reply: ApprovalAnswer | undefined,
+): StopMove | { next: 'answered'; trace: TraceEntry; history: HistoryEntry } {
+  const entry = { step: pending.step, tool: 'escalate', args_hash: escalationHash(action.reason) };
+  if (!reply) {
+    return {
+      next: 'stop',
+      reason: 'approval_timeout',
+      trace: { ...entry, ok: false, stop_reason: 'approval_timeout' },
+    };
+  }
+  return {
+    next: 'answered',
+    trace: { ...entry, ok: true, approval: reply.decision },
+    history: { step: pending.step, action, observation: personObservation(pending, reply) },
+  };
+}
+
+/** The tool's activity failed for good: the run stops with tool_error. */
+export function toolFailedMove(call: AdmittedCall, approval: ApprovalAnswer | undefined): StopMove {
+  const reason = toolStop.error(call.name);
+  const trace = { step: call.step, tool: call.name, args_hash: call.argsHash, ok: false, stop_reason: reason };
+  return {
+    next: 'stop',
+    reason,
+    trace: { ...trace, ...approvedMark(approval) },
+    metric: { tool: call.name, outcome: 'failed' },
+  };
+}
+
+/** The tool answered (ok or not): its observation is the model's next input. */
+export function toolAnswered(
+  call: AdmittedCall,
+  approval: ApprovalAnswer | undefined,
+  observation: Observation,
+  observedAtMs: number | undefined,
+): { trace: TraceEntry; history: HistoryEntry; outcome: ToolOutcome } {
+  return {
+    trace: { step: call.step, tool: call.name, args_hash: call.argsHash, ok: true, ...approvedMark(approval) },
+    history: {
+      step: call.step,
+      action: toolAction(call),
+      observation,
+      ...(observedAtMs !== undefined ? { observed_at_ms: observedAtMs } : {}),
+    },
+    outcome: observation.ok ? 'ok' : 'error',
+  };
+}
+
+function toolAction(call: AdmittedCall): ToolAction {
+  return { kind: 'tool', name: call.name, args: call.args };
+}
+
+function approvedMark(approval: ApprovalAnswer | undefined): { approval?: 'approve' } {
+  return approval ? { approval: 'approve' } : {};
+}
