@@ -1,6 +1,6 @@
 // What `approve`, `reject` and `answer` share: find the run, send the `approval` Update with a
 // deadline (it needs a worker), and turn every refusal into one line on stderr (exit 1).
-import { RunNotFoundError } from './agent-client';
+import { RunNotFoundError } from './run-id';
 import { ApprovalError, answerApproval } from './approvals';
 import type { ApprovalRequest } from './approvals';
 import type { CommandContext } from './cli-context';

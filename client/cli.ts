@@ -5,6 +5,7 @@
 // Flags every command takes (-o, --address, --namespace, --profile) may also come before the command.
 // Errors become one line on stderr and an exit code (client/exit-codes.ts), never a stack trace.
 import { readFileSync } from 'node:fs';
+import nodeModule from 'node:module';
 import * as path from 'node:path';
 import { parseArgs, UsageError } from './cli-args';
 import type { Command, CommandContext, CommandEntry, Io } from './cli-context';
@@ -181,10 +182,10 @@ async function describeError(err: unknown, env: TemporalEnv | undefined): Promis
     return { message: err.hint ? `${err.message}; ${err.hint}` : err.message, code: EXIT.USAGE };
   if (err instanceof CliError) return { message: err.message, code: err.exitCode };
   // The classes below live in modules a command has loaded if it could throw them.
-  const { InvalidRunIdError, InvalidRunInputError, RunNotFoundError } = await import('./agent-client');
+  const { InvalidRunIdError, RunNotFoundError } = await import('./run-id');
   if (err instanceof RunNotFoundError) return { message: err.message, code: EXIT.ERROR };
   if (err instanceof InvalidRunIdError) return { message: err.message, code: EXIT.USAGE };
-  if (err instanceof InvalidRunInputError) return { message: err.message, code: EXIT.USAGE };
+  if (err instanceof Error && err.name === 'InvalidRunInputError') return { message: err.message, code: EXIT.USAGE };
   const { TerminatedFailure, TimeoutFailure, WorkflowFailedError } = await import('@temporalio/client');
   if (err instanceof WorkflowFailedError) {
     // Terminated, timed out or failed: Temporal ended it, so there is no AgentResult to show.
@@ -224,6 +225,9 @@ function firstLine(text: string): string {
 }
 
 if (require.main === module) {
+  // Node >= 22.1 keeps compiled code on disk between runs (most of a cold start is loading the SDK);
+  // a no-op on older Node.
+  (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
   process.once('SIGINT', () => {
     process.stderr.write(
       '\nagent: interrupted; runs keep going on the server (see `agent list`, stop one with `agent cancel ID`)\n',
