@@ -13,33 +13,10 @@ import { attributePairs } from '../common/search-attributes';
 import { checkSearchAttributes } from './search-attribute-check';
 import { checkAgentInput } from '../common/input';
 import { runSummary } from './run-summary';
+import { checkRunId, RunNotFoundError, WORKFLOW_TYPE } from './run-id';
 
-export const WORKFLOW_TYPE = 'reactAgent';
-
-export class RunNotFoundError extends Error {
-  constructor(readonly workflowId: string) {
-    super(`no run with id "${workflowId}"`);
-  }
-}
-
-/** Temporal's default limit.maxIDLength. Longer ids are refused before they reach the server. */
-export const MAX_WORKFLOW_ID_CHARS = 1000;
-
-/** A run id no server would accept: empty, too long, or with control characters. */
-export class InvalidRunIdError extends Error {
-  override name = 'InvalidRunIdError';
-}
-
-// Checked up front: the server's error for a very long id echoes it back, and a reply of ~64 KiB
-// or more never reaches the client (the call would hang until its deadline).
-export function checkRunId(workflowId: string): void {
-  if (workflowId.length === 0) throw new InvalidRunIdError('a run id must not be empty');
-  if (workflowId.length > MAX_WORKFLOW_ID_CHARS) {
-    throw new InvalidRunIdError(`a run id has at most ${MAX_WORKFLOW_ID_CHARS} characters, got ${workflowId.length}`);
-  }
-  if (/[\p{Cc}\p{Cs}]/u.test(workflowId))
-    throw new InvalidRunIdError('a run id must not contain control characters or lone surrogates');
-}
+// The run id's rules and errors live in run-id.ts (light to load, for `list`); here for every caller.
+export { checkRunId, InvalidRunIdError, MAX_WORKFLOW_ID_CHARS, RunNotFoundError, WORKFLOW_TYPE } from './run-id';
 
 /** Input no run may start with: out of bounds, an unknown tool, fields only the workflow sets. */
 export class InvalidRunInputError extends Error {

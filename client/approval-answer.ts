@@ -1,12 +1,11 @@
 // What `approve`, `reject` and `answer` share: find the run, send the `approval` Update with a
 // deadline (it needs a worker), and turn every refusal into one line on stderr (exit 1).
-import { RunNotFoundError } from './agent-client';
+import { RunNotFoundError } from './run-id';
 import { ApprovalError, answerApproval } from './approvals';
 import type { ApprovalRequest } from './approvals';
 import type { CommandContext } from './cli-context';
-import { CliError, line, withDeadline } from './cli-context';
+import { CliError, line, printJson, withDeadline } from './cli-context';
 import { formatReceipt } from './format-approval';
-import { terminalSafeJson } from './terminal-text';
 
 /** How long the CLI waits for the run to take the answer. */
 export const ANSWER_TIMEOUT_MS = 15_000;
@@ -16,17 +15,7 @@ export const CALL_FLAG = {
   value: 'CALL_ID',
   help: 'the call id `agent status` shows; refuses to answer anything else (default: whatever is pending now)',
 } as const;
-export const JSON_FLAG = {
-  kind: 'boolean',
-  help: 'print the receipt {id, decision, duplicate, pending} as JSON',
-} as const;
-
-export async function sendAnswer(
-  ctx: CommandContext,
-  workflowId: string,
-  req: ApprovalRequest,
-  json: boolean,
-): Promise<number> {
+export async function sendAnswer(ctx: CommandContext, workflowId: string, req: ApprovalRequest): Promise<number> {
   const client = await ctx.client();
   let receipt;
   try {
@@ -37,12 +26,13 @@ export async function sendAnswer(
     if (err instanceof ApprovalError || err instanceof RunNotFoundError) throw new CliError(err.message);
     if ((err as { code?: number }).code === 4) {
       throw new CliError(
-        `run ${workflowId} did not take the answer within ${ANSWER_TIMEOUT_MS / 1000} s; is a worker running? (npm run worker)`,
+        `run ${workflowId} did not take the answer within ${ANSWER_TIMEOUT_MS / 1000} s; is a worker polling its task queue? (npm run worker)`,
       );
     }
     throw err;
   }
-  if (json) line(ctx.io.stdout, terminalSafeJson(receipt, 2));
+  // -o json: the receipt {id, decision, duplicate, pending}.
+  if (ctx.output !== 'text') printJson(ctx, receipt);
   else line(ctx.io.stdout, formatReceipt(workflowId, receipt));
   return 0;
 }

@@ -8,11 +8,12 @@ import type { AgentResult, EffectCounts } from '../common/types';
 import { cancelRun, RunNotFoundError, runResult } from './agent-client';
 import { grpcCodeOf, isDeadlineExceeded, withDeadline } from './cli-context';
 import { effectCountsOf, formatEffectCounts, formatEffects } from './format-effects';
+import { EXIT } from './exit-codes';
 import { formatUsage } from './format';
 import type { RunChain } from './run-chain';
 
 /** Exit code of `cancel`: the cancel was requested but the run had not ended when the grace period was over. */
-export const EXIT_STILL_RUNNING = 3;
+export const EXIT_STILL_RUNNING = EXIT.STILL_RUNNING;
 
 /** How long reading an ended run's result may take. */
 const READ_TIMEOUT_MS = 5_000;
@@ -113,6 +114,19 @@ export function formatEnding(e: RunEnding): string[] {
   else if (e.failure) lines.push(`  no result: ${e.failure.split('\n')[0]}`);
   lines.push(...formatEffects(e.result?.effects));
   return lines;
+}
+
+/** How a run ended, for -o json: snake_case, the result (a cancelled run's partial one) included. */
+export function endingJson(e: RunEnding): Record<string, unknown> {
+  return {
+    workflow_id: e.workflowId,
+    run_id: e.runId,
+    status: e.status,
+    stop_reason: e.stopReason ?? null,
+    result: e.result ?? null,
+    failure: e.failure ?? null,
+    effect_counts: e.effectCounts ?? null,
+  };
 }
 
 /** Whether the run ended because of the cancel. */

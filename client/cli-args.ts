@@ -1,6 +1,7 @@
-// A small, strict argument parser for the agent CLI and the demo. Each command declares its
-// positionals and flags; anything else is a usage error (exit 2) with a one-line message.
-// Accepts `--flag value`, `--flag=value`, boolean `--flag`, `-h`/`--help`, and `--` to end flags.
+// Argument parsing for the agent CLI and the demo: Node's own `util.parseArgs` splits the words
+// (`--flag value`, `--flag=value`, `-o json`, `-ojson`, `--` to end flags); each command declares
+// its positionals and flags in a table, and anything else is a usage error (exit 2) in one line.
+import { parseArgs as tokenize } from 'node:util';
 
 export type FlagKind = 'boolean' | 'string' | 'int' | 'list';
 
@@ -10,6 +11,8 @@ export interface FlagSpec {
   help: string;
   /** Placeholder in the usage text (default N for int, TEXT for string, A,B for list). */
   value?: string;
+  /** A one-letter alias (-o). */
+  short?: string;
 }
 
 export interface PositionalSpec {
@@ -63,50 +66,44 @@ export function parsePositiveInt(raw: string, what: string): number {
   return n;
 }
 
+const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const;
+
 export function parseArgs<S extends ArgsSpec>(argv: readonly string[], spec: S, hint?: string): ParsedArgs<S> {
+  const options: Record<string, { type: 'boolean' | 'string'; short?: string }> = { ...HELP_FLAG };
+  for (const [name, flag] of Object.entries(spec.flags)) {
+    options[name] = {
+      type: flag.kind === 'boolean' ? 'boolean' : 'string',
+      ...(flag.short ? { short: flag.short } : {}),
+    };
+  }
+  // Not strict: parseArgs only splits the words; the checks below say what is wrong in our words.
+  const { tokens } = tokenize({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
+
   const positionals: string[] = [];
   const flags: Record<string, unknown> = {};
   let help = false;
-  let flagsEnded = false;
-
-  for (let i = 0; i < argv.length; i++) {
-    const token = argv[i]!;
-    if (flagsEnded || token === '-' || !token.startsWith('-')) {
-      positionals.push(token);
-      continue;
-    }
-    if (token === '--') {
-      flagsEnded = true;
-      continue;
-    }
-    if (token === '-h' || token === '--help') {
+  for (const token of tokens) {
+    if (token.kind === 'positional') positionals.push(token.value);
+    if (token.kind !== 'option') continue;
+    if (token.name === 'help') {
       help = true;
       continue;
     }
-    if (!token.startsWith('--')) {
-      throw new UsageError(`unknown flag ${token}`, hint);
-    }
-    const eq = token.indexOf('=');
-    const name = eq === -1 ? token.slice(2) : token.slice(2, eq);
-    const inline = eq === -1 ? undefined : token.slice(eq + 1);
-    const flag = Object.prototype.hasOwnProperty.call(spec.flags, name) ? spec.flags[name] : undefined;
-    if (!flag) throw new UsageError(`unknown flag --${name}`, hint);
-    if (Object.prototype.hasOwnProperty.call(flags, name)) throw new UsageError(`--${name} given more than once`, hint);
-
+    const flag = Object.prototype.hasOwnProperty.call(spec.flags, token.name) ? spec.flags[token.name] : undefined;
+    // An unknown short flag keeps its dash (-x); an unknown long one its two (--x).
+    if (!flag) throw new UsageError(`unknown flag ${token.rawName}`, hint);
+    const name = `--${token.name}`;
+    if (Object.prototype.hasOwnProperty.call(flags, token.name))
+      throw new UsageError(`${name} given more than once`, hint);
     if (flag.kind === 'boolean') {
-      if (inline !== undefined) throw new UsageError(`--${name} takes no value`, hint);
-      flags[name] = true;
+      if (token.value !== undefined) throw new UsageError(`${name} takes no value`, hint);
+      flags[token.name] = true;
       continue;
     }
-    let raw: string | undefined = inline;
-    if (raw === undefined) {
-      const next = argv[i + 1];
-      // A following flag is not a value; "-3" is (and is then rejected as a number).
-      if (next === undefined || next.startsWith('--')) throw new UsageError(`--${name} needs a value`, hint);
-      raw = next;
-      i++;
-    }
-    flags[name] = convert(name, flag, raw, hint);
+    // A following long flag is not a value ("--wait --json"); "-3" is (and is then refused as a number).
+    if (token.value === undefined || (!token.inlineValue && token.value.startsWith('--')))
+      throw new UsageError(`${name} needs a value`, hint);
+    flags[token.name] = convert(name, flag, token.value, hint);
   }
 
   if (!help) {
@@ -125,7 +122,7 @@ function convert(name: string, flag: FlagSpec, raw: string, hint: string | undef
   switch (flag.kind) {
     case 'int':
       try {
-        return parsePositiveInt(raw, `--${name}`);
+        return parsePositiveInt(raw, name);
       } catch (err) {
         throw new UsageError((err as Error).message, hint);
       }
@@ -133,21 +130,19 @@ function convert(name: string, flag: FlagSpec, raw: string, hint: string | undef
       const items = raw.split(',').map((s) => s.trim());
       if (items.some((s) => s === ''))
         throw new UsageError(
-          `--${name} needs a comma-separated list without empty items, got ${JSON.stringify(raw)}`,
+          `${name} needs a comma-separated list without empty items, got ${JSON.stringify(raw)}`,
           hint,
         );
       return items;
     }
-    case 'string':
-      if (raw.trim() === '') throw new UsageError(`--${name} needs a non-empty value`, hint);
+    default:
+      if (raw.trim() === '') throw new UsageError(`${name} needs a non-empty value`, hint);
       return raw;
-    case 'boolean':
-      return true;
   }
 }
 
-/** The usage text of a command: synopsis line, then one line per positional and flag. */
-export function usageText(synopsis: string, spec: ArgsSpec): string {
+/** The rows of a usage text: one per positional and flag, aligned. */
+export function usageRows(spec: ArgsSpec): string[] {
   const rows: Array<[string, string]> = [];
   for (const p of spec.positionals) rows.push([p.name, p.help]);
   for (const [name, flag] of Object.entries(spec.flags)) {
@@ -155,8 +150,13 @@ export function usageText(synopsis: string, spec: ArgsSpec): string {
       flag.kind === 'boolean'
         ? ''
         : ` ${flag.value ?? (flag.kind === 'int' ? 'N' : flag.kind === 'list' ? 'A,B' : 'TEXT')}`;
-    rows.push([`--${name}${value}`, flag.help]);
+    rows.push([`${flag.short ? `-${flag.short}, ` : ''}--${name}${value}`, flag.help]);
   }
   const width = Math.max(0, ...rows.map(([left]) => left.length));
-  return [synopsis, ...rows.map(([left, right]) => `    ${left.padEnd(width)}  ${right}`)].join('\n');
+  return rows.map(([left, right]) => `    ${left.padEnd(width)}  ${right}`);
+}
+
+/** The usage text of a command: synopsis line, then one line per positional and flag. */
+export function usageText(synopsis: string, spec: ArgsSpec): string {
+  return [synopsis, ...usageRows(spec)].join('\n');
 }

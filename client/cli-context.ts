@@ -1,11 +1,13 @@
-// What every CLI command gets: where to write, the Temporal settings, and a lazily opened client.
-// Also the error type commands throw for "this did not work" (one line on stderr, exit 1).
+// What every CLI command gets: where to write, the output format, the Temporal settings, and a
+// lazily opened client. Also the error type commands throw for "this did not work" (one line on
+// stderr, exit 1). Nothing here loads the Temporal client until a command connects (cold start).
 import net from 'node:net';
-import { Connection } from '@temporalio/client';
-import type { Client } from '@temporalio/client';
-import { newClient } from './connect';
+import type { Client, Connection } from '@temporalio/client';
+import type { ArgsSpec, ParsedArgs } from './cli-args';
+import type { OutputFormat } from './output';
+import { jsonText } from './output';
 import { terminalSafe } from './terminal-text';
-import { connectionOptions } from '../runtime/temporal-env';
+import { connectionOptions, unreachableMessage } from '../runtime/temporal-env';
 import type { TemporalEnv } from '../runtime/temporal-env';
 
 export interface Writable {
@@ -17,23 +19,49 @@ export interface Io {
   stderr: Writable;
 }
 
-export interface Command {
-  name: string;
+/** A command's module (client/commands/*.ts): its argument table, usage text and what it does. */
+export interface Command<S extends ArgsSpec = ArgsSpec> {
+  spec: S;
   /** Full usage text: synopsis, arguments and flags. */
   usage: string;
+  /** Returns the exit code. Throws UsageError (exit 2) or CliError (exit 1) for bad input. */
+  run(args: ParsedArgs<S>, ctx: CommandContext): Promise<number>;
+}
+
+/** Keeps the flags' types of `spec` in `run` (a plain annotation would widen them). */
+export function defineCommand<S extends ArgsSpec>(command: Command<S>): Command {
+  return command as unknown as Command;
+}
+
+/** A line of `agent help`; the module is loaded only when the command runs (cold start). */
+export interface CommandEntry {
+  name: string;
   /** One line for `agent help`. */
   summary: string;
-  /** Returns the exit code. Throws UsageError (exit 2) or CliError (exit 1) for bad input. */
-  run(args: string[], ctx: CommandContext): Promise<number>;
+  load(): Promise<Command>;
 }
 
 export interface CommandContext {
   io: Io;
   env: TemporalEnv;
+  /** -o: text, json or jsonl. */
+  output: OutputFormat;
+  /** The deprecated spelling used for the output, if any (trace --jsonl keeps its old keys). */
+  deprecatedOutputFlag?: 'json' | 'jsonl';
   /** Every command, for `help`. */
-  commands: readonly Command[];
+  commands: readonly CommandEntry[];
   /** Connects on first use (short timeout); the caller closes it when the command ends. */
   client(): Promise<Client>;
+}
+
+/** Where text meant for a person goes: stdout, unless stdout carries JSON. */
+export function progressOut(ctx: CommandContext): Writable {
+  return ctx.output === 'text' ? ctx.io.stdout : ctx.io.stderr;
+}
+
+/** Writes one JSON value in the context's format (json: indented; jsonl: one line). */
+export function printJson(ctx: CommandContext, value: unknown): void {
+  line(ctx.io.stdout, jsonText(value, ctx.output));
 }
 
 /** A runtime failure with a message meant for the operator (exit 1 unless told otherwise). */
@@ -51,7 +79,7 @@ export class CliError extends Error {
 export const CONNECT_TIMEOUT_MS = 3_000;
 
 export function unreachable(env: TemporalEnv): CliError {
-  return new CliError(`cannot reach Temporal at ${env.address}; start it with \`npm run server\``);
+  return new CliError(unreachableMessage(env));
 }
 
 export async function connectClient(
@@ -60,6 +88,9 @@ export async function connectClient(
 ): Promise<{ client: Client; close(): Promise<void> }> {
   // A refused port fails in milliseconds over plain TCP; gRPC would wait for its whole timeout.
   if (!(await tcpOpen(env.address, CONNECT_TIMEOUT_MS))) throw unreachable(env);
+  // Loaded here, not at the top: commands that never connect (help, --query) start faster.
+  const { Connection } = await import('@temporalio/client');
+  const { newClient } = await import('./connect');
   let connection: Connection;
   try {
     connection = await Connection.connect({ ...connectionOptions(env), connectTimeout: CONNECT_TIMEOUT_MS });
@@ -75,7 +106,9 @@ export async function connectClient(
   } catch (err) {
     await close();
     if ((err as { code?: number }).code === 5) {
-      throw new CliError(`namespace "${env.namespace}" does not exist at ${env.address} (TEMPORAL_NAMESPACE)`);
+      throw new CliError(
+        `namespace "${env.namespace}" does not exist at ${env.address} (--namespace, TEMPORAL_NAMESPACE or the profile)`,
+      );
     }
     throw unreachable(env);
   }

@@ -3,14 +3,22 @@
 // ends. Used by `run --wait`, `result`, `watch` and the demo.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent';
-import type { AgentResult, AgentState, EffectEntry } from '../common/types';
+import type { AgentResult, AgentState, EffectEntry, TraceEntry } from '../common/types';
 import { runResult, runState } from './agent-client';
 import { formatPhase, formatTraceEntry } from './format';
 import { formatEffect } from './format-effects';
 
+/** What following a run reports, as data (-o jsonl prints these, one per line). */
+export type FollowEvent =
+  | ({ type: 'step' } & TraceEntry)
+  | { type: 'phase'; phase: AgentState['phase']; step: number; current_tool: string | null }
+  | ({ type: 'effect' } & EffectEntry);
+
 export interface FollowOptions {
   /** Called with each progress line ("step 2: get_user_billing (feaa769a39ae) ok"). */
   onLine(text: string): void;
+  /** Called with each progress event, just before its line. */
+  onEvent?(event: FollowEvent): void;
   /** Called at most once if the live state cannot be read for a while (e.g. no worker yet). */
   onNoState?(message: string): void;
   pollMs?: number;
@@ -47,6 +55,7 @@ export async function followRun(
       const seen = `${e.idempotency_key}\u0000${e.state}`;
       if (effectsShown.has(seen)) continue;
       effectsShown.add(seen);
+      opts.onEvent?.({ type: 'effect', ...e });
       opts.onLine(`effect: ${formatEffect(e)}`);
     }
   };
@@ -54,12 +63,19 @@ export async function followRun(
   let firstFailureAt: number | undefined;
   let warned = false;
 
+  const showStep = (entry: TraceEntry) => {
+    opts.onEvent?.({ type: 'step', ...entry });
+    opts.onLine(formatTraceEntry(entry));
+  };
   const show = (state: AgentState) => {
-    for (const entry of state.trace.slice(printed)) opts.onLine(formatTraceEntry(entry));
+    for (const entry of state.trace.slice(printed)) showStep(entry);
     printed = Math.max(printed, state.trace.length);
     showEffects(state.effects);
     const phase = formatPhase(state);
-    if (phase !== undefined && phase !== lastPhase) opts.onLine(phase);
+    if (phase !== undefined && phase !== lastPhase) {
+      opts.onEvent?.({ type: 'phase', phase: state.phase, step: state.step, current_tool: state.current_tool ?? null });
+      opts.onLine(phase);
+    }
     lastPhase = phase;
   };
 
@@ -86,7 +102,7 @@ export async function followRun(
 
   const final = await result;
   // The result's trace is the authority: print whatever the polls did not catch.
-  for (const entry of final.trace.slice(printed)) opts.onLine(formatTraceEntry(entry));
+  for (const entry of final.trace.slice(printed)) showStep(entry);
   // Effects are not replayed here: the result block lists them all with their final states.
   return final;
 }

@@ -13,8 +13,8 @@ export function describePending(p: PendingApproval): string {
 export function formatPending(p: PendingApproval, workflowId = 'ID'): string[] {
   const answer =
     p.kind === 'escalation'
-      ? `npm run agent -- answer ${workflowId} TEXT | approve ${workflowId} | reject ${workflowId} [--reason TEXT]`
-      : `npm run agent -- approve ${workflowId} | reject ${workflowId} [--reason TEXT]`;
+      ? `agent answer ${workflowId} TEXT | approve ${workflowId} | reject ${workflowId} [--reason TEXT]`
+      : `agent approve ${workflowId} | reject ${workflowId} [--reason TEXT]`;
   const lines = [
     `awaiting:     ${p.kind === 'escalation' ? 'a person (the model escalated)' : 'approval'} of step ${p.step}: ${describePending(p)}`,
     `  call id:    ${p.id}`,

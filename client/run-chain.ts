@@ -6,7 +6,7 @@
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
-import { checkRunId, RunNotFoundError } from './agent-client';
+import { checkRunId, RunNotFoundError } from './run-id';
 
 export interface RunChain {
   workflowId: string;

@@ -3,7 +3,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import { RunNotFoundError } from './agent-client';
+import { RunNotFoundError } from './run-id';
 import type { DecodePayloads, HistoryEvent } from './history-trace';
 
 /** A generous bound: a chain longer than this is a bug, not a run. */

@@ -22,7 +22,7 @@ import { effectCountsOf } from './format-effects';
 import { mapPool } from './concurrency';
 import { chainStart, describeChain } from './run-chain';
 import type { ChainStart, RunChain } from './run-chain';
-import { RunNotFoundError } from './agent-client';
+import { RunNotFoundError } from './run-id';
 
 export const FILTER_FLAGS = {
   status: { kind: 'list', value: 'S,..', help: 'only runs with this status: running, ok, stopped, cancelled' },

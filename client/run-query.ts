@@ -7,7 +7,7 @@
 //    matches every member (`AgentStopReason STARTS_WITH 'tool_denied:'`).
 //  - older-than compares StartTime with a fixed instant, computed once: a query run twice selects
 //    the same runs, minus those that ended in between.
-import { WORKFLOW_TYPE } from './agent-client';
+import { WORKFLOW_TYPE } from './run-id';
 import { RUN_STATUSES } from '../common/search-attributes';
 import type { RunStatus } from '../common/search-attributes';
 

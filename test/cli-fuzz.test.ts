@@ -6,6 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import * as path from 'node:path';
 import * as fc from 'fast-check';
@@ -13,7 +14,7 @@ import { main } from '../client/cli';
 import { DIST, uniqueId } from './helpers/harness';
 import { newKey } from './helpers/codec';
 
-const COMMAND_NAMES = ['run', 'status', 'result', 'list', 'cancel', 'help'];
+const COMMAND_NAMES = ['run', 'status', 'result', 'list', 'cancel', 'help', 'watch', 'trace'];
 const FLAGS = [
   '--user-id',
   '--max-steps',
@@ -39,6 +40,18 @@ const FLAGS = [
   '--no-wait',
   '--terminate',
   '--wait=1s',
+  '-o',
+  '--output',
+  '-ojson',
+  '-o=jsonl',
+  'json',
+  'jsonl',
+  '--jsonl',
+  '--version',
+  '-v',
+  '--address',
+  '--namespace',
+  '--profile',
 ];
 const hostile = fc.constantFrom(
   '',
@@ -109,7 +122,11 @@ async function callMain(argv: string[], env: NodeJS.ProcessEnv): Promise<Outcome
 
 const STACK_FRAME = /\n\s+at |\bat .*\(.*:\d+:\d+\)|Error: .*\n.*node:internal/;
 
-function assertWellBehaved(argv: string[], out: Outcome): void {
+/** The deprecated --json/--jsonl earn one line of their own on stderr, whatever else happens. */
+const DEPRECATION = /^agent: --jsonl? is deprecated; use -o jsonl?\n/;
+
+function assertWellBehaved(argv: string[], outcome: Outcome): void {
+  const out = { ...outcome, stderr: outcome.stderr.replace(DEPRECATION, '') };
   const what = `agent ${JSON.stringify(argv).slice(0, 300)} -> exit ${out.code}, stderr ${JSON.stringify(out.stderr.slice(0, 300))}`;
   assert.ok(Number.isInteger(out.code) && out.code >= 0 && out.code <= 255, what);
   assert.doesNotMatch(out.stderr, STACK_FRAME, what);
@@ -141,6 +158,49 @@ before(async () => {
 
 after(() => {
   process.off('unhandledRejection', onUnhandled);
+});
+
+describe('agent CLI: usage errors, --version, -o', () => {
+  const env = { TEMPORAL_ADDRESS: '127.0.0.1:1' };
+
+  it('an unknown flag, a bad -o or a missing value is exit 2 with one line naming it, before any connection', async () => {
+    for (const [argv, message] of [
+      [['list', '--bogus'], /^agent: unknown flag --bogus; see `agent help list`$/],
+      [['status', 'x', '-q'], /^agent: unknown flag -q; see `agent help status`$/],
+      [['--bogus', 'list'], /^agent: unknown flag --bogus before the command; see `agent help`$/],
+      [['list', '-o', 'yaml'], /^agent: -o must be text, json or jsonl, got "yaml"; see `agent help list`$/],
+      [['list', '--address'], /^agent: --address needs a value; see `agent help list`$/],
+      [['list', '--limit', '--json'], /^agent: --limit needs a value; see `agent help list`$/],
+      [['list', '-o', 'json', '--json'], /^agent: give -o json or --json, not both; see `agent help list`$/],
+    ] as const) {
+      const out = await callMain([...argv], env);
+      assert.equal(out.code, 2, `${argv.join(' ')}: ${out.stderr}`);
+      assert.equal(out.stdout, '');
+      assert.match(out.stderr.replace(/\n$/, ''), message);
+      assertWellBehaved([...argv], out);
+    }
+  });
+
+  it("--version prints this package's version and the SDK's, as text or JSON", async () => {
+    const text = await callMain(['--version'], env);
+    assert.equal(text.code, 0);
+    assert.match(text.stdout, /^agent \d+\.\d+\.\d+ \(Temporal TypeScript SDK 1\.\d+\.\d+, Node\.js \d+/);
+    const json = await callMain(['--version', '-o', 'json'], env);
+    const doc = JSON.parse(json.stdout) as Record<string, string>;
+    assert.deepEqual(Object.keys(doc), ['version', 'sdk_version', 'node_version']);
+    assert.equal(
+      doc.sdk_version,
+      (JSON.parse(readFileSync(require.resolve('@temporalio/client/package.json'), 'utf8')) as { version: string })
+        .version,
+    );
+  });
+
+  it('--json still works, with one deprecation line on stderr', async () => {
+    const out = await callMain(['list', '--query', '--json'], env);
+    assert.equal(out.code, 0);
+    assert.equal(out.stderr, 'agent: --json is deprecated; use -o json\n');
+    assert.equal(JSON.parse(out.stdout).query, "WorkflowType = 'reactAgent'");
+  });
 });
 
 describe('agent CLI under fuzzed arguments', () => {

@@ -92,7 +92,7 @@ describe('effects through the CLI', () => {
     assert.ok(result.stdout.includes(`effects:\n  ${effect}\n`), result.stdout);
     const status = await runCli(env, ['status', id]);
     assert.ok(status.stdout.includes(`effects:\n  ${effect}\n`), status.stdout);
-    const statusJson = JSON.parse((await runCli(env, ['status', id, '--json'])).stdout);
+    const statusJson = JSON.parse((await runCli(env, ['status', id, '-o', 'json'])).stdout);
     assert.equal(statusJson.effects[0].state, 'confirmed');
     assert.deepEqual(statusJson.effect_counts, { confirmed: 1, rejected: 0, not_made: 0, ambiguous: 0 });
 
@@ -100,7 +100,7 @@ describe('effects through the CLI', () => {
       await listed(id),
       new RegExp(`^${id}\\s+COMPLETED\\s+ok\\s+success\\s+3\\s+2\\s+${user}\\s+1 confirmed\\s`, 'm'),
     );
-    const rows = JSON.parse((await runCli(env, ['list', '--json', '--limit', '200'])).stdout) as Array<
+    const rows = JSON.parse((await runCli(env, ['list', '-o', 'json', '--limit', '200'])).stdout) as Array<
       Record<string, unknown>
     >;
     assert.deepEqual(rows.find((r) => r.workflow_id === id)?.effects, {

@@ -10,6 +10,7 @@ import { WorkflowFailedError, CancelledFailure } from '@temporalio/client';
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import { runResult, startRun } from '../client/agent-client';
 import type { TemporalEnv } from '../runtime/temporal-env';
+import { runCli } from './helpers/cli';
 import { agentInput, connectClient, DIST, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 
@@ -96,7 +97,8 @@ describe('agent cancel (the kill switch)', () => {
     assert.equal(llm.requests(id).length, 2);
 
     // The CLI reports the same partial result.
-    const shown = await cli(['result', id, '--json']);
+    const shown = await runCli(env, ['result', id, '-o', 'json']);
+    assert.equal(shown.code, 5, `a cancelled run's result exits 5: ${shown.stderr}`);
     const parsed = JSON.parse(shown.stdout);
     assert.equal(parsed.stop_reason, 'cancelled');
     assert.equal(parsed.trace.length, 1);

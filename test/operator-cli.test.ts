@@ -195,7 +195,7 @@ describe('agent list with filters', () => {
     await llm.waitFor((r) => r.workflowId === running.id && r.step === 1, 20_000);
 
     const listed = async (args: string[]) => {
-      const r = await runCli(env, ['list', '--json', '--limit', '1000', ...args]);
+      const r = await runCli(env, ['list', '-o', 'json', '--limit', '1000', ...args]);
       assert.equal(r.code, 0, r.stderr);
       return JSON.parse(r.stdout) as Array<Record<string, unknown>>;
     };
@@ -291,5 +291,125 @@ describe('agent watch', () => {
     const missing = await runCli(env, ['watch', uniqueId('nope')]);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /no run with id/);
+  });
+});
+
+/** Every key of a JSON value, however deep. */
+function keysOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(keysOf);
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([k, v]) => [k, ...keysOf(v)]);
+}
+
+function assertSnakeCase(value: unknown, what: string): void {
+  const camel = keysOf(value).filter((k) => /[A-Z]/.test(k));
+  assert.deepEqual(camel, [], `${what}: snake_case keys only`);
+}
+
+describe('machine output (-o json|jsonl) and exit codes', () => {
+  it('watch -o jsonl: a line per event, snake_case, then the result; -o json: the result alone', async () => {
+    const run = await start('watch-jsonl', [
+      tool('get_user_profile', { user_id: 42 }, 500),
+      final('Refund: yes.', 500),
+    ]);
+    const watched = await runCli(env, ['watch', run.id, '-o', 'jsonl']);
+    assert.equal(watched.code, 0, watched.stderr);
+    assert.equal(watched.stderr, '');
+    const events = watched.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(events[0]!.type, 'watching');
+    assert.equal(events[0]!.workflow_id, run.id);
+    const step = events.find((e) => e.type === 'step');
+    assert.deepEqual(
+      { tool: step?.tool, args_hash: step?.args_hash, ok: step?.ok },
+      { tool: 'get_user_profile', args_hash: 'feaa769a39ae', ok: true },
+    );
+    const last = events.at(-1)!;
+    assert.equal(last.type, 'result');
+    assert.equal((last.result as { stop_reason: string }).stop_reason, 'success');
+    for (const e of events) assertSnakeCase(e, `watch -o jsonl line ${e.type}`);
+
+    const json = await runCli(env, ['watch', run.id, '-o', 'json']);
+    assert.equal(json.code, 0, json.stderr);
+    assert.equal((JSON.parse(json.stdout) as { answer: string }).answer, 'Refund: yes.');
+  });
+
+  it('run --wait and result exit 4 for a run stopped on a budget; cancel -o json, then result exits 5', async () => {
+    const id = uniqueId('budget');
+    llm.script(id, [tool('get_user_profile', { user_id: 42 }), tool('get_user_billing', { user_id: 42 })]);
+    const ran = await runCli(env, ['run', 'refund?', '--id', id, '--max-steps', '1', '--wait', '-o', 'json']);
+    assert.equal(ran.code, 4, ran.stderr);
+    assert.equal((JSON.parse(ran.stdout) as { stop_reason: string }).stop_reason, 'max_steps');
+    const shown = await runCli(env, ['result', id]);
+    assert.equal(shown.code, 4, shown.stderr);
+    assert.match(shown.stdout, /result: stopped \(max_steps\)/);
+
+    const hung = await start('cancel-json', [tool('get_user_profile', { user_id: 42 }), { hang: true }], {
+      budget: { max_seconds: 600 },
+    });
+    await llm.waitFor((r) => r.workflowId === hung.id && r.step === 2, 20_000);
+    const cancelled = await runCli(env, ['cancel', hung.id, '-o', 'json', '--reason', 'json test']);
+    assert.equal(cancelled.code, 0, cancelled.stdout + cancelled.stderr);
+    const doc = JSON.parse(cancelled.stdout) as {
+      workflow_id: string;
+      action: string;
+      reason: string;
+      still_running: boolean;
+      ending: { status: string; stop_reason: string; result: { trace: unknown[] } };
+    };
+    assert.deepEqual(
+      [doc.workflow_id, doc.action, doc.reason, doc.still_running, doc.ending.status, doc.ending.stop_reason],
+      [hung.id, 'cancel_requested', 'json test', false, 'CANCELLED', 'cancelled'],
+    );
+    assert.equal(doc.ending.result.trace.length, 1);
+    assertSnakeCase(doc, 'cancel -o json');
+    assert.match(cancelled.stderr, /cancel requested for/, 'progress goes to stderr');
+
+    const result = await runCli(env, ['result', hung.id, '-o', 'jsonl']);
+    assert.equal(result.code, 5, result.stderr);
+    assert.equal(
+      (JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { result: { stop_reason: string } }).result.stop_reason,
+      'cancelled',
+    );
+
+    const quick = await start('cancel-jsonl', [tool('get_user_profile', { user_id: 42 }), { hang: true }], {
+      budget: { max_seconds: 600 },
+    });
+    const noWait = await runCli(env, ['cancel', quick.id, '--no-wait', '-o', 'jsonl']);
+    assert.equal(noWait.code, 0, noWait.stderr);
+    const lines = noWait.stdout.trim().split('\n');
+    assert.equal(lines.length, 1);
+    assert.deepEqual(JSON.parse(lines[0]!), {
+      workflow_id: quick.id,
+      run_id: (await quick.handle.describe()).runId,
+      reason: 'cancelled by operator',
+      action: 'cancel_requested',
+      ending: null,
+      still_running: null,
+    });
+  });
+
+  it('--address and --namespace win over TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE', async () => {
+    const run = await start('flags', [final('done')]);
+    await runResult(run.handle);
+    const wrongEnv = { TEMPORAL_ADDRESS: '127.0.0.1:1', TEMPORAL_NAMESPACE: 'no-such-namespace' };
+    const refused = await runCli(env, ['status', run.id], wrongEnv);
+    assert.equal(refused.code, 1);
+    assert.equal(
+      refused.stderr.split('\n')[0],
+      'agent: cannot reach Temporal at 127.0.0.1:1 (plain gRPC); check the address (--address, TEMPORAL_ADDRESS or the profile), that the server is up and reachable from here, and the TLS settings (TEMPORAL_TLS*, TEMPORAL_API_KEY)',
+    );
+    const byFlags = await runCli(
+      env,
+      ['--address', env.address, 'status', run.id, `--namespace=${env.namespace}`, '-o', 'json'],
+      wrongEnv,
+    );
+    assert.equal(byFlags.code, 0, byFlags.stderr);
+    assert.equal((JSON.parse(byFlags.stdout) as { workflow_id: string }).workflow_id, run.id);
+    const wrongNamespace = await runCli(env, ['status', run.id, '--namespace', 'no-such-namespace']);
+    assert.equal(wrongNamespace.code, 1);
+    assert.match(wrongNamespace.stderr, /namespace "no-such-namespace" does not exist/);
   });
 });

@@ -9,7 +9,16 @@ import { PassThrough } from 'node:stream';
 import { canConfirm, confirm } from '../client/confirm';
 import { formatDuration, parseDuration } from '../client/duration';
 import { FilterError, runQuery } from '../client/run-query';
-import { connectionOptions, describeConnection, runUrl, temporalEnv } from '../runtime/temporal-env';
+import {
+  connectionOptions,
+  describeConnection,
+  runUrl,
+  temporalEnv,
+  unreachableMessage,
+} from '../runtime/temporal-env';
+import { EXIT, exitCodeOf } from '../client/exit-codes';
+import { snakeCaseKeys } from '../client/output';
+import type { StopReason } from '../common/stop-reasons';
 import { metricsPortFromEnv } from '../worker/metrics-server';
 import { stopReasonLabel, toolLabel } from '../worker/metrics';
 import { attributePairs, keywordValue, MAX_KEYWORD_CHARS } from '../common/search-attributes';
@@ -66,25 +75,42 @@ describe('visibility queries', () => {
   });
 });
 
-describe('Temporal connection settings (local, Cloud with an API key, mTLS)', () => {
+describe('Temporal connection settings (local, Cloud with an API key, mTLS, profiles)', () => {
+  const pem = (what: string) => `-----BEGIN ${what}-----\n${what.toLowerCase()}\n-----END ${what}-----\n`;
+  /** temporalEnv with its warnings collected; HOME points nowhere, so no user's temporal.toml is read. */
+  function settings(vars: NodeJS.ProcessEnv, flags = {}) {
+    const warnings: string[] = [];
+    const env = temporalEnv({ HOME: '/nonexistent', ...vars }, flags, (line) => warnings.push(line));
+    return { env, warnings };
+  }
+
   it('defaults to the local dev server, plain gRPC', () => {
-    const env = temporalEnv({});
+    const { env, warnings } = settings({});
     assert.equal(env.address, 'localhost:7233');
     assert.equal(env.namespace, 'default');
     assert.equal(env.tls, undefined);
     assert.deepEqual(connectionOptions(env), { address: 'localhost:7233' });
     assert.equal(runUrl(env, 'a b'), 'http://localhost:8233/namespaces/default/workflows/a%20b');
+    assert.deepEqual(warnings, []);
+    assert.match(unreachableMessage(env), /start it with `npm run server`/);
+  });
+
+  it('a remote server that cannot be reached is not told to start the local one', () => {
+    const { env } = settings({ TEMPORAL_ADDRESS: 'temporal.internal:7233', TEMPORAL_TLS: 'true' });
+    const message = unreachableMessage(env);
+    assert.doesNotMatch(message, /npm run server/);
+    assert.match(message, /^cannot reach Temporal at temporal\.internal:7233 \(TLS\); check the address/);
   });
 
   it('an API key turns on TLS and sends the namespace header; the key is never described', () => {
-    const env = temporalEnv({
+    const { env } = settings({
       TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233',
       TEMPORAL_NAMESPACE: 'ns.acct',
       TEMPORAL_API_KEY: 'secret-key',
     });
     assert.deepEqual(connectionOptions(env), {
       address: 'ns.acct.tmprl.cloud:7233',
-      tls: { serverNameOverride: undefined, serverRootCACertificate: undefined, clientCertPair: undefined },
+      tls: {},
       apiKey: 'secret-key',
       metadata: { 'temporal-namespace': 'ns.acct' },
     });
@@ -93,37 +119,147 @@ describe('Temporal connection settings (local, Cloud with an API key, mTLS)', ()
     assert.match(describeConnection(env), /TLS, API key/);
   });
 
-  it('mTLS reads the certificate and key from files or inline PEM', () => {
+  it('mTLS from the standard names: files (_PATH) or the PEM itself (_DATA), CA and server name', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tls-'));
-    writeFileSync(path.join(dir, 'client.pem'), '-----BEGIN CERTIFICATE-----\ncert\n-----END CERTIFICATE-----\n');
-    const env = temporalEnv({
-      TEMPORAL_TLS_CERT: path.join(dir, 'client.pem'),
-      TEMPORAL_TLS_KEY: '-----BEGIN PRIVATE KEY-----\nkey\n-----END PRIVATE KEY-----',
+    writeFileSync(path.join(dir, 'client.pem'), pem('CERTIFICATE'));
+    writeFileSync(path.join(dir, 'ca.pem'), pem('CA'));
+    const { env, warnings } = settings({
+      TEMPORAL_TLS_CLIENT_CERT_PATH: path.join(dir, 'client.pem'),
+      TEMPORAL_TLS_CLIENT_KEY_DATA: pem('PRIVATE KEY'),
+      TEMPORAL_TLS_SERVER_CA_CERT_PATH: path.join(dir, 'ca.pem'),
       TEMPORAL_TLS_SERVER_NAME: 'temporal.internal',
     });
-    assert.match(env.tls!.clientCertPair!.crt.toString(), /BEGIN CERTIFICATE/);
-    assert.match(env.tls!.clientCertPair!.key.toString(), /BEGIN PRIVATE KEY/);
+    assert.equal(env.tls!.clientCertPair!.crt.toString(), pem('CERTIFICATE'));
+    assert.equal(env.tls!.clientCertPair!.key.toString(), pem('PRIVATE KEY'));
+    assert.equal(env.tls!.serverRootCACertificate!.toString(), pem('CA'));
     assert.equal(env.tls!.serverNameOverride, 'temporal.internal');
     assert.equal(connectionOptions(env).apiKey, undefined);
     assert.match(describeConnection(env), /mTLS/);
+    assert.deepEqual(warnings, []);
+  });
+
+  it('the old names TEMPORAL_TLS_CERT/KEY/CA still work, with one deprecation line; a standard name wins', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tls-'));
+    writeFileSync(path.join(dir, 'client.pem'), pem('CERTIFICATE'));
+    writeFileSync(path.join(dir, 'other.pem'), pem('OTHER'));
+    const { env, warnings } = settings({
+      TEMPORAL_TLS_CERT: path.join(dir, 'client.pem'),
+      TEMPORAL_TLS_KEY: pem('PRIVATE KEY'),
+      TEMPORAL_TLS_CA: pem('CA'),
+    });
+    assert.equal(env.tls!.clientCertPair!.crt.toString(), pem('CERTIFICATE'));
+    assert.equal(env.tls!.clientCertPair!.key.toString(), pem('PRIVATE KEY'));
+    assert.equal(env.tls!.serverRootCACertificate!.toString(), pem('CA'));
+    assert.equal(warnings.length, 1);
+    assert.match(
+      warnings[0]!,
+      /^deprecated environment variables: TEMPORAL_TLS_CERT \(now TEMPORAL_TLS_CLIENT_CERT_PATH or _DATA\), TEMPORAL_TLS_KEY .*, TEMPORAL_TLS_CA /,
+    );
+
+    const both = settings({
+      TEMPORAL_TLS_CA: path.join(dir, 'client.pem'),
+      TEMPORAL_TLS_SERVER_CA_CERT_PATH: path.join(dir, 'other.pem'),
+    });
+    assert.equal(both.env.tls!.serverRootCACertificate!.toString(), pem('OTHER'));
+    assert.equal(both.warnings.length, 1);
+  });
+
+  it('a temporal.toml profile, overridden by the environment, overridden by the flags', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'toml-'));
+    const file = path.join(dir, 'temporal.toml');
+    writeFileSync(
+      file,
+      [
+        '[profile.default]',
+        'address = "default-host:7233"',
+        '[profile.prod]',
+        'address = "prod-host:7233"',
+        'namespace = "prod-ns"',
+        'api_key = "prod-key"',
+        '[profile.prod.grpc_meta]',
+        'team = "ops"',
+      ].join('\n'),
+    );
+    assert.equal(settings({ TEMPORAL_CONFIG_FILE: file }).env.address, 'default-host:7233');
+    const prod = settings({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod' }).env;
+    assert.deepEqual([prod.address, prod.namespace, prod.apiKey], ['prod-host:7233', 'prod-ns', 'prod-key']);
+    assert.deepEqual(connectionOptions(prod).metadata, { team: 'ops', 'temporal-namespace': 'prod-ns' });
+    const byFlag = settings({ TEMPORAL_CONFIG_FILE: file }, { profile: 'prod' }).env;
+    assert.equal(byFlag.namespace, 'prod-ns');
+    const envWins = settings({
+      TEMPORAL_CONFIG_FILE: file,
+      TEMPORAL_PROFILE: 'prod',
+      TEMPORAL_NAMESPACE: 'env-ns',
+    }).env;
+    assert.deepEqual([envWins.address, envWins.namespace], ['prod-host:7233', 'env-ns']);
+    const flagsWin = settings(
+      {
+        TEMPORAL_CONFIG_FILE: file,
+        TEMPORAL_PROFILE: 'prod',
+        TEMPORAL_ADDRESS: 'env-host:7233',
+        TEMPORAL_NAMESPACE: 'env-ns',
+      },
+      { address: 'flag-host:7233', namespace: 'flag-ns' },
+    ).env;
+    assert.deepEqual([flagsWin.address, flagsWin.namespace], ['flag-host:7233', 'flag-ns']);
+    assert.throws(() => settings({ TEMPORAL_CONFIG_FILE: file }, { profile: 'nope' }), /Profile 'nope' not found/);
   });
 
   it('rejects half or contradictory settings with a clear message', () => {
     assert.throws(
-      () => temporalEnv({ TEMPORAL_TLS_CERT: '/x.pem' }),
-      /TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together/,
+      () => settings({ TEMPORAL_TLS_CLIENT_CERT_PATH: '/x.pem' }),
+      /TEMPORAL_TLS_CLIENT_CERT_\* and TEMPORAL_TLS_CLIENT_KEY_\* go together/,
     );
+    assert.throws(() => settings({ TEMPORAL_TLS_CERT: '/x.pem' }), /go together/);
     assert.throws(
-      () => temporalEnv({ TEMPORAL_TLS_CERT: '/nonexistent.pem', TEMPORAL_TLS_KEY: '/nonexistent.key' }),
-      /TEMPORAL_TLS_CERT: cannot read \/nonexistent.pem \(ENOENT\)/,
+      () =>
+        settings({
+          TEMPORAL_TLS_CLIENT_CERT_PATH: '/nonexistent.pem',
+          TEMPORAL_TLS_CLIENT_KEY_PATH: '/nonexistent.key',
+        }),
+      /cannot read \/nonexistent\.(pem|key) \(ENOENT\)/,
     );
-    assert.throws(() => temporalEnv({ TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'false' }), /contradicts/);
-    assert.throws(() => temporalEnv({ TEMPORAL_TLS: 'maybe' }), /TEMPORAL_TLS must be true or false/);
-    assert.deepEqual(temporalEnv({ TEMPORAL_TLS: 'true' }).tls, {
-      serverNameOverride: undefined,
-      serverRootCACertificate: undefined,
-      clientCertPair: undefined,
-    });
+    assert.throws(() => settings({ TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'false' }), /contradicts/);
+    assert.throws(() => settings({ TEMPORAL_TLS: 'maybe' }), /TEMPORAL_TLS must be true or false/);
+    assert.deepEqual(settings({ TEMPORAL_TLS: 'true' }).env.tls, {});
+    assert.equal(settings({ TEMPORAL_TLS: 'false' }).env.tls, undefined);
+    // Empty values are unset, as they always were.
+    assert.equal(settings({ TEMPORAL_ADDRESS: '', TEMPORAL_API_KEY: '' }).env.address, 'localhost:7233');
+  });
+});
+
+describe('exit codes and machine output', () => {
+  it('a run ends in one of four families, each with its exit code', () => {
+    const cases: Array<[string, number]> = [
+      ['success', 0],
+      ['max_steps', 4],
+      ['max_seconds', 4],
+      ['tool_denied:issue_refund', 4],
+      ['policy_denied:refund_cap', 4],
+      ['loop_detected', 4],
+      ['approval_timeout', 4],
+      ['invalid_action:bad_json', 4],
+      ['cancelled', 5],
+      ['llm_error', 6],
+      ['llm_timeout', 6],
+      ['tool_error:search_policy', 6],
+    ];
+    for (const [reason, code] of cases) assert.equal(exitCodeOf({ stop_reason: reason as StopReason }), code, reason);
+    assert.deepEqual(
+      [EXIT.RUN_STOPPED, EXIT.RUN_CANCELLED, EXIT.RUN_FAILED].map((c) => new Set([0, 1, 2, 3]).has(c)),
+      [false, false, false],
+    );
+  });
+
+  it('trace events get snake_case keys, deeply; values are left alone', () => {
+    assert.deepEqual(
+      snakeCaseKeys({
+        decisionSummary: 'call x(userId)',
+        remainingBudget: { toolCalls: 1, wallTimeMs: 2 },
+        list: [{ aB: 1 }],
+      }),
+      { decision_summary: 'call x(userId)', remaining_budget: { tool_calls: 1, wall_time_ms: 2 }, list: [{ a_b: 1 }] },
+    );
   });
 });
 

@@ -12,6 +12,7 @@ import type { Reply } from '../scripts/scripted-llm-server';
 import { existingRun } from '../client/agent-client';
 import { pendingApproval } from '../client/approvals';
 import type { TemporalEnv } from '../runtime/temporal-env';
+import { runCli } from './helpers/cli';
 import type { PendingApproval } from '../common/approvals';
 import type { AgentResult } from '../common/types';
 import { connectClient, DIST, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
@@ -96,8 +97,15 @@ async function waitForPending(id: string): Promise<PendingApproval> {
   return eventually('a call awaiting approval', () => pendingApproval(handle));
 }
 
+/** The exit code of `agent result` for these runs: 0 a final answer, 5 cancelled, 4 stopped (denied, timed out). */
+const exitCodeFor = (stopReason: string) => (stopReason === 'success' ? 0 : stopReason === 'cancelled' ? 5 : 4);
+
+/** The result through `agent result -o json`, whose exit code says how the run ended. */
 async function cliResult(id: string): Promise<AgentResult> {
-  return JSON.parse((await cli(['result', id, '--json'])).stdout) as AgentResult;
+  const r = await runCli(env, ['result', id, '-o', 'json']);
+  const result = JSON.parse(r.stdout) as AgentResult;
+  assert.equal(r.code, exitCodeFor(result.stop_reason), `exit code of result ${id}: ${r.stderr}`);
+  return result;
 }
 
 /** What the model was shown last (the payload of its latest decide request). */
@@ -128,7 +136,7 @@ describe('approvals through the CLI', () => {
     const shown = `issue_refund ${JSON.stringify(pending.args)} for USD 49.00`;
     assert.ok(status.includes(`awaiting:     approval of step 2: ${shown}`), status);
     assert.match(status, new RegExp(`call id:\\s+${pending.id}`));
-    const statusJson = JSON.parse((await cli(['status', id, '--json'])).stdout);
+    const statusJson = JSON.parse((await cli(['status', id, '-o', 'json'])).stdout);
     assert.equal(statusJson.state.awaiting_approval.id, pending.id);
     assert.equal(fx.service().list({ user_id: user }).length, 0, 'nothing is written before the approval');
 
@@ -217,7 +225,8 @@ describe('approvals through the CLI', () => {
     });
     assert.equal(llm.requests(id).length, 2, 'no further decision after the timeout');
     assert.equal(fx.service().list({ user_id: user }).length, 0);
-    const { stdout } = await cli(['result', id]);
+    const { stdout, code } = await runCli(env, ['result', id]);
+    assert.equal(code, 4, 'a run stopped on approval_timeout exits 4');
     assert.match(stdout, /result: stopped \(approval_timeout\)/);
     assert.match(stdout, /approval timeout/);
   });

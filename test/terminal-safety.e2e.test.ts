@@ -69,7 +69,7 @@ describe("model text on the operator's terminal", () => {
       assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
       assertInert(args[0]!, r.stdout + r.stderr);
     }
-    const json = await runCli(env, ['result', id, '--json']);
+    const json = await runCli(env, ['result', id, '-o', 'json']);
     assertInert('result --json', json.stdout);
     assert.equal(JSON.parse(json.stdout).answer, HOSTILE, 'JSON output is lossless');
   });
@@ -79,15 +79,17 @@ describe("model text on the operator's terminal", () => {
     const name = '\u001b]0;owned\u0007get_user_profile\u202e';
     llm.script(id, [{ action: { kind: 'tool', name, args: { user_id: 42 } } }]);
     const run = await runCli(env, ['run', 'User 42 asked: can I get a refund?', '--id', id, '--wait']);
-    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.code, 4, `a denied run exits 4 (stopped): ${run.stderr}`);
     assertInert('run --wait', run.stdout);
     assert.match(run.stdout, /^result: stopped \(/m);
+    const result = await runCli(env, ['result', id]);
+    assert.equal(result.code, 4, result.stderr);
+    assertInert('result', result.stdout + result.stderr);
     for (const args of [
-      ['result', id],
       ['trace', id],
-      ['trace', id, '--jsonl'],
+      ['trace', id, '-o', 'jsonl'],
       ['list', '--limit', '50'],
-      ['list', '--json', '--limit', '50'],
+      ['list', '-o', 'json', '--limit', '50'],
     ]) {
       const r = await runCli(env, args);
       assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);

@@ -1,6 +1,6 @@
 // `npm run worker`: runs one agent worker until SIGINT/SIGTERM, then drains and exits.
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import { connectionOptions, describeConnection, temporalEnv } from '../runtime/temporal-env';
+import { connectionOptions, describeConnection, temporalEnv, unreachableMessage } from '../runtime/temporal-env';
 import { describeCodec } from '../runtime/data-converter';
 import { llmConfigFromEnv } from '../activities/llm-config';
 import { redactUrl } from '../activities/secrets';
@@ -11,7 +11,7 @@ import { metricsPortFromEnv, sdkMetricsPortFromEnv, startMetricsServer } from '.
 import type { MetricsServer } from './metrics-server';
 
 async function main(): Promise<void> {
-  const env = temporalEnv();
+  const env = temporalEnv(process.env, {}, (text) => console.error(`worker: ${text}`));
   const llm = llmConfigFromEnv();
   const codec = describeCodec(); // a bad key configuration stops the worker here, in one line
   const metricsPort = metricsPortFromEnv();
@@ -30,10 +30,7 @@ async function main(): Promise<void> {
   try {
     connection = await NativeConnection.connect(connectionOptions(env));
   } catch (err) {
-    throw new Error(
-      `cannot reach Temporal at ${env.address} (${(err as Error).message}); start it with \`npm run server\``,
-      { cause: err },
-    );
+    throw new Error(`${unreachableMessage(env)} (${(err as Error).message.split('\n')[0]})`, { cause: err });
   }
   const worker = await createAgentWorker({
     connection,

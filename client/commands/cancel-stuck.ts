@@ -10,17 +10,24 @@
 // audit trail an operator reads later), runs asynchronously, and servers allow one batch at a
 // time per namespace by default. The client-side batch below keeps 8 requests in flight.
 import type { Client } from '@temporalio/client';
-import { endedCancelled, endingSummary, EXIT_STILL_RUNNING, requestCancel, waitForEnd } from '../cancel-run';
+import {
+  endedCancelled,
+  endingJson,
+  endingSummary,
+  EXIT_STILL_RUNNING,
+  requestCancel,
+  waitForEnd,
+} from '../cancel-run';
 import type { RunEnding } from '../cancel-run';
 import { UsageError } from '../cli-args';
 import type { CommandContext } from '../cli-context';
-import { CliError, line } from '../cli-context';
+import { CliError, line, printJson, progressOut } from '../cli-context';
 import { mapPool } from '../concurrency';
 import { canConfirm, confirm } from '../confirm';
 import type { Stdin } from '../confirm';
 import { formatDuration, parseDuration } from '../duration';
 import { formatTable, formatTime } from '../format';
-import { listRuns, queryFor, withChainStarts } from '../run-listing';
+import { listRuns, queryFor, rowJson, withChainStarts } from '../run-listing';
 import type { ChainRow } from '../run-listing';
 import { diagnose, stuckFacts } from '../stuck-diagnosis';
 
@@ -56,7 +63,19 @@ export async function cancelStuck(
   }
   const cutoff = new Date(Date.now() - olderThanMs);
   const reason = flags.reason ?? `stuck: running longer than ${formatDuration(olderThanMs)} (agent cancel --stuck)`;
-  const out = ctx.io.stdout;
+  const out = progressOut(ctx);
+  // -o json: one document {older_than_ms, cutoff, reason, dry_run, runs}; -o jsonl: one line per run.
+  const report = (runs: Array<Record<string, unknown>>) => {
+    if (ctx.output === 'jsonl') for (const run of runs) printJson(ctx, run);
+    else if (ctx.output === 'json')
+      printJson(ctx, {
+        older_than_ms: olderThanMs,
+        cutoff: cutoff.toISOString(),
+        reason,
+        dry_run: flags['dry-run'] === true,
+        runs,
+      });
+  };
 
   const client = await ctx.client();
   // Every running agent run: a young run may belong to an old chain, so the age is judged below.
@@ -70,6 +89,7 @@ export async function cancelStuck(
       out,
       `no running agent runs whose chain started more than ${formatDuration(olderThanMs)} ago (before ${formatTime(cutoff)}); nothing to cancel`,
     );
+    report([]);
     return 0;
   }
 
@@ -95,6 +115,7 @@ export async function cancelStuck(
 
   if (flags['dry-run']) {
     line(out, `dry run: would cancel ${runs.length} run(s) with reason "${reason}"; nothing was cancelled`);
+    report(runs.map((row) => ({ ...rowJson(row), outcome: null })));
     return 0;
   }
   if (!flags.yes) {
@@ -138,15 +159,34 @@ export async function cancelStuck(
       ` (reason: ${reason})`,
   );
   const requested = outcomes.filter((o) => o.outcome === 'cancel_requested').map((o) => o.row);
-  const stillRunning =
-    flags.waitMs > 0 && requested.length > 0 ? await waitForAll(client, requested, flags.waitMs, ctx) : 0;
+  const endings =
+    flags.waitMs > 0 && requested.length > 0 ? await waitForAll(client, requested, flags.waitMs, ctx) : new Map();
+  const stillRunning = [...endings.values()].filter((e) => typeof e === 'string').length;
+  report(
+    outcomes.map(({ row, outcome, error }) => {
+      const ending = endings.get(row);
+      return {
+        ...rowJson(row),
+        outcome,
+        error: error ?? null,
+        ending: ending === undefined || typeof ending === 'string' ? null : endingJson(ending),
+        still_running: ending === undefined ? null : typeof ending === 'string',
+        ...(typeof ending === 'string' ? { diagnosis: ending.replace(/^STILL RUNNING: /, '') } : {}),
+      };
+    }),
+  );
   if (counts.failed > 0) return 1;
   return stillRunning > 0 ? EXIT_STILL_RUNNING : 0;
 }
 
-/** Waits for the cancelled runs to end (one shared deadline); prints each; returns how many still run. */
-async function waitForAll(client: Client, rows: ChainRow[], waitMs: number, ctx: CommandContext): Promise<number> {
-  const out = ctx.io.stdout;
+/** Waits for the cancelled runs to end (one shared deadline); prints each; returns each one's ending (or why it still runs). */
+async function waitForAll(
+  client: Client,
+  rows: ChainRow[],
+  waitMs: number,
+  ctx: CommandContext,
+): Promise<Map<ChainRow, RunEnding | string>> {
+  const out = progressOut(ctx);
   line(out, `waiting up to ${formatDuration(waitMs)} for them to end ...`);
   const deadline = Date.now() + waitMs;
   const endings = await mapPool(rows, IN_FLIGHT, async (row): Promise<RunEnding | string> => {
@@ -173,7 +213,7 @@ async function waitForAll(client: Client, rows: ChainRow[], waitMs: number, ctx:
         ? `; ${still} still running after ${formatDuration(waitMs)}: end each with \`agent cancel ID --terminate\``
         : ''),
   );
-  return still;
+  return new Map(rows.map((row, i) => [row, endings[i]!]));
 }
 
 /**

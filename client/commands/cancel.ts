@@ -6,15 +6,16 @@ import {
   endedCancelled,
   endingSummary,
   EXIT_STILL_RUNNING,
+  endingJson,
   formatEnding,
   requestCancel,
   runEnding,
   terminateChain,
   waitForEnd,
 } from '../cancel-run';
-import { parseArgs, UsageError, usageText } from '../cli-args';
-import type { Command, CommandContext } from '../cli-context';
-import { CliError, line } from '../cli-context';
+import { UsageError, usageText } from '../cli-args';
+import type { CommandContext } from '../cli-context';
+import { CliError, defineCommand, line, printJson, progressOut } from '../cli-context';
 import { formatDuration, parseDuration } from '../duration';
 import { effectCountsOf, formatEffectCounts } from '../format-effects';
 import { describeChain } from '../run-chain';
@@ -68,23 +69,18 @@ export function waitMsOf(flags: { wait?: string; 'no-wait'?: boolean }): number 
   }
 }
 
-export const cancel: Command = {
-  name: 'cancel',
-  summary: 'cancel a running run and wait for it to end (the kill switch)',
+export const cancel = defineCommand({
+  spec,
   usage: usageText(
     'agent cancel ID [--reason TEXT] [--wait DURATION | --no-wait]\n' +
       '       agent cancel ID --terminate [--reason TEXT]\n' +
       '       agent cancel --stuck --older-than 10m [--reason TEXT] [--dry-run] [--yes] [--wait DURATION | --no-wait]\n' +
       `exit codes: 0 the run ended cancelled (or the cancel is recorded, with --no-wait; terminated, with --terminate);\n` +
-      `            1 no such run, it had already ended, or it ended otherwise; 2 bad input; ${EXIT_STILL_RUNNING} still running after --wait`,
+      `            1 no such run, it had already ended, or it ended otherwise; 2 bad input; ${EXIT_STILL_RUNNING} still running after --wait\n` +
+      '-o json: {workflow_id, run_id, reason, action, ending, still_running, diagnosis?} (--stuck: {runs, counts, ...}; -o jsonl: one run per line)',
     spec,
   ),
-  async run(argv, ctx) {
-    const args = parseArgs(argv, spec, HINT);
-    if (args.help) {
-      line(ctx.io.stdout, cancel.usage);
-      return 0;
-    }
+  async run(args, ctx) {
     const { flags } = args;
     if (flags.stuck) {
       if (args.positionals.length > 0) throw new UsageError('give either a run ID or --stuck, not both', HINT);
@@ -103,10 +99,10 @@ export const cancel: Command = {
     }
     return cancelOne(workflowId, flags.reason ?? DEFAULT_REASON, waitMsOf(flags), ctx);
   },
-};
+});
 
 async function cancelOne(workflowId: string, reason: string, waitMs: number, ctx: CommandContext): Promise<number> {
-  const out = ctx.io.stdout;
+  const out = progressOut(ctx);
   const client = await ctx.client();
   const chain = await describeChain(client, workflowId);
   if (chain.description.status.name !== 'RUNNING' || (await requestCancel(client, chain, reason)) === 'ended') {
@@ -114,28 +110,32 @@ async function cancelOne(workflowId: string, reason: string, waitMs: number, ctx
       `run ${workflowId} already ended: ${endingSummary(await runEnding(client, workflowId))}; nothing to cancel`,
     );
   }
+  const doc = { workflow_id: workflowId, run_id: chain.runId, reason, action: 'cancel_requested' as const };
   line(out, `cancel requested for ${workflowId} (run ${chain.runId}; reason: ${reason})`);
   if (waitMs === 0) {
-    line(out, `  not waiting (--no-wait); see how it ends with: npm run agent -- result ${workflowId}`);
+    line(out, `  not waiting (--no-wait); see how it ends with: agent result ${workflowId}`);
+    if (ctx.output !== 'text') printJson(ctx, { ...doc, ending: null, still_running: null });
     return 0;
   }
   line(out, `  waiting up to ${formatDuration(waitMs)} for it to end ...`);
   const ending = await waitForEnd(client, chain, waitMs);
   if (!ending) {
     const why = diagnose(await stuckFacts(client, workflowId));
+    if (ctx.output !== 'text') printJson(ctx, { ...doc, ending: null, still_running: true, diagnosis: why });
     throw new CliError(
       `${workflowId} is still running ${formatDuration(waitMs)} after the cancel: ${why}; end it with \`agent cancel ${workflowId} --terminate\``,
       EXIT_STILL_RUNNING,
     );
   }
   for (const text of formatEnding(ending)) line(out, text);
+  if (ctx.output !== 'text') printJson(ctx, { ...doc, ending: endingJson(ending), still_running: false });
   if (!endedCancelled(ending))
     throw new CliError(`${workflowId} ended ${endingSummary(ending)} before the cancel took effect`);
   return 0;
 }
 
 async function terminate(workflowId: string, reason: string, ctx: CommandContext): Promise<number> {
-  const out = ctx.io.stdout;
+  const out = progressOut(ctx);
   const client = await ctx.client();
   const chain = await describeChain(client, workflowId);
   if (chain.description.status.name !== 'RUNNING' || (await terminateChain(client, chain, reason)) === 'ended') {
@@ -144,6 +144,14 @@ async function terminate(workflowId: string, reason: string, ctx: CommandContext
     );
   }
   const counts = effectCountsOf(chain.description.memo?.[EFFECTS_MEMO]);
+  if (ctx.output !== 'text')
+    printJson(ctx, {
+      workflow_id: workflowId,
+      run_id: chain.runId,
+      reason,
+      action: 'terminated',
+      effect_counts: counts ?? null,
+    });
   line(out, `terminated ${workflowId} (run ${chain.runId}; reason: ${reason}, recorded in its history)`);
   line(out, `  effects recorded before: ${counts ? formatEffectCounts(counts) : 'none'}`);
   line(

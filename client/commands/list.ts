@@ -1,9 +1,8 @@
 // `agent list`: recent reactAgent runs, newest first, from Temporal's visibility store, filtered
 // by the Agent* search attributes (status, stop reason) and age (client/run-listing.ts).
-import { WORKFLOW_TYPE } from '../agent-client';
-import { parseArgs, usageText } from '../cli-args';
-import type { Command } from '../cli-context';
-import { line } from '../cli-context';
+import { WORKFLOW_TYPE } from '../run-id';
+import { usageText } from '../cli-args';
+import { defineCommand, line, printJson } from '../cli-context';
 import { formatTable, formatTime } from '../format';
 import { formatEffectCounts } from '../format-effects';
 import {
@@ -16,7 +15,6 @@ import {
   rowJson,
 } from '../run-listing';
 import type { ChainRow, RunRow } from '../run-listing';
-import { terminalSafeJson } from '../terminal-text';
 
 export const DEFAULT_LIST_LIMIT = 20;
 
@@ -25,10 +23,6 @@ const spec = {
   flags: {
     limit: { kind: 'int', help: `how many runs to show (default ${DEFAULT_LIST_LIMIT})` },
     ...FILTER_FLAGS,
-    json: {
-      kind: 'boolean',
-      help: "print a JSON array of {workflow_id, run_id, status (Temporal's), start_time, close_time, agent_status, stop_reason, step, tool_calls, principal, effects} (with --older-than also chain_start_time, chain_start_exact)",
-    },
     query: {
       kind: 'boolean',
       help: "print the visibility query (paste it into the Web UI) instead of running it; its StartTime is the current run's, not the chain's",
@@ -36,25 +30,22 @@ const spec = {
   },
 } as const;
 
-export const list: Command = {
-  name: 'list',
-  summary: 'list recent agent runs',
+export const list = defineCommand({
+  spec,
   usage: usageText(
-    'agent list [--status S,..] [--stop-reason R,..] [--older-than 10m] [--limit N] [--json] [--query]',
+    'agent list [--status S,..] [--stop-reason R,..] [--older-than 10m] [--limit N] [--query] [-o text|json|jsonl]\n' +
+      "(-o json: an array of {workflow_id, run_id, status (Temporal's), start_time, close_time, agent_status, stop_reason,\n" +
+      ' step, tool_calls, principal, effects}, with --older-than also chain_start_time, chain_start_exact; -o jsonl: one per line)',
     spec,
   ),
-  async run(argv, ctx) {
-    const args = parseArgs(argv, spec, 'see `agent help list`');
-    if (args.help) {
-      line(ctx.io.stdout, list.usage);
-      return 0;
-    }
+  async run(args, ctx) {
     const hint = 'see `agent help list`';
     const limit = args.flags.limit ?? DEFAULT_LIST_LIMIT;
     const filter = filterFromFlags(args.flags, hint);
     const query = queryFor(filter, hint);
     if (args.flags.query) {
-      line(ctx.io.stdout, query);
+      if (ctx.output === 'text') line(ctx.io.stdout, query);
+      else printJson(ctx, { query });
       return 0;
     }
     const client = await ctx.client();
@@ -65,8 +56,12 @@ export const list: Command = {
     const rows: Array<RunRow | ChainRow> = byAge ? byAge.rows : await listRuns(client, query, limit, ctx.env.namespace);
     const filtered = query !== `WorkflowType = '${WORKFLOW_TYPE}'`;
 
-    if (args.flags.json) {
-      line(ctx.io.stdout, terminalSafeJson(rows.map(rowJson), 2));
+    if (ctx.output === 'json') {
+      printJson(ctx, rows.map(rowJson));
+      return 0;
+    }
+    if (ctx.output === 'jsonl') {
+      for (const row of rows) printJson(ctx, rowJson(row));
       return 0;
     }
     if (rows.length === 0 && filtered) {
@@ -79,7 +74,7 @@ export const list: Command = {
     if (rows.length === 0) {
       line(
         ctx.io.stdout,
-        `no ${WORKFLOW_TYPE} runs in namespace "${ctx.env.namespace}" yet; start one with \`npm run agent -- run "<goal>"\``,
+        `no ${WORKFLOW_TYPE} runs in namespace "${ctx.env.namespace}" yet; start one with \`agent run "<goal>"\``,
       );
       return 0;
     }
@@ -116,4 +111,4 @@ export const list: Command = {
       line(ctx.io.stdout, `(looked at the newest ${MAX_SCAN} runs only: narrow the filter to see older ones)`);
     return 0;
   },
-};
+});

@@ -1,63 +1,74 @@
 // `agent result ID`: wait until a run has ended and print its result (a cancelled run's partial
-// result comes from the memo the workflow left).
+// result comes from the memo the workflow left). Exits with the code of how the run ended.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { reactAgent } from '../../workflows/agent';
-import type { AgentResult } from '../../common/types';
 import { existingRun } from '../agent-client';
-import { parseArgs, usageText } from '../cli-args';
-import type { Command, CommandContext, Writable } from '../cli-context';
-import { line } from '../cli-context';
+import { usageText } from '../cli-args';
+import type { CommandContext } from '../cli-context';
+import { defineCommand, line, printJson, progressOut } from '../cli-context';
+import { exitCodeOf } from '../exit-codes';
 import { followRun } from '../follow-run';
 import { formatResult } from '../format';
-import { terminalSafeJson } from '../terminal-text';
 
 const spec = {
   positionals: [{ name: 'ID', required: true, help: 'workflow id of the run' }],
-  flags: {
-    json: { kind: 'boolean', help: 'print the result (AgentResult) as one JSON document on stdout' },
-  },
+  flags: {},
 } as const;
 
-/** Follows the run, writing step lines to `progress`, and returns its result. */
-export async function waitAndShow(
+export interface FollowPrinting {
+  taskQueue: string;
+  /** Prefix of each text line (watch: the time). */
+  prefix?: () => string;
+  /** The first line of -o jsonl (what is being followed). */
+  header?: Record<string, unknown>;
+}
+
+/**
+ * Follows the run to its end and prints it: text, progress lines then the result block;
+ * -o json, progress on stderr and the result (AgentResult) as one document on stdout;
+ * -o jsonl, one line per event ({type: step | phase | effect, time, ...}) then {type: "result", result}.
+ * Returns the exit code of how the run ended (client/exit-codes.ts).
+ */
+export async function followAndPrint(
   client: Client,
   handle: WorkflowHandle<typeof reactAgent>,
-  progress: Writable,
   ctx: CommandContext,
-  taskQueue = ctx.env.taskQueue,
-): Promise<AgentResult> {
-  return followRun(client, handle, {
-    onLine: (text) => line(progress, text),
+  how: FollowPrinting,
+): Promise<number> {
+  const jsonl = ctx.output === 'jsonl';
+  const progress = progressOut(ctx);
+  const prefix = how.prefix ?? (() => '');
+  if (jsonl && how.header) printJson(ctx, how.header);
+  const result = await followRun(client, handle, {
+    onLine: (text) => {
+      if (!jsonl) line(progress, `${prefix()}${text}`);
+    },
+    onEvent: (event) => {
+      if (jsonl) printJson(ctx, { ...event, time: new Date().toISOString() });
+    },
     onNoState: (message) =>
-      line(ctx.io.stderr, `agent: ${message}; is a worker polling task queue "${taskQueue}"? (npm run worker)`),
+      line(ctx.io.stderr, `agent: ${message}; is a worker polling task queue "${how.taskQueue}"? (npm run worker)`),
   });
-}
-
-/** The end of `run --wait` and all of `result`: the result block, or the result as JSON. */
-export function printResult(result: AgentResult, json: boolean, ctx: CommandContext): void {
-  if (json) {
-    line(ctx.io.stdout, terminalSafeJson(result, 2));
-    return;
+  if (jsonl) printJson(ctx, { type: 'result', time: new Date().toISOString(), result });
+  else if (ctx.output === 'json') printJson(ctx, result);
+  else {
+    if (how.prefix) line(progress, `${prefix()}run ended`);
+    for (const text of formatResult(result)) line(ctx.io.stdout, text);
   }
-  for (const text of formatResult(result)) line(ctx.io.stdout, text);
+  return exitCodeOf(result);
 }
 
-export const result: Command = {
-  name: 'result',
-  summary: 'wait for a run to end and print its result',
-  usage: usageText('agent result ID [--json]', spec),
-  async run(argv, ctx) {
-    const args = parseArgs(argv, spec, 'see `agent help result`');
-    if (args.help) {
-      line(ctx.io.stdout, result.usage);
-      return 0;
-    }
-    const json = args.flags.json === true;
+export const result = defineCommand({
+  spec,
+  usage: usageText(
+    'agent result ID [-o text|json|jsonl]\n' +
+      '(exit code: 0 final answer, 4 stopped, 5 cancelled, 6 failed or terminated; see `agent help`)',
+    spec,
+  ),
+  async run(args, ctx) {
     const client = await ctx.client();
     const handle = await existingRun(client, args.positionals[0]!);
     const { taskQueue } = await handle.describe();
-    const outcome = await waitAndShow(client, handle, json ? ctx.io.stderr : ctx.io.stdout, ctx, taskQueue);
-    printResult(outcome, json, ctx);
-    return 0;
+    return followAndPrint(client, handle, ctx, { taskQueue });
   },
-};
+});

@@ -6,12 +6,11 @@ import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from '../../common/approvals';
 import type { Budget } from '../../common/budget';
 import type { AgentInput } from '../../common/types';
 import { checkRunInput, InvalidRunInputError, startRun } from '../agent-client';
-import { parseArgs, UsageError, usageText } from '../cli-args';
-import type { Command } from '../cli-context';
-import { CliError, line } from '../cli-context';
+import { UsageError, usageText } from '../cli-args';
+import { CliError, defineCommand, line, printJson, progressOut } from '../cli-context';
+import { EXIT } from '../exit-codes';
 import { runUrl } from '../../runtime/temporal-env';
-import { printResult, waitAndShow } from './result';
-import { terminalSafeJson } from '../terminal-text';
+import { followAndPrint } from './result';
 
 export const DEFAULT_USER_ID = 42;
 const MAX_USER_ID = 2_147_483_647;
@@ -34,10 +33,9 @@ const spec = {
       help: `how long a call needing approval waits for a person (default ${DEFAULT_APPROVAL_TIMEOUT_SECONDS})`,
     },
     id: { kind: 'string', value: 'ID', help: 'workflow id (default agent-<user>-<time>-<random>)' },
-    wait: { kind: 'boolean', help: 'follow the run step by step and print its result' },
-    json: {
+    wait: {
       kind: 'boolean',
-      help: 'machine output on stdout: the result with --wait, else {workflow_id, run_id, url}',
+      help: 'follow the run step by step, print its result, exit with how it ended (as `agent result`)',
     },
   },
 } as const;
@@ -70,16 +68,14 @@ function withFlagName(message: string): string {
   return flag ? `${message} (${flag})` : message;
 }
 
-export const run: Command = {
-  name: 'run',
-  summary: 'start an agent run (and follow it with --wait)',
-  usage: usageText('agent run GOAL [flags]', spec),
-  async run(argv, ctx) {
-    const args = parseArgs(argv, spec, 'see `agent help run`');
-    if (args.help) {
-      line(ctx.io.stdout, run.usage);
-      return 0;
-    }
+export const run = defineCommand({
+  spec,
+  usage: usageText(
+    'agent run GOAL [flags] [-o text|json|jsonl]\n' +
+      '(-o json: {workflow_id, run_id, url}, with --wait the result; -o jsonl with --wait: {"type":"started",...}, the events, the result)',
+    spec,
+  ),
+  async run(args, ctx) {
     const goal = args.positionals[0]!;
     if (goal.trim() === '') throw new UsageError('the goal must not be empty', 'see `agent help run`');
     const { flags } = args;
@@ -114,28 +110,27 @@ export const run: Command = {
       throw err;
     }
     const url = runUrl(ctx.env, workflowId);
-    const json = flags.json === true;
+    // startRun's handle carries the first run id; its declared type does not say so.
+    const runId = (handle as { firstExecutionRunId?: string }).firstExecutionRunId ?? (await handle.describe()).runId;
+    const started = { workflow_id: workflowId, run_id: runId, url };
 
     if (!flags.wait) {
-      if (json) {
-        // startRun's handle carries the first run id; its declared type does not say so.
-        const runId =
-          (handle as { firstExecutionRunId?: string }).firstExecutionRunId ?? (await handle.describe()).runId;
-        line(ctx.io.stdout, terminalSafeJson({ workflow_id: workflowId, run_id: runId, url }));
-      } else {
+      if (ctx.output !== 'text') printJson(ctx, started);
+      else {
         line(ctx.io.stdout, `started ${workflowId}`);
         line(ctx.io.stdout, `  Web UI: ${url}`);
-        line(ctx.io.stdout, `  follow: npm run agent -- result ${workflowId}`);
+        line(ctx.io.stdout, `  follow: agent watch ${workflowId}   (result: agent result ${workflowId})`);
       }
-      return 0;
+      return EXIT.OK;
     }
 
-    // With --json, stdout carries only the result; ids and progress go to stderr.
-    const progress = json ? ctx.io.stderr : ctx.io.stdout;
-    line(progress, `started ${workflowId}`);
-    line(progress, `  Web UI: ${url}`);
-    const result = await waitAndShow(client, handle, progress, ctx);
-    printResult(result, json, ctx);
-    return 0;
+    if (ctx.output !== 'jsonl') {
+      line(progressOut(ctx), `started ${workflowId}`);
+      line(progressOut(ctx), `  Web UI: ${url}`);
+    }
+    return followAndPrint(client, handle, ctx, {
+      taskQueue: ctx.env.taskQueue,
+      header: { type: 'started', time: new Date().toISOString(), ...started },
+    });
   },
-};
+});

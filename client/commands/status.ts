@@ -5,38 +5,29 @@ import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { EFFECTS_MEMO } from '../../common/types';
 import type { AgentState, EffectEntry } from '../../common/types';
 import { existingRun, runResult, runState } from '../agent-client';
-import { parseArgs, usageText } from '../cli-args';
-import type { Command } from '../cli-context';
-import { line, withDeadline } from '../cli-context';
+import { usageText } from '../cli-args';
+import { defineCommand, line, printJson, withDeadline } from '../cli-context';
 import { queryFailureReason } from '../follow-run';
 import { formatState, formatTime } from '../format';
 import { effectCountsOf, formatEffectCounts, formatEffects } from '../format-effects';
 import { runUrl } from '../../runtime/temporal-env';
-import { terminalSafeJson } from '../terminal-text';
 
 const spec = {
   positionals: [{ name: 'ID', required: true, help: 'workflow id of the run' }],
-  flags: {
-    json: {
-      kind: 'boolean',
-      help: 'print {workflow_id, run_id, temporal_status, ..., state, effects, effect_counts} as one JSON document',
-    },
-  },
+  flags: {},
 } as const;
 
 /** How long `status` waits for a worker to answer the state query. */
 const QUERY_TIMEOUT_MS = 3_000;
 
-export const status: Command = {
-  name: 'status',
-  summary: 'show where a run is: phase, step, budgets used and left, Temporal status',
-  usage: usageText('agent status ID [--json]', spec),
-  async run(argv, ctx) {
-    const args = parseArgs(argv, spec, 'see `agent help status`');
-    if (args.help) {
-      line(ctx.io.stdout, status.usage);
-      return 0;
-    }
+export const status = defineCommand({
+  spec,
+  usage: usageText(
+    'agent status ID [-o text|json|jsonl]\n' +
+      '(-o json: {workflow_id, run_id, temporal_status, task_queue, start_time, close_time, history_length, url, state, state_error?, effects, effect_counts})',
+    spec,
+  ),
+  async run(args, ctx) {
     const workflowId = args.positionals[0]!;
     const client = await ctx.client();
     const handle = await existingRun(client, workflowId);
@@ -58,7 +49,7 @@ export const status: Command = {
     const counts = effectCountsOf(description.memo?.[EFFECTS_MEMO]);
     const url = runUrl(ctx.env, workflowId);
 
-    if (args.flags.json) {
+    if (ctx.output !== 'text') {
       const doc = {
         workflow_id: workflowId,
         run_id: description.runId,
@@ -73,7 +64,7 @@ export const status: Command = {
         effects: effects ?? null,
         effect_counts: counts ?? null,
       };
-      line(ctx.io.stdout, terminalSafeJson(doc, 2));
+      printJson(ctx, doc);
       return 0;
     }
 
@@ -100,7 +91,7 @@ export const status: Command = {
     }
     return 0;
   },
-};
+});
 
 /**
  * A query sees the workflow's clock as of its last task, so a run waiting on a slow step reports

@@ -1,23 +1,19 @@
-// `agent trace ID [--jsonl]`: the run's step events, rebuilt from its workflow history alone
+// `agent trace ID`: the run's step events, rebuilt from its workflow history alone
 // (client/history-trace.ts), so a finished run can be audited with no worker running and no UI.
-// --jsonl prints one event per line in the seeds' contract; the text form is for reading.
-import { parseArgs, usageText } from '../cli-args';
-import type { Command } from '../cli-context';
-import { line } from '../cli-context';
+// -o jsonl prints one event per line in the seeds' contract, snake_case; the text form is for reading.
+import { usageText } from '../cli-args';
+import { defineCommand, line, printJson } from '../cli-context';
 import { formatTable } from '../format';
 import { rebuildTrace } from '../history-trace';
 import type { RebuiltTrace, StepEvent } from '../history-trace';
 import { fetchRunChain, payloadDecoder } from '../run-history';
 import { runUrl } from '../../runtime/temporal-env';
+import { snakeCaseKeys } from '../output';
 import { terminalSafeJson } from '../terminal-text';
 
 const spec = {
   positionals: [{ name: 'ID', required: true, help: 'workflow id of the run' }],
   flags: {
-    jsonl: {
-      kind: 'boolean',
-      help: 'one JSON step event per line: {step, decision, decisionSummary, tool, argumentDigest, policyDecision, approval, observation, remainingBudget, stopReason}',
-    },
     'run-id': {
       kind: 'string',
       value: 'RUN_ID',
@@ -26,29 +22,37 @@ const spec = {
   },
 } as const;
 
-export const trace: Command = {
-  name: 'trace',
-  summary: 'the step events of a run, rebuilt from its history (works after the run ended, without a worker)',
-  usage: usageText('agent trace ID [--jsonl] [--run-id RUN_ID]', spec),
-  async run(argv, ctx) {
-    const args = parseArgs(argv, spec, 'see `agent help trace`');
-    if (args.help) {
-      line(ctx.io.stdout, trace.usage);
-      return 0;
-    }
+export const trace = defineCommand({
+  spec,
+  usage: usageText(
+    'agent trace ID [--run-id RUN_ID] [-o text|json|jsonl]\n' +
+      '(-o jsonl: one step event per line, {step, decision, decision_summary, tool, argument_digest, policy_decision,\n' +
+      ' approval, observation, remaining_budget, stop_reason}; -o json: {outcome, events})',
+    spec,
+  ),
+  async run(args, ctx) {
     const workflowId = args.positionals[0]!;
     const client = await ctx.client();
     const chain = await fetchRunChain(client, workflowId, args.flags['run-id']);
     const rebuilt = await rebuildTrace(workflowId, chain, payloadDecoder(client));
-    if (args.flags.jsonl) {
+    if (ctx.deprecatedOutputFlag === 'jsonl') {
+      // The deprecated --jsonl keeps the keys it always had (camelCase) until it goes.
       for (const event of rebuilt.events) line(ctx.io.stdout, terminalSafeJson(event));
+      return 0;
+    }
+    if (ctx.output === 'jsonl') {
+      for (const event of rebuilt.events) printJson(ctx, snakeCaseKeys(event));
+      return 0;
+    }
+    if (ctx.output === 'json') {
+      printJson(ctx, snakeCaseKeys({ outcome: rebuilt.outcome, events: rebuilt.events }));
       return 0;
     }
     for (const text of formatTrace(rebuilt)) line(ctx.io.stdout, text);
     line(ctx.io.stdout, `Web UI: ${runUrl(ctx.env, workflowId)}`);
     return 0;
   },
-};
+});
 
 export function formatTrace({ events, outcome }: RebuiltTrace): string[] {
   const runs =

@@ -1,0 +1,58 @@
+// The CLI's exit codes, one table: `agent help` and docs/cli.md print it, and `run --wait`,
+// `result` and `watch` end with the code of how the run ended, so a script can tell a final
+// answer from a run that stopped, was cancelled or failed without parsing the output.
+import type { AgentResult } from '../common/types';
+
+export const EXIT = {
+  /** The command did what was asked; for a run: it ended with a final answer (stop reason success). */
+  OK: 0,
+  /** A runtime error: no such run, no server, a refused answer, ... */
+  ERROR: 1,
+  /** Bad usage or input: an unknown flag, a bad value. */
+  USAGE: 2,
+  /** `cancel`: the cancel is recorded but the run was still running when --wait was over. */
+  STILL_RUNNING: 3,
+  /** The run ended stopped by a guard: a budget, a denial, a loop, invalid model output, no approval in time. */
+  RUN_STOPPED: 4,
+  /** The run was cancelled (the kill switch). */
+  RUN_CANCELLED: 5,
+  /** The run failed: the LLM or a tool failed on every attempt, or Temporal terminated, timed out or failed it. */
+  RUN_FAILED: 6,
+} as const;
+
+export const EXIT_CODE_LINES: readonly string[] = [
+  `${EXIT.OK} success (for a run: it ended with a final answer)`,
+  `${EXIT.ERROR} runtime error (no such run, no server, ...)`,
+  `${EXIT.USAGE} bad usage or input`,
+  `${EXIT.STILL_RUNNING} cancel: still running after --wait`,
+  `${EXIT.RUN_STOPPED} the run stopped (a budget, a denial, a loop, invalid output, approval timeout)`,
+  `${EXIT.RUN_CANCELLED} the run was cancelled`,
+  `${EXIT.RUN_FAILED} the run failed (LLM or tool failed for good; terminated, timed out)`,
+];
+
+export type RunFamily = 'success' | 'stopped' | 'cancelled' | 'failed';
+
+/**
+ * The family of a stop reason. Decided from the reason's name here, the same split as the stop
+ * reason table that is to carry a family per reason (common/stop-reasons.ts): use its family once
+ * it has one.
+ */
+export function runFamily(stopReason: string): RunFamily {
+  if (stopReason === 'success') return 'success';
+  if (stopReason === 'cancelled') return 'cancelled';
+  if (stopReason === 'llm_timeout' || stopReason === 'llm_error' || stopReason.startsWith('tool_error:'))
+    return 'failed';
+  return 'stopped';
+}
+
+const EXIT_OF_FAMILY: Record<RunFamily, number> = {
+  success: EXIT.OK,
+  stopped: EXIT.RUN_STOPPED,
+  cancelled: EXIT.RUN_CANCELLED,
+  failed: EXIT.RUN_FAILED,
+};
+
+/** The exit code of a command that waited for a run: how the run ended. */
+export function exitCodeOf(result: Pick<AgentResult, 'stop_reason'>): number {
+  return EXIT_OF_FAMILY[runFamily(result.stop_reason)];
+}
