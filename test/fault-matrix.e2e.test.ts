@@ -13,7 +13,6 @@ import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { startDevServer } from '../scripts/dev-server';
 import type { DevServer } from '../scripts/dev-server';
@@ -24,19 +23,11 @@ import type { TemporalEnv } from '../runtime/temporal-env';
 import type { reactAgent } from '../workflows/agent';
 import type { AgentResult, EffectOutcome } from '../common/types';
 import type { StopReason } from '../common/stop-reasons';
-import { agentInput, connectClient, eventually, testEnv, uniqueId, WorkerFleet } from './helpers/harness';
+import { agentInput, connectClient, eventually, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 import { runCli } from './helpers/cli';
-import {
-  billingOf,
-  finalAnswer,
-  REFUND_ALLOW,
-  refundFixture,
-  refundGoal,
-  refundOf,
-  tool,
-} from './helpers/refund-fixtures';
-import type { RefundFixture } from './helpers/refund-fixtures';
+import { agentFixture } from './helpers/agent-fixture';
+import { billingOf, finalAnswer, REFUND_ALLOW, refundGoal, refundOf, tool } from './helpers/refund-fixtures';
 import {
   activitiesDrained,
   afterCut,
@@ -178,11 +169,11 @@ const KNOBS: Record<Config, Record<string, string>> = {
   after: { AGENT_REFUND_PAUSE_AFTER_COMMIT_MS: String(REFUND_STALL_MS) },
 };
 
-let llm: ScriptedLlmServer;
-let fx: RefundFixture;
-const fleet = new WorkerFleet();
+// Every group starts its own workers; the fixture ends them all (hung, SIGSTOPped ones too).
+const fixture = agentFixture({ queue: 'fault-matrix', worker: false, refunds: true });
+/** Clients of the restart group's own server. */
 const clients: Client[] = [];
-let restartServer: DevServer | undefined;
+let restartServer: DevServer | undefined; // the restart group's own server
 const timings: Array<{ cell: string; faultToCloseMs?: number; startToCloseMs: number }> = [];
 
 /** A set of task queues (one per worker config) on one server, and their workers. */
@@ -201,12 +192,10 @@ class Group {
 
   /** Starts a worker on the config's queue; `knobs` false gives a plain worker (no drill knobs). */
   start(config: Config, knobs = true): WorkerProcess {
-    const w = fleet.start(this.queues[config], {
-      OPENAI_BASE_URL: llm.baseUrl,
-      OPENAI_TIMEOUT_SECONDS: '120',
-      ...fx.workerEnv,
-      ...(knobs ? KNOBS[config] : {}),
-    });
+    const w = fixture.startWorker(
+      { OPENAI_TIMEOUT_SECONDS: '120', ...(knobs ? KNOBS[config] : {}) },
+      this.queues[config],
+    );
     this.started.set(config, [...(this.started.get(config) ?? []), w]);
     return w;
   }
@@ -259,7 +248,7 @@ class Run {
     readonly variant: Variant = {},
   ) {
     this.id = uniqueId('fm');
-    this.user = fx.nextUser();
+    this.user = fixture.refunds.nextUser();
     if (variant.gatedTool) this.gate = gate(tool('search_policy', { query: 'refund window' }));
     else if (variant.llm === 'gated') this.gate = gate(finalAnswer('done'));
   }
@@ -274,11 +263,11 @@ class Run {
   }
 
   rows() {
-    return fx.service().list({ workflow_id: this.id });
+    return fixture.refunds.service().list({ workflow_id: this.id });
   }
 
   async start(): Promise<void> {
-    llm.script(this.id, byStep(this.script()));
+    fixture.llm.script(this.id, byStep(this.script()));
     const v = this.variant;
     const input = agentInput({
       goal: refundGoal(this.user),
@@ -338,14 +327,14 @@ class Run {
   async staged(): Promise<void> {
     switch (this.phase) {
       case 'deciding':
-        await llmRequest(llm, this.id, 1);
+        await llmRequest(fixture.llm, this.id, 1);
         return;
       case 'read-only tool':
-        if (this.gate) await llmRequest(llm, this.id, 1);
+        if (this.gate) await llmRequest(fixture.llm, this.id, 1);
         else await waitStarted(this.handle(), 'search_policy');
         return;
       case 'continue-as-new boundary': {
-        await llmRequest(llm, this.id, 3);
+        await llmRequest(fixture.llm, this.id, 3);
         const latest = (await this.handle().describe()).runId;
         assert.notEqual(latest, this.firstRunId, 'step 3 runs in the run the chain continued into');
         return;
@@ -490,10 +479,10 @@ async function check(t: TestContext, phase: Phase, fault: Fault, o: Observed): P
   if (o.cut === 'cancel') {
     assert.ok(cancelRequested, 'the cancel request is in the history');
     assert.equal(cancelRequested.workflowExecutionCancelRequestedEventAttributes!.cause, REASON);
-    assertNothingAfter(afterCut(events, cancelRequested, llm.requests(run.id), run.rows()), 'the cancel');
+    assertNothingAfter(afterCut(events, cancelRequested, fixture.llm.requests(run.id), run.rows()), 'the cancel');
   } else if (o.cut === 'deadline') {
     assert.ok(deadlineFired, 'the max_seconds timer fired in the latest run');
-    assertNothingAfter(afterCut(events, deadlineFired, llm.requests(run.id), run.rows()), 'the deadline');
+    assertNothingAfter(afterCut(events, deadlineFired, fixture.llm.requests(run.id), run.rows()), 'the deadline');
   }
 
   // 4. A hung worker: the run still closed within the stated bound of the cancel or the deadline.
@@ -528,24 +517,9 @@ async function stalledAttemptCannotConfirm(run: Run, worker: WorkerProcess, from
 
 // ---- setup --------------------------------------------------------------------------------------
 
-let client: Client;
-let shared: TemporalEnv;
 const cell = (phase: Phase, fault: Fault) => `${phase} × ${fault}`;
 
-before(async () => {
-  llm = await ScriptedLlmServer.start();
-  fx = refundFixture();
-  shared = testEnv('fault-matrix');
-  client = await connectClient(shared);
-  clients.push(client);
-});
-
-after(async () => {
-  await fleet.killAll(); // hung (SIGSTOP) workers included, whatever failed
-  await Promise.all(clients.map((c) => c.connection.close().catch(() => undefined)));
-  await llm?.close();
-  await restartServer?.stop();
-  fx?.cleanup();
+after(() => {
   if (timings.length > 0) {
     console.log('fault matrix timings (fault -> close, start -> close, ms):');
     for (const t of [...timings].sort((a, b) => a.cell.localeCompare(b.cell))) {
@@ -567,7 +541,7 @@ async function startWorkers(group: Group): Promise<void> {
   await Promise.all(
     configs.map(async (c) => {
       const id = uniqueId('fm-warm-up');
-      llm.script(id, [finalAnswer('warm')]);
+      fixture.llm.script(id, [finalAnswer('warm')]);
       const result = await runResult(await startRun(group.client, group.queues[c], agentInput(), id));
       assert.equal(result.stop_reason, 'success', `warm-up run on ${c}`);
     }),
@@ -581,7 +555,7 @@ async function startWorkers(group: Group): Promise<void> {
 describe('fault matrix: operator cancel and max_seconds deadline, live workers', { concurrency: true }, () => {
   let live: Group;
   before(async () => {
-    live = new Group('live', shared, client);
+    live = new Group('live', fixture.env, fixture.client);
     await startWorkers(live);
   });
   after(() => live.killAll());
@@ -679,7 +653,7 @@ describe('fault matrix: worker SIGKILL + new worker', { concurrency: true }, () 
     await Promise.all((['plain', 'before', 'after'] as const).map((c) => killed.start(c, false).ready));
   });
   before(async () => {
-    killed = new Group('kill', shared, client);
+    killed = new Group('kill', fixture.env, fixture.client);
     await startWorkers(killed);
   });
   after(() => killed.killAll());
@@ -694,7 +668,7 @@ describe('fault matrix: worker SIGKILL + new worker', { concurrency: true }, () 
       if (phase === 'deciding' || phase === 'continue-as-new boundary') {
         // The decision was retried on the new worker with the same Idempotency-Key.
         const step = phase === 'deciding' ? 1 : 3;
-        const keys = llm
+        const keys = fixture.llm
           .requests(run.id)
           .filter((r) => r.step === step)
           .map((r) => r.idempotencyKey);
@@ -748,7 +722,7 @@ describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', 
     hung.first('plain').hang();
   });
   before(async () => {
-    hung = new Group('hung', shared, client);
+    hung = new Group('hung', fixture.env, fixture.client);
     await startWorkers(hung);
   });
   after(() => hung.killAll());
@@ -837,18 +811,22 @@ describe('fault matrix: Temporal server SIGKILL + restart', { concurrency: true 
     const port = await freePort();
     const uiPort = await freePort([port]);
     restartServer = await startDevServer({
-      dbFile: path.join(fx.dir, 'temporal', 'temporal.sqlite'),
+      dbFile: path.join(fixture.refunds.dir, 'temporal', 'temporal.sqlite'),
       cliPath: process.env.TEMPORAL_CLI_PATH,
       port,
       uiPort,
     });
     const server = { address: restartServer.address, namespace: restartServer.namespace, uiUrl: restartServer.uiUrl };
-    const restartClient = await connectClient({ ...shared, ...server });
+    const restartClient = await connectClient({ ...fixture.env, ...server });
     clients.push(restartClient);
     restarted = new Group('restart', server, restartClient);
     await startWorkers(restarted);
   });
-  after(() => restarted.killAll());
+  after(async () => {
+    await restarted.killAll();
+    await Promise.all(clients.map((c) => c.connection.close().catch(() => undefined)));
+    await restartServer?.stop();
+  });
 
   for (const phase of PHASES) {
     it(cell(phase, 'server SIGKILL + restart'), { timeout: CELL_TIMEOUT_MS }, async (t) => {

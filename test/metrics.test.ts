@@ -1,53 +1,29 @@
 // The worker's Prometheus endpoint, scraped after real runs: the agent's own counters (runs
 // started and ended by stop reason, steps, tool calls by tool and outcome, LLM latency by outcome
 // and tokens) with exact values, next to the Temporal SDK's own metrics, on one port.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Client } from '@temporalio/client';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
-import { runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../runtime/temporal-env';
+import { final, tool } from '../scripts/scripted-replies';
 import type { AgentInput } from '../common/types';
-import { agentInput, connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
+import { eventually } from './helpers/harness';
+import { agentFixture } from './helpers/agent-fixture';
 
-const tool = (name: string, args: Record<string, unknown>): Reply => ({ action: { kind: 'tool', name, args } });
-const final = (answer: string): Reply => ({ action: { kind: 'final', answer } });
-
-let llm: ScriptedLlmServer;
-let client: Client;
-let env: TemporalEnv;
-let worker: WorkerProcess;
+const fixture = agentFixture({
+  queue: 'metrics',
+  workerEnv: { OPENAI_TIMEOUT_SECONDS: '30', AGENT_METRICS_PORT: '0' },
+});
 let metricsUrl: string;
 
 before(async () => {
-  llm = await ScriptedLlmServer.start();
-  env = testEnv(uniqueId('metrics'));
-  worker = startWorkerProcess(env, {
-    OPENAI_BASE_URL: llm.baseUrl,
-    OPENAI_TIMEOUT_SECONDS: '30',
-    AGENT_METRICS_PORT: '0',
-  });
-  await worker.ready;
   metricsUrl = await eventually(
     'the metrics URL in the worker log',
-    () => /metrics=(http:\/\/\S+\/metrics)/.exec(worker.output())?.[1],
+    () => /metrics=(http:\/\/\S+\/metrics)/.exec(fixture.worker.output())?.[1],
   );
-  client = await connectClient(env);
 });
 
-after(async () => {
-  await worker?.stop();
-  await client?.connection.close();
-  await llm?.close();
-});
-
-async function run(replies: Reply[], overrides: Partial<AgentInput> = {}) {
-  const id = uniqueId('m');
-  llm.script(id, replies);
-  return runResult(await startRun(client, env, agentInput(overrides), id));
-}
+const run = async (replies: Reply[], overrides: Partial<AgentInput> = {}) =>
+  (await fixture.run(replies, overrides)).result;
 
 /** `name{labels}` -> value, from the Prometheus text format. */
 function parse(text: string): Map<string, number> {
@@ -120,9 +96,9 @@ describe('worker metrics endpoint', () => {
     assert.equal((await fetch(new URL('/nope', metricsUrl))).status, 404);
   });
 
-  it('a second worker on a taken port keeps working and says its metrics are disabled', async () => {
+  it('a second fixture.worker on a taken port keeps working and says its metrics are disabled', async () => {
     const port = new URL(metricsUrl).port;
-    const second = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, AGENT_METRICS_PORT: port });
+    const second = fixture.startWorker({ AGENT_METRICS_PORT: port });
     try {
       await second.ready;
       await eventually('the warning', () =>

@@ -8,7 +8,9 @@ import { SEED_DATA } from '../../activities/tools/seed-data';
 import type { SupportData } from '../../activities/tools/seed-data';
 import { RefundService } from '../../activities/refunds/service';
 import type { Reply } from '../../scripts/scripted-llm-server';
+import { final } from '../../scripts/scripted-replies';
 import { DEFAULT_ALLOWED_TOOLS } from '../../common/tool-catalog';
+import type { AgentInput } from '../../common/types';
 
 /** Pro-monthly users who paid USD 49.00 ten days ago: 1001 ... 1099. */
 export const PAYING_USERS = Array.from({ length: 99 }, (_, i) => 1001 + i);
@@ -62,15 +64,15 @@ export function refundFixture(): RefundFixture {
   };
 }
 
-export const tool = (name: string, args: Record<string, unknown>): Reply => ({ action: { kind: 'tool', name, args } });
-export const billingOf = (user_id: number): Reply => tool('get_user_billing', { user_id });
-export const refundOf = (
-  user_id: number,
-  amount_usd = 49,
-  reason = 'pro_monthly paid 10 days ago, within the 14-day window',
-): Reply => tool('issue_refund', { user_id, amount_usd, reason });
-export const finalAnswer = (answer = 'Refunded USD 49.00.'): Reply => ({ action: { kind: 'final', answer } });
+// The refund path's replies, under the names the refund tests use.
+export { tool, billing as billingOf, refund as refundOf } from '../../scripts/scripted-replies';
+export const finalAnswer = (answer = 'Refunded USD 49.00.'): Reply => final(answer);
 
 export function refundGoal(userId: number): string {
   return `User ${userId} asked: Can I get a refund now? Check billing and policy; refund if allowed.`;
+}
+
+/** A refund run's input for `userId`: its goal, its principal, the refund tool allowed. */
+export function refundInput(userId: number, overrides: Partial<AgentInput> = {}): Partial<AgentInput> {
+  return { goal: refundGoal(userId), user_id: userId, allow: REFUND_ALLOW, ...overrides };
 }
