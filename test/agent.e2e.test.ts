@@ -7,6 +7,7 @@ import { billing, final, malformed, policy, profile, tool } from '../scripts/scr
 import type { TemporalEnv } from '../runtime/temporal-env';
 import type { AgentInput } from '../common/types';
 import { agentFixture } from './helpers/agent-fixture';
+import { REFUND_SCENARIO_ROWS, traceRows } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 
 const fixture = agentFixture({ queue: 'e2e', workerEnv: { OPENAI_TIMEOUT_SECONDS: '30' } });
@@ -36,14 +37,7 @@ describe('the refund scenario', () => {
     assert.equal(result.status, 'ok');
     assert.equal(result.stop_reason, 'success');
     assert.equal(result.answer, 'Yes: USD 49.00, within 14 days.');
-    assert.deepEqual(
-      result.trace.map((t) => [t.step, t.tool, t.ok]),
-      [
-        [1, 'get_user_profile', true],
-        [2, 'get_user_billing', true],
-        [3, 'search_policy', true],
-      ],
-    );
+    assert.deepEqual(traceRows(result), REFUND_SCENARIO_ROWS);
     assert.equal(result.trace[0]!.args_hash, 'feaa769a39ae');
     assert.deepEqual(result.history[1]!.observation.data, {
       billing: { currency: 'USD', plan: 'pro_monthly', price_usd: 49, days_since_first_payment: 10 },

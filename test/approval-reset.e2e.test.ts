@@ -6,14 +6,14 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { Reply } from '../scripts/scripted-llm-server';
+import { byStep } from '../scripts/scripted-replies';
 import { existingRun } from '../client/agent-client';
 import { pendingApproval } from '../client/approvals';
 import type { AgentResult } from '../common/types';
 import { eventually, uniqueId } from './helpers/harness';
 import { agentFixture } from './helpers/agent-fixture';
 import { runCli } from './helpers/cli';
-import { billingOf, finalAnswer, REFUND_ALLOW, refundGoal, refundOf } from './helpers/refund-fixtures';
+import { billingOf, finalAnswer, refundOf, refundRunArgs } from './helpers/refund-fixtures';
 
 const exec = promisify(execFile);
 
@@ -42,21 +42,9 @@ describe('temporal workflow reset, then agent approve', () => {
     const user = fixture.refunds.nextUser();
     const id = uniqueId('reset-refund');
     // By step, so the re-run is answered like the first run.
-    const replies: Record<number, Reply> = { 1: billingOf(user), 2: refundOf(user, 49), 3: finalAnswer() };
-    fixture.llm.script(id, (req) => replies[req.step ?? 0] ?? finalAnswer());
+    fixture.llm.script(id, byStep({ 1: billingOf(user), 2: refundOf(user, 49), 3: finalAnswer() }));
 
-    await cli([
-      'run',
-      refundGoal(user),
-      '--user-id',
-      String(user),
-      '--allow',
-      REFUND_ALLOW.join(','),
-      '--id',
-      id,
-      '--max-seconds',
-      '120',
-    ]);
+    await cli(refundRunArgs(user, id, 120));
     const first = await pendingIn(id);
     await cli(['approve', id]);
     const before = JSON.parse(await cli(['result', id, '--json'])) as AgentResult;

@@ -21,6 +21,16 @@ function oneLine(stderr: string): string {
   return lines[0]!;
 }
 
+/** The chain's latest run ended Canceled, and its cancel request carried `reason`. */
+async function assertLatestRunCancelled(id: string, reason: string) {
+  const latest = await fixture.client.workflow.getHandle(id).describe();
+  assert.equal(latest.status.name, 'CANCELLED');
+  const events = (await fixture.client.workflow.getHandle(id, latest.runId).fetchHistory()).events ?? [];
+  const requested = events.find((e) => e.workflowExecutionCancelRequestedEventAttributes);
+  assert.equal(requested?.workflowExecutionCancelRequestedEventAttributes?.cause, reason);
+  return latest;
+}
+
 async function runsOf(id: string): Promise<Array<{ runId: string; status: string }>> {
   const runs: Array<{ runId: string; status: string }> = [];
   for await (const info of fixture.client.workflow.list({ query: `WorkflowId = '${id}'` }))
@@ -81,18 +91,15 @@ describe('agent cancel: ended runs', () => {
 describe('agent cancel: continue-as-new chains', () => {
   it('cancels the latest run of the chain, waits for it to end and says how it ended', async () => {
     const id = uniqueId('chain');
-    fixture.llm.script(id, (req) =>
-      req.step === 1
-        ? tool('get_user_profile', { user_id: 42 })
-        : req.step === 2
-          ? tool('get_user_billing', { user_id: 42 })
-          : { hang: true },
-    );
-    const handle = await startRun(
-      fixture.client,
-      fixture.env,
-      agentInput({ continue_as_new_every: 1, budget: { max_seconds: 120 } }),
-      id,
+    const { handle } = await fixture.start(
+      (req) =>
+        req.step === 1
+          ? tool('get_user_profile', { user_id: 42 })
+          : req.step === 2
+            ? tool('get_user_billing', { user_id: 42 })
+            : { hang: true },
+      { continue_as_new_every: 1, budget: { max_seconds: 120 } },
+      { id },
     );
     const hanging = await fixture.llm.waitFor((r) => r.workflowId === id && r.step === 3, 30_000);
     const current = await fixture.client.workflow.getHandle(id).describe();
@@ -107,15 +114,8 @@ describe('agent cancel: continue-as-new chains', () => {
     assert.match(r.stdout, new RegExp(`^${id} ended: CANCELLED \\(stop reason cancelled\\)$`, 'm'));
     await fixture.llm.waitForAbort((x) => x.id === hanging.id, 10_000);
 
-    const latest = await fixture.client.workflow.getHandle(id).describe();
+    const latest = await assertLatestRunCancelled(id, 'chain test');
     assert.equal(latest.runId, current.runId);
-    assert.equal(latest.status.name, 'CANCELLED');
-    const events = (await fixture.client.workflow.getHandle(id, latest.runId).fetchHistory()).events ?? [];
-    assert.equal(
-      events.find((e) => e.workflowExecutionCancelRequestedEventAttributes)
-        ?.workflowExecutionCancelRequestedEventAttributes?.cause,
-      'chain test',
-    );
     const runs = await eventually('all runs of the chain listed as closed', async () => {
       const listed = await runsOf(id);
       return listed.length === 3 && listed.every((x) => x.status !== 'RUNNING') ? listed : undefined;
@@ -128,16 +128,14 @@ describe('agent cancel: continue-as-new chains', () => {
     const id = uniqueId('stale');
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    fixture.llm.script(id, async (req) => {
-      if (req.step !== 1) return { hang: true };
-      await gate;
-      return tool('get_user_profile', { user_id: 42 });
-    });
-    const handle = await startRun(
-      fixture.client,
-      fixture.env,
-      agentInput({ continue_as_new_every: 1, budget: { max_seconds: 120 } }),
-      id,
+    const { handle } = await fixture.start(
+      async (req) => {
+        if (req.step !== 1) return { hang: true };
+        await gate;
+        return tool('get_user_profile', { user_id: 42 });
+      },
+      { continue_as_new_every: 1, budget: { max_seconds: 120 } },
+      { id },
     );
     await fixture.llm.waitFor((r) => r.workflowId === id && r.step === 1, 20_000);
     // What `cancel --stuck` read from its listing: the first run, then running.
@@ -159,14 +157,10 @@ describe('agent cancel: continue-as-new chains', () => {
   it("cancel --stuck and list --older-than judge a run by its chain's start, not its current run's", async () => {
     const id = uniqueId('old-chain');
     // Step 1 takes 8 s, then the run continues as new: an old chain whose current run is young.
-    fixture.llm.script(id, (req) =>
-      req.step === 1 ? tool('get_user_profile', { user_id: 42 }, { delayMs: 8_000 }) : { hang: true },
-    );
-    const handle = await startRun(
-      fixture.client,
-      fixture.env,
-      agentInput({ continue_as_new_every: 1, budget: { max_seconds: 120 } }),
-      id,
+    const { handle } = await fixture.start(
+      (req) => (req.step === 1 ? tool('get_user_profile', { user_id: 42 }, { delayMs: 8_000 }) : { hang: true }),
+      { continue_as_new_every: 1, budget: { max_seconds: 120 } },
+      { id },
     );
     await fixture.llm.waitFor((r) => r.workflowId === id && r.step === 2, 30_000);
     const current = await fixture.client.workflow.getHandle(id).describe();
@@ -223,14 +217,7 @@ describe('agent cancel: continue-as-new chains', () => {
     assert.ok(done.code === 0 || done.code === 3, done.stdout + done.stderr);
     assert.doesNotMatch(done.stdout, new RegExp(`${id}: STILL RUNNING`));
 
-    const latest = await fixture.client.workflow.getHandle(id).describe();
-    assert.equal(latest.status.name, 'CANCELLED');
-    const events = (await fixture.client.workflow.getHandle(id, latest.runId).fetchHistory()).events ?? [];
-    assert.equal(
-      events.find((e) => e.workflowExecutionCancelRequestedEventAttributes)
-        ?.workflowExecutionCancelRequestedEventAttributes?.cause,
-      'old chain',
-    );
+    await assertLatestRunCancelled(id, 'old chain');
   });
 });
 

@@ -43,34 +43,33 @@ describe('docker-compose.yml', () => {
     assert.deepEqual(errorsOf(COMPOSE_TEXT), []);
   });
 
-  it('a deliberately broken copy does not validate', () => {
-    const unknownKey = COMPOSE_TEXT.replace(
+  // [what is broken, text replaced, its replacement, a word the schema error names]
+  const brokenCopies: Array<[string, string, string, string]> = [
+    [
+      'an unknown service key',
       '    stop_grace_period: 60s\n',
       '    stop_grace_period: 60s\n    restart_policy: always\n',
-    );
-    assert.notEqual(unknownKey, COMPOSE_TEXT);
-    assert.ok(
-      errorsOf(unknownKey).some((e) => e.includes('restart_policy')),
-      'an unknown service key is rejected',
-    );
-
-    const badCondition = COMPOSE_TEXT.replace(
+      'restart_policy',
+    ],
+    [
+      'an unknown depends_on condition',
       'condition: service_completed_successfully',
       'condition: service_finished',
-    );
-    assert.notEqual(badCondition, COMPOSE_TEXT);
-    assert.ok(errorsOf(badCondition).length > 0, 'an unknown depends_on condition is rejected');
-
-    const portsNotAList = COMPOSE_TEXT.replace(
-      "    ports:\n      - '8080:8080'\n",
-      '    ports:\n      published: 8080\n',
-    );
-    assert.notEqual(portsNotAList, COMPOSE_TEXT);
-    assert.ok(
-      errorsOf(portsNotAList).some((e) => e.includes('/services/temporal-ui/ports')),
-      'ports must be a list',
-    );
-  });
+      'depends_on',
+    ],
+    ['ports that are not a list', "    ports:\n      - '8080:8080'\n", '    ports:\n      published: 8080\n', '/ports'],
+  ];
+  for (const [what, text, replacement, named] of brokenCopies) {
+    it(`a copy with ${what} does not validate`, () => {
+      const broken = COMPOSE_TEXT.replace(text, replacement);
+      assert.notEqual(broken, COMPOSE_TEXT, 'the text to break is in docker-compose.yml');
+      const errors = errorsOf(broken);
+      assert.ok(
+        errors.some((e) => e.includes(named)),
+        `an error names ${named}: ${errors.join('; ')}`,
+      );
+    });
+  }
 
   it('has PostgreSQL, schema setup, the Temporal server, the Web UI, search-attribute init and the worker, in order', () => {
     const s = compose.services;

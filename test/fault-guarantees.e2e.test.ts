@@ -5,20 +5,20 @@
 // fails (ambiguous, visible in the memo), and the state a long continue-as-new chain carries.
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, readFileSync } from 'node:fs';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { runResult, startRun, WORKFLOW_TYPE } from '../client/agent-client';
 import { answerApproval, pendingApproval } from '../client/approvals';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import { CARRY_LIMITS } from '../workflows/carry';
+import { EMPTY_USAGE } from '../common/budget';
 import { AGENT_STOP_REASON } from '../common/search-attributes';
 import { TOOL_REGISTRY } from '../common/tool-catalog';
 import { EFFECTS_MEMO } from '../common/types';
 import type { AgentInput, AgentResult, CarriedState } from '../common/types';
 import { agentInput, eventually, uniqueId } from './helpers/harness';
 import { agentFixture } from './helpers/agent-fixture';
-import { billingOf, finalAnswer, REFUND_ALLOW, refundGoal, refundOf, tool } from './helpers/refund-fixtures';
+import { billingOf, finalAnswer, refundInput, refundOf, refusedRefundStep, tool } from './helpers/refund-fixtures';
 
 /** A user whose 14-day refund window closes ~8.6 s after the billing record is read. */
 const CLOSING_USER = 3001;
@@ -27,23 +27,14 @@ const fixture = agentFixture({ queue: 'faults', refunds: true });
 let drillEnv: TemporalEnv;
 
 before(async () => {
-  // The support data is read on every call: the worker sees this user from its first run on.
-  const data = JSON.parse(readFileSync(fixture.refunds.dataFile, 'utf8'));
-  data.users[String(CLOSING_USER)] = { id: CLOSING_USER, name: 'Closing', country: 'US', tier: 'pro' };
-  data.billing[String(CLOSING_USER)] = {
-    currency: 'USD',
-    plan: 'pro_monthly',
-    price_usd: 49,
-    days_since_first_payment: 14.9999,
-  };
-  writeFileSync(fixture.refunds.dataFile, JSON.stringify(data));
+  fixture.refunds.addPayingUser(CLOSING_USER, 'Closing', 14.9999);
   drillEnv = fixture.queue('faults-drill');
   // The refunds service refuses lookups, and the refund's first attempt stalls before committing.
   await fixture.startWorker({ AGENT_REFUND_LOOKUP_FAIL: '1', AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS: '60000' }, drillEnv)
     .ready;
 });
 
-/** Starts a run with the raw fixture.client, past the CLI's and startRun's checks, as any SDK caller could. */
+/** Starts a run with the raw client, past the CLI's and startRun's checks, as any SDK caller could. */
 async function startRaw(id: string, input: unknown) {
   return fixture.client.workflow.start(WORKFLOW_TYPE, {
     taskQueue: fixture.env.taskQueue,
@@ -53,12 +44,8 @@ async function startRaw(id: string, input: unknown) {
   });
 }
 
-async function run(replies: Reply[] | ((i: number) => Reply), overrides: Partial<AgentInput> = {}, on = fixture.env) {
-  const id = uniqueId('fg');
-  fixture.llm.script(id, Array.isArray(replies) ? replies : (_req, i) => replies(i));
-  const handle = await startRun(fixture.client, on, agentInput(overrides), id);
-  return { id, handle };
-}
+const run = (replies: Reply[] | ((i: number) => Reply), overrides: Partial<AgentInput> = {}, on = fixture.env) =>
+  fixture.start(Array.isArray(replies) ? replies : (_req, i) => replies(i), overrides, { on });
 
 describe('bad input never wedges a run', () => {
   const cases: Array<[string, (input: AgentInput) => unknown, RegExp]> = [
@@ -79,15 +66,7 @@ describe('bad input never wedges a run', () => {
         ...i,
         carried: {
           started_at_ms: 0,
-          usage: {
-            steps: 0,
-            tool_calls: 0,
-            llm_calls: 0,
-            prompt_tokens: 0,
-            completion_tokens: 0,
-            total_tokens: 0,
-            elapsed_ms: 0,
-          },
+          usage: { ...EMPTY_USAGE },
           trace: [],
           history: [
             {
@@ -181,12 +160,10 @@ describe('loop detection and search attributes', () => {
 
 describe('effects and approvals', () => {
   it('refund rules are checked again after the approval wait: a window that closed meanwhile denies the refund', async () => {
-    const { id, handle } = await run([billingOf(CLOSING_USER), refundOf(CLOSING_USER, 49), finalAnswer()], {
-      goal: refundGoal(CLOSING_USER),
-      user_id: CLOSING_USER,
-      allow: REFUND_ALLOW,
-      budget: { max_seconds: 120 },
-    });
+    const { id, handle } = await run(
+      [billingOf(CLOSING_USER), refundOf(CLOSING_USER, 49), finalAnswer()],
+      refundInput(CLOSING_USER, { budget: { max_seconds: 120 } }),
+    );
     // Allowed when asked (day 14 of a 14-day window), approved after the day ended.
     const pending = await eventually('the refund awaiting approval', () => pendingApproval(handle));
     assert.equal(pending.tool, 'issue_refund');
@@ -194,14 +171,7 @@ describe('effects and approvals', () => {
     await answerApproval(fixture.client, id, { decision: 'approve', operator: 'test' });
     const result = await runResult(handle);
     assert.equal(result.stop_reason, 'policy_denied:refund_outside_window');
-    assert.deepEqual(result.trace.at(-1), {
-      step: 2,
-      tool: 'issue_refund',
-      args_hash: pending.args_hash,
-      ok: false,
-      stop_reason: 'policy_denied:refund_outside_window',
-      approval: 'approve',
-    });
+    assert.deepEqual(result.trace.at(-1), refusedRefundStep(pending, 'policy_denied:refund_outside_window', 'approve'));
     assert.deepEqual(result.effects, []);
     assert.equal(fixture.refunds.service().list({ workflow_id: id }).length, 0, 'no refund was even planned');
   });
@@ -210,12 +180,7 @@ describe('effects and approvals', () => {
     const user = fixture.refunds.nextUser();
     const { id, handle } = await run(
       [billingOf(user), refundOf(user, 49), finalAnswer()],
-      {
-        goal: refundGoal(user),
-        user_id: user,
-        allow: REFUND_ALLOW,
-        budget: { max_seconds: 120 },
-      },
+      refundInput(user, { budget: { max_seconds: 120 } }),
       drillEnv,
     );
     await eventually('the refund awaiting approval', () => pendingApproval(handle));

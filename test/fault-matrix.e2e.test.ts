@@ -94,51 +94,38 @@ const PRE_BOUNDARY = ['get_user_profile', BILLING];
 const ok = (trace: string[], effects: EffectOutcome[] = []): Expected => ({ stop: 'success', effects, trace });
 const cut = (stop: StopReason, trace: string[], effects: EffectOutcome[] = []): Expected => ({ stop, effects, trace });
 
+/**
+ * A phase's row: every cut (a cancel, the deadline) ends the run with `cutTrace` and `cutEffects`,
+ * every recovery (a new worker, the restarted server) completes it with `okTrace` and `okEffects`.
+ */
+function row(
+  cutTrace: string[],
+  okTrace: string[],
+  cutEffects: EffectOutcome[] = [],
+  okEffects: EffectOutcome[] = [],
+): Record<Fault, Expected> {
+  return {
+    'operator cancel': cut('cancelled', cutTrace, cutEffects),
+    'max_seconds deadline': cut('max_seconds', cutTrace, cutEffects),
+    'worker SIGKILL + new worker': ok(okTrace, okEffects),
+    'worker hung + cancel': cut('cancelled', cutTrace, cutEffects),
+    'server SIGKILL + restart': ok(okTrace, okEffects),
+  };
+}
+const REFUNDED = [BILLING, 'issue_refund'];
+
 /** Every cell's expected outcome (docs/faults.md is the same table in prose). */
 const EXPECTED: Record<Phase, Record<Fault, Expected>> = {
-  deciding: {
-    'operator cancel': cut('cancelled', []),
-    'max_seconds deadline': cut('max_seconds', []),
-    'worker SIGKILL + new worker': ok([]),
-    'worker hung + cancel': cut('cancelled', []),
-    'server SIGKILL + restart': ok([]),
-  },
-  'read-only tool': {
-    'operator cancel': cut('cancelled', []),
-    'max_seconds deadline': cut('max_seconds', []),
-    'worker SIGKILL + new worker': ok(['search_policy']),
-    'worker hung + cancel': cut('cancelled', []),
-    'server SIGKILL + restart': ok(['search_policy']),
-  },
-  'effect before commit': {
-    'operator cancel': cut('cancelled', [BILLING], ['not_made']),
-    'max_seconds deadline': cut('max_seconds', [BILLING], ['not_made']),
-    'worker SIGKILL + new worker': ok([BILLING, 'issue_refund'], ['confirmed']),
-    'worker hung + cancel': cut('cancelled', [BILLING], ['not_made']),
-    'server SIGKILL + restart': ok([BILLING, 'issue_refund'], ['confirmed']),
-  },
-  'effect after commit': {
-    'operator cancel': cut('cancelled', [BILLING], ['confirmed']),
-    'max_seconds deadline': cut('max_seconds', [BILLING], ['confirmed']),
-    'worker SIGKILL + new worker': ok([BILLING, 'issue_refund'], ['confirmed']),
-    'worker hung + cancel': cut('cancelled', [BILLING], ['confirmed']),
-    'server SIGKILL + restart': ok([BILLING, 'issue_refund'], ['confirmed']),
-  },
+  deciding: row([], []),
+  'read-only tool': row([], ['search_policy']),
+  'effect before commit': row([BILLING], REFUNDED, ['not_made'], ['confirmed']),
+  'effect after commit': row([BILLING], REFUNDED, ['confirmed'], ['confirmed']),
   'awaiting approval': {
-    'operator cancel': cut('cancelled', [BILLING]),
+    ...row([BILLING], REFUNDED, [], ['confirmed']),
     // Time waiting for a person is not the agent's: the deadline passes, the run still waits.
-    'max_seconds deadline': ok([BILLING, 'issue_refund'], ['confirmed']),
-    'worker SIGKILL + new worker': ok([BILLING, 'issue_refund'], ['confirmed']),
-    'worker hung + cancel': cut('cancelled', [BILLING]),
-    'server SIGKILL + restart': ok([BILLING, 'issue_refund'], ['confirmed']),
+    'max_seconds deadline': ok(REFUNDED, ['confirmed']),
   },
-  'continue-as-new boundary': {
-    'operator cancel': cut('cancelled', PRE_BOUNDARY),
-    'max_seconds deadline': cut('max_seconds', PRE_BOUNDARY),
-    'worker SIGKILL + new worker': ok(PRE_BOUNDARY),
-    'worker hung + cancel': cut('cancelled', PRE_BOUNDARY),
-    'server SIGKILL + restart': ok(PRE_BOUNDARY),
-  },
+  'continue-as-new boundary': row(PRE_BOUNDARY, PRE_BOUNDARY),
 };
 
 /** The activity in flight when the fault lands (none while a person is awaited). */
@@ -530,6 +517,17 @@ after(() => {
   }
 });
 
+/** Registers in the calling describe(): a group started with its workers before the cells, ended after them. */
+function withGroup(name: string, set: (group: Group) => void): void {
+  let group: Group | undefined;
+  before(async () => {
+    group = new Group(name, fixture.env, fixture.client);
+    set(group);
+    await startWorkers(group);
+  });
+  after(() => group?.killAll());
+}
+
 /**
  * A group's workers, one per config, started together before its cells, each warmed up with one
  * short run: a fresh worker's first workflow task (loading the workflow bundle) takes seconds on
@@ -553,12 +551,8 @@ async function startWorkers(group: Group): Promise<void> {
 // ---- operator cancel and max_seconds deadline, with live workers ------------------------------
 
 describe('fault matrix: operator cancel and max_seconds deadline, live workers', { concurrency: true }, () => {
-  let live: Group;
-  before(async () => {
-    live = new Group('live', fixture.env, fixture.client);
-    await startWorkers(live);
-  });
-  after(() => live.killAll());
+  let live!: Group;
+  withGroup('live', (g) => (live = g));
 
   /** The cancel as an operator sends it: the CLI, except inside a refund's ~2 s heartbeat window, where a process start may not fit. */
   async function operatorCancel(run: Run): Promise<void> {
@@ -646,17 +640,13 @@ describe('fault matrix: operator cancel and max_seconds deadline, live workers',
 // ---- worker SIGKILL, then a new worker: one kill for all six runs ------------------------------
 
 describe('fault matrix: worker SIGKILL + new worker', { concurrency: true }, () => {
-  let killed: Group;
+  let killed!: Group;
+  withGroup('kill', (g) => (killed = g));
   const kill = new SharedFault('the workers were killed', async () => {
     await Promise.all((['plain', 'before', 'after'] as const).map((c) => killed.first(c).kill()));
     // New workers without drill knobs: the retried attempts run normally.
     await Promise.all((['plain', 'before', 'after'] as const).map((c) => killed.start(c, false).ready));
   });
-  before(async () => {
-    killed = new Group('kill', fixture.env, fixture.client);
-    await startWorkers(killed);
-  });
-  after(() => killed.killAll());
 
   for (const phase of PHASES) {
     it(cell(phase, 'worker SIGKILL + new worker'), { timeout: CELL_TIMEOUT_MS }, async (t) => {
@@ -698,7 +688,8 @@ describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', 
   const PLAIN: Phase[] = ['deciding', 'read-only tool', 'awaiting approval', 'continue-as-new boundary'];
   /** Room to bring the other runs in place and start the healthy worker before the deadline. */
   const DEADLINE_SECONDS = 25;
-  let hung: Group;
+  let hung!: Group;
+  withGroup('hung', (g) => (hung = g));
   let deadlineRun: Run | undefined;
   let toolRun: Run | undefined;
   // Once every run has started on the first worker, the healthy one starts (bundling its workflows
@@ -721,11 +712,6 @@ describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', 
     await untilWallClock(deadline - 1_000);
     hung.first('plain').hang();
   });
-  before(async () => {
-    hung = new Group('hung', fixture.env, fixture.client);
-    await startWorkers(hung);
-  });
-  after(() => hung.killAll());
 
   for (const phase of PLAIN) {
     it(cell(phase, 'worker hung + cancel'), { timeout: CELL_TIMEOUT_MS }, async (t) => {

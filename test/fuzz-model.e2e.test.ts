@@ -198,7 +198,7 @@ describe("fuzzing the model's answers", () => {
     assert.ok(seenReasons.size >= 4, 'the fuzzer reached several different stop reasons');
   });
 
-  it('the fixture.worker never crashed: the same process is still running and logged no crash', () => {
+  it('the worker never crashed: the same process is still running and logged no crash', () => {
     assert.equal(fixture.worker.proc.pid, workerPid);
     assert.equal(fixture.worker.proc.exitCode, null);
     assert.equal(fixture.worker.proc.signalCode, null);

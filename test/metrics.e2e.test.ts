@@ -65,28 +65,29 @@ describe('worker metrics endpoint', () => {
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/plain/);
     const text = await response.text();
-    const m = parse(text);
-    const value = (key: string) => m.get(key) ?? 0;
-
-    assert.equal(value('agent_runs_started_total'), 3);
-    assert.equal(value('agent_runs_ended_total{status="ok",stop_reason="success"}'), 1);
-    assert.equal(value('agent_runs_ended_total{status="stopped",stop_reason="tool_denied:search_policy"}'), 1);
-    // A model-invented tool name never becomes a label value.
-    assert.equal(value('agent_runs_ended_total{status="stopped",stop_reason="tool_denied:(unregistered)"}'), 1);
+    const samples = parse(text);
+    const expected: Record<string, number> = {
+      agent_runs_started_total: 3,
+      'agent_runs_ended_total{status="ok",stop_reason="success"}': 1,
+      'agent_runs_ended_total{status="stopped",stop_reason="tool_denied:search_policy"}': 1,
+      // A model-invented tool name never becomes a label value.
+      'agent_runs_ended_total{status="stopped",stop_reason="tool_denied:(unregistered)"}': 1,
+      agent_steps_total: 3 + 2 + 1,
+      'agent_tool_calls_total{tool="get_user_profile",outcome="ok"}': 1,
+      'agent_tool_calls_total{tool="get_user_profile",outcome="error"}': 1,
+      'agent_tool_calls_total{tool="get_user_billing",outcome="error"}': 1,
+      'agent_tool_calls_total{tool="search_policy",outcome="denied"}': 1,
+      'agent_tool_calls_total{tool="(unregistered)",outcome="denied"}': 1,
+      // LLM latency per attempt: 6 decisions answered, and one attempt before them got a 429.
+      'agent_llm_request_duration_seconds_count{outcome="ok"}': 6,
+      'agent_llm_request_duration_seconds_count{outcome="retryable_error"}': 1,
+      'agent_llm_request_duration_seconds_bucket{le="+Inf",outcome="ok"}': 6,
+      'agent_llm_tokens_total{kind="prompt"}': 6 * 100,
+      'agent_llm_tokens_total{kind="completion"}': 6 * 20,
+    };
+    assert.deepEqual(Object.fromEntries(Object.keys(expected).map((k) => [k, samples.get(k)])), expected);
+    assert.ok((samples.get('agent_llm_request_duration_seconds_sum{outcome="ok"}') ?? 0) > 0);
     assert.doesNotMatch(text, /delete_everything/);
-    assert.equal(value('agent_steps_total'), 3 + 2 + 1);
-    assert.equal(value('agent_tool_calls_total{tool="get_user_profile",outcome="ok"}'), 1);
-    assert.equal(value('agent_tool_calls_total{tool="get_user_profile",outcome="error"}'), 1);
-    assert.equal(value('agent_tool_calls_total{tool="get_user_billing",outcome="error"}'), 1);
-    assert.equal(value('agent_tool_calls_total{tool="search_policy",outcome="denied"}'), 1);
-    assert.equal(value('agent_tool_calls_total{tool="(unregistered)",outcome="denied"}'), 1);
-    // LLM latency per attempt: 6 decisions answered, and one attempt before them got a 429.
-    assert.equal(value('agent_llm_request_duration_seconds_count{outcome="ok"}'), 6);
-    assert.equal(value('agent_llm_request_duration_seconds_count{outcome="retryable_error"}'), 1);
-    assert.ok(value('agent_llm_request_duration_seconds_sum{outcome="ok"}') > 0);
-    assert.equal(value('agent_llm_request_duration_seconds_bucket{le="+Inf",outcome="ok"}'), 6);
-    assert.equal(value('agent_llm_tokens_total{kind="prompt"}'), 6 * 100);
-    assert.equal(value('agent_llm_tokens_total{kind="completion"}'), 6 * 20);
 
     // The SDK runtime's own metrics come through the same endpoint.
     assert.match(text, /^temporal_workflow_completed\S*\s+\d+/m);
@@ -96,7 +97,7 @@ describe('worker metrics endpoint', () => {
     assert.equal((await fetch(new URL('/nope', metricsUrl))).status, 404);
   });
 
-  it('a second fixture.worker on a taken port keeps working and says its metrics are disabled', async () => {
+  it('a second worker on a taken port keeps working and says its metrics are disabled', async () => {
     const port = new URL(metricsUrl).port;
     const second = fixture.startWorker({ AGENT_METRICS_PORT: port });
     try {

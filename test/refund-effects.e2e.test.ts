@@ -47,6 +47,21 @@ function waitForPending(handle: WorkflowHandle): Promise<PendingApproval> {
   return eventually('a call awaiting approval', () => pendingApproval(handle));
 }
 
+/** A refund run on `env`, approved as soon as it asks, to its end. */
+async function approvedRefundRun(env: TemporalEnv) {
+  const run = await startRefundRun(env);
+  await waitForPending(run.handle);
+  await answerApproval(fixture.client, run.id, { decision: 'approve' });
+  return { ...run, result: await runResult(run.handle) };
+}
+
+/** The user has exactly one refund record, in this state and fence. */
+function assertOneRecord(user: number, state: string, fence: number, message?: string): void {
+  const rows = fixture.refunds.service().list({ user_id: user });
+  assert.equal(rows.length, 1);
+  assert.deepEqual([rows[0]!.state, rows[0]!.fence], [state, fence], message);
+}
+
 function refundObservation(result: AgentResult) {
   const entry = result.history.find((h) => h.action.kind === 'tool' && h.action.name === 'issue_refund');
   assert.ok(entry, 'the run has an issue_refund observation');
@@ -111,38 +126,24 @@ describe('refunds: effects exactly once', () => {
   });
 
   it('timeout after the commit: the retry reconciles instead of repeating; one row', async () => {
-    const { id, user, handle } = await startRefundRun(afterCommitEnv);
-    await waitForPending(handle);
-    await answerApproval(fixture.client, id, { decision: 'approve' });
-    const result = await runResult(handle);
+    const { user, handle, result } = await approvedRefundRun(afterCommitEnv);
 
     assert.equal(result.stop_reason, 'success');
     const observation = refundObservation(result);
     assert.equal(observation.data.reconciled, true);
-    const rows = fixture.refunds.service().list({ user_id: user });
-    assert.equal(rows.length, 1);
-    assert.deepEqual(
-      [rows[0]!.state, rows[0]!.fence],
-      ['confirmed', 1],
-      'settled by the first attempt, never touched again',
-    );
+    assertOneRecord(user, 'confirmed', 1, 'settled by the first attempt, never touched again');
     const attempts = await refundAttempts(handle);
     assert.equal(attempts.started.at(-1)!.attempt, 2);
     assert.ok(attempts.started.at(-1)!.lastFailure?.timeoutFailureInfo, 'the first attempt timed out (heartbeat)');
   });
 
   it('timeout after planning, before the commit: the retry claims the planned record and commits it once', async () => {
-    const { id, user, handle } = await startRefundRun(beforeCommitEnv);
-    await waitForPending(handle);
-    await answerApproval(fixture.client, id, { decision: 'approve' });
-    const result = await runResult(handle);
+    const { user, handle, result } = await approvedRefundRun(beforeCommitEnv);
 
     assert.equal(result.stop_reason, 'success');
     assert.equal(refundObservation(result).data.reconciled, true);
-    const rows = fixture.refunds.service().list({ user_id: user });
-    assert.equal(rows.length, 1);
     // fence 2: the retry claimed the record, so the stalled first attempt can no longer settle it.
-    assert.deepEqual([rows[0]!.state, rows[0]!.fence], ['confirmed', 2]);
+    assertOneRecord(user, 'confirmed', 2);
     assert.equal((await refundAttempts(handle)).started.at(-1)!.attempt, 2);
   });
 

@@ -10,7 +10,7 @@ import { billing, byStep, final, policy, profile } from '../scripts/scripted-rep
 import { startDevServer } from '../scripts/dev-server';
 import type { DevServer } from '../scripts/dev-server';
 import { runResult, startRun } from '../client/agent-client';
-import { agentInput, connectClient, uniqueId } from './helpers/harness';
+import { agentInput, connectClient, REFUND_SCENARIO_ROWS, traceRows, uniqueId } from './helpers/harness';
 import { agentFixture } from './helpers/agent-fixture';
 
 let server: DevServer;
@@ -51,14 +51,7 @@ describe('Temporal server restart', () => {
     try {
       const result = await runResult(client.workflow.getHandle(id));
       assert.equal(result.stop_reason, 'success');
-      assert.deepEqual(
-        result.trace.map((t) => [t.step, t.tool, t.ok]),
-        [
-          [1, 'get_user_profile', true],
-          [2, 'get_user_billing', true],
-          [3, 'search_policy', true],
-        ],
-      );
+      assert.deepEqual(traceRows(result), REFUND_SCENARIO_ROWS);
       assert.equal(result.answer, 'Yes, USD 49.00.');
     } finally {
       await client.connection.close();

@@ -34,9 +34,19 @@ export interface AgentFixtureOptions {
   server?: () => Pick<TemporalEnv, 'address' | 'namespace' | 'uiUrl'>;
 }
 
-export interface FinishedRun {
+export interface StartedRun {
   id: string;
   handle: Awaited<ReturnType<typeof startRun>>;
+}
+
+export interface RunOptions {
+  /** Another task queue (default: the fixture's env). */
+  on?: TemporalEnv;
+  /** The workflow id (default: a fresh one). */
+  id?: string;
+}
+
+export interface FinishedRun extends StartedRun {
   result: AgentResult;
   /** What the scripted model received from this run. */
   requests: RecordedRequest[];
@@ -59,8 +69,10 @@ export interface AgentFixture {
   queue(prefix: string): TemporalEnv;
   /** Starts a worker with the base env plus extraEnv (on env unless told); ended in after(). */
   startWorker(extraEnv?: Record<string, string>, on?: TemporalEnv): WorkerProcess;
-  /** Scripts a fresh workflow id, starts agentInput(overrides) on env (or `on`) and waits for its result. */
-  run(script: Script, overrides?: Partial<AgentInput>, opts?: { on?: TemporalEnv; id?: string }): Promise<FinishedRun>;
+  /** Scripts the model for a fresh workflow id and starts agentInput(overrides) on env. */
+  start(script: Script, overrides?: Partial<AgentInput>, opts?: RunOptions): Promise<StartedRun>;
+  /** start(), then waits for the run's result. */
+  run(script: Script, overrides?: Partial<AgentInput>, opts?: RunOptions): Promise<FinishedRun>;
 }
 
 export function agentFixture(options: AgentFixtureOptions): AgentFixture {
@@ -100,10 +112,13 @@ export function agentFixture(options: AgentFixtureOptions): AgentFixture {
     startWorker(extraEnv = {}, on = fixture.env) {
       return fleet.start(on, { ...fixture.baseWorkerEnv, ...extraEnv });
     },
-    async run(script, overrides = {}, { on = fixture.env, id = uniqueId(options.queue) } = {}) {
+    async start(script, overrides = {}, { on = fixture.env, id = uniqueId(options.queue) } = {}) {
       fixture.llm.script(id, script);
+      return { id, handle: await startRun(fixture.client, on, agentInput(overrides), id) };
+    },
+    async run(script, overrides, opts) {
       const started = Date.now();
-      const handle = await startRun(fixture.client, on, agentInput(overrides), id);
+      const { id, handle } = await fixture.start(script, overrides, opts);
       const result = await runResult(handle);
       return { id, handle, result, requests: fixture.llm.requests(id), ms: Date.now() - started };
     },
