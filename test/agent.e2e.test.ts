@@ -1,6 +1,6 @@
 // End to end through the real `openai` client, a real worker process and the real dev server:
 // the refund scenario, and every stop reason reached by a run that reaches it for real.
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { billing, final, malformed, policy, profile, tool } from '../scripts/scripted-replies';
@@ -10,19 +10,22 @@ import { agentFixture } from './helpers/agent-fixture';
 import { REFUND_SCENARIO_ROWS, traceRows } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 
-const fixture = agentFixture({ queue: 'e2e', workerEnv: { OPENAI_TIMEOUT_SECONDS: '30' } });
 // A second worker whose LLM times out after 1 s and whose tool data source is down.
 let brokenEnv: TemporalEnv;
 let brokenWorker: WorkerProcess;
-before(async () => {
-  brokenEnv = fixture.queue('e2e-broken');
-  brokenWorker = fixture.startWorker(
-    { OPENAI_TIMEOUT_SECONDS: '1', AGENT_DATA_FILE: '/nonexistent/support-data.json' },
-    brokenEnv,
-  );
-  await brokenWorker.ready;
-});
 
+const fixture = agentFixture({
+  queue: 'e2e',
+  workerEnv: { OPENAI_TIMEOUT_SECONDS: '30' },
+  setup: async () => {
+    brokenEnv = fixture.queue('e2e-broken');
+    brokenWorker = fixture.startWorker(
+      { OPENAI_TIMEOUT_SECONDS: '1', AGENT_DATA_FILE: '/nonexistent/support-data.json' },
+      brokenEnv,
+    );
+    await brokenWorker.ready;
+  },
+});
 const run = (replies: Reply[], overrides: Partial<AgentInput> = {}, on?: TemporalEnv) =>
   fixture.run(replies, overrides, { on });
 

@@ -4,7 +4,7 @@
 // codec server answers 401 and decodes nothing), then the operator signs in at the codec server
 // and turns on "Include cross-origin credentials", and the UI shows the decoded input and result.
 // Screenshots land in test-artifacts/.
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startDevServer } from '../scripts/dev-server';
@@ -23,39 +23,37 @@ const KEYS = codecEnv({ ui1: newKey() }, 'ui1');
 let server: DevServer;
 let codec: CodecServerProcess;
 let codecUrl: string;
-
-// A dev server of this file's own (the UI must know the codec endpoint), started before the fixture.
-before(async () => {
-  // The codec server's port is chosen first: the dev server must be told where the UI finds it.
-  const codecPort = await freePort();
-  codecUrl = `http://127.0.0.1:${codecPort}`;
-  server = await startDevServer({ codecEndpoint: codecUrl });
-  codec = await startCodecServerProcess({
-    ...KEYS,
-    AGENT_CODEC_TOKEN: TOKEN,
-    AGENT_CODEC_CORS_ORIGIN: server.uiUrl,
-    AGENT_CODEC_PORT: String(codecPort),
-  });
-});
-
-const fixture = agentFixture({
-  queue: 'ui-codec',
-  server: () => server,
-  workerEnv: KEYS,
-  clientEnv: { ...withoutCodec(), ...KEYS },
-});
 let browser: Browser;
 let page: Page;
 let workflowUrl: string;
 let runId: string;
 
-before(async () => {
-  const { id, result } = await fixture.run([billing(), final('Yes: USD 49.00 is refundable.')]);
-  assert.equal(result.stop_reason, 'success');
-  workflowUrl = `${server.uiUrl}/namespaces/${server.namespace}/workflows/${encodeURIComponent(id)}`;
-  runId = id;
-  browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
+// A dev server of this file's own (the UI must know the codec endpoint), started before the fixture.
+const fixture = agentFixture({
+  queue: 'ui-codec',
+  server: () => server,
+  workerEnv: KEYS,
+  clientEnv: { ...withoutCodec(), ...KEYS },
+  prepare: async () => {
+    // The codec server's port is chosen first: the dev server must be told where the UI finds it.
+    const codecPort = await freePort();
+    codecUrl = `http://127.0.0.1:${codecPort}`;
+    server = await startDevServer({ codecEndpoint: codecUrl });
+    codec = await startCodecServerProcess({
+      ...KEYS,
+      AGENT_CODEC_TOKEN: TOKEN,
+      AGENT_CODEC_CORS_ORIGIN: server.uiUrl,
+      AGENT_CODEC_PORT: String(codecPort),
+    });
+  },
+  setup: async () => {
+    const { id, result } = await fixture.run([billing(), final('Yes: USD 49.00 is refundable.')]);
+    assert.equal(result.stop_reason, 'success');
+    workflowUrl = `${server.uiUrl}/namespaces/${server.namespace}/workflows/${encodeURIComponent(id)}`;
+    runId = id;
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
+  },
 });
 
 after(async () => {

@@ -1,7 +1,7 @@
 // Encrypted histories, proven against the real dev server with real worker processes: what a
 // reader of the raw history (database, Web UI without the codec) sees, what a client with the
 // keys sees, key rotation, the cancelled-run memo, and secrets that must never be written.
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -39,7 +39,71 @@ const beforeRotation = codecEnv({ k1: K1 }, 'k1');
 const afterRotation = codecEnv({ k1: K1, k2: K2 }, 'k2');
 const NO_CODEC = { AGENT_CODEC_KEYS: '', AGENT_CODEC_KEY_FILE: '', AGENT_CODEC_ACTIVE_KEY_ID: '' };
 
-const fixture = agentFixture({ queue: 'enc', worker: false, clientEnv: { ...withoutCodec(), ...afterRotation } });
+const fixture = agentFixture({
+  queue: 'enc',
+  worker: false,
+  clientEnv: { ...withoutCodec(), ...afterRotation },
+  setup: async () => {
+    raw = await connectClient(fixture.env, withoutCodec());
+    const oldClient = await connectClient(fixture.env, { ...withoutCodec(), ...beforeRotation });
+    runs.old = uniqueId('enc-old');
+    runs.cancelled = uniqueId('enc-cancel');
+    runs.secret = uniqueId('enc-secret');
+    runs.inflight = uniqueId('enc-inflight');
+    runs.new = uniqueId('enc-new');
+
+    // Before rotation: a worker (and client) with k1 only.
+    const first = await worker(beforeRotation);
+    await run(runs.old, REFUND, oldClient);
+
+    // A run cancelled mid-decide leaves its partial result in a memo.
+    fixture.llm.script(runs.cancelled, [tool('get_user_profile', { user_id: 42 }), { hang: true }]);
+    const cancelled = await startRun(oldClient, fixture.env, agentInput(), runs.cancelled);
+    await fixture.llm.waitFor((r) => r.workflowId === runs.cancelled && r.step === 2, 20_000);
+    await cancelRun(oldClient, runs.cancelled);
+    await runResult(cancelled);
+
+    // An LLM whose error bodies echo the API key back (as some proxies and providers do).
+    await run(
+      runs.secret,
+      [
+        {
+          status: 500,
+          body: {
+            error: {
+              message: `upstream failed for Authorization: Bearer ${API_KEY}`,
+              type: 'server_error',
+              code: null,
+            },
+          },
+        },
+        {
+          status: 401,
+          body: {
+            error: {
+              message: `Incorrect API key provided: ${API_KEY}`,
+              type: 'invalid_request_error',
+              code: 'invalid_api_key',
+            },
+          },
+        },
+      ],
+      oldClient,
+    );
+
+    // A run in flight during the rotation: one step under k1, then its worker dies mid-decide.
+    fixture.llm.script(runs.inflight, [REFUND[0]!, { hang: true }, ...REFUND.slice(1)]);
+    await startRun(oldClient, fixture.env, agentInput({ budget: { max_seconds: 300 } }), runs.inflight);
+    await fixture.llm.waitFor((r) => r.workflowId === runs.inflight && r.step === 2, 20_000);
+    await first.kill();
+    await oldClient.connection.close();
+
+    // Rotation: the new worker still has k1 (to replay and read old payloads) but encrypts with k2.
+    await worker(afterRotation);
+    await runResult(fixture.client.workflow.getHandle(runs.inflight));
+    await run(runs.new, REFUND);
+  },
+});
 let raw: Client; // no codec: what the database and a codec-less UI show; fixture.client has k1 + k2, as the CLI
 const workers: WorkerProcess[] = [];
 const runs: Record<string, string> = {};
@@ -67,63 +131,6 @@ const history = async (id: string) => (await raw.workflow.getHandle(id).fetchHis
 const isCodecPayload = (at: string) =>
   !at.includes('searchAttributes.indexedFields') && !at.includes('details.patch-data');
 const codecPayloads = (events: unknown) => allPayloads(events).filter((p) => isCodecPayload(p.at));
-
-before(async () => {
-  raw = await connectClient(fixture.env, withoutCodec());
-  const oldClient = await connectClient(fixture.env, { ...withoutCodec(), ...beforeRotation });
-  runs.old = uniqueId('enc-old');
-  runs.cancelled = uniqueId('enc-cancel');
-  runs.secret = uniqueId('enc-secret');
-  runs.inflight = uniqueId('enc-inflight');
-  runs.new = uniqueId('enc-new');
-
-  // Before rotation: a worker (and client) with k1 only.
-  const first = await worker(beforeRotation);
-  await run(runs.old, REFUND, oldClient);
-
-  // A run cancelled mid-decide leaves its partial result in a memo.
-  fixture.llm.script(runs.cancelled, [tool('get_user_profile', { user_id: 42 }), { hang: true }]);
-  const cancelled = await startRun(oldClient, fixture.env, agentInput(), runs.cancelled);
-  await fixture.llm.waitFor((r) => r.workflowId === runs.cancelled && r.step === 2, 20_000);
-  await cancelRun(oldClient, runs.cancelled);
-  await runResult(cancelled);
-
-  // An LLM whose error bodies echo the API key back (as some proxies and providers do).
-  await run(
-    runs.secret,
-    [
-      {
-        status: 500,
-        body: {
-          error: { message: `upstream failed for Authorization: Bearer ${API_KEY}`, type: 'server_error', code: null },
-        },
-      },
-      {
-        status: 401,
-        body: {
-          error: {
-            message: `Incorrect API key provided: ${API_KEY}`,
-            type: 'invalid_request_error',
-            code: 'invalid_api_key',
-          },
-        },
-      },
-    ],
-    oldClient,
-  );
-
-  // A run in flight during the rotation: one step under k1, then its worker dies mid-decide.
-  fixture.llm.script(runs.inflight, [REFUND[0]!, { hang: true }, ...REFUND.slice(1)]);
-  await startRun(oldClient, fixture.env, agentInput({ budget: { max_seconds: 300 } }), runs.inflight);
-  await fixture.llm.waitFor((r) => r.workflowId === runs.inflight && r.step === 2, 20_000);
-  await first.kill();
-  await oldClient.connection.close();
-
-  // Rotation: the new worker still has k1 (to replay and read old payloads) but encrypts with k2.
-  await worker(afterRotation);
-  await runResult(fixture.client.workflow.getHandle(runs.inflight));
-  await run(runs.new, REFUND);
-});
 
 after(async () => {
   await raw?.connection.close();

@@ -3,7 +3,7 @@
 // LLM keys reused across runs of one workflow id, loop detection evaded by case, model text in a
 // search attribute, refund rules not re-checked after an approval wait, an effect whose lookup
 // fails (ambiguous, visible in the memo), and the state a long continue-as-new chain carries.
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { Reply } from '../scripts/scripted-llm-server';
@@ -23,16 +23,18 @@ import { billingOf, finalAnswer, refundInput, refundOf, refusedRefundStep, tool 
 /** A user whose 14-day refund window closes ~8.6 s after the billing record is read. */
 const CLOSING_USER = 3001;
 
-const fixture = agentFixture({ queue: 'faults', refunds: true });
-let drillEnv: TemporalEnv;
-
-before(async () => {
-  fixture.refunds.addPayingUser(CLOSING_USER, 'Closing', 14.9999);
-  drillEnv = fixture.queue('faults-drill');
-  // The refunds service refuses lookups, and the refund's first attempt stalls before committing.
-  await fixture.startWorker({ AGENT_REFUND_LOOKUP_FAIL: '1', AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS: '60000' }, drillEnv)
-    .ready;
+const fixture = agentFixture({
+  queue: 'faults',
+  refunds: true,
+  setup: async () => {
+    fixture.refunds.addPayingUser(CLOSING_USER, 'Closing', 14.9999);
+    drillEnv = fixture.queue('faults-drill');
+    // The refunds service refuses lookups, and the refund's first attempt stalls before committing.
+    await fixture.startWorker({ AGENT_REFUND_LOOKUP_FAIL: '1', AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS: '60000' }, drillEnv)
+      .ready;
+  },
 });
+let drillEnv: TemporalEnv;
 
 /** Starts a run with the raw client, past the CLI's and startRun's checks, as any SDK caller could. */
 async function startRaw(id: string, input: unknown) {

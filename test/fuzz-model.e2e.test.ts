@@ -2,7 +2,7 @@
 // process and the dev server: arbitrary text, JSON of the wrong shape, huge strings, deep nesting,
 // hostile unicode. Every run must end with a defined stop reason, without a workflow task failure;
 // the worker must survive (same pid); the history must stay bounded whatever the model sent.
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fc from 'fast-check';
 import { temporal } from '@temporalio/proto';
@@ -23,7 +23,13 @@ const HISTORY_BOUND_BYTES = 512 * 1024;
 const BATCH = 8;
 const BATCHES = Number(process.env.FUZZ_BATCHES ?? 5); // 40 runs by default
 
-const fixture = agentFixture({ queue: 'fuzz', workerEnv: { OPENAI_TIMEOUT_SECONDS: '30' } });
+const fixture = agentFixture({
+  queue: 'fuzz',
+  workerEnv: { OPENAI_TIMEOUT_SECONDS: '30' },
+  setup: () => {
+    workerPid = fixture.worker.proc.pid!;
+  },
+});
 let workerPid: number;
 const seenReasons = new Map<string, number>();
 
@@ -136,10 +142,6 @@ function check(answers: string[], outcome: Awaited<ReturnType<typeof fuzzRun>>):
   assert.ok(result.usage.steps <= MAX_STEPS, what);
   seenReasons.set(result.stop_reason, (seenReasons.get(result.stop_reason) ?? 0) + 1);
 }
-
-before(() => {
-  workerPid = fixture.worker.proc.pid!;
-});
 
 describe("fuzzing the model's answers", () => {
   it('known nasties: each ends with its expected reason and a small history', async () => {

@@ -4,7 +4,7 @@
 // each run with the right reason, nothing beyond the allowed calls is executed, nothing is written
 // (the data file and the refunds database are untouched), and the allowlist, the budgets and the
 // principal are what the operator set.
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,17 +77,16 @@ function assertInjectionSeenAsData(requests: RecordedRequest[]) {
   assert.ok(!requests.at(-1)!.body.messages[0].content.includes('SYSTEM:'), "the system prompt is the runtime's alone");
 }
 
-before(() => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'injection-'));
-  dataFile = path.join(dir, 'support-data.json');
-  refundsDb = path.join(dir, 'refunds.sqlite');
-  writeFileSync(dataFile, JSON.stringify(POISONED));
-  dataBefore = { text: readFileSync(dataFile, 'utf8'), mtimeMs: statSync(dataFile).mtimeMs };
-});
-
 const fixture = agentFixture({
   queue: 'injection',
   workerEnv: () => ({ AGENT_DATA_FILE: dataFile, AGENT_REFUNDS_DB: refundsDb }),
+  prepare: () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'injection-'));
+    dataFile = path.join(dir, 'support-data.json');
+    refundsDb = path.join(dir, 'refunds.sqlite');
+    writeFileSync(dataFile, JSON.stringify(POISONED));
+    dataBefore = { text: readFileSync(dataFile, 'utf8'), mtimeMs: statSync(dataFile).mtimeMs };
+  },
 });
 
 describe('a poisoned policy document and a model that obeys it', { concurrency: true }, () => {

@@ -1,7 +1,7 @@
 // The worker's Prometheus endpoint, scraped after real runs: the agent's own counters (runs
 // started and ended by stop reason, steps, tool calls by tool and outcome, LLM latency by outcome
 // and tokens) with exact values, next to the Temporal SDK's own metrics, on one port.
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { final, tool } from '../scripts/scripted-replies';
@@ -12,15 +12,14 @@ import { agentFixture } from './helpers/agent-fixture';
 const fixture = agentFixture({
   queue: 'metrics',
   workerEnv: { OPENAI_TIMEOUT_SECONDS: '30', AGENT_METRICS_PORT: '0' },
+  setup: async () => {
+    metricsUrl = await eventually(
+      'the metrics URL in the worker log',
+      () => /metrics=(http:\/\/\S+\/metrics)/.exec(fixture.worker.output())?.[1],
+    );
+  },
 });
 let metricsUrl: string;
-
-before(async () => {
-  metricsUrl = await eventually(
-    'the metrics URL in the worker log',
-    () => /metrics=(http:\/\/\S+\/metrics)/.exec(fixture.worker.output())?.[1],
-  );
-});
 
 const run = async (replies: Reply[], overrides: Partial<AgentInput> = {}) =>
   (await fixture.run(replies, overrides)).result;

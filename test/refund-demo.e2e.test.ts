@@ -1,7 +1,7 @@
 // The demo's refund act (scripts/demo-refund.ts) with the offline model that proposes the refund:
 // facts gathered, refund proposed, approval asked, approved from "a second terminal" (the CLI),
 // effect confirmed, on the real server with a real worker process.
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { refundApprovalDemoModel } from '../scripts/offline-model';
 import { refundDemoStore, runRefundDemo, REFUND_DEMO_USER_ID } from '../scripts/demo-refund';
@@ -11,11 +11,15 @@ import { runCli } from './helpers/cli';
 import type { CliResult } from './helpers/cli';
 
 // The seeds' user 42 (pro_monthly, USD 49.00, 10 days ago) is in the fixture's data too.
-const fixture = agentFixture({ queue: 'demo-refund', refunds: true, llm: { defaultScript: refundApprovalDemoModel } });
-let store: RefundDemoStore;
-before(() => {
-  store = refundDemoStore({ AGENT_REFUNDS_DB: fixture.refunds.dbFile });
+const fixture = agentFixture({
+  queue: 'demo-refund',
+  refunds: true,
+  llm: { defaultScript: refundApprovalDemoModel },
+  setup: () => {
+    store = refundDemoStore({ AGENT_REFUNDS_DB: fixture.refunds.dbFile });
+  },
 });
+let store: RefundDemoStore;
 after(() => store?.close());
 
 describe('npm run demo -- --refund', () => {

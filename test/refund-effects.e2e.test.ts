@@ -1,7 +1,7 @@
 // Effects exactly once, on the real server with real worker processes and a real SQLite refunds
 // service: a worker killed after the commit, attempts that time out before and after the commit,
 // the same workflow id started twice, and a duplicated approval. Each ends with exactly one row.
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -16,25 +16,28 @@ import { agentFixture } from './helpers/agent-fixture';
 import type { WorkerProcess } from './helpers/harness';
 import { billingOf, finalAnswer, refundInput, refundOf } from './helpers/refund-fixtures';
 
-const fixture = agentFixture({ queue: 'refund-plain', refunds: true }); // its worker has no faults
+// The fixture's worker has no faults; setup starts one per fault on queues of their own.
+const fixture = agentFixture({
+  queue: 'refund-plain',
+  refunds: true,
+  setup: async () => {
+    killEnv = fixture.queue('refund-kill');
+    afterCommitEnv = fixture.queue('refund-after');
+    beforeCommitEnv = fixture.queue('refund-before');
+    killWorker = fixture.startWorker({ AGENT_REFUND_PAUSE_AFTER_COMMIT_MS: STALL_MS }, killEnv);
+    const started = [
+      killWorker,
+      fixture.startWorker({ AGENT_REFUND_PAUSE_AFTER_COMMIT_MS: STALL_MS }, afterCommitEnv),
+      fixture.startWorker({ AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS: STALL_MS }, beforeCommitEnv),
+    ];
+    await Promise.all(started.map((w) => w.ready));
+  },
+});
 let killEnv: TemporalEnv; // stalls after the commit; killed with SIGKILL
 let killWorker: WorkerProcess;
 let afterCommitEnv: TemporalEnv; // stalls after the commit; times out
 let beforeCommitEnv: TemporalEnv; // stalls after planning, before the commit; times out
 const STALL_MS = '60000'; // far longer than the 2 s heartbeat timeout: the attempt never reports in time
-
-before(async () => {
-  killEnv = fixture.queue('refund-kill');
-  afterCommitEnv = fixture.queue('refund-after');
-  beforeCommitEnv = fixture.queue('refund-before');
-  killWorker = fixture.startWorker({ AGENT_REFUND_PAUSE_AFTER_COMMIT_MS: STALL_MS }, killEnv);
-  const started = [
-    killWorker,
-    fixture.startWorker({ AGENT_REFUND_PAUSE_AFTER_COMMIT_MS: STALL_MS }, afterCommitEnv),
-    fixture.startWorker({ AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS: STALL_MS }, beforeCommitEnv),
-  ];
-  await Promise.all(started.map((w) => w.ready));
-});
 
 async function startRefundRun(env: TemporalEnv, id = uniqueId('refund'), user = fixture.refunds.nextUser()) {
   fixture.llm.script(id, [billingOf(user), refundOf(user), finalAnswer()]);

@@ -1,7 +1,7 @@
 // Durability across a Temporal server crash: the dev server is killed (SIGKILL) in the middle of a
 // run and restarted on the same SQLite file; the same worker process reconnects and the run
 // completes with every step intact.
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,12 +15,8 @@ import { agentFixture } from './helpers/agent-fixture';
 
 let server: DevServer;
 
-// A server of this file's own (it gets killed): started before the fixture, stopped after it.
-before(async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'agent-restart-'));
-  server = await startDevServer({ dbFile: path.join(dir, 'temporal.sqlite'), cliPath: process.env.TEMPORAL_CLI_PATH });
-});
-// Replies by step, so a retried attempt of a step gets the same answer.
+// A server of this file's own (it gets killed): started before the fixture, stopped after it. The
+// model replies by step, so a retried attempt of a step gets the same answer.
 const fixture = agentFixture({
   queue: 'restart',
   server: () => server,
@@ -31,6 +27,13 @@ const fixture = agentFixture({
       3: policy('refund'),
       4: final('Yes, USD 49.00.'),
     }),
+  },
+  prepare: async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'agent-restart-'));
+    server = await startDevServer({
+      dbFile: path.join(dir, 'temporal.sqlite'),
+      cliPath: process.env.TEMPORAL_CLI_PATH,
+    });
   },
 });
 after(() => server?.stop());

@@ -2,6 +2,8 @@
 // process on a task queue of the file's own, and a client like the CLI's; all of it ended in
 // after(), whether or not the tests passed. A file calls agentFixture() once at its top level and
 // reads fixture.llm, fixture.client, ... inside its tests (they exist once before() has run).
+// What a file sets up around the fixture goes into `prepare` and `setup`, not into a top-level
+// before() of its own: Node 20 starts top-level before() hooks without waiting for the earlier ones.
 import { after, before } from 'node:test';
 import type { Client } from '@temporalio/client';
 import { ScriptedLlmServer } from '../../scripts/scripted-llm-server';
@@ -19,7 +21,7 @@ export interface AgentFixtureOptions {
   queue: string;
   /**
    * The worker's env on top of OPENAI_BASE_URL (and, with `refunds`, the refund fixture's files); a
-   * function is called in before(), after the before() hooks the file registered earlier.
+   * function is called in before(), after `prepare`.
    */
   workerEnv?: Record<string, string> | (() => Record<string, string>);
   /** A support-data file with paying users and a refunds database of the file's own (refund-fixtures.ts). */
@@ -30,8 +32,12 @@ export interface AgentFixtureOptions {
   llm?: StartOptions;
   /** The client's codec settings (default: this process's env). */
   clientEnv?: NodeJS.ProcessEnv;
-  /** A server other than the suite's dev server: one the file starts in a before() registered earlier. */
+  /** A server other than the suite's dev server (one that `prepare` starts). */
   server?: () => Pick<TemporalEnv, 'address' | 'namespace' | 'uiUrl'>;
+  /** Runs first in before(): what the fixture needs (a server of the file's own, data files). */
+  prepare?: () => Promise<void> | void;
+  /** Runs last in before(), with the fixture ready: more workers, runs the tests read. */
+  setup?: (fixture: AgentFixture) => Promise<void> | void;
 }
 
 export interface StartedRun {
@@ -125,6 +131,7 @@ export function agentFixture(options: AgentFixtureOptions): AgentFixture {
   };
 
   before(async () => {
+    await options.prepare?.();
     llm = await ScriptedLlmServer.start(options.llm);
     if (options.refunds) refunds = refundFixture();
     env = fixture.queue(options.queue);
@@ -133,6 +140,7 @@ export function agentFixture(options: AgentFixtureOptions): AgentFixture {
       await worker.ready;
     }
     client = await connectClient(env, options.clientEnv);
+    await options.setup?.(fixture);
   });
 
   after(async () => {
