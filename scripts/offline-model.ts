@@ -2,6 +2,7 @@
 // seeds' refund scenario the way a well-behaved model would: profile, billing, policy, then a
 // final answer computed from what the tools actually returned (never from hard-coded facts).
 import type { RecordedRequest, Reply, Script } from './scripted-llm-server';
+import { final, tool } from './scripted-replies';
 
 interface Observation {
   tool?: string;
@@ -19,9 +20,6 @@ interface Payload {
   untrusted_observations?: { steps?: HistoryEntry[] };
   available_tools?: Array<{ name?: string }>;
 }
-
-const final = (answer: string): Reply => ({ action: { kind: 'final', answer } });
-const tool = (name: string, args: Record<string, unknown>): Reply => ({ action: { kind: 'tool', name, args } });
 
 export const refundDemoModel: Script = (req: RecordedRequest): Reply => {
   const payload = readPayload(req);

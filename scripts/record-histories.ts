@@ -26,9 +26,9 @@ import { createAgentWorker } from '../worker/create-worker';
 import { agentDataConverter } from '../runtime/data-converter';
 import { ScriptedLlmServer } from './scripted-llm-server';
 import type { Reply } from './scripted-llm-server';
+import { tool } from './scripted-replies';
 
 const OUT = path.resolve(__dirname, '..', '..', 'test', 'fixtures', 'histories');
-const tool = (name: string, args: object): Reply => ({ action: { kind: 'tool', name, args } });
 
 interface Scenario {
   name: string;

@@ -1,7 +1,12 @@
 // `npm test`: one fresh Temporal dev server for the whole run, then `node --test` over dist/test/**/*.test.js.
+// Arguments select files: `--e2e` (tests that start processes: `*.e2e.test.ts`), `--unit` (the
+// in-process rest), `--browser` (`*.browser.e2e.test.ts`), and substrings of their paths (any one
+// matches). Browser tests run only where Chromium is installed; AGENT_REQUIRE_BROWSER=1 (CI) makes a
+// missing Chromium a failure instead of one line saying what was skipped (scripts/browser-tests.ts).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { browserSelection, isBrowserTest } from './browser-tests';
 import { startDevServer } from './dev-server';
 import { repoRoot } from './local-server';
 import { findOrBuildTemporalCli } from './temporal-cli';
@@ -17,10 +22,19 @@ function collectTests(dir: string): string[] {
   return out.sort();
 }
 
+const isE2e = (file: string): boolean => /\.e2e\.test\.js$/.test(file);
+const KINDS = new Map<string, (file: string) => boolean>([
+  ['--e2e', isE2e],
+  ['--unit', (file) => !isE2e(file)],
+  ['--browser', isBrowserTest],
+]);
+
 async function main(): Promise<number> {
   const root = repoRoot();
   const distTest = path.join(root, 'dist', 'test');
-  const filters = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const kinds = args.filter((a) => KINDS.has(a));
+  const filters = args.filter((a) => !KINDS.has(a));
 
   // dist/ keeps compiled files of deleted sources: only run tests whose test/*.ts still exists.
   const all = collectTests(distTest).filter((f) => {
@@ -33,12 +47,30 @@ async function main(): Promise<number> {
     );
     return 1;
   }
-  const files = filters.length ? all.filter((f) => filters.some((a) => path.relative(root, f).includes(a))) : all;
-  if (files.length === 0) {
+  const selected = all.filter(
+    (f) =>
+      (kinds.length === 0 || kinds.some((k) => KINDS.get(k)!(f))) &&
+      (filters.length === 0 || filters.some((a) => path.relative(root, f).includes(a))),
+  );
+  if (selected.length === 0) {
     console.error(
-      `test: no test file matches ${filters.map((a) => JSON.stringify(a)).join(', ')} (have: ${all.map((f) => path.relative(distTest, f)).join(', ')})`,
+      `test: no test file matches ${args.map((a) => JSON.stringify(a)).join(', ')} (have: ${all.map((f) => path.relative(distTest, f)).join(', ')})`,
     );
     return 1;
+  }
+  const browser = browserSelection(selected);
+  if ('failure' in browser) {
+    console.error(`test: ${browser.failure}`);
+    return 1;
+  }
+  let files = selected;
+  if (!browser.run) {
+    console.error(`test: ${browser.message}`);
+    files = selected.filter((f) => !browser.skipped.includes(f));
+    if (files.length === 0) {
+      console.error('test: only browser tests were selected, and none can run here');
+      return 1;
+    }
   }
 
   const cliPath = await findOrBuildTemporalCli();

@@ -1,77 +1,46 @@
 // End to end through the real `openai` client, a real worker process and the real dev server:
 // the refund scenario, and every stop reason reached by a run that reaches it for real.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Client } from '@temporalio/client';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
-import { runResult, startRun } from '../client/agent-client';
+import { billing, final, malformed, policy, profile, tool } from '../scripts/scripted-replies';
 import type { TemporalEnv } from '../runtime/temporal-env';
-import type { AgentInput, AgentResult } from '../common/types';
-import { agentInput, connectClient, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
+import type { AgentInput } from '../common/types';
+import { agentFixture } from './helpers/agent-fixture';
+import { REFUND_SCENARIO_ROWS, traceRows } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 
-const profile = (user_id = 42): Reply => ({ action: { kind: 'tool', name: 'get_user_profile', args: { user_id } } });
-const billing = (user_id = 42): Reply => ({ action: { kind: 'tool', name: 'get_user_billing', args: { user_id } } });
-const policy = (query = 'refund'): Reply => ({ action: { kind: 'tool', name: 'search_policy', args: { query } } });
-const final = (answer: string): Reply => ({ action: { kind: 'final', answer } });
-
-let llm: ScriptedLlmServer;
-let client: Client;
-let env: TemporalEnv;
+// A second worker whose LLM times out after 1 s and whose tool data source is down.
 let brokenEnv: TemporalEnv;
-let worker: WorkerProcess;
 let brokenWorker: WorkerProcess;
 
-before(async () => {
-  llm = await ScriptedLlmServer.start();
-  env = testEnv(uniqueId('e2e'));
-  // A second worker whose LLM times out after 1 s and whose tool data source is down.
-  brokenEnv = testEnv(uniqueId('e2e-broken'));
-  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '30' });
-  brokenWorker = startWorkerProcess(brokenEnv, {
-    OPENAI_BASE_URL: llm.baseUrl,
-    OPENAI_TIMEOUT_SECONDS: '1',
-    AGENT_DATA_FILE: '/nonexistent/support-data.json',
-  });
-  await Promise.all([worker.ready, brokenWorker.ready]);
-  client = await connectClient(env);
+const fixture = agentFixture({
+  queue: 'e2e',
+  workerEnv: { OPENAI_TIMEOUT_SECONDS: '30' },
+  setup: async () => {
+    brokenEnv = fixture.queue('e2e-broken');
+    brokenWorker = fixture.startWorker(
+      { OPENAI_TIMEOUT_SECONDS: '1', AGENT_DATA_FILE: '/nonexistent/support-data.json' },
+      brokenEnv,
+    );
+    await brokenWorker.ready;
+  },
 });
-
-after(async () => {
-  await Promise.all([worker?.stop(), brokenWorker?.stop()]);
-  await client?.connection.close();
-  await llm?.close();
-});
-
-async function run(replies: Reply[], overrides: Partial<AgentInput> = {}, on: TemporalEnv = env) {
-  const id = uniqueId('run');
-  llm.script(id, replies);
-  const started = Date.now();
-  const handle = await startRun(client, on, agentInput(overrides), id);
-  const result: AgentResult = await runResult(handle);
-  return { id, result, handle, ms: Date.now() - started, requests: llm.requests(id) };
-}
+const run = (replies: Reply[], overrides: Partial<AgentInput> = {}, on?: TemporalEnv) =>
+  fixture.run(replies, overrides, { on });
 
 describe('the refund scenario', () => {
   it('succeeds after three tool calls, with observations fed back to the model', async () => {
     const { id, result, requests, handle } = await run([
       profile(),
       billing(),
-      policy('refund policy'),
+      policy(),
       final('Yes: USD 49.00, within 14 days.'),
     ]);
     assert.equal(result.status, 'ok');
     assert.equal(result.stop_reason, 'success');
     assert.equal(result.answer, 'Yes: USD 49.00, within 14 days.');
-    assert.deepEqual(
-      result.trace.map((t) => [t.step, t.tool, t.ok]),
-      [
-        [1, 'get_user_profile', true],
-        [2, 'get_user_billing', true],
-        [3, 'search_policy', true],
-      ],
-    );
+    assert.deepEqual(traceRows(result), REFUND_SCENARIO_ROWS);
     assert.equal(result.trace[0]!.args_hash, 'feaa769a39ae');
     assert.deepEqual(result.history[1]!.observation.data, {
       billing: { currency: 'USD', plan: 'pro_monthly', price_usd: 49, days_since_first_payment: 10 },
@@ -138,7 +107,7 @@ describe('budgets', { concurrency: true }, () => {
     // bound is loose because CI machines are noisy; `npm run bench` measures the real latency.
     assert.ok(ms >= 2_500 && ms < 8_000, `run took ${ms} ms for a 3 s budget`);
     const slow = requests[1]!;
-    await llm.waitForAbort((r) => r.id === slow.id, 5_000);
+    await fixture.llm.waitForAbort((r) => r.id === slow.id, 5_000);
     assert.equal(slow.aborted, true, 'the hanging LLM request was aborted');
   });
 });
@@ -175,9 +144,7 @@ describe('the gateway stops the run', { concurrency: true }, () => {
   // histories recorded before, and is unit-tested in gateway.test.ts.
 
   it('tool_bad_args: arguments that fail the tool schema', async () => {
-    const { result } = await run([
-      { action: { kind: 'tool', name: 'get_user_profile', args: { user_id: '42; DROP TABLE' } } },
-    ]);
+    const { result } = await run([tool('get_user_profile', { user_id: '42; DROP TABLE' })]);
     assert.equal(result.stop_reason, 'tool_bad_args:get_user_profile');
     assert.equal(result.history.length, 0);
   });
@@ -204,7 +171,7 @@ describe('malformed model output', { concurrency: true }, () => {
   ];
   for (const [reason, content] of cases) {
     it(`invalid_action:${reason}`, async () => {
-      const { result } = await run([{ content }]);
+      const { result } = await run([malformed(content)]);
       assert.equal(result.stop_reason, `invalid_action:${reason}`);
       assert.equal(result.status, 'stopped');
       assert.ok(result.raw_action !== undefined, 'the raw action is kept for debugging');

@@ -2,49 +2,25 @@
 // the re-run waits for approval again, `agent approve` is taken (the update id names the run, so
 // the pre-reset run's answer is not replayed to it), the run completes, and the refunds service
 // still holds exactly one confirmed refund (the re-run's refund reconciles by the shared key).
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { Client } from '@temporalio/client';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
-import type { Reply } from '../scripts/scripted-llm-server';
+import { byStep } from '../scripts/scripted-replies';
 import { existingRun } from '../client/agent-client';
 import { pendingApproval } from '../client/approvals';
-import type { TemporalEnv } from '../runtime/temporal-env';
 import type { AgentResult } from '../common/types';
-import { connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
+import { eventually, uniqueId } from './helpers/harness';
+import { agentFixture } from './helpers/agent-fixture';
 import { runCli } from './helpers/cli';
-import { billingOf, finalAnswer, REFUND_ALLOW, refundFixture, refundGoal, refundOf } from './helpers/refund-fixtures';
-import type { RefundFixture } from './helpers/refund-fixtures';
+import { billingOf, finalAnswer, refundOf, refundRunArgs } from './helpers/refund-fixtures';
 
 const exec = promisify(execFile);
 
-let llm: ScriptedLlmServer;
-let client: Client;
-let env: TemporalEnv;
-let worker: WorkerProcess;
-let fx: RefundFixture;
-
-before(async () => {
-  llm = await ScriptedLlmServer.start();
-  fx = refundFixture();
-  env = testEnv(uniqueId('reset'));
-  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, ...fx.workerEnv });
-  await worker.ready;
-  client = await connectClient(env);
-});
-
-after(async () => {
-  await worker?.stop();
-  await client?.connection.close();
-  await llm?.close();
-  fx?.cleanup();
-});
+const fixture = agentFixture({ queue: 'reset', refunds: true });
 
 async function cli(args: string[]) {
-  const r = await runCli(env, args, { AGENT_OPERATOR: 'test-operator' });
+  const r = await runCli(fixture.env, args, { AGENT_OPERATOR: 'test-operator' });
   assert.equal(r.code, 0, `agent ${args.join(' ')}: ${r.stdout}${r.stderr}`);
   return r.stdout;
 }
@@ -52,7 +28,7 @@ async function cli(args: string[]) {
 /** Waits until the workflow id's current run (not `notRunId`) asks for approval. */
 async function pendingIn(id: string, notRunId?: string) {
   return eventually('a call awaiting approval', async () => {
-    const handle = await existingRun(client, id);
+    const handle = await existingRun(fixture.client, id);
     const { runId, status } = await handle.describe();
     if (runId === notRunId || status.name !== 'RUNNING') return undefined;
     return pendingApproval(handle);
@@ -63,31 +39,19 @@ describe('temporal workflow reset, then agent approve', () => {
   it('the re-run waits for approval again, takes it, completes; still exactly one confirmed refund', async () => {
     const temporal = process.env.TEMPORAL_CLI_PATH;
     assert.ok(temporal, 'TEMPORAL_CLI_PATH is set by `npm test`');
-    const user = fx.nextUser();
+    const user = fixture.refunds.nextUser();
     const id = uniqueId('reset-refund');
     // By step, so the re-run is answered like the first run.
-    const replies: Record<number, Reply> = { 1: billingOf(user), 2: refundOf(user, 49), 3: finalAnswer() };
-    llm.script(id, (req) => replies[req.step ?? 0] ?? finalAnswer());
+    fixture.llm.script(id, byStep({ 1: billingOf(user), 2: refundOf(user, 49), 3: finalAnswer() }));
 
-    await cli([
-      'run',
-      refundGoal(user),
-      '--user-id',
-      String(user),
-      '--allow',
-      REFUND_ALLOW.join(','),
-      '--id',
-      id,
-      '--max-seconds',
-      '120',
-    ]);
+    await cli(refundRunArgs(user, id, 120));
     const first = await pendingIn(id);
     await cli(['approve', id]);
     const before = JSON.parse(await cli(['result', id, '--json'])) as AgentResult;
     assert.equal(before.stop_reason, 'success');
-    const firstRunId = (await client.workflow.getHandle(id).describe()).runId;
+    const firstRunId = (await fixture.client.workflow.getHandle(id).describe()).runId;
     assert.deepEqual(
-      fx
+      fixture.refunds
         .service()
         .list({ workflow_id: id })
         .map((r) => r.state),
@@ -105,9 +69,9 @@ describe('temporal workflow reset, then agent approve', () => {
       '--reason',
       'operator re-does the refund run',
       '--address',
-      env.address,
+      fixture.env.address,
       '--namespace',
-      env.namespace,
+      fixture.env.namespace,
     ]);
     const again = await pendingIn(id, firstRunId);
     assert.equal(again.id, first.id, 'the re-run waits for the same call');
@@ -116,16 +80,16 @@ describe('temporal workflow reset, then agent approve', () => {
     assert.match(approved, new RegExp(`^approved ${again.id} in ${id}: issue_refund`));
     const after = JSON.parse(await cli(['result', id, '--json'])) as AgentResult;
     assert.equal(after.stop_reason, 'success');
-    const current = await client.workflow.getHandle(id).describe();
+    const current = await fixture.client.workflow.getHandle(id).describe();
     assert.notEqual(current.runId, firstRunId);
     assert.equal(current.status.name, 'COMPLETED');
 
     // The refund key is shared by both runs: the re-run found the first refund instead of paying twice.
-    const rows = fx.service().list({ workflow_id: id });
+    const rows = fixture.refunds.service().list({ workflow_id: id });
     assert.deepEqual(
       rows.map((r) => [r.state, r.amount_usd]),
       [['confirmed', 49]],
     );
-    assert.equal(fx.service().list({ user_id: user }).length, 1);
+    assert.equal(fixture.refunds.service().list({ user_id: user }).length, 1);
   });
 });

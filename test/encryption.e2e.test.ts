@@ -1,27 +1,26 @@
 // Encrypted histories, proven against the real dev server with real worker processes: what a
 // reader of the raw history (database, Web UI without the codec) sees, what a client with the
 // keys sees, key rotation, the cancelled-run memo, and secrets that must never be written.
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
+import { final, tool } from '../scripts/scripted-replies';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
 import { EncryptionCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../runtime/codec/encryption-codec';
 import { keyringFromEnv } from '../runtime/codec/keyring';
-import type { TemporalEnv } from '../runtime/temporal-env';
-import { agentInput, connectClient, REFUND_GOAL, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
+import { agentInput, connectClient, REFUND_GOAL, uniqueId } from './helpers/harness';
+import { agentFixture } from './helpers/agent-fixture';
 import type { WorkerProcess } from './helpers/harness';
 import { codecEnv, newKey, newToken, withoutCodec } from './helpers/codec';
 import { allPayloads, allText, metadataText } from './helpers/history-scan';
 
-const tool = (name: string, args: object): Reply => ({ action: { kind: 'tool', name, args } });
 const REFUND: Reply[] = [
   tool('get_user_profile', { user_id: 42 }),
   tool('get_user_billing', { user_id: 42 }),
   tool('search_policy', { query: 'refund policy' }),
-  { action: { kind: 'final', answer: 'Yes: USD 49.00, within 14 days.' } },
+  final('Yes: USD 49.00, within 14 days.'),
 ];
 // Plaintext that must not be readable in a raw history: observation data, the goal, the answer.
 const PLAINTEXT = [
@@ -40,16 +39,77 @@ const beforeRotation = codecEnv({ k1: K1 }, 'k1');
 const afterRotation = codecEnv({ k1: K1, k2: K2 }, 'k2');
 const NO_CODEC = { AGENT_CODEC_KEYS: '', AGENT_CODEC_KEY_FILE: '', AGENT_CODEC_ACTIVE_KEY_ID: '' };
 
-let llm: ScriptedLlmServer;
-let env: TemporalEnv;
-let raw: Client; // no codec: what the database and a codec-less UI show
-let keyed: Client; // k1 + k2: what the CLI shows
+const fixture = agentFixture({
+  queue: 'enc',
+  worker: false,
+  clientEnv: { ...withoutCodec(), ...afterRotation },
+  setup: async () => {
+    raw = await connectClient(fixture.env, withoutCodec());
+    const oldClient = await connectClient(fixture.env, { ...withoutCodec(), ...beforeRotation });
+    runs.old = uniqueId('enc-old');
+    runs.cancelled = uniqueId('enc-cancel');
+    runs.secret = uniqueId('enc-secret');
+    runs.inflight = uniqueId('enc-inflight');
+    runs.new = uniqueId('enc-new');
+
+    // Before rotation: a worker (and client) with k1 only.
+    const first = await worker(beforeRotation);
+    await run(runs.old, REFUND, oldClient);
+
+    // A run cancelled mid-decide leaves its partial result in a memo.
+    fixture.llm.script(runs.cancelled, [tool('get_user_profile', { user_id: 42 }), { hang: true }]);
+    const cancelled = await startRun(oldClient, fixture.env, agentInput(), runs.cancelled);
+    await fixture.llm.waitFor((r) => r.workflowId === runs.cancelled && r.step === 2, 20_000);
+    await cancelRun(oldClient, runs.cancelled);
+    await runResult(cancelled);
+
+    // An LLM whose error bodies echo the API key back (as some proxies and providers do).
+    await run(
+      runs.secret,
+      [
+        {
+          status: 500,
+          body: {
+            error: {
+              message: `upstream failed for Authorization: Bearer ${API_KEY}`,
+              type: 'server_error',
+              code: null,
+            },
+          },
+        },
+        {
+          status: 401,
+          body: {
+            error: {
+              message: `Incorrect API key provided: ${API_KEY}`,
+              type: 'invalid_request_error',
+              code: 'invalid_api_key',
+            },
+          },
+        },
+      ],
+      oldClient,
+    );
+
+    // A run in flight during the rotation: one step under k1, then its worker dies mid-decide.
+    fixture.llm.script(runs.inflight, [REFUND[0]!, { hang: true }, ...REFUND.slice(1)]);
+    await startRun(oldClient, fixture.env, agentInput({ budget: { max_seconds: 300 } }), runs.inflight);
+    await fixture.llm.waitFor((r) => r.workflowId === runs.inflight && r.step === 2, 20_000);
+    await first.kill();
+    await oldClient.connection.close();
+
+    // Rotation: the new worker still has k1 (to replay and read old payloads) but encrypts with k2.
+    await worker(afterRotation);
+    await runResult(fixture.client.workflow.getHandle(runs.inflight));
+    await run(runs.new, REFUND);
+  },
+});
+let raw: Client; // no codec: what the database and a codec-less UI show; fixture.client has k1 + k2, as the CLI
 const workers: WorkerProcess[] = [];
 const runs: Record<string, string> = {};
 
-function worker(on: TemporalEnv, codec: Record<string, string>): Promise<WorkerProcess> {
-  const w = startWorkerProcess(on, {
-    OPENAI_BASE_URL: llm.baseUrl,
+function worker(codec: Record<string, string>): Promise<WorkerProcess> {
+  const w = fixture.startWorker({
     OPENAI_API_KEY: API_KEY,
     OPENAI_TIMEOUT_SECONDS: '30',
     AGENT_CODEC_TOKEN: CODEC_TOKEN,
@@ -60,9 +120,9 @@ function worker(on: TemporalEnv, codec: Record<string, string>): Promise<WorkerP
   return w.ready.then(() => w);
 }
 
-async function run(id: string, replies: Reply[], client = keyed) {
-  llm.script(id, replies);
-  return runResult(await startRun(client, env, agentInput({ llm_max_attempts: 2 }), id));
+async function run(id: string, replies: Reply[], client = fixture.client) {
+  fixture.llm.script(id, replies);
+  return runResult(await startRun(client, fixture.env, agentInput({ llm_max_attempts: 2 }), id));
 }
 
 const history = async (id: string) => (await raw.workflow.getHandle(id).fetchHistory()).events ?? [];
@@ -72,71 +132,8 @@ const isCodecPayload = (at: string) =>
   !at.includes('searchAttributes.indexedFields') && !at.includes('details.patch-data');
 const codecPayloads = (events: unknown) => allPayloads(events).filter((p) => isCodecPayload(p.at));
 
-before(async () => {
-  llm = await ScriptedLlmServer.start();
-  env = testEnv(uniqueId('enc'));
-  raw = await connectClient(env, withoutCodec());
-  keyed = await connectClient(env, { ...withoutCodec(), ...afterRotation });
-  const oldClient = await connectClient(env, { ...withoutCodec(), ...beforeRotation });
-  runs.old = uniqueId('enc-old');
-  runs.cancelled = uniqueId('enc-cancel');
-  runs.secret = uniqueId('enc-secret');
-  runs.inflight = uniqueId('enc-inflight');
-  runs.new = uniqueId('enc-new');
-
-  // Before rotation: a worker (and client) with k1 only.
-  const first = await worker(env, beforeRotation);
-  await run(runs.old, REFUND, oldClient);
-
-  // A run cancelled mid-decide leaves its partial result in a memo.
-  llm.script(runs.cancelled, [tool('get_user_profile', { user_id: 42 }), { hang: true }]);
-  const cancelled = await startRun(oldClient, env, agentInput(), runs.cancelled);
-  await llm.waitFor((r) => r.workflowId === runs.cancelled && r.step === 2, 20_000);
-  await cancelRun(oldClient, runs.cancelled);
-  await runResult(cancelled);
-
-  // An LLM whose error bodies echo the API key back (as some proxies and providers do).
-  await run(
-    runs.secret,
-    [
-      {
-        status: 500,
-        body: {
-          error: { message: `upstream failed for Authorization: Bearer ${API_KEY}`, type: 'server_error', code: null },
-        },
-      },
-      {
-        status: 401,
-        body: {
-          error: {
-            message: `Incorrect API key provided: ${API_KEY}`,
-            type: 'invalid_request_error',
-            code: 'invalid_api_key',
-          },
-        },
-      },
-    ],
-    oldClient,
-  );
-
-  // A run in flight during the rotation: one step under k1, then its worker dies mid-decide.
-  llm.script(runs.inflight, [REFUND[0]!, { hang: true }, ...REFUND.slice(1)]);
-  await startRun(oldClient, env, agentInput({ budget: { max_seconds: 300 } }), runs.inflight);
-  await llm.waitFor((r) => r.workflowId === runs.inflight && r.step === 2, 20_000);
-  await first.kill();
-  await oldClient.connection.close();
-
-  // Rotation: the new worker still has k1 (to replay and read old payloads) but encrypts with k2.
-  await worker(env, afterRotation);
-  await runResult(keyed.workflow.getHandle(runs.inflight));
-  await run(runs.new, REFUND);
-});
-
 after(async () => {
-  await Promise.all(workers.map((w) => w.stop()));
   await raw?.connection.close();
-  await keyed?.connection.close();
-  await llm?.close();
 });
 
 describe('the raw history, read without the codec', () => {
@@ -191,13 +188,13 @@ describe('the raw history, read without the codec', () => {
 
 describe('with the codec', () => {
   it('a client with the key reads the result, observations included', async () => {
-    const result = await runResult(keyed.workflow.getHandle(runs.old));
+    const result = await runResult(fixture.client.workflow.getHandle(runs.old));
     assert.equal(result.stop_reason, 'success');
     assert.equal(result.answer, 'Yes: USD 49.00, within 14 days.');
     assert.deepEqual(result.history[0]!.observation.data, {
       user: { id: 42, name: 'Anna', country: 'US', tier: 'pro' },
     });
-    const input = await keyed.workflow.getHandle(runs.old).describe();
+    const input = await fixture.client.workflow.getHandle(runs.old).describe();
     assert.equal(input.type, 'reactAgent');
   });
 
@@ -219,7 +216,7 @@ describe('with the codec', () => {
       /encrypted \(key "k1"\) but no codec key is configured/,
     );
     const description = await raw.workflowService.describeWorkflowExecution({
-      namespace: env.namespace,
+      namespace: fixture.env.namespace,
       execution: { workflowId: runs.cancelled },
     });
     assert.equal(description.workflowExecutionInfo!.status, 4); // WORKFLOW_EXECUTION_STATUS_CANCELED
@@ -227,7 +224,7 @@ describe('with the codec', () => {
     const entry = memo.agent_result!;
     assert.equal(metadataText(entry, 'encoding'), ENCRYPTED_ENCODING);
     assert.ok(!allText(memo).join('').includes('Anna'));
-    const result = await runResult(keyed.workflow.getHandle(runs.cancelled));
+    const result = await runResult(fixture.client.workflow.getHandle(runs.cancelled));
     assert.equal(result.stop_reason, 'cancelled');
     assert.deepEqual(
       result.trace.map((t) => t.tool),
@@ -247,7 +244,7 @@ describe('key rotation', () => {
   });
 
   it('a run in flight across the rotation: the new worker replays k1 payloads and continues under k2', async () => {
-    const result = await runResult(keyed.workflow.getHandle(runs.inflight));
+    const result = await runResult(fixture.client.workflow.getHandle(runs.inflight));
     assert.equal(result.stop_reason, 'success');
     assert.deepEqual(
       result.trace.map((t) => t.tool),
@@ -258,8 +255,8 @@ describe('key rotation', () => {
 
   it('a client with both keys reads old and new runs', async () => {
     const [oldResult, newResult] = await Promise.all([
-      runResult(keyed.workflow.getHandle(runs.old)),
-      runResult(keyed.workflow.getHandle(runs.new)),
+      runResult(fixture.client.workflow.getHandle(runs.old)),
+      runResult(fixture.client.workflow.getHandle(runs.new)),
     ]);
     assert.equal(oldResult.stop_reason, 'success');
     assert.equal(newResult.stop_reason, 'success');
@@ -267,7 +264,7 @@ describe('key rotation', () => {
   });
 
   it('dropping the old key makes old runs unreadable, with an error naming the missing key id', async () => {
-    const onlyNew = await connectClient(env, { ...withoutCodec(), ...codecEnv({ k2: K2 }, 'k2') });
+    const onlyNew = await connectClient(fixture.env, { ...withoutCodec(), ...codecEnv({ k2: K2 }, 'k2') });
     try {
       assert.equal((await runResult(onlyNew.workflow.getHandle(runs.new))).stop_reason, 'success');
       await assert.rejects(runResult(onlyNew.workflow.getHandle(runs.old)), /key "k1"/);
@@ -279,7 +276,7 @@ describe('key rotation', () => {
 
 describe('secrets stay out of history, errors and logs', () => {
   it('an LLM error that echoes the API key is scrubbed before it becomes a failure', async () => {
-    const result = await runResult(keyed.workflow.getHandle(runs.secret));
+    const result = await runResult(fixture.client.workflow.getHandle(runs.secret));
     assert.equal(result.stop_reason, 'llm_error');
 
     const events = await history(runs.secret);
@@ -311,7 +308,7 @@ describe('secrets stay out of history, errors and logs', () => {
   });
 
   it('the model never saw the sensitive field, and the worker log shows it redacted', async () => {
-    const sent = llm
+    const sent = fixture.llm
       .requests(runs.old)
       .map((r) => JSON.stringify(r.body))
       .join('\n');

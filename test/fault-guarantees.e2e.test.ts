@@ -3,95 +3,51 @@
 // LLM keys reused across runs of one workflow id, loop detection evaded by case, model text in a
 // search attribute, refund rules not re-checked after an approval wait, an effect whose lookup
 // fails (ambiguous, visible in the memo), and the state a long continue-as-new chain carries.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, readFileSync } from 'node:fs';
-import type { Client } from '@temporalio/client';
 import { WorkflowFailedError } from '@temporalio/client';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { runResult, startRun, WORKFLOW_TYPE } from '../client/agent-client';
 import { answerApproval, pendingApproval } from '../client/approvals';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import { CARRY_LIMITS } from '../workflows/carry';
+import { EMPTY_USAGE } from '../common/budget';
 import { AGENT_STOP_REASON } from '../common/search-attributes';
 import { TOOL_REGISTRY } from '../common/tool-catalog';
 import { EFFECTS_MEMO } from '../common/types';
 import type { AgentInput, AgentResult, CarriedState } from '../common/types';
-import { agentInput, connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
-import {
-  billingOf,
-  finalAnswer,
-  REFUND_ALLOW,
-  refundFixture,
-  refundGoal,
-  refundOf,
-  tool,
-} from './helpers/refund-fixtures';
-import type { RefundFixture } from './helpers/refund-fixtures';
+import { agentInput, eventually, uniqueId } from './helpers/harness';
+import { agentFixture } from './helpers/agent-fixture';
+import { billingOf, finalAnswer, refundInput, refundOf, refusedRefundStep, tool } from './helpers/refund-fixtures';
 
 /** A user whose 14-day refund window closes ~8.6 s after the billing record is read. */
 const CLOSING_USER = 3001;
 
-let llm: ScriptedLlmServer;
-let client: Client;
-let env: TemporalEnv;
+const fixture = agentFixture({
+  queue: 'faults',
+  refunds: true,
+  setup: async () => {
+    fixture.refunds.addPayingUser(CLOSING_USER, 'Closing', 14.9999);
+    drillEnv = fixture.queue('faults-drill');
+    // The refunds service refuses lookups, and the refund's first attempt stalls before committing.
+    await fixture.startWorker({ AGENT_REFUND_LOOKUP_FAIL: '1', AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS: '60000' }, drillEnv)
+      .ready;
+  },
+});
 let drillEnv: TemporalEnv;
-let fx: RefundFixture;
-const workers: WorkerProcess[] = [];
-
-before(async () => {
-  llm = await ScriptedLlmServer.start();
-  fx = refundFixture();
-  const data = JSON.parse(readFileSync(fx.dataFile, 'utf8'));
-  data.users[String(CLOSING_USER)] = { id: CLOSING_USER, name: 'Closing', country: 'US', tier: 'pro' };
-  data.billing[String(CLOSING_USER)] = {
-    currency: 'USD',
-    plan: 'pro_monthly',
-    price_usd: 49,
-    days_since_first_payment: 14.9999,
-  };
-  writeFileSync(fx.dataFile, JSON.stringify(data));
-  env = testEnv(uniqueId('faults'));
-  drillEnv = testEnv(uniqueId('faults-drill'));
-  const base = { OPENAI_BASE_URL: llm.baseUrl, ...fx.workerEnv };
-  workers.push(startWorkerProcess(env, base));
-  // The refunds service refuses lookups, and the refund's first attempt stalls before committing.
-  workers.push(
-    startWorkerProcess(drillEnv, {
-      ...base,
-      AGENT_REFUND_LOOKUP_FAIL: '1',
-      AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS: '60000',
-    }),
-  );
-  await Promise.all(workers.map((w) => w.ready));
-  client = await connectClient(env);
-});
-
-after(async () => {
-  await Promise.all(workers.map((w) => w.kill()));
-  await client?.connection.close();
-  await llm?.close();
-  fx?.cleanup();
-});
 
 /** Starts a run with the raw client, past the CLI's and startRun's checks, as any SDK caller could. */
 async function startRaw(id: string, input: unknown) {
-  return client.workflow.start(WORKFLOW_TYPE, {
-    taskQueue: env.taskQueue,
+  return fixture.client.workflow.start(WORKFLOW_TYPE, {
+    taskQueue: fixture.env.taskQueue,
     workflowId: id,
     args: [input],
     workflowExecutionTimeout: '2 minutes',
   });
 }
 
-async function run(replies: Reply[] | ((i: number) => Reply), overrides: Partial<AgentInput> = {}, on = env) {
-  const id = uniqueId('fg');
-  llm.script(id, Array.isArray(replies) ? replies : (_req, i) => replies(i));
-  const handle = await startRun(client, on, agentInput(overrides), id);
-  return { id, handle };
-}
+const run = (replies: Reply[] | ((i: number) => Reply), overrides: Partial<AgentInput> = {}, on = fixture.env) =>
+  fixture.start(Array.isArray(replies) ? replies : (_req, i) => replies(i), overrides, { on });
 
 describe('bad input never wedges a run', () => {
   const cases: Array<[string, (input: AgentInput) => unknown, RegExp]> = [
@@ -112,15 +68,7 @@ describe('bad input never wedges a run', () => {
         ...i,
         carried: {
           started_at_ms: 0,
-          usage: {
-            steps: 0,
-            tool_calls: 0,
-            llm_calls: 0,
-            prompt_tokens: 0,
-            completion_tokens: 0,
-            total_tokens: 0,
-            elapsed_ms: 0,
-          },
+          usage: { ...EMPTY_USAGE },
           trace: [],
           history: [
             {
@@ -147,7 +95,7 @@ describe('bad input never wedges a run', () => {
   for (const [what, mutate, pattern] of cases) {
     it(`${what}: the run fails at once with a clear, non-retryable error (no workflow task retried forever)`, async () => {
       const id = uniqueId('bad-input');
-      llm.script(id, [finalAnswer('should never be asked')]);
+      fixture.llm.script(id, [finalAnswer('should never be asked')]);
       const handle = await startRaw(id, mutate(agentInput()));
       const err = await handle.result().then(
         () => assert.fail('the run completed'),
@@ -159,7 +107,7 @@ describe('bad input never wedges a run', () => {
       assert.equal((err.cause as { nonRetryable?: boolean }).nonRetryable, true);
       const events = (await handle.fetchHistory()).events ?? [];
       assert.equal(events.filter((e) => e.workflowTaskFailedEventAttributes).length, 0, 'no workflow task failed');
-      assert.equal(llm.requests(id).length, 0, 'the model was never asked');
+      assert.equal(fixture.llm.requests(id).length, 0, 'the model was never asked');
     });
   }
 });
@@ -169,11 +117,11 @@ describe('keys that are right across reuse of a workflow id', () => {
     const id = uniqueId('reuse');
     const keys: string[][] = [];
     for (const goal of ['User 42 asks about a refund.', 'User 42 asks to close the account.']) {
-      llm.script(id, [tool('get_user_profile', { user_id: 42 }), finalAnswer(`answered: ${goal}`)]);
-      const handle = await startRun(client, env, agentInput({ goal }), id);
+      fixture.llm.script(id, [tool('get_user_profile', { user_id: 42 }), finalAnswer(`answered: ${goal}`)]);
+      const handle = await startRun(fixture.client, fixture.env, agentInput({ goal }), id);
       assert.equal((await runResult(handle)).stop_reason, 'success');
       keys.push(
-        llm
+        fixture.llm
           .requests(id)
           .slice(-2)
           .map((r) => r.idempotencyKey!),
@@ -214,47 +162,33 @@ describe('loop detection and search attributes', () => {
 
 describe('effects and approvals', () => {
   it('refund rules are checked again after the approval wait: a window that closed meanwhile denies the refund', async () => {
-    const { id, handle } = await run([billingOf(CLOSING_USER), refundOf(CLOSING_USER, 49), finalAnswer()], {
-      goal: refundGoal(CLOSING_USER),
-      user_id: CLOSING_USER,
-      allow: REFUND_ALLOW,
-      budget: { max_seconds: 120 },
-    });
+    const { id, handle } = await run(
+      [billingOf(CLOSING_USER), refundOf(CLOSING_USER, 49), finalAnswer()],
+      refundInput(CLOSING_USER, { budget: { max_seconds: 120 } }),
+    );
     // Allowed when asked (day 14 of a 14-day window), approved after the day ended.
     const pending = await eventually('the refund awaiting approval', () => pendingApproval(handle));
     assert.equal(pending.tool, 'issue_refund');
     await new Promise((r) => setTimeout(r, 10_000)); // the wait is the point of this test
-    await answerApproval(client, id, { decision: 'approve', operator: 'test' });
+    await answerApproval(fixture.client, id, { decision: 'approve', operator: 'test' });
     const result = await runResult(handle);
     assert.equal(result.stop_reason, 'policy_denied:refund_outside_window');
-    assert.deepEqual(result.trace.at(-1), {
-      step: 2,
-      tool: 'issue_refund',
-      args_hash: pending.args_hash,
-      ok: false,
-      stop_reason: 'policy_denied:refund_outside_window',
-      approval: 'approve',
-    });
+    assert.deepEqual(result.trace.at(-1), refusedRefundStep(pending, 'policy_denied:refund_outside_window', 'approve'));
     assert.deepEqual(result.effects, []);
-    assert.equal(fx.service().list({ workflow_id: id }).length, 0, 'no refund was even planned');
+    assert.equal(fixture.refunds.service().list({ workflow_id: id }).length, 0, 'no refund was even planned');
   });
 
   it('an effect whose lookup fails is reported ambiguous, in the result and in the memo `agent list` reads', async () => {
-    const user = fx.nextUser();
+    const user = fixture.refunds.nextUser();
     const { id, handle } = await run(
       [billingOf(user), refundOf(user, 49), finalAnswer()],
-      {
-        goal: refundGoal(user),
-        user_id: user,
-        allow: REFUND_ALLOW,
-        budget: { max_seconds: 120 },
-      },
+      refundInput(user, { budget: { max_seconds: 120 } }),
       drillEnv,
     );
     await eventually('the refund awaiting approval', () => pendingApproval(handle));
-    await answerApproval(client, id, { decision: 'approve', operator: 'test' });
+    await answerApproval(fixture.client, id, { decision: 'approve', operator: 'test' });
     await eventually('the refund planned', () =>
-      fx.service().list({ workflow_id: id })[0]?.state === 'planned' ? true : undefined,
+      fixture.refunds.service().list({ workflow_id: id })[0]?.state === 'planned' ? true : undefined,
     );
     await handle.cancel();
     const result = await runResult(handle);
@@ -265,9 +199,11 @@ describe('effects and approvals', () => {
     assert.equal(effect!.via, 'reconcile');
     assert.equal(effect!.amount_usd, 49);
     assert.match(effect!.detail!, /lookup failed: .*refused the lookup/);
-    assert.equal(effect!.idempotency_key, fx.service().list({ workflow_id: id })[0]!.idempotency_key);
+    assert.equal(effect!.idempotency_key, fixture.refunds.service().list({ workflow_id: id })[0]!.idempotency_key);
     const listed = await eventually('the run in the visibility list', async () => {
-      for await (const info of client.workflow.list({ query: `WorkflowId = '${id}' AND ExecutionStatus = 'Canceled'` }))
+      for await (const info of fixture.client.workflow.list({
+        query: `WorkflowId = '${id}' AND ExecutionStatus = 'Canceled'`,
+      }))
         return info;
       return undefined;
     });
@@ -296,8 +232,8 @@ describe('long continue-as-new chains', () => {
     assert.equal(result.omitted!.history + result.history.length, steps - 1);
 
     const carriedSizes: number[] = [];
-    for await (const info of client.workflow.list({ query: `WorkflowId = '${id}'` })) {
-      const events = (await client.workflow.getHandle(id, info.runId).fetchHistory()).events ?? [];
+    for await (const info of fixture.client.workflow.list({ query: `WorkflowId = '${id}'` })) {
+      const events = (await fixture.client.workflow.getHandle(id, info.runId).fetchHistory()).events ?? [];
       const input = events[0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!;
       const carried = (JSON.parse(Buffer.from(input.data!).toString('utf8')) as AgentInput).carried;
       if (!carried) continue;

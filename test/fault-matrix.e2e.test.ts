@@ -13,7 +13,6 @@ import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { startDevServer } from '../scripts/dev-server';
 import type { DevServer } from '../scripts/dev-server';
@@ -24,19 +23,11 @@ import type { TemporalEnv } from '../runtime/temporal-env';
 import type { reactAgent } from '../workflows/agent';
 import type { AgentResult, EffectOutcome } from '../common/types';
 import type { StopReason } from '../common/stop-reasons';
-import { agentInput, connectClient, eventually, testEnv, uniqueId, WorkerFleet } from './helpers/harness';
+import { agentInput, connectClient, eventually, testEnv, uniqueId } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
 import { runCli } from './helpers/cli';
-import {
-  billingOf,
-  finalAnswer,
-  REFUND_ALLOW,
-  refundFixture,
-  refundGoal,
-  refundOf,
-  tool,
-} from './helpers/refund-fixtures';
-import type { RefundFixture } from './helpers/refund-fixtures';
+import { agentFixture } from './helpers/agent-fixture';
+import { billingOf, finalAnswer, REFUND_ALLOW, refundGoal, refundOf, tool } from './helpers/refund-fixtures';
 import {
   activitiesDrained,
   afterCut,
@@ -103,51 +94,38 @@ const PRE_BOUNDARY = ['get_user_profile', BILLING];
 const ok = (trace: string[], effects: EffectOutcome[] = []): Expected => ({ stop: 'success', effects, trace });
 const cut = (stop: StopReason, trace: string[], effects: EffectOutcome[] = []): Expected => ({ stop, effects, trace });
 
+/**
+ * A phase's row: every cut (a cancel, the deadline) ends the run with `cutTrace` and `cutEffects`,
+ * every recovery (a new worker, the restarted server) completes it with `okTrace` and `okEffects`.
+ */
+function row(
+  cutTrace: string[],
+  okTrace: string[],
+  cutEffects: EffectOutcome[] = [],
+  okEffects: EffectOutcome[] = [],
+): Record<Fault, Expected> {
+  return {
+    'operator cancel': cut('cancelled', cutTrace, cutEffects),
+    'max_seconds deadline': cut('max_seconds', cutTrace, cutEffects),
+    'worker SIGKILL + new worker': ok(okTrace, okEffects),
+    'worker hung + cancel': cut('cancelled', cutTrace, cutEffects),
+    'server SIGKILL + restart': ok(okTrace, okEffects),
+  };
+}
+const REFUNDED = [BILLING, 'issue_refund'];
+
 /** Every cell's expected outcome (docs/faults.md is the same table in prose). */
 const EXPECTED: Record<Phase, Record<Fault, Expected>> = {
-  deciding: {
-    'operator cancel': cut('cancelled', []),
-    'max_seconds deadline': cut('max_seconds', []),
-    'worker SIGKILL + new worker': ok([]),
-    'worker hung + cancel': cut('cancelled', []),
-    'server SIGKILL + restart': ok([]),
-  },
-  'read-only tool': {
-    'operator cancel': cut('cancelled', []),
-    'max_seconds deadline': cut('max_seconds', []),
-    'worker SIGKILL + new worker': ok(['search_policy']),
-    'worker hung + cancel': cut('cancelled', []),
-    'server SIGKILL + restart': ok(['search_policy']),
-  },
-  'effect before commit': {
-    'operator cancel': cut('cancelled', [BILLING], ['not_made']),
-    'max_seconds deadline': cut('max_seconds', [BILLING], ['not_made']),
-    'worker SIGKILL + new worker': ok([BILLING, 'issue_refund'], ['confirmed']),
-    'worker hung + cancel': cut('cancelled', [BILLING], ['not_made']),
-    'server SIGKILL + restart': ok([BILLING, 'issue_refund'], ['confirmed']),
-  },
-  'effect after commit': {
-    'operator cancel': cut('cancelled', [BILLING], ['confirmed']),
-    'max_seconds deadline': cut('max_seconds', [BILLING], ['confirmed']),
-    'worker SIGKILL + new worker': ok([BILLING, 'issue_refund'], ['confirmed']),
-    'worker hung + cancel': cut('cancelled', [BILLING], ['confirmed']),
-    'server SIGKILL + restart': ok([BILLING, 'issue_refund'], ['confirmed']),
-  },
+  deciding: row([], []),
+  'read-only tool': row([], ['search_policy']),
+  'effect before commit': row([BILLING], REFUNDED, ['not_made'], ['confirmed']),
+  'effect after commit': row([BILLING], REFUNDED, ['confirmed'], ['confirmed']),
   'awaiting approval': {
-    'operator cancel': cut('cancelled', [BILLING]),
+    ...row([BILLING], REFUNDED, [], ['confirmed']),
     // Time waiting for a person is not the agent's: the deadline passes, the run still waits.
-    'max_seconds deadline': ok([BILLING, 'issue_refund'], ['confirmed']),
-    'worker SIGKILL + new worker': ok([BILLING, 'issue_refund'], ['confirmed']),
-    'worker hung + cancel': cut('cancelled', [BILLING]),
-    'server SIGKILL + restart': ok([BILLING, 'issue_refund'], ['confirmed']),
+    'max_seconds deadline': ok(REFUNDED, ['confirmed']),
   },
-  'continue-as-new boundary': {
-    'operator cancel': cut('cancelled', PRE_BOUNDARY),
-    'max_seconds deadline': cut('max_seconds', PRE_BOUNDARY),
-    'worker SIGKILL + new worker': ok(PRE_BOUNDARY),
-    'worker hung + cancel': cut('cancelled', PRE_BOUNDARY),
-    'server SIGKILL + restart': ok(PRE_BOUNDARY),
-  },
+  'continue-as-new boundary': row(PRE_BOUNDARY, PRE_BOUNDARY),
 };
 
 /** The activity in flight when the fault lands (none while a person is awaited). */
@@ -178,11 +156,11 @@ const KNOBS: Record<Config, Record<string, string>> = {
   after: { AGENT_REFUND_PAUSE_AFTER_COMMIT_MS: String(REFUND_STALL_MS) },
 };
 
-let llm: ScriptedLlmServer;
-let fx: RefundFixture;
-const fleet = new WorkerFleet();
+// Every group starts its own workers; the fixture ends them all (hung, SIGSTOPped ones too).
+const fixture = agentFixture({ queue: 'fault-matrix', worker: false, refunds: true });
+/** Clients of the restart group's own server. */
 const clients: Client[] = [];
-let restartServer: DevServer | undefined;
+let restartServer: DevServer | undefined; // the restart group's own server
 const timings: Array<{ cell: string; faultToCloseMs?: number; startToCloseMs: number }> = [];
 
 /** A set of task queues (one per worker config) on one server, and their workers. */
@@ -201,12 +179,10 @@ class Group {
 
   /** Starts a worker on the config's queue; `knobs` false gives a plain worker (no drill knobs). */
   start(config: Config, knobs = true): WorkerProcess {
-    const w = fleet.start(this.queues[config], {
-      OPENAI_BASE_URL: llm.baseUrl,
-      OPENAI_TIMEOUT_SECONDS: '120',
-      ...fx.workerEnv,
-      ...(knobs ? KNOBS[config] : {}),
-    });
+    const w = fixture.startWorker(
+      { OPENAI_TIMEOUT_SECONDS: '120', ...(knobs ? KNOBS[config] : {}) },
+      this.queues[config],
+    );
     this.started.set(config, [...(this.started.get(config) ?? []), w]);
     return w;
   }
@@ -259,7 +235,7 @@ class Run {
     readonly variant: Variant = {},
   ) {
     this.id = uniqueId('fm');
-    this.user = fx.nextUser();
+    this.user = fixture.refunds.nextUser();
     if (variant.gatedTool) this.gate = gate(tool('search_policy', { query: 'refund window' }));
     else if (variant.llm === 'gated') this.gate = gate(finalAnswer('done'));
   }
@@ -274,11 +250,11 @@ class Run {
   }
 
   rows() {
-    return fx.service().list({ workflow_id: this.id });
+    return fixture.refunds.service().list({ workflow_id: this.id });
   }
 
   async start(): Promise<void> {
-    llm.script(this.id, byStep(this.script()));
+    fixture.llm.script(this.id, byStep(this.script()));
     const v = this.variant;
     const input = agentInput({
       goal: refundGoal(this.user),
@@ -338,14 +314,14 @@ class Run {
   async staged(): Promise<void> {
     switch (this.phase) {
       case 'deciding':
-        await llmRequest(llm, this.id, 1);
+        await llmRequest(fixture.llm, this.id, 1);
         return;
       case 'read-only tool':
-        if (this.gate) await llmRequest(llm, this.id, 1);
+        if (this.gate) await llmRequest(fixture.llm, this.id, 1);
         else await waitStarted(this.handle(), 'search_policy');
         return;
       case 'continue-as-new boundary': {
-        await llmRequest(llm, this.id, 3);
+        await llmRequest(fixture.llm, this.id, 3);
         const latest = (await this.handle().describe()).runId;
         assert.notEqual(latest, this.firstRunId, 'step 3 runs in the run the chain continued into');
         return;
@@ -490,10 +466,10 @@ async function check(t: TestContext, phase: Phase, fault: Fault, o: Observed): P
   if (o.cut === 'cancel') {
     assert.ok(cancelRequested, 'the cancel request is in the history');
     assert.equal(cancelRequested.workflowExecutionCancelRequestedEventAttributes!.cause, REASON);
-    assertNothingAfter(afterCut(events, cancelRequested, llm.requests(run.id), run.rows()), 'the cancel');
+    assertNothingAfter(afterCut(events, cancelRequested, fixture.llm.requests(run.id), run.rows()), 'the cancel');
   } else if (o.cut === 'deadline') {
     assert.ok(deadlineFired, 'the max_seconds timer fired in the latest run');
-    assertNothingAfter(afterCut(events, deadlineFired, llm.requests(run.id), run.rows()), 'the deadline');
+    assertNothingAfter(afterCut(events, deadlineFired, fixture.llm.requests(run.id), run.rows()), 'the deadline');
   }
 
   // 4. A hung worker: the run still closed within the stated bound of the cancel or the deadline.
@@ -528,24 +504,9 @@ async function stalledAttemptCannotConfirm(run: Run, worker: WorkerProcess, from
 
 // ---- setup --------------------------------------------------------------------------------------
 
-let client: Client;
-let shared: TemporalEnv;
 const cell = (phase: Phase, fault: Fault) => `${phase} × ${fault}`;
 
-before(async () => {
-  llm = await ScriptedLlmServer.start();
-  fx = refundFixture();
-  shared = testEnv('fault-matrix');
-  client = await connectClient(shared);
-  clients.push(client);
-});
-
-after(async () => {
-  await fleet.killAll(); // hung (SIGSTOP) workers included, whatever failed
-  await Promise.all(clients.map((c) => c.connection.close().catch(() => undefined)));
-  await llm?.close();
-  await restartServer?.stop();
-  fx?.cleanup();
+after(() => {
   if (timings.length > 0) {
     console.log('fault matrix timings (fault -> close, start -> close, ms):');
     for (const t of [...timings].sort((a, b) => a.cell.localeCompare(b.cell))) {
@@ -555,6 +516,17 @@ after(async () => {
     }
   }
 });
+
+/** Registers in the calling describe(): a group started with its workers before the cells, ended after them. */
+function withGroup(name: string, set: (group: Group) => void): void {
+  let group: Group | undefined;
+  before(async () => {
+    group = new Group(name, fixture.env, fixture.client);
+    set(group);
+    await startWorkers(group);
+  });
+  after(() => group?.killAll());
+}
 
 /**
  * A group's workers, one per config, started together before its cells, each warmed up with one
@@ -567,7 +539,7 @@ async function startWorkers(group: Group): Promise<void> {
   await Promise.all(
     configs.map(async (c) => {
       const id = uniqueId('fm-warm-up');
-      llm.script(id, [finalAnswer('warm')]);
+      fixture.llm.script(id, [finalAnswer('warm')]);
       const result = await runResult(await startRun(group.client, group.queues[c], agentInput(), id));
       assert.equal(result.stop_reason, 'success', `warm-up run on ${c}`);
     }),
@@ -579,12 +551,8 @@ async function startWorkers(group: Group): Promise<void> {
 // ---- operator cancel and max_seconds deadline, with live workers ------------------------------
 
 describe('fault matrix: operator cancel and max_seconds deadline, live workers', { concurrency: true }, () => {
-  let live: Group;
-  before(async () => {
-    live = new Group('live', shared, client);
-    await startWorkers(live);
-  });
-  after(() => live.killAll());
+  let live!: Group;
+  withGroup('live', (g) => (live = g));
 
   /** The cancel as an operator sends it: the CLI, except inside a refund's ~2 s heartbeat window, where a process start may not fit. */
   async function operatorCancel(run: Run): Promise<void> {
@@ -672,17 +640,13 @@ describe('fault matrix: operator cancel and max_seconds deadline, live workers',
 // ---- worker SIGKILL, then a new worker: one kill for all six runs ------------------------------
 
 describe('fault matrix: worker SIGKILL + new worker', { concurrency: true }, () => {
-  let killed: Group;
+  let killed!: Group;
+  withGroup('kill', (g) => (killed = g));
   const kill = new SharedFault('the workers were killed', async () => {
     await Promise.all((['plain', 'before', 'after'] as const).map((c) => killed.first(c).kill()));
     // New workers without drill knobs: the retried attempts run normally.
     await Promise.all((['plain', 'before', 'after'] as const).map((c) => killed.start(c, false).ready));
   });
-  before(async () => {
-    killed = new Group('kill', shared, client);
-    await startWorkers(killed);
-  });
-  after(() => killed.killAll());
 
   for (const phase of PHASES) {
     it(cell(phase, 'worker SIGKILL + new worker'), { timeout: CELL_TIMEOUT_MS }, async (t) => {
@@ -694,7 +658,7 @@ describe('fault matrix: worker SIGKILL + new worker', { concurrency: true }, () 
       if (phase === 'deciding' || phase === 'continue-as-new boundary') {
         // The decision was retried on the new worker with the same Idempotency-Key.
         const step = phase === 'deciding' ? 1 : 3;
-        const keys = llm
+        const keys = fixture.llm
           .requests(run.id)
           .filter((r) => r.step === step)
           .map((r) => r.idempotencyKey);
@@ -724,7 +688,8 @@ describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', 
   const PLAIN: Phase[] = ['deciding', 'read-only tool', 'awaiting approval', 'continue-as-new boundary'];
   /** Room to bring the other runs in place and start the healthy worker before the deadline. */
   const DEADLINE_SECONDS = 25;
-  let hung: Group;
+  let hung!: Group;
+  withGroup('hung', (g) => (hung = g));
   let deadlineRun: Run | undefined;
   let toolRun: Run | undefined;
   // Once every run has started on the first worker, the healthy one starts (bundling its workflows
@@ -747,11 +712,6 @@ describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', 
     await untilWallClock(deadline - 1_000);
     hung.first('plain').hang();
   });
-  before(async () => {
-    hung = new Group('hung', shared, client);
-    await startWorkers(hung);
-  });
-  after(() => hung.killAll());
 
   for (const phase of PLAIN) {
     it(cell(phase, 'worker hung + cancel'), { timeout: CELL_TIMEOUT_MS }, async (t) => {
@@ -837,18 +797,22 @@ describe('fault matrix: Temporal server SIGKILL + restart', { concurrency: true 
     const port = await freePort();
     const uiPort = await freePort([port]);
     restartServer = await startDevServer({
-      dbFile: path.join(fx.dir, 'temporal', 'temporal.sqlite'),
+      dbFile: path.join(fixture.refunds.dir, 'temporal', 'temporal.sqlite'),
       cliPath: process.env.TEMPORAL_CLI_PATH,
       port,
       uiPort,
     });
     const server = { address: restartServer.address, namespace: restartServer.namespace, uiUrl: restartServer.uiUrl };
-    const restartClient = await connectClient({ ...shared, ...server });
+    const restartClient = await connectClient({ ...fixture.env, ...server });
     clients.push(restartClient);
     restarted = new Group('restart', server, restartClient);
     await startWorkers(restarted);
   });
-  after(() => restarted.killAll());
+  after(async () => {
+    await restarted.killAll();
+    await Promise.all(clients.map((c) => c.connection.close().catch(() => undefined)));
+    await restartServer?.stop();
+  });
 
   for (const phase of PHASES) {
     it(cell(phase, 'server SIGKILL + restart'), { timeout: CELL_TIMEOUT_MS }, async (t) => {

@@ -2,20 +2,16 @@
 // process and the dev server: arbitrary text, JSON of the wrong shape, huge strings, deep nesting,
 // hostile unicode. Every run must end with a defined stop reason, without a workflow task failure;
 // the worker must survive (same pid); the history must stay bounded whatever the model sent.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fc from 'fast-check';
-import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
-import { runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../runtime/temporal-env';
+import { malformed } from '../scripts/scripted-replies';
 import { MAX_ANSWER_BYTES } from '../activities/decide';
 import { isStopReason } from '../common/stop-reasons';
 import { DEFAULT_ALLOWED_TOOLS } from '../common/tool-catalog';
 import type { AgentResult } from '../common/types';
-import { agentInput, connectClient, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
+import { agentFixture } from './helpers/agent-fixture';
 
 const MAX_STEPS = 4;
 /**
@@ -27,10 +23,13 @@ const HISTORY_BOUND_BYTES = 512 * 1024;
 const BATCH = 8;
 const BATCHES = Number(process.env.FUZZ_BATCHES ?? 5); // 40 runs by default
 
-let llm: ScriptedLlmServer;
-let client: Client;
-let env: TemporalEnv;
-let worker: WorkerProcess;
+const fixture = agentFixture({
+  queue: 'fuzz',
+  workerEnv: { OPENAI_TIMEOUT_SECONDS: '30' },
+  setup: () => {
+    workerPid = fixture.worker.proc.pid!;
+  },
+});
 let workerPid: number;
 const seenReasons = new Map<string, number>();
 
@@ -120,15 +119,10 @@ const script = fc.array(content, { minLength: 1, maxLength: MAX_STEPS });
 async function fuzzRun(
   answers: string[],
 ): Promise<{ result: AgentResult; historyBytes: number; taskFailures: number }> {
-  const id = uniqueId('fuzz');
-  llm.script(id, (_req, i) => ({ content: answers[i] ?? '{"kind":"final","answer":"done"}' }));
-  const handle = await startRun(
-    client,
-    env,
-    agentInput({ budget: { max_steps: MAX_STEPS, max_seconds: 60 }, llm_max_attempts: 1 }),
-    id,
+  const { handle, result } = await fixture.run(
+    (_req, i) => malformed(answers[i] ?? '{"kind":"final","answer":"done"}'),
+    { budget: { max_steps: MAX_STEPS, max_seconds: 60 }, llm_max_attempts: 1 },
   );
-  const result = await runResult(handle);
   const history = await handle.fetchHistory();
   const historyBytes = temporal.api.history.v1.History.encode(history).finish().length;
   const taskFailures = (history.events ?? []).filter((e) => e.workflowTaskFailedEventAttributes).length;
@@ -148,21 +142,6 @@ function check(answers: string[], outcome: Awaited<ReturnType<typeof fuzzRun>>):
   assert.ok(result.usage.steps <= MAX_STEPS, what);
   seenReasons.set(result.stop_reason, (seenReasons.get(result.stop_reason) ?? 0) + 1);
 }
-
-before(async () => {
-  llm = await ScriptedLlmServer.start();
-  env = testEnv(uniqueId('fuzz'));
-  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '30' });
-  await worker.ready;
-  workerPid = worker.proc.pid!;
-  client = await connectClient(env);
-});
-
-after(async () => {
-  await worker?.stop();
-  await client?.connection.close();
-  await llm?.close();
-});
 
 describe("fuzzing the model's answers", () => {
   it('known nasties: each ends with its expected reason and a small history', async () => {
@@ -222,9 +201,9 @@ describe("fuzzing the model's answers", () => {
   });
 
   it('the worker never crashed: the same process is still running and logged no crash', () => {
-    assert.equal(worker.proc.pid, workerPid);
-    assert.equal(worker.proc.exitCode, null);
-    assert.equal(worker.proc.signalCode, null);
-    assert.doesNotMatch(worker.output(), /Maximum call stack|Unhandled|FATAL|out of memory/i);
+    assert.equal(fixture.worker.proc.pid, workerPid);
+    assert.equal(fixture.worker.proc.exitCode, null);
+    assert.equal(fixture.worker.proc.signalCode, null);
+    assert.doesNotMatch(fixture.worker.output(), /Maximum call stack|Unhandled|FATAL|out of memory/i);
   });
 });

@@ -1,66 +1,42 @@
 // The demo's refund act (scripts/demo-refund.ts) with the offline model that proposes the refund:
 // facts gathered, refund proposed, approval asked, approved from "a second terminal" (the CLI),
 // effect confirmed, on the real server with a real worker process.
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import * as path from 'node:path';
-import { promisify } from 'node:util';
-import type { Client } from '@temporalio/client';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import { refundApprovalDemoModel } from '../scripts/offline-model';
 import { refundDemoStore, runRefundDemo, REFUND_DEMO_USER_ID } from '../scripts/demo-refund';
 import type { RefundDemoStore } from '../scripts/demo-refund';
-import type { TemporalEnv } from '../runtime/temporal-env';
-import { connectClient, DIST, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
-import { refundFixture } from './helpers/refund-fixtures';
-import type { RefundFixture } from './helpers/refund-fixtures';
+import { agentFixture } from './helpers/agent-fixture';
+import { runCli } from './helpers/cli';
+import type { CliResult } from './helpers/cli';
 
-const exec = promisify(execFile);
-
-let llm: ScriptedLlmServer;
-let client: Client;
-let env: TemporalEnv;
-let worker: WorkerProcess;
-let fx: RefundFixture;
+// The seeds' user 42 (pro_monthly, USD 49.00, 10 days ago) is in the fixture's data too.
+const fixture = agentFixture({
+  queue: 'demo-refund',
+  refunds: true,
+  llm: { defaultScript: refundApprovalDemoModel },
+  setup: () => {
+    store = refundDemoStore({ AGENT_REFUNDS_DB: fixture.refunds.dbFile });
+  },
+});
 let store: RefundDemoStore;
-
-before(async () => {
-  llm = await ScriptedLlmServer.start({ defaultScript: refundApprovalDemoModel });
-  fx = refundFixture();
-  store = refundDemoStore({ AGENT_REFUNDS_DB: fx.dbFile });
-  env = testEnv(uniqueId('demo-refund'));
-  // The seeds' data (user 42: pro_monthly, USD 49.00, 10 days ago), the fixture's database.
-  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, AGENT_REFUNDS_DB: fx.dbFile });
-  await worker.ready;
-  client = await connectClient(env);
-});
-
-after(async () => {
-  await worker?.stop();
-  await client?.connection.close();
-  await llm?.close();
-  store?.close();
-  fx?.cleanup();
-});
+after(() => store?.close());
 
 describe('npm run demo -- --refund', () => {
   it('gathers facts, proposes the refund, waits, is approved from a second terminal, confirms the effect', async () => {
     const out: string[] = [];
-    let approved: Promise<unknown> | undefined;
-    const workflowId = await runRefundDemo(client, env, {
+    let approved: Promise<CliResult> | undefined;
+    const workflowId = await runRefundDemo(fixture.client, fixture.env, {
       say: (text = '') => out.push(text),
       interrupted: new Promise<never>(() => undefined),
       autoApprove: false,
       store,
       onPending: (_pending, id) => {
-        approved = exec(process.execPath, [path.join(DIST, 'client', 'cli.js'), 'approve', id], {
-          env: { ...process.env, TEMPORAL_ADDRESS: env.address, TEMPORAL_NAMESPACE: env.namespace },
-        });
+        approved = runCli(fixture.env, ['approve', id]);
       },
     });
-    const { stdout } = (await approved) as { stdout: string };
+    const { code, stdout, stderr } = (await approved)!;
+    assert.equal(code, 0, stderr);
     assert.match(stdout, /^approved 4-issue_refund-\w+ in /);
     const text = out.join('\n');
 

@@ -1,103 +1,61 @@
 // The principal-aware gate on the real server: a model that tries to refund another user, more
 // than was paid, outside the policy, without reading billing, or without being allowed to, is
 // stopped with the right stop reason before any approval is asked, and nothing is written.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Client } from '@temporalio/client';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
-import { runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../runtime/temporal-env';
 import { DEFAULT_ALLOWED_TOOLS } from '../common/tool-catalog';
 import type { AgentInput } from '../common/types';
-import { agentInput, connectClient, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
-import {
-  billingOf,
-  finalAnswer,
-  LATE_USER,
-  REFUND_ALLOW,
-  refundFixture,
-  refundGoal,
-  refundOf,
-  tool,
-} from './helpers/refund-fixtures';
-import type { RefundFixture } from './helpers/refund-fixtures';
+import { agentFixture } from './helpers/agent-fixture';
+import { scheduledActivityTypes } from './helpers/history-scan';
+import { billingOf, finalAnswer, LATE_USER, refundInput, refundOf, tool } from './helpers/refund-fixtures';
 
-let llm: ScriptedLlmServer;
-let client: Client;
-let env: TemporalEnv;
-let worker: WorkerProcess;
-let fx: RefundFixture;
-
-before(async () => {
-  llm = await ScriptedLlmServer.start();
-  fx = refundFixture();
-  env = testEnv(uniqueId('gate'));
-  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, ...fx.workerEnv });
-  await worker.ready;
-  client = await connectClient(env);
-});
-
-after(async () => {
-  await worker?.stop();
-  await client?.connection.close();
-  await llm?.close();
-  fx?.cleanup();
-});
+const fixture = agentFixture({ queue: 'gate', refunds: true });
 
 /** Runs a scripted model for `user`; asserts that the run wrote nothing and asked nobody. */
 async function gated(user: number, replies: Reply[], overrides: Partial<AgentInput> = {}) {
-  const id = uniqueId('gate');
-  llm.script(id, [...replies, finalAnswer('should never be reached')]);
-  const handle = await startRun(
-    client,
-    env,
-    agentInput({ goal: refundGoal(user), user_id: user, allow: REFUND_ALLOW, ...overrides }),
-    id,
+  const { id, handle, result, requests } = await fixture.run(
+    [...replies, finalAnswer('should never be reached')],
+    refundInput(user, overrides),
   );
-  const result = await runResult(handle);
 
   assert.equal(result.status, 'stopped');
-  assert.equal(llm.requests(id).length, replies.length, 'the run stopped at the denied call');
+  assert.equal(requests.length, replies.length, 'the run stopped at the denied call');
   const events = (await handle.fetchHistory()).events ?? [];
-  const scheduled = events
-    .filter((e) => e.activityTaskScheduledEventAttributes)
-    .map((e) => e.activityTaskScheduledEventAttributes!.activityType?.name);
-  assert.ok(!scheduled.includes('issue_refund'), 'issue_refund was never scheduled');
+  assert.ok(!scheduledActivityTypes(events).includes('issue_refund'), 'issue_refund was never scheduled');
   assert.equal(
     events.filter((e) => e.timerStartedEventAttributes).length,
     1,
     'no approval timer: nobody was asked (only the max_seconds timer)',
   );
-  assert.deepEqual(fx.service().list({ workflow_id: id }), [], 'nothing written');
+  assert.deepEqual(fixture.refunds.service().list({ workflow_id: id }), [], 'nothing written');
   return result;
 }
 
 describe('the principal gate stops misuse of issue_refund', { concurrency: true }, () => {
   it('refunding another user: policy_denied:other_user', async () => {
-    const user = fx.nextUser();
+    const user = fixture.refunds.nextUser();
     const result = await gated(user, [billingOf(user), refundOf(7, 10)]);
     assert.equal(result.stop_reason, 'policy_denied:other_user');
     assert.deepEqual(result.trace.at(-1)!.stop_reason, 'policy_denied:other_user');
-    assert.deepEqual(fx.service().list({ user_id: 7 }), []);
+    assert.deepEqual(fixture.refunds.service().list({ user_id: 7 }), []);
   });
 
   it("reading another user's billing: policy_denied:other_user (read tools too)", async () => {
-    const user = fx.nextUser();
+    const user = fixture.refunds.nextUser();
     const result = await gated(user, [billingOf(user + 1)]);
     assert.equal(result.stop_reason, 'policy_denied:other_user');
     assert.equal(result.history.length, 0);
   });
 
   it('refunding more than the billing record shows was paid: policy_denied:refund_exceeds_paid', async () => {
-    const user = fx.nextUser();
+    const user = fixture.refunds.nextUser();
     const result = await gated(user, [billingOf(user), refundOf(user, 49.01, 'the user says they paid 100 USD')]);
     assert.equal(result.stop_reason, 'policy_denied:refund_exceeds_paid');
   });
 
   it("refunding before reading billing (the model's own number): policy_denied:refund_without_billing", async () => {
-    const user = fx.nextUser();
+    const user = fixture.refunds.nextUser();
     const result = await gated(user, [refundOf(user, 49)]);
     assert.equal(result.stop_reason, 'policy_denied:refund_without_billing');
   });
@@ -113,13 +71,13 @@ describe('the principal gate stops misuse of issue_refund', { concurrency: true 
   });
 
   it('calling issue_refund when the run does not allow it: tool_denied:issue_refund', async () => {
-    const user = fx.nextUser();
+    const user = fixture.refunds.nextUser();
     const result = await gated(user, [billingOf(user), refundOf(user, 49)], { allow: [...DEFAULT_ALLOWED_TOOLS] });
     assert.equal(result.stop_reason, 'tool_denied:issue_refund');
   });
 
   it('malformed refund arguments: tool_bad_args:issue_refund', async () => {
-    const user = fx.nextUser();
+    const user = fixture.refunds.nextUser();
     const result = await gated(user, [
       billingOf(user),
       tool('issue_refund', { user_id: user, amount_usd: '49', reason: 'x y z' }),

@@ -11,6 +11,7 @@ import OpenAI, {
   RateLimitError,
 } from 'openai';
 import { ScriptedLlmServer, type RecordedRequest } from '../scripts/scripted-llm-server';
+import { final } from '../scripts/scripted-replies';
 import { refundDemoModel } from '../scripts/offline-model';
 
 const SYSTEM_PROMPT = 'You are a ReAct decision engine. Return only one JSON object.';
@@ -50,10 +51,7 @@ function decide(workflowId: string, step: number, payload: unknown = { goal: 'g'
 describe('ScriptedLlmServer', () => {
   test('returns a scripted action the client parses, with usage', async () => {
     const action = { kind: 'tool', name: 'get_user_profile', args: { user_id: 42 } };
-    server.script('wf-action', [
-      { action, usage: { prompt_tokens: 321, completion_tokens: 9 } },
-      { action: { kind: 'final', answer: 'done' } },
-    ]);
+    server.script('wf-action', [{ action, usage: { prompt_tokens: 321, completion_tokens: 9 } }, final('done')]);
 
     const first = await decide('wf-action', 1);
     assert.equal(first.object, 'chat.completion');
@@ -73,8 +71,8 @@ describe('ScriptedLlmServer', () => {
   });
 
   test('records the request, lower-cased headers and routes by Idempotency-Key', async () => {
-    server.script('wf-a', [{ action: { kind: 'final', answer: 'from A' } }]);
-    server.script('wf-b', [{ action: { kind: 'final', answer: 'from B' } }]);
+    server.script('wf-a', [final('from A')]);
+    server.script('wf-b', [final('from B')]);
     const [b, a] = await Promise.all([decide('wf-b', 1, { goal: 'b' }), decide('wf-a', 1, { goal: 'a' })]);
     assert.equal(JSON.parse(a.choices[0]?.message.content ?? '').answer, 'from A');
     assert.equal(JSON.parse(b.choices[0]?.message.content ?? '').answer, 'from B');
@@ -95,10 +93,7 @@ describe('ScriptedLlmServer', () => {
   });
 
   test('HTTP 429 with retry-after surfaces as RateLimitError with headers', async () => {
-    server.script('wf-429', [
-      { status: 429, headers: { 'Retry-After': '7' } },
-      { action: { kind: 'final', answer: 'ok' } },
-    ]);
+    server.script('wf-429', [{ status: 429, headers: { 'Retry-After': '7' } }, final('ok')]);
     const err = await decide('wf-429', 1).then(
       () => assert.fail('expected a 429'),
       (e: unknown) => e,
@@ -140,7 +135,7 @@ describe('ScriptedLlmServer', () => {
   });
 
   test('a client timeout during a delayed reply is an abort, and nothing is written late', async () => {
-    server.script('wf-slow', [{ action: { kind: 'final', answer: 'too late' }, delayMs: 400 }]);
+    server.script('wf-slow', [final('too late', { delayMs: 400 })]);
     const err = await client.chat.completions
       .create(
         { model: 'm', messages: [{ role: 'user', content: '{}' }] },
@@ -157,7 +152,7 @@ describe('ScriptedLlmServer', () => {
   });
 
   test('an exhausted script answers 500 naming the workflow', async () => {
-    server.script('wf-short', [{ action: { kind: 'final', answer: 'only one' } }]);
+    server.script('wf-short', [final('only one')]);
     await decide('wf-short', 1);
     await assert.rejects(
       decide('wf-short', 2),
@@ -196,7 +191,7 @@ describe('ScriptedLlmServer', () => {
     const seen: Array<[string | undefined, number]> = [];
     server.script('wf-fn', async (req: RecordedRequest, i: number) => {
       seen.push([req.idempotencyKey, i]);
-      return { action: { kind: 'final', answer: `call ${i}` } };
+      return final(`call ${i}`);
     });
     await decide('wf-fn', 1);
     const res = await decide('wf-fn', 2);

@@ -1,11 +1,12 @@
-// Plumbing for the fault matrix (test/fault-matrix.e2e.test.ts): model scripts by step with gates,
+// Plumbing for the fault matrix (test/fault-matrix.e2e.test.ts): model scripts with gates,
 // reading a run's history and pending activities, barriers that apply one fault to several runs
 // at once, and the checks every cell shares (effects against the refunds database, nothing after
 // a cancel).
 import assert from 'node:assert/strict';
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import type { RecordedRequest, Reply, Script, ScriptedLlmServer } from '../../scripts/scripted-llm-server';
+import type { RecordedRequest, Reply, ScriptedLlmServer } from '../../scripts/scripted-llm-server';
+import type { StepReply } from '../../scripts/scripted-replies';
 import type { RefundRecord } from '../../activities/refunds/service';
 import { VOIDED } from '../../activities/refunds/service';
 import type { AgentResult, EffectOutcome } from '../../common/types';
@@ -17,27 +18,8 @@ const { PendingActivityState } = temporal.api.enums.v1;
 
 // ---- model scripts ---------------------------------------------------------------------------
 
-/** A step's reply, or a function producing it when the request arrives (a gate, a computed delay). */
-export type StepReply = Reply | ((req: RecordedRequest) => Reply | Promise<Reply>);
-
-/**
- * Replies by step (read from the `...:decide:<step>` key), then by attempt of that step: a step
- * retried on a new worker or after a server restart gets its next entry; the last one repeats.
- */
-export function byStep(steps: Record<number, StepReply | StepReply[]>): Script {
-  const attempts = new Map<number, number>();
-  return async (req) => {
-    const step = req.step ?? -1;
-    const entry = steps[step];
-    if (entry === undefined)
-      return { status: 400, body: { error: { message: `scripted LLM: no reply for step ${step}` } } };
-    const list = Array.isArray(entry) ? entry : [entry];
-    const n = attempts.get(step) ?? 0;
-    attempts.set(step, n + 1);
-    const reply = list[Math.min(n, list.length - 1)]!;
-    return typeof reply === 'function' ? reply(req) : reply;
-  };
-}
+export { byStep } from '../../scripts/scripted-replies';
+export type { StepReply } from '../../scripts/scripted-replies';
 
 export interface Gate {
   /** Use as a StepReply: the request waits until release(). */

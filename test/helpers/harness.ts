@@ -10,7 +10,7 @@ import { createClient } from '../../client/connect';
 import { temporalEnv } from '../../runtime/temporal-env';
 import type { TemporalEnv } from '../../runtime/temporal-env';
 import { DEFAULT_ALLOWED_TOOLS } from '../../common/tool-catalog';
-import type { AgentInput } from '../../common/types';
+import type { AgentInput, AgentResult } from '../../common/types';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 export const DIST = path.join(REPO_ROOT, 'dist');
@@ -34,6 +34,17 @@ export async function connectClient(env: TemporalEnv, codecEnv: NodeJS.ProcessEn
 export const REFUND_GOAL =
   'User 42 asked: Can I get a refund now? Use tools to verify profile, billing state, and policy. ' +
   'Return a short final answer in English with USD amount and reason.';
+
+/** A result's trace as [step, tool, ok] rows. */
+export const traceRows = (result: AgentResult): Array<[number, string, boolean]> =>
+  result.trace.map((t) => [t.step, t.tool, t.ok]);
+
+/** The seeds' refund scenario in traceRows(): profile, billing, policy, each read once and ok. */
+export const REFUND_SCENARIO_ROWS: Array<[number, string, boolean]> = [
+  [1, 'get_user_profile', true],
+  [2, 'get_user_billing', true],
+  [3, 'search_policy', true],
+];
 
 export function agentInput(overrides: Partial<AgentInput> = {}): AgentInput {
   return { goal: REFUND_GOAL, user_id: 42, allow: [...DEFAULT_ALLOWED_TOOLS], ...overrides };

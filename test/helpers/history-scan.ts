@@ -1,6 +1,7 @@
 // Reading a history the way someone with database or UI access would: every string and every
 // byte field, and the payloads found in it.
 import type { Payload } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
 
 /** All strings and byte fields (as UTF-8) anywhere in a proto object tree. */
 export function allText(value: unknown, out: string[] = []): string[] {
@@ -35,4 +36,12 @@ export function allPayloads(
 export function metadataText(p: Payload, key: string): string | undefined {
   const v = p.metadata?.[key];
   return v ? Buffer.from(v).toString('utf8') : undefined;
+}
+
+/** The activity types a history scheduled, in order (a run's tools, decisions, reconciles). */
+export function scheduledActivityTypes(events: temporal.api.history.v1.IHistoryEvent[]): string[] {
+  return events.flatMap((e) => {
+    const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
+    return name ? [name] : [];
+  });
 }

@@ -8,7 +8,11 @@ import { SEED_DATA } from '../../activities/tools/seed-data';
 import type { SupportData } from '../../activities/tools/seed-data';
 import { RefundService } from '../../activities/refunds/service';
 import type { Reply } from '../../scripts/scripted-llm-server';
+import { final } from '../../scripts/scripted-replies';
 import { DEFAULT_ALLOWED_TOOLS } from '../../common/tool-catalog';
+import type { ApprovalDecision, PendingApproval } from '../../common/approvals';
+import type { AgentInput, TraceEntry } from '../../common/types';
+import type { StopReason } from '../../common/stop-reasons';
 
 /** Pro-monthly users who paid USD 49.00 ten days ago: 1001 ... 1099. */
 export const PAYING_USERS = Array.from({ length: 99 }, (_, i) => 1001 + i);
@@ -26,23 +30,26 @@ export interface RefundFixture {
   /** The refunds service, read by the test as an operator would (WAL: no locking of the worker). */
   service(): RefundService;
   nextUser(): number;
+  /** Adds a pro-monthly user who paid USD 49.00 that many days ago (the tools read the file on every call). */
+  addPayingUser(id: number, name: string, daysSinceFirstPayment: number): void;
   cleanup(): void;
+}
+
+function addPayingUser(data: SupportData, id: number, name: string, daysSinceFirstPayment: number): void {
+  data.users[String(id)] = { id, name, country: 'US', tier: 'pro' };
+  data.billing[String(id)] = {
+    currency: 'USD',
+    plan: 'pro_monthly',
+    price_usd: 49,
+    days_since_first_payment: daysSinceFirstPayment,
+  };
 }
 
 export function refundFixture(): RefundFixture {
   const dir = mkdtempSync(path.join(tmpdir(), 'refund-test-'));
   const data: SupportData = structuredClone(SEED_DATA);
-  for (const id of PAYING_USERS) {
-    data.users[String(id)] = { id, name: `User ${id}`, country: 'US', tier: 'pro' };
-    data.billing[String(id)] = { currency: 'USD', plan: 'pro_monthly', price_usd: 49, days_since_first_payment: 10 };
-  }
-  data.users[String(LATE_USER)] = { id: LATE_USER, name: 'Late', country: 'US', tier: 'pro' };
-  data.billing[String(LATE_USER)] = {
-    currency: 'USD',
-    plan: 'pro_monthly',
-    price_usd: 49,
-    days_since_first_payment: 30,
-  };
+  for (const id of PAYING_USERS) addPayingUser(data, id, `User ${id}`, 10);
+  addPayingUser(data, LATE_USER, 'Late', 30);
   const dataFile = path.join(dir, 'support-data.json');
   writeFileSync(dataFile, JSON.stringify(data));
   const dbFile = path.join(dir, 'db', 'refunds.sqlite');
@@ -55,6 +62,10 @@ export function refundFixture(): RefundFixture {
     workerEnv: { AGENT_DATA_FILE: dataFile, AGENT_REFUNDS_DB: dbFile },
     service: () => (svc ??= RefundService.open(dbFile)),
     nextUser: () => PAYING_USERS[next++]!,
+    addPayingUser: (id, name, days) => {
+      addPayingUser(data, id, name, days);
+      writeFileSync(dataFile, JSON.stringify(data));
+    },
     cleanup: () => {
       svc?.close();
       rmSync(dir, { recursive: true, force: true });
@@ -62,15 +73,47 @@ export function refundFixture(): RefundFixture {
   };
 }
 
-export const tool = (name: string, args: Record<string, unknown>): Reply => ({ action: { kind: 'tool', name, args } });
-export const billingOf = (user_id: number): Reply => tool('get_user_billing', { user_id });
-export const refundOf = (
-  user_id: number,
-  amount_usd = 49,
-  reason = 'pro_monthly paid 10 days ago, within the 14-day window',
-): Reply => tool('issue_refund', { user_id, amount_usd, reason });
-export const finalAnswer = (answer = 'Refunded USD 49.00.'): Reply => ({ action: { kind: 'final', answer } });
+// The refund path's replies, under the names the refund tests use.
+export { tool, billing as billingOf, refund as refundOf } from '../../scripts/scripted-replies';
+export const finalAnswer = (answer = 'Refunded USD 49.00.'): Reply => final(answer);
 
 export function refundGoal(userId: number): string {
   return `User ${userId} asked: Can I get a refund now? Check billing and policy; refund if allowed.`;
+}
+
+/** A refund run's input for `userId`: its goal, its principal, the refund tool allowed. */
+export function refundInput(userId: number, overrides: Partial<AgentInput> = {}): Partial<AgentInput> {
+  return { goal: refundGoal(userId), user_id: userId, allow: REFUND_ALLOW, ...overrides };
+}
+
+/** `agent run` arguments for a refund run of `userId` (what an operator types). */
+export function refundRunArgs(userId: number, id: string, maxSeconds: number): string[] {
+  return [
+    'run',
+    refundGoal(userId),
+    '--user-id',
+    String(userId),
+    '--allow',
+    REFUND_ALLOW.join(','),
+    '--id',
+    id,
+    '--max-seconds',
+    String(maxSeconds),
+  ];
+}
+
+/** The trace entry of a refund asked for at step 2 (after billing) that did not happen. */
+export function refusedRefundStep(
+  pending: PendingApproval,
+  stopReason: StopReason,
+  approval?: ApprovalDecision,
+): Omit<TraceEntry, 'args_hash'> & { args_hash: string | undefined } {
+  return {
+    step: 2,
+    tool: 'issue_refund',
+    args_hash: pending.args_hash,
+    ok: false,
+    stop_reason: stopReason,
+    ...(approval ? { approval } : {}),
+  };
 }

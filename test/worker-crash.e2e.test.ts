@@ -1,53 +1,34 @@
 // Durability: a worker process killed with SIGKILL in the middle of an LLM decision. A new worker
 // process finishes the same run, and the retried decision carries the same Idempotency-Key.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Client } from '@temporalio/client';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
+import { billing, final, profile } from '../scripts/scripted-replies';
 import { runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../runtime/temporal-env';
-import { agentInput, connectClient, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
+import { agentInput, uniqueId } from './helpers/harness';
+import { agentFixture } from './helpers/agent-fixture';
 
-let llm: ScriptedLlmServer;
-let client: Client;
-let env: TemporalEnv;
-const workers: WorkerProcess[] = [];
-
-before(async () => {
-  llm = await ScriptedLlmServer.start();
-  env = testEnv(uniqueId('crash'));
-  client = await connectClient(env);
-});
-
-after(async () => {
-  await Promise.all(workers.map((w) => w.stop()));
-  await client?.connection.close();
-  await llm?.close();
-});
+const fixture = agentFixture({ queue: 'crash', worker: false });
 
 describe('worker crash', () => {
   it('SIGKILL during decide: a new worker finishes the run with the same Idempotency-Key', async () => {
-    const first = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl });
-    workers.push(first);
+    const first = fixture.startWorker();
     await first.ready;
 
     const id = uniqueId('crash');
-    llm.script(id, [
-      { action: { kind: 'tool', name: 'get_user_profile', args: { user_id: 42 } } },
+    fixture.llm.script(id, [
+      profile(),
       { hang: true }, // the worker dies while this request is open
-      { action: { kind: 'tool', name: 'get_user_billing', args: { user_id: 42 } } },
-      { action: { kind: 'final', answer: 'Refundable: USD 49.00.' } },
+      billing(),
+      final('Refundable: USD 49.00.'),
     ]);
-    const handle = await startRun(client, env, agentInput({ budget: { max_seconds: 120 } }), id);
-    const inFlight = await llm.waitFor((r) => r.workflowId === id && r.step === 2, 20_000);
+    const handle = await startRun(fixture.client, fixture.env, agentInput({ budget: { max_seconds: 120 } }), id);
+    const inFlight = await fixture.llm.waitFor((r) => r.workflowId === id && r.step === 2, 20_000);
 
     await first.kill();
     const killedAt = Date.now();
-    await llm.waitForAbort((r) => r.id === inFlight.id, 5_000); // the dead process's socket closed
+    await fixture.llm.waitForAbort((r) => r.id === inFlight.id, 5_000); // the dead process's socket closed
 
-    const second = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl });
-    workers.push(second);
+    const second = fixture.startWorker();
     await second.ready;
 
     const result = await runResult(handle);
@@ -57,7 +38,7 @@ describe('worker crash', () => {
       ['get_user_profile', 'get_user_billing'],
     );
 
-    const requests = llm.requests(id);
+    const requests = fixture.llm.requests(id);
     const runId = handle.firstExecutionRunId;
     assert.deepEqual(
       requests.map((r) => r.idempotencyKey),

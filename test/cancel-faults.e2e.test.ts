@@ -2,43 +2,18 @@
 // worker processes: a run that has ended is reported as ended (non-zero exit), a cancel reaches
 // the latest run of a continue-as-new chain, `cancel --stuck` judges a run by its chain's start,
 // and a run whose worker is gone is diagnosed after the grace period and ended by --terminate.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Client } from '@temporalio/client';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
-import type { Reply } from '../scripts/scripted-llm-server';
+import { final, tool } from '../scripts/scripted-replies';
 import { runResult, startRun } from '../client/agent-client';
 import { requestCancel } from '../client/cancel-run';
 import { describeChain } from '../client/run-chain';
-import type { TemporalEnv } from '../runtime/temporal-env';
-import { agentInput, connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
+import { agentInput, eventually, uniqueId } from './helpers/harness';
+import { agentFixture } from './helpers/agent-fixture';
 import { runCli } from './helpers/cli';
 
-const tool = (name: string, args: Record<string, unknown>, delayMs?: number): Reply => ({
-  action: { kind: 'tool', name, args },
-  delayMs,
-});
-const final = (answer: string): Reply => ({ action: { kind: 'final', answer } });
-
-let llm: ScriptedLlmServer;
-let client: Client;
-let env: TemporalEnv;
-let worker: WorkerProcess;
-
-before(async () => {
-  llm = await ScriptedLlmServer.start();
-  env = testEnv(uniqueId('cancel-faults'));
-  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '300' });
-  await worker.ready;
-  client = await connectClient(env);
-});
-
-after(async () => {
-  await worker?.stop();
-  await client?.connection.close();
-  await llm?.close();
-});
+const WORKER_ENV = { OPENAI_TIMEOUT_SECONDS: '300' };
+const fixture = agentFixture({ queue: 'cancel-faults', workerEnv: WORKER_ENV });
 
 function oneLine(stderr: string): string {
   const lines = stderr.trim().split('\n');
@@ -46,9 +21,19 @@ function oneLine(stderr: string): string {
   return lines[0]!;
 }
 
+/** The chain's latest run ended Canceled, and its cancel request carried `reason`. */
+async function assertLatestRunCancelled(id: string, reason: string) {
+  const latest = await fixture.client.workflow.getHandle(id).describe();
+  assert.equal(latest.status.name, 'CANCELLED');
+  const events = (await fixture.client.workflow.getHandle(id, latest.runId).fetchHistory()).events ?? [];
+  const requested = events.find((e) => e.workflowExecutionCancelRequestedEventAttributes);
+  assert.equal(requested?.workflowExecutionCancelRequestedEventAttributes?.cause, reason);
+  return latest;
+}
+
 async function runsOf(id: string): Promise<Array<{ runId: string; status: string }>> {
   const runs: Array<{ runId: string; status: string }> = [];
-  for await (const info of client.workflow.list({ query: `WorkflowId = '${id}'` }))
+  for await (const info of fixture.client.workflow.list({ query: `WorkflowId = '${id}'` }))
     runs.push({ runId: info.runId, status: info.status.name });
   return runs;
 }
@@ -56,8 +41,8 @@ async function runsOf(id: string): Promise<Array<{ runId: string; status: string
 describe('agent cancel: ended runs', () => {
   it('reports a run that has ended as ended, with its stop reason, and a non-zero exit', async () => {
     const id = uniqueId('ended');
-    llm.script(id, [tool('get_user_profile', { user_id: 42 })]);
-    const handle = await startRun(client, env, agentInput({ budget: { max_steps: 1 } }), id);
+    fixture.llm.script(id, [tool('get_user_profile', { user_id: 42 })]);
+    const handle = await startRun(fixture.client, fixture.env, agentInput({ budget: { max_steps: 1 } }), id);
     assert.equal((await runResult(handle)).stop_reason, 'max_steps');
 
     for (const [args, verb] of [
@@ -65,7 +50,7 @@ describe('agent cancel: ended runs', () => {
       [['cancel', id, '--no-wait'], 'cancel'],
       [['cancel', id, '--terminate'], 'terminate'],
     ] as const) {
-      const r = await runCli(env, [...args]);
+      const r = await runCli(fixture.env, [...args]);
       assert.equal(r.code, 1, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
       assert.equal(r.stdout, '', 'nothing claims a cancel was requested');
       assert.equal(
@@ -81,101 +66,89 @@ describe('agent cancel: ended runs', () => {
     const id = uniqueId('race');
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    llm.script(id, async () => {
+    fixture.llm.script(id, async () => {
       await gate;
       return final('done');
     });
-    const handle = await startRun(client, env, agentInput(), id);
-    await llm.waitFor((r) => r.workflowId === id && r.step === 1, 20_000);
-    const chain = await describeChain(client, id); // what `agent cancel` saw: RUNNING
+    const handle = await startRun(fixture.client, fixture.env, agentInput(), id);
+    await fixture.llm.waitFor((r) => r.workflowId === id && r.step === 1, 20_000);
+    const chain = await describeChain(fixture.client, id); // what `agent cancel` saw: RUNNING
     assert.equal(chain.description.status.name, 'RUNNING');
 
     release();
     assert.equal((await runResult(handle)).stop_reason, 'success');
     // Temporal itself accepts a cancel of a closed run as a no-op, without an error...
-    await client.workflowService.requestCancelWorkflowExecution({
-      namespace: env.namespace,
+    await fixture.client.workflowService.requestCancelWorkflowExecution({
+      namespace: fixture.env.namespace,
       workflowExecution: { workflowId: id },
       reason: 'raw',
     });
     // ... so the kill switch looks, and says the run had ended.
-    assert.equal(await requestCancel(client, chain, 'too late'), 'ended');
+    assert.equal(await requestCancel(fixture.client, chain, 'too late'), 'ended');
   });
 });
 
 describe('agent cancel: continue-as-new chains', () => {
   it('cancels the latest run of the chain, waits for it to end and says how it ended', async () => {
     const id = uniqueId('chain');
-    llm.script(id, (req) =>
-      req.step === 1
-        ? tool('get_user_profile', { user_id: 42 })
-        : req.step === 2
-          ? tool('get_user_billing', { user_id: 42 })
-          : { hang: true },
+    const { handle } = await fixture.start(
+      (req) =>
+        req.step === 1
+          ? tool('get_user_profile', { user_id: 42 })
+          : req.step === 2
+            ? tool('get_user_billing', { user_id: 42 })
+            : { hang: true },
+      { continue_as_new_every: 1, budget: { max_seconds: 120 } },
+      { id },
     );
-    const handle = await startRun(
-      client,
-      env,
-      agentInput({ continue_as_new_every: 1, budget: { max_seconds: 120 } }),
-      id,
-    );
-    const hanging = await llm.waitFor((r) => r.workflowId === id && r.step === 3, 30_000);
-    const current = await client.workflow.getHandle(id).describe();
+    const hanging = await fixture.llm.waitFor((r) => r.workflowId === id && r.step === 3, 30_000);
+    const current = await fixture.client.workflow.getHandle(id).describe();
     assert.notEqual(current.runId, handle.firstExecutionRunId, 'the chain has continued as new');
 
-    const r = await runCli(env, ['cancel', id, '--reason', 'chain test']);
+    const r = await runCli(fixture.env, ['cancel', id, '--reason', 'chain test']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(
       r.stdout,
       new RegExp(`^cancel requested for ${id} \\(run ${current.runId}; reason: chain test\\)$`, 'm'),
     );
     assert.match(r.stdout, new RegExp(`^${id} ended: CANCELLED \\(stop reason cancelled\\)$`, 'm'));
-    await llm.waitForAbort((x) => x.id === hanging.id, 10_000);
+    await fixture.llm.waitForAbort((x) => x.id === hanging.id, 10_000);
 
-    const latest = await client.workflow.getHandle(id).describe();
+    const latest = await assertLatestRunCancelled(id, 'chain test');
     assert.equal(latest.runId, current.runId);
-    assert.equal(latest.status.name, 'CANCELLED');
-    const events = (await client.workflow.getHandle(id, latest.runId).fetchHistory()).events ?? [];
-    assert.equal(
-      events.find((e) => e.workflowExecutionCancelRequestedEventAttributes)
-        ?.workflowExecutionCancelRequestedEventAttributes?.cause,
-      'chain test',
-    );
     const runs = await eventually('all runs of the chain listed as closed', async () => {
       const listed = await runsOf(id);
       return listed.length === 3 && listed.every((x) => x.status !== 'RUNNING') ? listed : undefined;
     });
     assert.deepEqual(runs.map((x) => x.status).sort(), ['CANCELLED', 'CONTINUED_AS_NEW', 'CONTINUED_AS_NEW']);
-    assert.equal(llm.requests(id).length, 3, 'no decision after the cancel');
+    assert.equal(fixture.llm.requests(id).length, 3, 'no decision after the cancel');
   });
 
   it("a run listed before it continued as new is still cancelled, in the chain's latest run", async () => {
     const id = uniqueId('stale');
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    llm.script(id, async (req) => {
-      if (req.step !== 1) return { hang: true };
-      await gate;
-      return tool('get_user_profile', { user_id: 42 });
-    });
-    const handle = await startRun(
-      client,
-      env,
-      agentInput({ continue_as_new_every: 1, budget: { max_seconds: 120 } }),
-      id,
+    const { handle } = await fixture.start(
+      async (req) => {
+        if (req.step !== 1) return { hang: true };
+        await gate;
+        return tool('get_user_profile', { user_id: 42 });
+      },
+      { continue_as_new_every: 1, budget: { max_seconds: 120 } },
+      { id },
     );
-    await llm.waitFor((r) => r.workflowId === id && r.step === 1, 20_000);
+    await fixture.llm.waitFor((r) => r.workflowId === id && r.step === 1, 20_000);
     // What `cancel --stuck` read from its listing: the first run, then running.
-    const listed = await describeChain(client, id, handle.firstExecutionRunId);
+    const listed = await describeChain(fixture.client, id, handle.firstExecutionRunId);
     release();
-    const hanging = await llm.waitFor((r) => r.workflowId === id && r.step === 2, 20_000);
-    const stale = await client.workflow.getHandle(id, handle.firstExecutionRunId).describe();
+    const hanging = await fixture.llm.waitFor((r) => r.workflowId === id && r.step === 2, 20_000);
+    const stale = await fixture.client.workflow.getHandle(id, handle.firstExecutionRunId).describe();
     assert.equal(stale.status.name, 'CONTINUED_AS_NEW', 'the listed run is stale now');
 
-    assert.equal(await requestCancel(client, listed, 'stale listing'), 'requested');
-    await llm.waitForAbort((x) => x.id === hanging.id, 10_000);
+    assert.equal(await requestCancel(fixture.client, listed, 'stale listing'), 'requested');
+    await fixture.llm.waitForAbort((x) => x.id === hanging.id, 10_000);
     const latest = await eventually('the latest run cancelled', async () => {
-      const d = await client.workflow.getHandle(id).describe();
+      const d = await fixture.client.workflow.getHandle(id).describe();
       return d.status.name === 'CANCELLED' ? d : undefined;
     });
     assert.notEqual(latest.runId, handle.firstExecutionRunId);
@@ -184,16 +157,14 @@ describe('agent cancel: continue-as-new chains', () => {
   it("cancel --stuck and list --older-than judge a run by its chain's start, not its current run's", async () => {
     const id = uniqueId('old-chain');
     // Step 1 takes 8 s, then the run continues as new: an old chain whose current run is young.
-    llm.script(id, (req) => (req.step === 1 ? tool('get_user_profile', { user_id: 42 }, 8_000) : { hang: true }));
-    const handle = await startRun(
-      client,
-      env,
-      agentInput({ continue_as_new_every: 1, budget: { max_seconds: 120 } }),
-      id,
+    const { handle } = await fixture.start(
+      (req) => (req.step === 1 ? tool('get_user_profile', { user_id: 42 }, { delayMs: 8_000 }) : { hang: true }),
+      { continue_as_new_every: 1, budget: { max_seconds: 120 } },
+      { id },
     );
-    await llm.waitFor((r) => r.workflowId === id && r.step === 2, 30_000);
-    const current = await client.workflow.getHandle(id).describe();
-    const first = await client.workflow.getHandle(id, handle.firstExecutionRunId).describe();
+    await fixture.llm.waitFor((r) => r.workflowId === id && r.step === 2, 30_000);
+    const current = await fixture.client.workflow.getHandle(id).describe();
+    const first = await fixture.client.workflow.getHandle(id, handle.firstExecutionRunId).describe();
     assert.notEqual(current.runId, first.runId);
     await eventually('the current run visible as running', async () =>
       (await runsOf(id)).some((x) => x.runId === current.runId && x.status === 'RUNNING') ? true : undefined,
@@ -202,7 +173,7 @@ describe('agent cancel: continue-as-new chains', () => {
     const olderThan = () =>
       `${Date.now() - Math.round((first.startTime.getTime() + current.startTime.getTime()) / 2)}ms`;
 
-    const listed = await runCli(env, [
+    const listed = await runCli(fixture.env, [
       'list',
       '--status',
       'running',
@@ -218,18 +189,18 @@ describe('agent cancel: continue-as-new chains', () => {
     assert.equal(row.run_id, current.runId);
     assert.equal(row.chain_start_time, first.startTime.toISOString());
 
-    const dry = await runCli(env, ['cancel', '--stuck', '--older-than', olderThan(), '--dry-run']);
+    const dry = await runCli(fixture.env, ['cancel', '--stuck', '--older-than', olderThan(), '--dry-run']);
     assert.equal(dry.code, 0, dry.stderr);
     assert.match(dry.stdout, new RegExp(`${id}\\s+${current.runId}`));
     assert.equal(
-      await client.workflow
+      await fixture.client.workflow
         .getHandle(id)
         .describe()
         .then((d) => d.status.name),
       'RUNNING',
     );
 
-    const done = await runCli(env, [
+    const done = await runCli(fixture.env, [
       'cancel',
       '--stuck',
       '--older-than',
@@ -246,26 +217,19 @@ describe('agent cancel: continue-as-new chains', () => {
     assert.ok(done.code === 0 || done.code === 3, done.stdout + done.stderr);
     assert.doesNotMatch(done.stdout, new RegExp(`${id}: STILL RUNNING`));
 
-    const latest = await client.workflow.getHandle(id).describe();
-    assert.equal(latest.status.name, 'CANCELLED');
-    const events = (await client.workflow.getHandle(id, latest.runId).fetchHistory()).events ?? [];
-    assert.equal(
-      events.find((e) => e.workflowExecutionCancelRequestedEventAttributes)
-        ?.workflowExecutionCancelRequestedEventAttributes?.cause,
-      'old chain',
-    );
+    await assertLatestRunCancelled(id, 'old chain');
   });
 });
 
 describe('agent cancel: a run no worker processes', () => {
   it('says after the grace period that no worker takes its tasks, exit 3; --terminate ends it with the reason in history', async () => {
-    const goneEnv = testEnv(uniqueId('gone'));
-    const gone = startWorkerProcess(goneEnv, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '300' });
+    const goneEnv = fixture.queue('gone');
+    const gone = fixture.startWorker(WORKER_ENV, goneEnv);
     await gone.ready;
     const id = uniqueId('no-worker');
-    llm.script(id, [{ hang: true }]);
-    await startRun(client, goneEnv, agentInput({ budget: { max_seconds: 300 } }), id);
-    await llm.waitFor((r) => r.workflowId === id && r.step === 1, 20_000);
+    fixture.llm.script(id, [{ hang: true }]);
+    await startRun(fixture.client, goneEnv, agentInput({ budget: { max_seconds: 300 } }), id);
+    await fixture.llm.waitFor((r) => r.workflowId === id && r.step === 1, 20_000);
     await gone.kill();
 
     const r = await runCli(goneEnv, ['cancel', id, '--wait', '8s']);
@@ -277,7 +241,7 @@ describe('agent cancel: a run no worker processes', () => {
       new RegExp(`^agent: ${id} is still running 8s after the cancel: .*no worker.*task queue "${goneEnv.taskQueue}"`),
     );
     assert.match(why, new RegExp(`end it with \`agent cancel ${id} --terminate\`$`));
-    assert.equal((await client.workflow.getHandle(id).describe()).status.name, 'RUNNING');
+    assert.equal((await fixture.client.workflow.getHandle(id).describe()).status.name, 'RUNNING');
 
     const t = await runCli(goneEnv, [
       'cancel',
@@ -290,7 +254,7 @@ describe('agent cancel: a run no worker processes', () => {
     assert.match(t.stdout, new RegExp(`^terminated ${id} `, 'm'));
     assert.match(t.stdout, /does not reconcile effects in flight/);
     assert.match(t.stdout, new RegExp(`refunds service by idempotency key \\(this run's keys start with "${id}:"\\)`));
-    const handle = client.workflow.getHandle(id);
+    const handle = fixture.client.workflow.getHandle(id);
     assert.equal((await handle.describe()).status.name, 'TERMINATED');
     const last = ((await handle.fetchHistory()).events ?? []).at(-1);
     assert.equal(last?.workflowExecutionTerminatedEventAttributes?.reason, 'worker gone: cancel cannot be processed');

@@ -4,90 +4,61 @@
 // codec server answers 401 and decodes nothing), then the operator signs in at the codec server
 // and turns on "Include cross-origin credentials", and the UI shows the decoded input and result.
 // Screenshots land in test-artifacts/.
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import * as path from 'node:path';
-import type { Client } from '@temporalio/client';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { startDevServer } from '../scripts/dev-server';
 import type { DevServer } from '../scripts/dev-server';
 import { freePort } from '../scripts/free-port';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
-import { runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../runtime/temporal-env';
-import { agentInput, connectClient, REFUND_GOAL, REPO_ROOT, startWorkerProcess, uniqueId } from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
+import { billing, final } from '../scripts/scripted-replies';
+import { REFUND_GOAL } from './helpers/harness';
+import { agentFixture } from './helpers/agent-fixture';
+import { launchChromium, screenshot } from './helpers/browser';
 import { codecEnv, newKey, newToken, startCodecServerProcess, withoutCodec } from './helpers/codec';
 import type { CodecServerProcess } from './helpers/codec';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const LAUNCH_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
 const TOKEN = newToken();
 const KEYS = codecEnv({ ui1: newKey() }, 'ui1');
 
 let server: DevServer;
 let codec: CodecServerProcess;
 let codecUrl: string;
-let llm: ScriptedLlmServer;
-let worker: WorkerProcess;
-let client: Client;
 let browser: Browser;
 let page: Page;
 let workflowUrl: string;
-const runId = uniqueId('ui-codec');
+let runId: string;
 
-before(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  // The codec server's port is chosen first: the dev server must be told where the UI finds it.
-  const codecPort = await freePort();
-  codecUrl = `http://127.0.0.1:${codecPort}`;
-  server = await startDevServer({ codecEndpoint: codecUrl });
-  codec = await startCodecServerProcess({
-    ...KEYS,
-    AGENT_CODEC_TOKEN: TOKEN,
-    AGENT_CODEC_CORS_ORIGIN: server.uiUrl,
-    AGENT_CODEC_PORT: String(codecPort),
-  });
-  llm = await ScriptedLlmServer.start();
-  const env: TemporalEnv = {
-    address: server.address,
-    namespace: server.namespace,
-    taskQueue: uniqueId('ui-codec'),
-    uiUrl: server.uiUrl,
-  };
-  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, ...KEYS });
-  await worker.ready;
-  client = await connectClient(env, { ...withoutCodec(), ...KEYS });
-  llm.script(runId, [
-    { action: { kind: 'tool', name: 'get_user_billing', args: { user_id: 42 } } },
-    { action: { kind: 'final', answer: 'Yes: USD 49.00 is refundable.' } },
-  ]);
-  const result = await runResult(await startRun(client, env, agentInput(), runId));
-  assert.equal(result.stop_reason, 'success');
-  workflowUrl = `${server.uiUrl}/namespaces/${server.namespace}/workflows/${encodeURIComponent(runId)}`;
-
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
-  page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
+// A dev server of this file's own (the UI must know the codec endpoint), started before the fixture.
+const fixture = agentFixture({
+  queue: 'ui-codec',
+  server: () => server,
+  workerEnv: KEYS,
+  clientEnv: { ...withoutCodec(), ...KEYS },
+  prepare: async () => {
+    // The codec server's port is chosen first: the dev server must be told where the UI finds it.
+    const codecPort = await freePort();
+    codecUrl = `http://127.0.0.1:${codecPort}`;
+    server = await startDevServer({ codecEndpoint: codecUrl });
+    codec = await startCodecServerProcess({
+      ...KEYS,
+      AGENT_CODEC_TOKEN: TOKEN,
+      AGENT_CODEC_CORS_ORIGIN: server.uiUrl,
+      AGENT_CODEC_PORT: String(codecPort),
+    });
+  },
+  setup: async () => {
+    const { id, result } = await fixture.run([billing(), final('Yes: USD 49.00 is refundable.')]);
+    assert.equal(result.stop_reason, 'success');
+    workflowUrl = `${server.uiUrl}/namespaces/${server.namespace}/workflows/${encodeURIComponent(id)}`;
+    runId = id;
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
+  },
 });
 
 after(async () => {
   await browser?.close();
-  await worker?.stop();
   await codec?.stop();
-  await llm?.close();
-  await client?.connection.close();
   await server?.stop();
 });
 
@@ -108,7 +79,7 @@ async function openRun(): Promise<string> {
 describe('the Web UI through the codec server', () => {
   it('without credentials: the codec server refuses (401), the UI shows only ciphertext', async () => {
     const text = await openRun();
-    await page.screenshot({ path: path.join(ARTIFACTS, 'codec-ui-1-no-credentials.png'), fullPage: true });
+    await screenshot(page, 'codec-ui-1-no-credentials.png');
     assert.ok(text.includes(runId));
     assert.ok(!text.includes('pro_monthly'));
     assert.ok(!text.includes('Can I get a refund now'));
@@ -141,7 +112,7 @@ describe('the Web UI through the codec server', () => {
     await page.getByTestId('confirm-data-encoder-button').waitFor({ state: 'hidden' });
 
     const text = await openRun();
-    await page.screenshot({ path: path.join(ARTIFACTS, 'codec-ui-2-decoded.png'), fullPage: true });
+    await screenshot(page, 'codec-ui-2-decoded.png');
     assert.ok(text.includes(REFUND_GOAL.slice(0, 40)), 'the decoded input (the goal) is shown');
     assert.ok(text.includes('pro_monthly'), 'the decoded result (an observation) is shown');
     assert.doesNotMatch(text, /Codec Server could not connect/);

@@ -1,0 +1,113 @@
+// The worker's Prometheus endpoint, scraped after real runs: the agent's own counters (runs
+// started and ended by stop reason, steps, tool calls by tool and outcome, LLM latency by outcome
+// and tokens) with exact values, next to the Temporal SDK's own metrics, on one port.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Reply } from '../scripts/scripted-llm-server';
+import { final, tool } from '../scripts/scripted-replies';
+import type { AgentInput } from '../common/types';
+import { eventually } from './helpers/harness';
+import { agentFixture } from './helpers/agent-fixture';
+
+const fixture = agentFixture({
+  queue: 'metrics',
+  workerEnv: { OPENAI_TIMEOUT_SECONDS: '30', AGENT_METRICS_PORT: '0' },
+  setup: async () => {
+    metricsUrl = await eventually(
+      'the metrics URL in the worker log',
+      () => /metrics=(http:\/\/\S+\/metrics)/.exec(fixture.worker.output())?.[1],
+    );
+  },
+});
+let metricsUrl: string;
+
+const run = async (replies: Reply[], overrides: Partial<AgentInput> = {}) =>
+  (await fixture.run(replies, overrides)).result;
+
+/** `name{labels}` -> value, from the Prometheus text format. */
+function parse(text: string): Map<string, number> {
+  const samples = new Map<string, number>();
+  for (const lineText of text.split('\n')) {
+    if (lineText === '' || lineText.startsWith('#')) continue;
+    const match = /^(\S+?(?:\{.*\})?)\s+(\S+)(?:\s+\d+)?$/.exec(lineText);
+    if (match) samples.set(match[1]!, Number(match[2]));
+  }
+  return samples;
+}
+
+describe('worker metrics endpoint', () => {
+  it('answers with the agent counters after runs, and the SDK metrics, on one port', async () => {
+    // A principal with no records: both reads answer ok=false (an observation, not a failure).
+    const ok = await run(
+      [
+        { status: 429, headers: { 'retry-after': '1' } },
+        tool('get_user_profile', { user_id: 999_999 }),
+        tool('get_user_billing', { user_id: 999_999 }),
+        final('No such user.'),
+      ],
+      { user_id: 999_999 },
+    );
+    assert.equal(ok.stop_reason, 'success');
+    assert.deepEqual(
+      ok.history.map((h) => h.observation.ok),
+      [false, false],
+      'both tools answered ok=false',
+    );
+    const denied = await run([tool('get_user_profile', { user_id: 42 }), tool('search_policy', { query: 'refund' })], {
+      allow: ['get_user_profile'],
+    });
+    assert.equal(denied.stop_reason, 'tool_denied:search_policy');
+    const invented = await run([tool('delete_everything', {})], { allow: ['get_user_profile'] });
+    assert.equal(invented.stop_reason, 'tool_denied:delete_everything');
+
+    const response = await fetch(metricsUrl);
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^text\/plain/);
+    const text = await response.text();
+    const samples = parse(text);
+    const expected: Record<string, number> = {
+      agent_runs_started_total: 3,
+      'agent_runs_ended_total{status="ok",stop_reason="success"}': 1,
+      'agent_runs_ended_total{status="stopped",stop_reason="tool_denied:search_policy"}': 1,
+      // A model-invented tool name never becomes a label value.
+      'agent_runs_ended_total{status="stopped",stop_reason="tool_denied:(unregistered)"}': 1,
+      agent_steps_total: 3 + 2 + 1,
+      'agent_tool_calls_total{tool="get_user_profile",outcome="ok"}': 1,
+      'agent_tool_calls_total{tool="get_user_profile",outcome="error"}': 1,
+      'agent_tool_calls_total{tool="get_user_billing",outcome="error"}': 1,
+      'agent_tool_calls_total{tool="search_policy",outcome="denied"}': 1,
+      'agent_tool_calls_total{tool="(unregistered)",outcome="denied"}': 1,
+      // LLM latency per attempt: 6 decisions answered, and one attempt before them got a 429.
+      'agent_llm_request_duration_seconds_count{outcome="ok"}': 6,
+      'agent_llm_request_duration_seconds_count{outcome="retryable_error"}': 1,
+      'agent_llm_request_duration_seconds_bucket{le="+Inf",outcome="ok"}': 6,
+      'agent_llm_tokens_total{kind="prompt"}': 6 * 100,
+      'agent_llm_tokens_total{kind="completion"}': 6 * 20,
+    };
+    assert.deepEqual(Object.fromEntries(Object.keys(expected).map((k) => [k, samples.get(k)])), expected);
+    assert.ok((samples.get('agent_llm_request_duration_seconds_sum{outcome="ok"}') ?? 0) > 0);
+    assert.doesNotMatch(text, /delete_everything/);
+
+    // The SDK runtime's own metrics come through the same endpoint.
+    assert.match(text, /^temporal_workflow_completed\S*\s+\d+/m);
+    assert.match(text, /^temporal_activity_execution_latency\S*/m);
+    assert.match(text, /^process_cpu_user_seconds_total /m);
+
+    assert.equal((await fetch(new URL('/nope', metricsUrl))).status, 404);
+  });
+
+  it('a second worker on a taken port keeps working and says its metrics are disabled', async () => {
+    const port = new URL(metricsUrl).port;
+    const second = fixture.startWorker({ AGENT_METRICS_PORT: port });
+    try {
+      await second.ready;
+      await eventually('the warning', () =>
+        second.output().includes(`metrics endpoint disabled: cannot listen on port ${port} (EADDRINUSE)`)
+          ? true
+          : undefined,
+      );
+    } finally {
+      await second.stop();
+    }
+  });
+});
