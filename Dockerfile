@@ -2,7 +2,7 @@
 # Runs `node dist/worker/main.js`; configure it with the environment variables in docs/configuration.md.
 
 # Node 24, the current LTS line (the project also runs on Node 20, which CI uses).
-FROM node:24-bookworm AS build
+FROM node:24.11.1-bookworm AS build
 WORKDIR /app
 # .npmrc points node-gyp at Debian's Node headers (/usr); the official image keeps them in /usr/local.
 ENV npm_config_nodedir=/usr/local
@@ -18,7 +18,7 @@ COPY scripts ./scripts
 COPY test ./test
 RUN npm ci && npm prune --omit=dev
 
-FROM node:24-bookworm-slim
+FROM node:24.11.1-bookworm-slim
 ENV NODE_ENV=production \
     AGENT_METRICS_PORT=9464
 WORKDIR /app

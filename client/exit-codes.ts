@@ -2,6 +2,8 @@
 // `result` and `watch` end with the code of how the run ended, so a script can tell a final
 // answer from a run that stopped, was cancelled or failed without parsing the output.
 import type { AgentResult } from '../common/types';
+import { stopReasonFamily } from '../common/stop-reasons';
+import type { StopReasonFamily } from '../common/stop-reasons';
 
 export const EXIT = {
   /** The command did what was asked; for a run: it ended with a final answer (stop reason success). */
@@ -30,7 +32,7 @@ export const EXIT_CODE_LINES: readonly string[] = [
   `${EXIT.RUN_FAILED} the run failed (LLM or tool failed for good; terminated, timed out)`,
 ];
 
-export type RunFamily = 'success' | 'stopped' | 'cancelled' | 'failed';
+export type RunFamily = StopReasonFamily;
 
 /**
  * The family of a stop reason. Decided from the reason's name here, the same split as the stop
@@ -38,11 +40,8 @@ export type RunFamily = 'success' | 'stopped' | 'cancelled' | 'failed';
  * it has one.
  */
 export function runFamily(stopReason: string): RunFamily {
-  if (stopReason === 'success') return 'success';
-  if (stopReason === 'cancelled') return 'cancelled';
-  if (stopReason === 'llm_timeout' || stopReason === 'llm_error' || stopReason.startsWith('tool_error:'))
-    return 'failed';
-  return 'stopped';
+  // An unknown reason (a newer worker's) is not success: report it as stopped.
+  return stopReasonFamily(stopReason) ?? 'stopped';
 }
 
 const EXIT_OF_FAMILY: Record<RunFamily, number> = {

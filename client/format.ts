@@ -1,6 +1,7 @@
 // Human-readable output of the CLI and the demo. Pure functions from data to lines, so commands
 // stay short and the wording is the same everywhere. (--json output bypasses all of this.) Every
 // line is terminal-safe: answers, actions, tool names and stop reasons come from the model.
+import { stopReasonDescription } from '../common/stop-reasons';
 import type { Budget, Usage } from '../common/budget';
 import type { Action } from '../common/contract';
 import type { StopReason } from '../common/stop-reasons';
@@ -34,41 +35,9 @@ function phaseText(state: Pick<AgentState, 'phase' | 'step' | 'current_tool'>): 
   return undefined;
 }
 
-const STOP_REASONS: Record<string, string> = {
-  success: 'the model gave a final answer',
-  max_steps: 'the step budget (--max-steps) ran out',
-  max_tool_calls: 'the tool-call budget (--max-tool-calls) ran out',
-  max_seconds: 'the time budget (--max-seconds) ran out',
-  max_tokens: 'the token budget (--max-tokens) ran out',
-  llm_timeout: 'the LLM did not answer in time, on every attempt',
-  llm_error: 'the LLM request failed for good (rejected, or failed on every attempt)',
-  loop_detected: 'the model asked for the same tool call with the same arguments again',
-  cancelled: 'an operator cancelled the run',
-  approval_timeout: 'nobody approved, rejected or answered in time (approval timeout)',
-  policy_denied: 'the principal policy denied the call (see the README for the rule)',
-  tool_denied: "the tool is not on the run's allowlist (--allow)",
-  tool_missing: 'the tool is allowed but no such tool is registered',
-  tool_bad_args: "the tool's arguments did not match its schema",
-  tool_error: 'the tool failed on every attempt',
-  'invalid_action:not_object': "the model's answer was JSON but not an object",
-  'invalid_action:bad_json': "the model's answer was not JSON",
-  'invalid_action:bad_kind': 'the model\'s action had no valid "kind" (tool, final or escalate)',
-  'invalid_action:extra_keys': "the model's action had keys the contract does not allow",
-  'invalid_action:missing_answer': "the model's final action had no answer",
-  'invalid_action:missing_tool_name': "the model's tool action had no tool name",
-  'invalid_action:bad_args': "the model's tool action had args that are not an object",
-  'invalid_action:missing_reason': "the model's escalate action had no reason",
-};
-
-/** One line saying what a stop reason means. */
+/** One line saying what a stop reason means (common/stop-reasons.ts holds every description). */
 export function describeStopReason(reason: StopReason | string): string {
-  if (Object.prototype.hasOwnProperty.call(STOP_REASONS, reason)) return STOP_REASONS[reason]!;
-  const colon = reason.indexOf(':');
-  const family = reason.slice(0, colon);
-  if (colon > 0 && Object.prototype.hasOwnProperty.call(STOP_REASONS, family)) {
-    return terminalSafe(`${STOP_REASONS[family]}: ${reason.slice(colon + 1)}`);
-  }
-  return terminalSafe(reason);
+  return terminalSafe(stopReasonDescription(reason));
 }
 
 export function formatSeconds(ms: number): string {

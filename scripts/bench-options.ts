@@ -8,8 +8,8 @@ const REPO = path.resolve(__dirname, '..', '..');
 export type CrashMode = 'restart' | 'standby';
 const CRASH_MODES: CrashMode[] = ['restart', 'standby'];
 
-export type Phase = 'overhead' | 'throughput' | 'history' | 'cancel' | 'crash';
-export const ALL_PHASES: Phase[] = ['overhead', 'throughput', 'history', 'cancel', 'crash'];
+export type Phase = 'overhead' | 'throughput' | 'history' | 'cancel' | 'crash' | 'cli';
+export const ALL_PHASES: Phase[] = ['overhead', 'throughput', 'history', 'cancel', 'crash', 'cli'];
 
 export interface Options {
   mode: 'quick' | 'full';

@@ -4,6 +4,8 @@
 // the shipped createAgentWorker) and a plain in-process loop (scripts/bench-baseline.ts), then
 // prints one table and writes bench-results/bench.{json,md}. Progress goes to stderr.
 // docs/benchmark.md explains the method, the tuning and the results. `--help` lists the flags.
+import { measureCliColdStart } from './bench-cli-start';
+import type { CliStartResult } from './bench-cli-start';
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
@@ -859,6 +861,7 @@ interface Report {
   historyWithCodec?: string;
   cancel?: CancelReport;
   crash?: CrashReport;
+  cli?: CliStartResult;
 }
 
 const HEADER = ['Measure', 'Setting', 'Result', 'Median', 'p95', 'Target', 'Met'];
@@ -883,6 +886,17 @@ function rows(r: Report): string[][] {
       `${signed(l.overheadPerStepMs.p95, ms)}/step`,
       target,
       yesNo(met),
+    ]);
+  }
+  if (r.cli) {
+    out.push([
+      'CLI cold start',
+      `agent ${r.cli.args.join(' ')}, n=${r.cli.summary.n} new processes`,
+      'spawn to exit, against the bench server',
+      ms(r.cli.medianMs),
+      ms(r.cli.summary.p95),
+      '—',
+      yesNo(undefined),
     ]);
   }
   const byC = new Map<number, ThroughputTrial[]>();
@@ -1102,6 +1116,11 @@ async function main(): Promise<void> {
     }
     if (opts.phases.includes('cancel')) report.cancel = await phaseCancel(ctx);
     if (opts.phases.includes('crash')) report.crash = await phaseCrash(ctx);
+    if (opts.phases.includes('cli')) {
+      progress('cli: cold start of `agent list -o json`, 9 processes');
+      const env = { ...process.env, TEMPORAL_ADDRESS: ctx.server.address, TEMPORAL_NAMESPACE: ctx.server.namespace };
+      report.cli = await measureCliColdStart({ runs: 9, env });
+    }
   } finally {
     await connection.close().catch(() => undefined);
     await llm.close();
