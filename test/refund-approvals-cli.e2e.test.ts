@@ -14,7 +14,7 @@ import type { PendingApproval } from '../common/approvals';
 import type { AgentResult } from '../common/types';
 import { DIST, eventually, uniqueId } from './helpers/harness';
 import { agentFixture } from './helpers/agent-fixture';
-import { billingOf, finalAnswer, REFUND_ALLOW, refundGoal, refundOf } from './helpers/refund-fixtures';
+import { billingOf, finalAnswer, refundOf, refundRunArgs } from './helpers/refund-fixtures';
 
 const exec = promisify(execFile);
 
@@ -48,22 +48,11 @@ async function cliRun(
   user: number,
   replies: Reply[] | ((i: number) => Reply | Promise<Reply>),
   extra: string[] = [],
+  maxSeconds = 120,
 ): Promise<string> {
   const id = uniqueId('appr');
   fixture.llm.script(id, Array.isArray(replies) ? replies : (_req, i) => replies(i));
-  const { stdout } = await cli([
-    'run',
-    refundGoal(user),
-    '--user-id',
-    String(user),
-    '--allow',
-    REFUND_ALLOW.join(','),
-    '--id',
-    id,
-    '--max-seconds',
-    '120',
-    ...extra,
-  ]);
+  const { stdout } = await cli([...refundRunArgs(user, id, maxSeconds), ...extra]);
   assert.match(stdout, new RegExp(`started ${id}`));
   return id;
 }
@@ -247,20 +236,7 @@ describe('approvals through the CLI', () => {
 
   it("a person's time is not the agent's: a wait longer than max_seconds does not stop the run", async () => {
     const user = fixture.refunds.nextUser();
-    const id = uniqueId('appr');
-    fixture.llm.script(id, [billingOf(user), refundOf(user, 49), finalAnswer()]);
-    await cli([
-      'run',
-      refundGoal(user),
-      '--user-id',
-      String(user),
-      '--allow',
-      REFUND_ALLOW.join(','),
-      '--id',
-      id,
-      '--max-seconds',
-      '3',
-    ]);
+    const id = await cliRun(user, [billingOf(user), refundOf(user, 49), finalAnswer()], [], 3);
     const pending = await waitForPending(id);
     // The thing under test is elapsed time itself: let the wait outlast the 3 s budget.
     await new Promise((resolve) => setTimeout(resolve, 4_500));
