@@ -8,6 +8,7 @@ import type { reactAgent } from '../workflows/agent';
 import { stateQuery } from '../common/queries';
 import type { AgentInput, AgentResult, AgentState } from '../common/types';
 import { CANCELLED_RESULT_MEMO } from '../common/types';
+import { EMPTY_USAGE } from '../common/budget';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import { attributePairs } from '../common/search-attributes';
 import { checkSearchAttributes } from './search-attribute-check';
@@ -104,15 +105,7 @@ function emptyCancelledResult(): AgentResult {
     stop_reason: 'cancelled',
     trace: [],
     history: [],
-    usage: {
-      steps: 0,
-      tool_calls: 0,
-      llm_calls: 0,
-      prompt_tokens: 0,
-      completion_tokens: 0,
-      total_tokens: 0,
-      elapsed_ms: 0,
-    },
+    usage: { ...EMPTY_USAGE },
     budget: { max_steps: 0, max_tool_calls: 0, max_seconds: 0, max_tokens: 0 },
   };
 }

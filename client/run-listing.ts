@@ -107,35 +107,23 @@ export interface ChainRow extends RunRow {
 }
 
 export function rowJson(row: RunRow | ChainRow): Record<string, unknown> {
-  const {
-    workflow_id,
-    run_id,
-    status,
-    start_time,
-    close_time,
-    agent_status,
-    stop_reason,
-    step,
-    tool_calls,
-    principal,
-    effects,
-  } = row;
+  const { start_time, close_time } = row;
   const chain =
     'chain_start' in row
       ? { chain_start_time: row.chain_start.at.toISOString(), chain_start_exact: row.chain_start.exact }
       : {};
   return {
-    workflow_id,
-    run_id,
-    status,
+    workflow_id: row.workflow_id,
+    run_id: row.run_id,
+    status: row.status,
     start_time: start_time.toISOString(),
     close_time: close_time?.toISOString() ?? null,
-    agent_status,
-    stop_reason,
-    step,
-    tool_calls,
-    principal,
-    effects,
+    agent_status: row.agent_status,
+    stop_reason: row.stop_reason,
+    step: row.step,
+    tool_calls: row.tool_calls,
+    principal: row.principal,
+    effects: row.effects,
     ...chain,
   };
 }

@@ -17,6 +17,7 @@ import { runUrl } from '../runtime/temporal-env';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import type { reactAgent } from '../workflows/agent';
 import type { PendingApproval } from '../common/approvals';
+import type { AgentInput } from '../common/types';
 import { DEFAULT_ALLOWED_TOOLS } from '../common/tool-catalog';
 
 export const REFUND_DEMO_USER_ID = 42;
@@ -59,28 +60,35 @@ export interface RefundDemoOptions {
   onPending?(pending: PendingApproval, workflowId: string): void;
 }
 
+/** Starts a demo's run and says where to follow it (its id, its page in the Web UI). */
+export async function startDemoRun(
+  client: Client,
+  env: TemporalEnv,
+  workflowId: string,
+  say: (text?: string) => void,
+  input: AgentInput,
+): Promise<WorkflowHandleWithFirstExecutionRunId<typeof reactAgent>> {
+  const handle = await startRun(client, env, input, workflowId);
+  say(`Run:    ${workflowId}`);
+  say(`Web UI: ${runUrl(env, workflowId)}`);
+  say();
+  return handle;
+}
+
 export async function runRefundDemo(client: Client, env: TemporalEnv, opts: RefundDemoOptions): Promise<string> {
   const { say } = opts;
   const workflowId = defaultWorkflowId(REFUND_DEMO_USER_ID);
   say();
   say(`Goal (user ${REFUND_DEMO_USER_ID}): ${REFUND_DEMO_GOAL}`);
   say(`Refunds service: SQLite at ${opts.store.file}`);
-  const handle: WorkflowHandleWithFirstExecutionRunId<typeof reactAgent> = await startRun(
-    client,
-    env,
-    {
-      goal: REFUND_DEMO_GOAL,
-      user_id: REFUND_DEMO_USER_ID,
-      allow: [...DEFAULT_ALLOWED_TOOLS, 'issue_refund'],
-      approval_timeout_seconds: APPROVAL_TIMEOUT_SECONDS,
-      // The budget's clock stops while a person decides; this covers the agent's own work.
-      budget: { max_seconds: 120 },
-    },
-    workflowId,
-  );
-  say(`Run:    ${workflowId}`);
-  say(`Web UI: ${runUrl(env, workflowId)}`);
-  say();
+  const handle = await startDemoRun(client, env, workflowId, say, {
+    goal: REFUND_DEMO_GOAL,
+    user_id: REFUND_DEMO_USER_ID,
+    allow: [...DEFAULT_ALLOWED_TOOLS, 'issue_refund'],
+    approval_timeout_seconds: APPROVAL_TIMEOUT_SECONDS,
+    // The budget's clock stops while a person decides; this covers the agent's own work.
+    budget: { max_seconds: 120 },
+  });
 
   let watching = true;
   try {

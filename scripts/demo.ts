@@ -8,14 +8,13 @@
 // worker's real `openai` client makes real HTTP calls: the code path is the same.
 import { randomBytes } from 'node:crypto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import type { Client, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { llmConfigFromEnv } from '../activities/llm-config';
 import type { LlmConfig } from '../activities/llm-config';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { createAgentWorker } from '../worker/create-worker';
-import type { reactAgent } from '../workflows/agent';
 import { DEFAULT_ALLOWED_TOOLS } from '../common/tool-catalog';
-import { cancelRun, runResult, startRun } from '../client/agent-client';
+import { cancelRun, runResult } from '../client/agent-client';
 import { parseArgs, UsageError, usageText } from '../client/cli-args';
 import { connectClient } from '../client/cli-context';
 import { defaultWorkflowId } from '../client/commands/run';
@@ -27,7 +26,7 @@ import type { TemporalEnv } from '../runtime/temporal-env';
 import { ensureLocalServer } from './local-server';
 import type { LocalServer } from './local-server';
 import { refundApprovalDemoModel, refundDemoModel } from './offline-model';
-import { REFUND_DEMO_FLAGS, refundDemoStore, runRefundDemo } from './demo-refund';
+import { REFUND_DEMO_FLAGS, refundDemoStore, runRefundDemo, startDemoRun } from './demo-refund';
 import type { RefundDemoStore } from './demo-refund';
 import { ScriptedLlmServer } from './scripted-llm-server';
 
@@ -174,15 +173,11 @@ async function runDemo(client: Client, env: TemporalEnv, interrupted: Promise<ne
   const workflowId = defaultWorkflowId(DEMO_USER_ID);
   say();
   say(`Goal (user ${DEMO_USER_ID}): ${DEMO_GOAL}`);
-  const handle: WorkflowHandleWithFirstExecutionRunId<typeof reactAgent> = await startRun(
-    client,
-    env,
-    { goal: DEMO_GOAL, user_id: DEMO_USER_ID, allow: [...DEFAULT_ALLOWED_TOOLS] },
-    workflowId,
-  );
-  say(`Run:    ${workflowId}`);
-  say(`Web UI: ${runUrl(env, workflowId)}`);
-  say();
+  const handle = await startDemoRun(client, env, workflowId, say, {
+    goal: DEMO_GOAL,
+    user_id: DEMO_USER_ID,
+    allow: [...DEFAULT_ALLOWED_TOOLS],
+  });
   let watching = true;
   try {
     const follow = followRun(client, handle, { onLine: (text) => watching && say(`  ${text}`) });

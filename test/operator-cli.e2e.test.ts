@@ -2,58 +2,33 @@
 // runs that match (running reactAgent runs started before the cutoff) and none other, in a mix
 // of fast, stuck, young and non-agent runs; `list` filters on the search attributes; `watch`
 // follows a run live until it ends.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Client } from '@temporalio/client';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
+import { final, tool } from '../scripts/scripted-replies';
 import { runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../runtime/temporal-env';
 import type { AgentInput } from '../common/types';
-import { agentInput, connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
+import { agentInput, eventually, uniqueId } from './helpers/harness';
+import { agentFixture } from './helpers/agent-fixture';
 import { runCli } from './helpers/cli';
 
-const tool = (name: string, args: Record<string, unknown>, delayMs?: number): Reply => ({
-  action: { kind: 'tool', name, args },
-  delayMs,
-});
-const final = (answer: string, delayMs?: number): Reply => ({ action: { kind: 'final', answer }, delayMs });
-
-let llm: ScriptedLlmServer;
-let client: Client;
-let env: TemporalEnv;
-let worker: WorkerProcess;
-
-before(async () => {
-  llm = await ScriptedLlmServer.start();
-  env = testEnv(uniqueId('ops'));
-  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '300' });
-  await worker.ready;
-  client = await connectClient(env);
-});
-
-after(async () => {
-  await worker?.stop();
-  await client?.connection.close();
-  await llm?.close();
-});
+const fixture = agentFixture({ queue: 'ops', workerEnv: { OPENAI_TIMEOUT_SECONDS: '300' } });
 
 async function start(prefix: string, replies: Reply[], overrides: Partial<AgentInput> = {}) {
   const id = uniqueId(prefix);
-  llm.script(id, replies);
-  const handle = await startRun(client, env, agentInput(overrides), id);
+  fixture.llm.script(id, replies);
+  const handle = await startRun(fixture.client, fixture.env, agentInput(overrides), id);
   return { id, handle };
 }
 
 async function statusOf(id: string): Promise<string> {
-  return (await client.workflow.getHandle(id).describe()).status.name;
+  return (await fixture.client.workflow.getHandle(id).describe()).status.name;
 }
 
 async function visible(query: string, ids: string[]): Promise<void> {
   await eventually(`${ids.join(', ')} visible to "${query}"`, async () => {
     const seen = new Set<string>();
-    for await (const info of client.workflow.list({ query })) seen.add(info.workflowId);
+    for await (const info of fixture.client.workflow.list({ query })) seen.add(info.workflowId);
     return ids.every((id) => seen.has(id)) ? true : undefined;
   });
 }
@@ -77,11 +52,11 @@ describe('agent cancel --stuck', () => {
       }),
     ];
     const stuckStartedAt = Date.now();
-    for (const run of stuck) await llm.waitFor((r) => r.workflowId === run.id && r.step === 2, 20_000);
+    for (const run of stuck) await fixture.llm.waitFor((r) => r.workflowId === run.id && r.step === 2, 20_000);
 
     // Not an agent run: old and running too, but another workflow type (nobody polls its queue).
     const otherId = uniqueId('other-type');
-    const other = await client.workflow.start('notAnAgent', {
+    const other = await fixture.client.workflow.start('notAnAgent', {
       taskQueue: uniqueId('nobody'),
       workflowId: otherId,
       args: [],
@@ -91,7 +66,7 @@ describe('agent cancel --stuck', () => {
     while (Date.now() < stuckStartedAt + OLDER_THAN_MS + 1_000) await new Promise((r) => setTimeout(r, 100));
 
     // No terminal to confirm on (stdin is not a TTY): refuse, cancel nothing.
-    const refused = await runCli(env, ['cancel', '--stuck', '--older-than', OLDER_THAN]);
+    const refused = await runCli(fixture.env, ['cancel', '--stuck', '--older-than', OLDER_THAN]);
     assert.equal(refused.code, 1, refused.stdout + refused.stderr);
     assert.match(
       refused.stderr,
@@ -100,7 +75,7 @@ describe('agent cancel --stuck', () => {
     for (const run of stuck) assert.equal(await statusOf(run.id), 'RUNNING');
 
     // --dry-run: the count and the list, nothing cancelled.
-    const dry = await runCli(env, ['cancel', '--stuck', '--older-than', OLDER_THAN, '--dry-run']);
+    const dry = await runCli(fixture.env, ['cancel', '--stuck', '--older-than', OLDER_THAN, '--dry-run']);
     assert.equal(dry.code, 0, dry.stderr);
     for (const run of stuck) assert.match(dry.stdout, new RegExp(run.id));
     for (const id of [...fast.map((r) => r.id), otherId]) assert.doesNotMatch(dry.stdout, new RegExp(id));
@@ -109,10 +84,10 @@ describe('agent cancel --stuck', () => {
 
     // Young: running, but started after the cutoff the next command computes.
     const young = await start('young', [{ hang: true }], { budget: { max_seconds: 600 } });
-    await llm.waitFor((r) => r.workflowId === young.id && r.step === 1, 20_000);
+    await fixture.llm.waitFor((r) => r.workflowId === young.id && r.step === 1, 20_000);
 
     const commandAt = Date.now();
-    const done = await runCli(env, [
+    const done = await runCli(fixture.env, [
       'cancel',
       '--stuck',
       '--older-than',
@@ -138,7 +113,7 @@ describe('agent cancel --stuck', () => {
     for (const id of [young.id, otherId, ...fast.map((r) => r.id)])
       assert.ok(!reportedIds.includes(id), `${id} left alone`);
     for (const r of reported) {
-      const d = await client.workflow.getHandle(r.id, r.runId).describe();
+      const d = await fixture.client.workflow.getHandle(r.id, r.runId).describe();
       assert.equal(d.type, 'reactAgent');
       assert.ok(d.startTime.getTime() < commandAt - OLDER_THAN_MS + 1_000, `${r.id} started before the cutoff`);
     }
@@ -158,13 +133,13 @@ describe('agent cancel --stuck', () => {
     for (const run of fast) assert.equal(await statusOf(run.id), 'COMPLETED');
 
     // Nothing of ours is left to match a second pass.
-    const again = await runCli(env, ['cancel', '--stuck', '--older-than', '1h', '--dry-run']);
+    const again = await runCli(fixture.env, ['cancel', '--stuck', '--older-than', '1h', '--dry-run']);
     assert.equal(again.code, 0);
     assert.match(again.stdout, /nothing to cancel|would cancel/);
     for (const run of stuck) assert.doesNotMatch(again.stdout, new RegExp(run.id));
 
     // Clean up what the test left running.
-    assert.equal((await runCli(env, ['cancel', young.id])).code, 0);
+    assert.equal((await runCli(fixture.env, ['cancel', young.id])).code, 0);
     await other.terminate('operator test cleanup');
   });
 
@@ -176,7 +151,7 @@ describe('agent cancel --stuck', () => {
       ['cancel', 'some-id', '--yes'],
       ['cancel'],
     ]) {
-      const r = await runCli(env, args);
+      const r = await runCli(fixture.env, args);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.equal(r.stderr.trim().split('\n').length, 1);
     }
@@ -192,10 +167,10 @@ describe('agent list with filters', () => {
     const running = await start('list-running', [{ hang: true }], { budget: { max_seconds: 600 } });
     assert.equal((await runResult(ok.handle)).stop_reason, 'success');
     assert.equal((await runResult(denied.handle)).stop_reason, 'tool_denied:search_policy');
-    await llm.waitFor((r) => r.workflowId === running.id && r.step === 1, 20_000);
+    await fixture.llm.waitFor((r) => r.workflowId === running.id && r.step === 1, 20_000);
 
     const listed = async (args: string[]) => {
-      const r = await runCli(env, ['list', '-o', 'json', '--limit', '1000', ...args]);
+      const r = await runCli(fixture.env, ['list', '-o', 'json', '--limit', '1000', ...args]);
       assert.equal(r.code, 0, r.stderr);
       return JSON.parse(r.stdout) as Array<Record<string, unknown>>;
     };
@@ -239,37 +214,44 @@ describe('agent list with filters', () => {
     // Started moments ago: not "older than an hour".
     assert.equal(find(await listed(['--status', 'running', '--older-than', '1h']), running.id), undefined);
 
-    const table = await runCli(env, ['list', '--status', 'stopped,ok', '--limit', '1000']);
+    const table = await runCli(fixture.env, ['list', '--status', 'stopped,ok', '--limit', '1000']);
     assert.match(table.stdout, /WORKFLOW ID\s+TEMPORAL\s+AGENT\s+STOP REASON\s+STEP\s+TOOLS\s+PRINCIPAL/);
     assert.match(
       table.stdout,
       new RegExp(`${denied.id}\\s+COMPLETED\\s+stopped\\s+tool_denied:search_policy\\s+1\\s+0\\s+42`),
     );
 
-    const query = await runCli(env, ['list', '--query', '--status', 'running', '--stop-reason', 'loop_detected']);
+    const query = await runCli(fixture.env, [
+      'list',
+      '--query',
+      '--status',
+      'running',
+      '--stop-reason',
+      'loop_detected',
+    ]);
     assert.equal(
       query.stdout.trim(),
       "WorkflowType = 'reactAgent' AND ExecutionStatus = 'Running' AND AgentStopReason = 'loop_detected'",
     );
 
-    const bad = await runCli(env, ['list', '--status', 'sleeping']);
+    const bad = await runCli(fixture.env, ['list', '--status', 'sleeping']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /unknown status "sleeping"/);
-    const injection = await runCli(env, ['list', '--stop-reason', "x' OR 'a'='a"]);
+    const injection = await runCli(fixture.env, ['list', '--stop-reason', "x' OR 'a'='a"]);
     assert.equal(injection.code, 2);
 
-    assert.equal((await runCli(env, ['cancel', running.id])).code, 0);
+    assert.equal((await runCli(fixture.env, ['cancel', running.id])).code, 0);
   });
 });
 
 describe('agent watch', () => {
   it('follows a run live, step by step, until it ends, then prints the result', async () => {
     const run = await start('watch', [
-      tool('get_user_profile', { user_id: 42 }, 800),
-      tool('get_user_billing', { user_id: 42 }, 800),
-      final('Refund: yes.', 800),
+      tool('get_user_profile', { user_id: 42 }, { delayMs: 800 }),
+      tool('get_user_billing', { user_id: 42 }, { delayMs: 800 }),
+      final('Refund: yes.', { delayMs: 800 }),
     ]);
-    const watched = await runCli(env, ['watch', run.id]);
+    const watched = await runCli(fixture.env, ['watch', run.id]);
     assert.equal(watched.code, 0, watched.stderr);
     const lines = watched.stdout.trim().split('\n');
     assert.match(lines[0]!, new RegExp(`^\\d\\d:\\d\\d:\\d\\d watching ${run.id} \\(RUNNING`));
@@ -282,13 +264,13 @@ describe('agent watch', () => {
     assert.match(body, /run ended\nresult: ok \(success\)\nanswer: Refund: yes\./);
 
     // Watching a run that has already ended prints its steps and result at once.
-    const late = await runCli(env, ['watch', run.id]);
+    const late = await runCli(fixture.env, ['watch', run.id]);
     assert.equal(late.code, 0);
     assert.match(late.stdout, /watching .* \(COMPLETED/);
     assert.match(late.stdout, /step 2: get_user_billing \(feaa769a39ae\) ok/);
     assert.match(late.stdout, /result: ok \(success\)/);
 
-    const missing = await runCli(env, ['watch', uniqueId('nope')]);
+    const missing = await runCli(fixture.env, ['watch', uniqueId('nope')]);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /no run with id/);
   });
@@ -309,10 +291,10 @@ function assertSnakeCase(value: unknown, what: string): void {
 describe('machine output (-o json|jsonl) and exit codes', () => {
   it('watch -o jsonl: a line per event, snake_case, then the result; -o json: the result alone', async () => {
     const run = await start('watch-jsonl', [
-      tool('get_user_profile', { user_id: 42 }, 500),
-      final('Refund: yes.', 500),
+      tool('get_user_profile', { user_id: 42 }, { delayMs: 500 }),
+      final('Refund: yes.', { delayMs: 500 }),
     ]);
-    const watched = await runCli(env, ['watch', run.id, '-o', 'jsonl']);
+    const watched = await runCli(fixture.env, ['watch', run.id, '-o', 'jsonl']);
     assert.equal(watched.code, 0, watched.stderr);
     assert.equal(watched.stderr, '');
     const events = watched.stdout
@@ -331,26 +313,26 @@ describe('machine output (-o json|jsonl) and exit codes', () => {
     assert.equal((last.result as { stop_reason: string }).stop_reason, 'success');
     for (const e of events) assertSnakeCase(e, `watch -o jsonl line ${e.type}`);
 
-    const json = await runCli(env, ['watch', run.id, '-o', 'json']);
+    const json = await runCli(fixture.env, ['watch', run.id, '-o', 'json']);
     assert.equal(json.code, 0, json.stderr);
     assert.equal((JSON.parse(json.stdout) as { answer: string }).answer, 'Refund: yes.');
   });
 
   it('run --wait and result exit 4 for a run stopped on a budget; cancel -o json, then result exits 5', async () => {
     const id = uniqueId('budget');
-    llm.script(id, [tool('get_user_profile', { user_id: 42 }), tool('get_user_billing', { user_id: 42 })]);
-    const ran = await runCli(env, ['run', 'refund?', '--id', id, '--max-steps', '1', '--wait', '-o', 'json']);
+    fixture.llm.script(id, [tool('get_user_profile', { user_id: 42 }), tool('get_user_billing', { user_id: 42 })]);
+    const ran = await runCli(fixture.env, ['run', 'refund?', '--id', id, '--max-steps', '1', '--wait', '-o', 'json']);
     assert.equal(ran.code, 4, ran.stderr);
     assert.equal((JSON.parse(ran.stdout) as { stop_reason: string }).stop_reason, 'max_steps');
-    const shown = await runCli(env, ['result', id]);
+    const shown = await runCli(fixture.env, ['result', id]);
     assert.equal(shown.code, 4, shown.stderr);
     assert.match(shown.stdout, /result: stopped \(max_steps\)/);
 
     const hung = await start('cancel-json', [tool('get_user_profile', { user_id: 42 }), { hang: true }], {
       budget: { max_seconds: 600 },
     });
-    await llm.waitFor((r) => r.workflowId === hung.id && r.step === 2, 20_000);
-    const cancelled = await runCli(env, ['cancel', hung.id, '-o', 'json', '--reason', 'json test']);
+    await fixture.llm.waitFor((r) => r.workflowId === hung.id && r.step === 2, 20_000);
+    const cancelled = await runCli(fixture.env, ['cancel', hung.id, '-o', 'json', '--reason', 'json test']);
     assert.equal(cancelled.code, 0, cancelled.stdout + cancelled.stderr);
     const doc = JSON.parse(cancelled.stdout) as {
       workflow_id: string;
@@ -367,7 +349,7 @@ describe('machine output (-o json|jsonl) and exit codes', () => {
     assertSnakeCase(doc, 'cancel -o json');
     assert.match(cancelled.stderr, /cancel requested for/, 'progress goes to stderr');
 
-    const result = await runCli(env, ['result', hung.id, '-o', 'jsonl']);
+    const result = await runCli(fixture.env, ['result', hung.id, '-o', 'jsonl']);
     assert.equal(result.code, 5, result.stderr);
     assert.equal(
       (JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { result: { stop_reason: string } }).result.stop_reason,
@@ -377,7 +359,7 @@ describe('machine output (-o json|jsonl) and exit codes', () => {
     const quick = await start('cancel-jsonl', [tool('get_user_profile', { user_id: 42 }), { hang: true }], {
       budget: { max_seconds: 600 },
     });
-    const noWait = await runCli(env, ['cancel', quick.id, '--no-wait', '-o', 'jsonl']);
+    const noWait = await runCli(fixture.env, ['cancel', quick.id, '--no-wait', '-o', 'jsonl']);
     assert.equal(noWait.code, 0, noWait.stderr);
     const lines = noWait.stdout.trim().split('\n');
     assert.equal(lines.length, 1);
@@ -395,20 +377,20 @@ describe('machine output (-o json|jsonl) and exit codes', () => {
     const run = await start('flags', [final('done')]);
     await runResult(run.handle);
     const wrongEnv = { TEMPORAL_ADDRESS: '127.0.0.1:1', TEMPORAL_NAMESPACE: 'no-such-namespace' };
-    const refused = await runCli(env, ['status', run.id], wrongEnv);
+    const refused = await runCli(fixture.env, ['status', run.id], wrongEnv);
     assert.equal(refused.code, 1);
     assert.equal(
       refused.stderr.split('\n')[0],
       'agent: cannot reach Temporal at 127.0.0.1:1 (plain gRPC); check the address (--address, TEMPORAL_ADDRESS or the profile), that the server is up and reachable from here, and the TLS settings (TEMPORAL_TLS*, TEMPORAL_API_KEY)',
     );
     const byFlags = await runCli(
-      env,
-      ['--address', env.address, 'status', run.id, `--namespace=${env.namespace}`, '-o', 'json'],
+      fixture.env,
+      ['--address', fixture.env.address, 'status', run.id, `--namespace=${fixture.env.namespace}`, '-o', 'json'],
       wrongEnv,
     );
     assert.equal(byFlags.code, 0, byFlags.stderr);
     assert.equal((JSON.parse(byFlags.stdout) as { workflow_id: string }).workflow_id, run.id);
-    const wrongNamespace = await runCli(env, ['status', run.id, '--namespace', 'no-such-namespace']);
+    const wrongNamespace = await runCli(fixture.env, ['status', run.id, '--namespace', 'no-such-namespace']);
     assert.equal(wrongNamespace.code, 1);
     assert.match(wrongNamespace.stderr, /namespace "no-such-namespace" does not exist/);
   });

@@ -1,56 +1,32 @@
 // Approvals end to end through the CLI (`node dist/client/cli.js`) against the real server and a
 // real worker process: approve, reject, approval timeout, an escalation answered by a person,
 // cancelling a run that waits, and bad input that changes nothing.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import type { Client } from '@temporalio/client';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { existingRun } from '../client/agent-client';
 import { pendingApproval } from '../client/approvals';
-import type { TemporalEnv } from '../runtime/temporal-env';
 import { runCli } from './helpers/cli';
 import type { PendingApproval } from '../common/approvals';
 import type { AgentResult } from '../common/types';
-import { connectClient, DIST, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
-import { billingOf, finalAnswer, REFUND_ALLOW, refundFixture, refundGoal, refundOf } from './helpers/refund-fixtures';
-import type { RefundFixture } from './helpers/refund-fixtures';
+import { DIST, eventually, uniqueId } from './helpers/harness';
+import { agentFixture } from './helpers/agent-fixture';
+import { billingOf, finalAnswer, refundOf, refundRunArgs } from './helpers/refund-fixtures';
 
 const exec = promisify(execFile);
 
-let llm: ScriptedLlmServer;
-let client: Client;
-let env: TemporalEnv;
-let worker: WorkerProcess;
-let fx: RefundFixture;
-
-before(async () => {
-  llm = await ScriptedLlmServer.start();
-  fx = refundFixture();
-  env = testEnv(uniqueId('approvals'));
-  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, ...fx.workerEnv });
-  await worker.ready;
-  client = await connectClient(env);
-});
-
-after(async () => {
-  await worker?.stop();
-  await client?.connection.close();
-  await llm?.close();
-  fx?.cleanup();
-});
+const fixture = agentFixture({ queue: 'approvals', refunds: true });
 
 function cli(args: string[]) {
   return exec(process.execPath, [path.join(DIST, 'client', 'cli.js'), ...args], {
     env: {
       ...process.env,
-      TEMPORAL_ADDRESS: env.address,
-      TEMPORAL_NAMESPACE: env.namespace,
-      TEMPORAL_TASK_QUEUE: env.taskQueue,
+      TEMPORAL_ADDRESS: fixture.env.address,
+      TEMPORAL_NAMESPACE: fixture.env.namespace,
+      TEMPORAL_TASK_QUEUE: fixture.env.taskQueue,
       AGENT_OPERATOR: 'test-operator',
     },
   });
@@ -72,28 +48,17 @@ async function cliRun(
   user: number,
   replies: Reply[] | ((i: number) => Reply | Promise<Reply>),
   extra: string[] = [],
+  maxSeconds = 120,
 ): Promise<string> {
   const id = uniqueId('appr');
-  llm.script(id, Array.isArray(replies) ? replies : (_req, i) => replies(i));
-  const { stdout } = await cli([
-    'run',
-    refundGoal(user),
-    '--user-id',
-    String(user),
-    '--allow',
-    REFUND_ALLOW.join(','),
-    '--id',
-    id,
-    '--max-seconds',
-    '120',
-    ...extra,
-  ]);
+  fixture.llm.script(id, Array.isArray(replies) ? replies : (_req, i) => replies(i));
+  const { stdout } = await cli([...refundRunArgs(user, id, maxSeconds), ...extra]);
   assert.match(stdout, new RegExp(`started ${id}`));
   return id;
 }
 
 async function waitForPending(id: string): Promise<PendingApproval> {
-  const handle = await existingRun(client, id);
+  const handle = await existingRun(fixture.client, id);
   return eventually('a call awaiting approval', () => pendingApproval(handle));
 }
 
@@ -102,7 +67,7 @@ const exitCodeFor = (stopReason: string) => (stopReason === 'success' ? 0 : stop
 
 /** The result through `agent result -o json`, whose exit code says how the run ended. */
 async function cliResult(id: string): Promise<AgentResult> {
-  const r = await runCli(env, ['result', id, '-o', 'json']);
+  const r = await runCli(fixture.env, ['result', id, '-o', 'json']);
   const result = JSON.parse(r.stdout) as AgentResult;
   assert.equal(r.code, exitCodeFor(result.stop_reason), `exit code of result ${id}: ${r.stderr}`);
   return result;
@@ -110,19 +75,19 @@ async function cliResult(id: string): Promise<AgentResult> {
 
 /** What the model was shown last (the payload of its latest decide request). */
 function lastObservation(id: string) {
-  const requests = llm.requests(id);
+  const requests = fixture.llm.requests(id);
   const payload = JSON.parse(requests.at(-1)!.body.messages[1].content);
   return payload.untrusted_observations.steps.at(-1)?.observation ?? null;
 }
 
 async function updateEvents(id: string): Promise<number> {
-  const history = await (await existingRun(client, id)).fetchHistory();
+  const history = await (await existingRun(fixture.client, id)).fetchHistory();
   return (history.events ?? []).filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length;
 }
 
 describe('approvals through the CLI', () => {
   it('approve: status shows the exact call; `agent approve` lets it run; the refund is confirmed once', async () => {
-    const user = fx.nextUser();
+    const user = fixture.refunds.nextUser();
     const id = await cliRun(user, [billingOf(user), refundOf(user, 49), finalAnswer()]);
     const pending = await waitForPending(id);
 
@@ -138,7 +103,7 @@ describe('approvals through the CLI', () => {
     assert.match(status, new RegExp(`call id:\\s+${pending.id}`));
     const statusJson = JSON.parse((await cli(['status', id, '-o', 'json'])).stdout);
     assert.equal(statusJson.state.awaiting_approval.id, pending.id);
-    assert.equal(fx.service().list({ user_id: user }).length, 0, 'nothing is written before the approval');
+    assert.equal(fixture.refunds.service().list({ user_id: user }).length, 0, 'nothing is written before the approval');
 
     const { stdout } = await cli(['approve', id]);
     assert.equal(stdout.trim(), `approved ${pending.id} in ${id}: ${shown}`);
@@ -153,7 +118,7 @@ describe('approvals through the CLI', () => {
       ],
     );
     assert.equal(lastObservation(id).data.refund.state, 'confirmed');
-    const rows = fx.service().list({ user_id: user });
+    const rows = fixture.refunds.service().list({ user_id: user });
     assert.deepEqual(
       rows.map((r) => [r.state, r.amount_usd, r.workflow_id]),
       [['confirmed', 49, id]],
@@ -161,11 +126,11 @@ describe('approvals through the CLI', () => {
 
     // Approving again, now that the run has ended, is refused and changes nothing.
     await cliFails(['approve', id, '--call', pending.id], /has ended \(COMPLETED\)/);
-    assert.equal(fx.service().list({ user_id: user }).length, 1);
+    assert.equal(fixture.refunds.service().list({ user_id: user }).length, 1);
   });
 
   it('reject: the model sees the rejection and its reason as an observation; nothing is written', async () => {
-    const user = fx.nextUser();
+    const user = fixture.refunds.nextUser();
     const id = await cliRun(user, [
       billingOf(user),
       refundOf(user, 49),
@@ -202,13 +167,13 @@ describe('approvals through the CLI', () => {
         ['issue_refund', false, 'reject'],
       ],
     );
-    assert.equal(fx.service().list({ user_id: user }).length, 0);
+    assert.equal(fixture.refunds.service().list({ user_id: user }).length, 0);
     const { stdout: shown } = await cli(['result', id]);
     assert.match(shown, /issue_refund \(\w+\) rejected by operator/);
   });
 
   it('approval timeout: nobody answers; the run ends approval_timeout; nothing is written', async () => {
-    const user = fx.nextUser();
+    const user = fixture.refunds.nextUser();
     const id = await cliRun(user, [billingOf(user), refundOf(user, 49), finalAnswer()], ['--approval-timeout', '2']);
     const pending = await waitForPending(id);
     assert.ok(Date.parse(pending.expires_at) - Date.parse(pending.requested_at) === 2000);
@@ -223,16 +188,16 @@ describe('approvals through the CLI', () => {
       ok: false,
       stop_reason: 'approval_timeout',
     });
-    assert.equal(llm.requests(id).length, 2, 'no further decision after the timeout');
-    assert.equal(fx.service().list({ user_id: user }).length, 0);
-    const { stdout, code } = await runCli(env, ['result', id]);
+    assert.equal(fixture.llm.requests(id).length, 2, 'no further decision after the timeout');
+    assert.equal(fixture.refunds.service().list({ user_id: user }).length, 0);
+    const { stdout, code } = await runCli(fixture.env, ['result', id]);
     assert.equal(code, 4, 'a run stopped on approval_timeout exits 4');
     assert.match(stdout, /result: stopped \(approval_timeout\)/);
     assert.match(stdout, /approval timeout/);
   });
 
   it('escalate: the run waits for a person; `agent answer` is the observation the model sees next', async () => {
-    const user = fx.nextUser();
+    const user = fixture.refunds.nextUser();
     const id = await cliRun(user, [
       { action: { kind: 'escalate', reason: 'The user threatens a chargeback; a person should decide.' } },
       finalAnswer('A support lead will call you today.'),
@@ -270,21 +235,8 @@ describe('approvals through the CLI', () => {
   });
 
   it("a person's time is not the agent's: a wait longer than max_seconds does not stop the run", async () => {
-    const user = fx.nextUser();
-    const id = uniqueId('appr');
-    llm.script(id, [billingOf(user), refundOf(user, 49), finalAnswer()]);
-    await cli([
-      'run',
-      refundGoal(user),
-      '--user-id',
-      String(user),
-      '--allow',
-      REFUND_ALLOW.join(','),
-      '--id',
-      id,
-      '--max-seconds',
-      '3',
-    ]);
+    const user = fixture.refunds.nextUser();
+    const id = await cliRun(user, [billingOf(user), refundOf(user, 49), finalAnswer()], [], 3);
     const pending = await waitForPending(id);
     // The thing under test is elapsed time itself: let the wait outlast the 3 s budget.
     await new Promise((resolve) => setTimeout(resolve, 4_500));
@@ -295,25 +247,25 @@ describe('approvals through the CLI', () => {
     const result = await cliResult(id);
     assert.equal(result.stop_reason, 'success');
     assert.ok(result.usage.elapsed_ms < 3_000, `agent time ${result.usage.elapsed_ms} ms excludes the wait`);
-    assert.equal(fx.service().list({ user_id: user }).length, 1);
+    assert.equal(fixture.refunds.service().list({ user_id: user }).length, 1);
   });
 
   it('cancel while waiting for approval: ends cleanly (Canceled, stop_reason cancelled); nothing is written', async () => {
-    const user = fx.nextUser();
+    const user = fixture.refunds.nextUser();
     const id = await cliRun(user, [billingOf(user), refundOf(user, 49), finalAnswer()]);
     await waitForPending(id);
     await cli(['cancel', id, '--reason', 'customer withdrew the request']);
 
     const result = await cliResult(id);
     assert.equal(result.stop_reason, 'cancelled');
-    const handle = await existingRun(client, id);
+    const handle = await existingRun(fixture.client, id);
     assert.equal((await handle.describe()).status.name, 'CANCELLED');
     const events = (await handle.fetchHistory()).events ?? [];
     const scheduled = events
       .filter((e) => e.activityTaskScheduledEventAttributes)
       .map((e) => e.activityTaskScheduledEventAttributes!.activityType?.name);
     assert.ok(!scheduled.includes('issue_refund'), `no refund was scheduled: ${scheduled.join(', ')}`);
-    assert.equal(fx.service().list({ user_id: user }).length, 0);
+    assert.equal(fixture.refunds.service().list({ user_id: user }).length, 0);
     await cliFails(['approve', id], /has ended \(CANCELLED\)/);
   });
 
@@ -325,7 +277,7 @@ describe('approvals through the CLI', () => {
     await cliFails(['answer', 'x', '   '], /must not be empty/, 2);
 
     // A run that is deciding: nothing awaits approval yet.
-    const user = fx.nextUser();
+    const user = fixture.refunds.nextUser();
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const replies = [billingOf(user), refundOf(user, 49), finalAnswer()];
@@ -333,7 +285,7 @@ describe('approvals through the CLI', () => {
       if (i === 0) await released;
       return replies[i]!;
     });
-    await llm.waitFor((r) => r.workflowId === id, 20_000);
+    await fixture.llm.waitFor((r) => r.workflowId === id, 20_000);
     await cliFails(['approve', id], new RegExp(`nothing is awaiting approval in run ${id}`));
     await cliFails(
       ['approve', id, '--call', '2-issue_refund-000000000000'],
@@ -353,7 +305,7 @@ describe('approvals through the CLI', () => {
     const still = await waitForPending(id);
     assert.deepEqual(still, pending);
     assert.equal(await updateEvents(id), 0);
-    assert.equal(fx.service().list({ user_id: user }).length, 0);
+    assert.equal(fixture.refunds.service().list({ user_id: user }).length, 0);
 
     // The right answer still works, and a repeat of it is harmless.
     await cli(['approve', id, '--call', pending.id]);
@@ -363,6 +315,6 @@ describe('approvals through the CLI', () => {
     assert.match(again, /already approved: nothing changed|has ended \(COMPLETED\)/);
     const result = await cliResult(id);
     assert.equal(result.stop_reason, 'success');
-    assert.equal(fx.service().list({ user_id: user }).length, 1);
+    assert.equal(fixture.refunds.service().list({ user_id: user }).length, 1);
   });
 });

@@ -56,24 +56,14 @@ describe('refunds service', () => {
 
   it('the unique key holds at the database level', () => {
     const db = new Database(file);
-    assert.throws(
-      () =>
-        db
-          .prepare(
-            `INSERT INTO refunds (idempotency_key, workflow_id, user_id, amount_cents, reason, state, created_at, updated_at) VALUES ('k1','x',1,1,'r','planned','','')`,
-          )
-          .run(),
-      /UNIQUE constraint failed/,
-    );
-    assert.throws(
-      () =>
-        db
-          .prepare(
-            `INSERT INTO refunds (idempotency_key, workflow_id, user_id, amount_cents, reason, state, created_at, updated_at) VALUES ('k-bad','x',1,1,'r','done','','')`,
-          )
-          .run(),
-      /CHECK constraint failed/,
-    );
+    const insert = (key: string, state: string) =>
+      db
+        .prepare(
+          `INSERT INTO refunds (idempotency_key, workflow_id, user_id, amount_cents, reason, state, created_at, updated_at) VALUES (?,'x',1,1,'r',?,'','')`,
+        )
+        .run(key, state);
+    assert.throws(() => insert('k1', 'planned'), /UNIQUE constraint failed/);
+    assert.throws(() => insert('k-bad', 'done'), /CHECK constraint failed/);
     db.close();
   });
 

@@ -1,30 +1,25 @@
 // Bad operator input never starts a run: `agent run` checks its whole input with the workflow's
 // own schema before it connects (exit 2, one line naming the flag), and startRun() refuses the
 // same input for the demo and other programmatic callers. Nothing reaches the server.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { InvalidRunInputError, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../runtime/temporal-env';
 import type { AgentInput, CarriedState } from '../common/types';
-import { agentInput, connectClient, testEnv, uniqueId } from './helpers/harness';
+import { EMPTY_USAGE } from '../common/budget';
+import { agentInput, uniqueId } from './helpers/harness';
+import { agentFixture } from './helpers/agent-fixture';
 import { runCli } from './helpers/cli';
 
-let client: Client;
-let env: TemporalEnv;
-
-before(async () => {
-  env = testEnv(uniqueId('bad-input'));
-  client = await connectClient(env);
-});
-
-after(async () => {
-  await client?.connection.close();
-});
+// No worker: nothing here may start a run, so none would ever run.
+const fixture = agentFixture({ queue: 'bad-input', worker: false });
 
 async function notStarted(id: string): Promise<void> {
-  await assert.rejects(client.workflow.getHandle(id).describe(), WorkflowNotFoundError, `no run ${id} was started`);
+  await assert.rejects(
+    fixture.client.workflow.getHandle(id).describe(),
+    WorkflowNotFoundError,
+    `no run ${id} was started`,
+  );
 }
 
 describe('bad input to agent run', () => {
@@ -50,7 +45,7 @@ describe('bad input to agent run', () => {
     ];
     for (const [flags, pattern] of cases) {
       const id = uniqueId('bad-run');
-      const r = await runCli(env, ['run', 'User 42 asked: can I get a refund?', '--id', id, ...flags]);
+      const r = await runCli(fixture.env, ['run', 'User 42 asked: can I get a refund?', '--id', id, ...flags]);
       assert.equal(r.code, 2, `${flags.join(' ')}: ${r.stdout}${r.stderr}`);
       assert.equal(r.stdout, '');
       const lines = r.stderr.trim().split('\n');
@@ -63,15 +58,7 @@ describe('bad input to agent run', () => {
   it('startRun() refuses it too, and the carried state only the workflow may write', async () => {
     const carried: CarriedState = {
       started_at_ms: 0,
-      usage: {
-        steps: 0,
-        tool_calls: 0,
-        llm_calls: 0,
-        prompt_tokens: 0,
-        completion_tokens: 0,
-        total_tokens: 0,
-        elapsed_ms: 0,
-      },
+      usage: { ...EMPTY_USAGE },
       trace: [],
       history: [],
       seen_calls: [],
@@ -84,7 +71,7 @@ describe('bad input to agent run', () => {
     ];
     for (const [override, pattern] of bad) {
       const id = uniqueId('bad-start');
-      await assert.rejects(startRun(client, env, agentInput(override), id), (err: unknown) => {
+      await assert.rejects(startRun(fixture.client, fixture.env, agentInput(override), id), (err: unknown) => {
         assert.ok(err instanceof InvalidRunInputError, String(err));
         assert.match(err.message, pattern);
         return true;

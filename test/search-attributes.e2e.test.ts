@@ -12,8 +12,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { msToTs } from '@temporalio/common/lib/time';
 import { Worker } from '@temporalio/worker';
 import { NO_METRICS_SINKS } from '../worker/metrics';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
-import type { Reply } from '../scripts/scripted-llm-server';
+import { final, tool } from '../scripts/scripted-replies';
 import { initNamespace } from '../scripts/init-namespace';
 import { cancelRun, runResult, runState, startRun, WORKFLOW_TYPE } from '../client/agent-client';
 import { checkSearchAttributes } from '../client/search-attribute-check';
@@ -36,31 +35,12 @@ import {
   uniqueId,
 } from './helpers/harness';
 import type { WorkerProcess } from './helpers/harness';
+import { agentFixture } from './helpers/agent-fixture';
 
-const tool = (name: string, args: Record<string, unknown>): Reply => ({ action: { kind: 'tool', name, args } });
-const final = (answer: string): Reply => ({ action: { kind: 'final', answer } });
-
-let llm: ScriptedLlmServer;
-let client: Client;
-let env: TemporalEnv;
-let worker: WorkerProcess;
-
-before(async () => {
-  llm = await ScriptedLlmServer.start();
-  env = testEnv(uniqueId('sa'));
-  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '60' });
-  await worker.ready;
-  client = await connectClient(env);
-});
-
-after(async () => {
-  await worker?.stop();
-  await client?.connection.close();
-  await llm?.close();
-});
+const fixture = agentFixture({ queue: 'sa', workerEnv: { OPENAI_TIMEOUT_SECONDS: '60' } });
 
 async function attributes(id: string) {
-  const sa = (await client.workflow.getHandle(id).describe()).typedSearchAttributes;
+  const sa = (await fixture.client.workflow.getHandle(id).describe()).typedSearchAttributes;
   return {
     status: sa.get(AGENT_STATUS),
     stopReason: sa.get(AGENT_STOP_REASON),
@@ -72,20 +52,20 @@ async function attributes(id: string) {
 
 describe('search attributes kept current by the workflow', () => {
   it('the dev server, started with flags derived from the table, has every attribute the workflow writes', async () => {
-    assert.deepEqual(await checkSearchAttributes(client), { available: true, missing: [] });
+    assert.deepEqual(await checkSearchAttributes(fixture.client), { available: true, missing: [] });
   });
 
   it('running: status, step, tool calls, principal; the state query says what it waits for; then the final values', async () => {
     const id = uniqueId('sa-run');
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    llm.script(id, async (_req, index) => {
+    fixture.llm.script(id, async (_req, index) => {
       if (index === 0) return tool('get_user_profile', { user_id: 7 });
       await gate; // the second decision waits until the test has looked
       return final('Done.');
     });
-    const handle = await startRun(client, env, agentInput({ user_id: 7 }), id);
-    await llm.waitFor((r) => r.workflowId === id && r.step === 2, 20_000);
+    const handle = await startRun(fixture.client, fixture.env, agentInput({ user_id: 7 }), id);
+    await fixture.llm.waitFor((r) => r.workflowId === id && r.step === 2, 20_000);
 
     assert.deepEqual(await attributes(id), {
       status: 'running',
@@ -104,7 +84,7 @@ describe('search attributes kept current by the workflow', () => {
 
     // Findable in the Web UI's and the CLI's terms while it runs.
     await eventually('the running run found by its attributes', async () => {
-      for await (const info of client.workflow.list({
+      for await (const info of fixture.client.workflow.list({
         query: `WorkflowType = '${WORKFLOW_TYPE}' AND AgentStatus = 'running' AND AgentPrincipal = '7' AND AgentStep = 2`,
       })) {
         if (info.workflowId === id) return true;
@@ -128,10 +108,10 @@ describe('search attributes kept current by the workflow', () => {
 
   it('a cancelled run ends with status cancelled; a stopped one with its stop reason', async () => {
     const cancelled = uniqueId('sa-cancel');
-    llm.script(cancelled, [{ hang: true }]);
-    const handle = await startRun(client, env, agentInput({ budget: { max_seconds: 120 } }), cancelled);
-    await llm.waitFor((r) => r.workflowId === cancelled && r.step === 1, 20_000);
-    await cancelRun(client, cancelled, 'search attribute test');
+    fixture.llm.script(cancelled, [{ hang: true }]);
+    const handle = await startRun(fixture.client, fixture.env, agentInput({ budget: { max_seconds: 120 } }), cancelled);
+    await fixture.llm.waitFor((r) => r.workflowId === cancelled && r.step === 1, 20_000);
+    await cancelRun(fixture.client, cancelled, 'search attribute test');
     assert.equal((await runResult(handle)).stop_reason, 'cancelled');
     assert.deepEqual(await attributes(cancelled), {
       status: 'cancelled',
@@ -142,8 +122,14 @@ describe('search attributes kept current by the workflow', () => {
     });
 
     const looped = uniqueId('sa-loop');
-    llm.script(looped, [tool('search_policy', { query: 'refund' }), tool('search_policy', { query: 'refund' })]);
-    assert.equal((await runResult(await startRun(client, env, agentInput(), looped))).stop_reason, 'loop_detected');
+    fixture.llm.script(looped, [
+      tool('search_policy', { query: 'refund' }),
+      tool('search_policy', { query: 'refund' }),
+    ]);
+    assert.equal(
+      (await runResult(await startRun(fixture.client, fixture.env, agentInput(), looped))).stop_reason,
+      'loop_detected',
+    );
     assert.deepEqual(await attributes(looped), {
       status: 'stopped',
       stopReason: 'loop_detected',
@@ -177,7 +163,10 @@ describe('a namespace without the agent search attributes', () => {
   let nsWorker: WorkerProcess | undefined;
 
   before(async () => {
-    await client.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+    await fixture.client.workflowService.registerNamespace({
+      namespace,
+      workflowExecutionRetentionPeriod: msToTs('1 day'),
+    });
     nsEnv = testEnv(uniqueId('no-attrs'), { namespace });
     nsClient = await connectClient(nsEnv);
     await eventually(
@@ -201,11 +190,11 @@ describe('a namespace without the agent search attributes', () => {
     assert.equal(check.available, false);
     assert.deepEqual(check.missing.sort(), AGENT_SEARCH_ATTRIBUTE_DEFINITIONS.map((d) => `${d.name}=${d.type}`).sort());
 
-    nsWorker = startWorkerProcess(nsEnv, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '60' });
+    nsWorker = startWorkerProcess(nsEnv, { OPENAI_BASE_URL: fixture.llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '60' });
     await nsWorker.ready;
 
     const id = uniqueId('no-attrs-run');
-    llm.script(id, [tool('get_user_profile', { user_id: 42 }), final('Done.')]);
+    fixture.llm.script(id, [tool('get_user_profile', { user_id: 42 }), final('Done.')]);
     const handle = await startRun(nsClient, nsEnv, agentInput(), id);
     assert.equal((await runResult(handle)).stop_reason, 'success');
     const description = await handle.describe();
@@ -223,7 +212,7 @@ describe('a namespace without the agent search attributes', () => {
 
     // The negative control: bypass the check and the first workflow task fails, again and again.
     const forced = uniqueId('forced');
-    llm.script(forced, [final('never')]);
+    fixture.llm.script(forced, [final('never')]);
     const forcedHandle = await nsClient.workflow.start(WORKFLOW_TYPE, {
       taskQueue: nsEnv.taskQueue,
       workflowId: forced,

@@ -2,13 +2,11 @@
 // shapes (success with a token budget, a denied tool, a continue-as-new chain, a cancelled run)
 // are traced AFTER the worker is gone, and every event is checked against what the run did: its
 // result (trace, observations, usage) and the LLM requests the scripted model received.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Client } from '@temporalio/client';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
+import { final, tool } from '../scripts/scripted-replies';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
-import type { TemporalEnv } from '../runtime/temporal-env';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -20,20 +18,10 @@ import { resolveBudget } from '../common/budget';
 import type { AgentInput, AgentResult } from '../common/types';
 import { answerApproval, pendingApproval } from '../client/approvals';
 import type { ApprovalRequest } from '../client/approvals';
-import { agentInput, connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
+import { agentInput, eventually, uniqueId } from './helpers/harness';
+import { agentFixture } from './helpers/agent-fixture';
 import { runCli } from './helpers/cli';
-import { billingOf, finalAnswer, REFUND_ALLOW, refundFixture, refundOf } from './helpers/refund-fixtures';
-import type { RefundFixture } from './helpers/refund-fixtures';
-
-const tool = (name: string, args: Record<string, unknown>): Reply => ({ action: { kind: 'tool', name, args } });
-const final = (answer: string): Reply => ({ action: { kind: 'final', answer } });
-
-let llm: ScriptedLlmServer;
-let client: Client;
-let env: TemporalEnv;
-let worker: WorkerProcess;
-let fx: RefundFixture;
+import { billingOf, finalAnswer, REFUND_ALLOW, refundOf } from './helpers/refund-fixtures';
 
 interface Finished {
   id: string;
@@ -51,29 +39,33 @@ async function play(
   answers: ApprovalRequest[] = [],
 ): Promise<void> {
   const id = uniqueId(`trace-${name}`);
-  llm.script(id, replies);
+  fixture.llm.script(id, replies);
   const input = agentInput(overrides);
-  const handle = await startRun(client, env, input, id);
+  const handle = await startRun(fixture.client, fixture.env, input, id);
   if (cancelAtKey) {
-    await llm.waitFor((r) => r.workflowId === id && (r.idempotencyKey ?? '').endsWith(`:${cancelAtKey}`), 20_000);
-    await cancelRun(client, id, 'trace test: cancelled mid-decision');
+    await fixture.llm.waitFor(
+      (r) => r.workflowId === id && (r.idempotencyKey ?? '').endsWith(`:${cancelAtKey}`),
+      20_000,
+    );
+    await cancelRun(fixture.client, id, 'trace test: cancelled mid-decision');
   }
   for (const answer of answers) {
     const pending = await eventually('a call awaiting a person', () => pendingApproval(handle));
-    await answerApproval(client, id, { ...answer, id: pending.id, operator: 'trace-test' });
+    await answerApproval(fixture.client, id, { ...answer, id: pending.id, operator: 'trace-test' });
   }
   const result = await runResult(handle);
-  runs[name] = { id, input, result, llmRequests: llm.requests(id).length };
+  runs[name] = { id, input, result, llmRequests: fixture.llm.requests(id).length };
 }
 
-before(async () => {
-  llm = await ScriptedLlmServer.start();
-  env = testEnv(uniqueId('trace'));
-  fx = refundFixture();
-  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '30', ...fx.workerEnv });
-  await worker.ready;
-  client = await connectClient(env);
+const fixture = agentFixture({
+  queue: 'trace',
+  refunds: true,
+  workerEnv: { OPENAI_TIMEOUT_SECONDS: '30' },
+  // Every run the tests read, played before they start.
+  setup: playAll,
+});
 
+async function playAll(): Promise<void> {
   await play(
     'success',
     [
@@ -104,7 +96,7 @@ before(async () => {
     'decide:2',
   );
   // People in the loop: an escalation answered, a refund rejected, another approved and made.
-  const user = fx.nextUser();
+  const user = fixture.refunds.nextUser();
   await play(
     'approvals',
     [
@@ -122,7 +114,7 @@ before(async () => {
       { decision: 'approve' },
     ],
   );
-  const late = fx.nextUser();
+  const late = fixture.refunds.nextUser();
   await play('approval-timeout', [billingOf(late), refundOf(late, 49)], {
     user_id: late,
     allow: REFUND_ALLOW,
@@ -130,18 +122,11 @@ before(async () => {
   });
 
   // From here on nothing answers queries or runs tasks: the trace must come from history alone.
-  await worker.stop();
-});
-
-after(async () => {
-  await worker?.stop();
-  await client?.connection.close();
-  await llm?.close();
-  fx?.cleanup();
-});
+  await fixture.worker.stop();
+}
 
 async function traceOf(id: string): Promise<StepEvent[]> {
-  const { code, stdout, stderr } = await runCli(env, ['trace', id, '--jsonl']);
+  const { code, stdout, stderr } = await runCli(fixture.env, ['trace', id, '--jsonl']);
   assert.equal(code, 0, stderr);
   return stdout
     .trim()
@@ -273,7 +258,7 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
     const events = await traceOf(run.id);
     assertMatches(events, run);
     assert.equal(run.result.stop_reason, 'success');
-    const { stdout } = await runCli(env, ['trace', run.id]);
+    const { stdout } = await runCli(fixture.env, ['trace', run.id]);
     assert.match(stdout, /\d+ runs \(continued as new\)/);
   });
 
@@ -332,7 +317,7 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
   });
 
   it('prints a readable table by default, and a one-line error for an unknown run', async () => {
-    const { code, stdout } = await runCli(env, ['trace', runs.success!.id]);
+    const { code, stdout } = await runCli(fixture.env, ['trace', runs.success!.id]);
     assert.equal(code, 0);
     assert.match(stdout, /from its history/);
     assert.match(
@@ -342,7 +327,7 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
     assert.match(stdout, /^\s+4\s+final_answer\s+final answer \(15 chars\)/m);
     assert.match(stdout, /ended: ok \(success\) after 4 step\(s\), 3 tool call\(s\), 480 tokens/);
 
-    const missing = await runCli(env, ['trace', uniqueId('nope')]);
+    const missing = await runCli(fixture.env, ['trace', uniqueId('nope')]);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /no run with id/);
   });

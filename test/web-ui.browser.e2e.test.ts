@@ -4,93 +4,57 @@
 // with their step summaries, the run's search attributes and its current details. The run's
 // history holds one search-attribute upsert per step at most, and the query and the Update carry
 // descriptions. Screenshots land in test-artifacts/.
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Client } from '@temporalio/client';
-import { chromium } from 'playwright-core';
-import type { Browser, Page } from 'playwright-core';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
-import type { Reply } from '../scripts/scripted-llm-server';
+import type { Browser } from 'playwright-core';
+import { chromiumPath } from '../scripts/browser-tests';
+import { final, tool } from '../scripts/scripted-replies';
 import { runResult, startRun } from '../client/agent-client';
 import { runSummary } from '../client/run-summary';
 import { APPROVAL_UPDATE_DESCRIPTION } from '../common/approvals';
 import { STATE_QUERY_DESCRIPTION } from '../common/queries';
-import type { TemporalEnv } from '../runtime/temporal-env';
 import type { AgentResult } from '../common/types';
-import {
-  agentInput,
-  connectClient,
-  eventually,
-  REPO_ROOT,
-  startWorkerProcess,
-  testEnv,
-  uniqueId,
-} from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
+import { agentInput, eventually, uniqueId } from './helpers/harness';
+import { agentFixture } from './helpers/agent-fixture';
+import { ARTIFACTS, launchChromium, screenshot } from './helpers/browser';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
 const UI_TIMEOUT_MS = 30_000;
 
-const tool = (name: string, args: Record<string, unknown>): Reply => ({ action: { kind: 'tool', name, args } });
-
-let llm: ScriptedLlmServer;
-let client: Client;
-let env: TemporalEnv;
-let worker: WorkerProcess;
 let browser: Browser;
 let uiUrl: string;
 
-before(async () => {
-  uiUrl = (process.env.TEMPORAL_UI_URL ?? '').replace(/\/+$/, '');
-  assert.ok(uiUrl, 'TEMPORAL_UI_URL is set by `npm test`');
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does it)`);
-  mkdirSync(ARTIFACTS, { recursive: true });
-  llm = await ScriptedLlmServer.start();
-  env = testEnv(uniqueId('web-ui'));
-  worker = startWorkerProcess(env, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_TIMEOUT_SECONDS: '30' });
-  await worker.ready;
-  client = await connectClient(env);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+const fixture = agentFixture({
+  queue: 'web-ui',
+  workerEnv: { OPENAI_TIMEOUT_SECONDS: '30' },
+  prepare: () => {
+    uiUrl = (process.env.TEMPORAL_UI_URL ?? '').replace(/\/+$/, '');
+    assert.ok(uiUrl, 'TEMPORAL_UI_URL is set by `npm test`');
+    const chromium = chromiumPath();
+    assert.ok(existsSync(chromium), `${chromium} is missing: apt-get install -y chromium (.ci/run does it)`);
+  },
+  setup: async () => {
+    browser = await launchChromium();
+  },
 });
 
 after(async () => {
   await browser?.close();
-  await worker?.stop();
-  await client?.connection.close();
-  await llm?.close();
 });
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(ARTIFACTS, name), fullPage: true });
-}
 
 describe('the Temporal Web UI', () => {
   it('finds a finished run by its search attributes and shows decide and tool activities with their summaries', async () => {
     // A principal no other run has, so the search finds exactly this run.
     const principal = 700_000 + Math.floor(Math.random() * 200_000);
     const id = uniqueId('ui-run');
-    llm.script(id, [
+    fixture.llm.script(id, [
       tool('get_user_profile', { user_id: principal }),
       tool('search_policy', { query: 'refund window' }),
-      { action: { kind: 'final', answer: 'Refund: yes.' } },
+      final('Refund: yes.'),
     ]);
     const input = agentInput({ user_id: principal });
-    const handle = await startRun(client, env, input, id);
+    const handle = await startRun(fixture.client, fixture.env, input, id);
     const result: AgentResult = await runResult(handle);
     assert.equal(result.stop_reason, 'success');
     const [profileHash, policyHash] = result.trace.map((t) => t.args_hash);
@@ -123,7 +87,7 @@ describe('the Temporal Web UI', () => {
 
     const query = `AgentPrincipal = "${principal}" AND AgentStatus = "ok" AND AgentStopReason = "success"`;
     await eventually('the run in the visibility store', async () => {
-      for await (const info of client.workflow.list({ query })) if (info.workflowId === id) return true;
+      for await (const info of fixture.client.workflow.list({ query })) if (info.workflowId === id) return true;
       return undefined;
     });
 
@@ -131,12 +95,12 @@ describe('the Temporal Web UI', () => {
     try {
       // The run list, filtered by the agent's search attributes, as an operator would type it.
       await page.goto(
-        `${uiUrl}/namespaces/${encodeURIComponent(env.namespace)}/workflows?query=${encodeURIComponent(query)}`,
+        `${uiUrl}/namespaces/${encodeURIComponent(fixture.env.namespace)}/workflows?query=${encodeURIComponent(query)}`,
       );
       const link = page.getByRole('link', { name: id, exact: true });
       await link.waitFor({ timeout: UI_TIMEOUT_MS });
       await page.getByText('AgentPrincipal', { exact: false }).first().waitFor({ timeout: UI_TIMEOUT_MS });
-      await shot(page, 'web-ui-1-search.png');
+      await screenshot(page, 'web-ui-1-search.png');
 
       // Its history: every activity says which step and which tool it was.
       await link.click();
@@ -152,7 +116,7 @@ describe('the Temporal Web UI', () => {
       ]) {
         await page.getByText(text, { exact: true }).first().waitFor({ timeout: UI_TIMEOUT_MS });
       }
-      await shot(page, 'web-ui-2-history.png');
+      await screenshot(page, 'web-ui-2-history.png');
 
       // The summaries, one per activity, in the UI's metadata view; and the current details.
       await page.getByText('User Metadata', { exact: true }).click();
@@ -178,7 +142,7 @@ describe('the Temporal Web UI', () => {
           UI_TIMEOUT_MS,
         );
       }
-      await shot(page, 'web-ui-3-metadata.png');
+      await screenshot(page, 'web-ui-3-metadata.png');
 
       // And the search attributes the workflow kept up to date.
       await page.getByText('Search Attributes', { exact: true }).click();
@@ -194,9 +158,9 @@ describe('the Temporal Web UI', () => {
       ]) {
         assert.ok(body.includes(fragment), `search attributes show ${fragment}`);
       }
-      await shot(page, 'web-ui-4-search-attributes.png');
+      await screenshot(page, 'web-ui-4-search-attributes.png');
     } catch (err) {
-      await shot(page, 'web-ui-failure.png').catch(() => undefined);
+      await screenshot(page, 'web-ui-failure.png').catch(() => undefined);
       throw err;
     } finally {
       await page.close();

@@ -29,28 +29,20 @@ export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): Age
   const registry = new Registry();
   if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
 
-  const runsStarted = new Counter({
-    name: 'agent_runs_started_total',
-    help: 'Agent runs started (a continue-as-new is not a new run)',
-    registers: [registry],
-  });
-  const runsEnded = new Counter({
-    name: 'agent_runs_ended_total',
-    help: 'Agent runs ended, by AgentStatus (ok, stopped, cancelled) and stop reason',
-    labelNames: ['status', 'stop_reason'] as const,
-    registers: [registry],
-  });
-  const steps = new Counter({
-    name: 'agent_steps_total',
-    help: 'Agent loop steps begun (one LLM decision each)',
-    registers: [registry],
-  });
-  const toolCalls = new Counter({
-    name: 'agent_tool_calls_total',
-    help: 'Tool calls the model asked for, by tool and outcome (ok, error: the tool answered ok=false, failed: the activity failed, denied: the gateway refused)',
-    labelNames: ['tool', 'outcome'] as const,
-    registers: [registry],
-  });
+  const counter = <L extends string = never>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Counter<L>({ name, help, labelNames, registers: [registry] });
+  const runsStarted = counter('agent_runs_started_total', 'Agent runs started (a continue-as-new is not a new run)');
+  const runsEnded = counter(
+    'agent_runs_ended_total',
+    'Agent runs ended, by AgentStatus (ok, stopped, cancelled) and stop reason',
+    ['status', 'stop_reason'],
+  );
+  const steps = counter('agent_steps_total', 'Agent loop steps begun (one LLM decision each)');
+  const toolCalls = counter(
+    'agent_tool_calls_total',
+    'Tool calls the model asked for, by tool and outcome (ok, error: the tool answered ok=false, failed: the activity failed, denied: the gateway refused)',
+    ['tool', 'outcome'],
+  );
   const llmLatency = new Histogram({
     name: 'agent_llm_request_duration_seconds',
     help: 'Duration of one LLM decision attempt (the decide activity), by outcome',
@@ -58,12 +50,11 @@ export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): Age
     buckets: LLM_BUCKETS,
     registers: [registry],
   });
-  const llmTokens = new Counter({
-    name: 'agent_llm_tokens_total',
-    help: 'LLM tokens used by successful decisions, by kind (prompt, completion)',
-    labelNames: ['kind'] as const,
-    registers: [registry],
-  });
+  const llmTokens = counter(
+    'agent_llm_tokens_total',
+    'LLM tokens used by successful decisions, by kind (prompt, completion)',
+    ['kind'],
+  );
 
   const sinks: InjectedSinks<AgentMetricsSinks> = {
     agentMetrics: {
