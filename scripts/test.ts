@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { browserSelection, isBrowserTest } from './browser-tests';
 import { startDevServer } from './dev-server';
-import { repoRoot } from './local-server';
+import { repoRoot } from './repo-root';
 import { findOrBuildTemporalCli } from './temporal-cli';
 
 function collectTests(dir: string): string[] {
