@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { isServerReachable, startDevServer } from './dev-server';
 import { keyringFromEnv } from '../runtime/codec/keyring';
