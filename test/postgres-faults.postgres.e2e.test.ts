@@ -10,6 +10,7 @@ import type { PostgresTemporalServer } from '../scripts/postgres-server';
 import { agentInput, eventually, uniqueId } from './helpers/harness';
 import { agentFixture } from './helpers/agent-fixture';
 import { billingOf, finalAnswer, refundInput, refundOf } from './helpers/refund-fixtures';
+import { byStep } from '../scripts/scripted-replies';
 import { serverEnv, startOwnPostgresServer, stopOwnServer } from './helpers/test-server';
 
 let server: PostgresTemporalServer;
@@ -33,7 +34,8 @@ async function startRefundRuns(prefix: string) {
     Array.from({ length: RUNS }, async () => {
       const user = fixture.refunds.nextUser();
       const id = uniqueId(prefix);
-      fixture.llm.script(id, [billingOf(user, { delayMs: 1_500 }), refundOf(user), finalAnswer()]);
+      // By step: an attempt retried because the server died under it gets the same answer.
+      fixture.llm.script(id, byStep({ 1: billingOf(user, { delayMs: 1_500 }), 2: refundOf(user), 3: finalAnswer() }));
       const handle = await startRun(
         fixture.client,
         fixture.env,
@@ -45,12 +47,27 @@ async function startRefundRuns(prefix: string) {
   );
 }
 
+/** The tail of a run's history and its pending activities: what a timeout needs to be diagnosed. */
+async function lastEvents(handle: Runs[number]['handle']): Promise<string> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const { raw } = await handle.describe();
+  const pending = (raw.pendingActivities ?? []).map(
+    (a) => `${a.activityType?.name} attempt ${a.attempt} state ${a.state}`,
+  );
+  const tail = events.slice(-8).map((e) => `${e.eventId} ${String(e.eventType)}`);
+  return `events ${tail.join(', ')}; pending activities: ${pending.join(', ') || 'none'}; pending workflow task: ${JSON.stringify(raw.pendingWorkflowTask ?? null)}`;
+}
+
 type Runs = Awaited<ReturnType<typeof startRefundRuns>>;
 
 /** Approves each run's refund when it asks (the approval is itself an Update the server must keep). */
 async function approveAll(runs: Runs): Promise<void> {
   for (const run of runs) {
-    await eventually('a refund awaiting approval', () => pendingApproval(run.handle), 60_000);
+    await eventually('a refund awaiting approval', () => pendingApproval(run.handle), 60_000).catch(
+      async (err: Error) => {
+        throw new Error(`${run.id}: ${err.message}; the run so far: ${await lastEvents(run.handle)}`);
+      },
+    );
     await answerApproval(fixture.client, run.id, { decision: 'approve' });
   }
 }
