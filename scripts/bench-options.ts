@@ -41,10 +41,13 @@ export interface Options {
   workerNodeArgs: string[];
   metrics: boolean;
   searchAttributes: boolean;
+  /** dev: the Temporal dev server (SQLite); postgres: the multi-service server on PostgreSQL (scripts/postgres-server.ts). */
+  server: 'dev' | 'postgres';
 }
 
 export const HELP = `npm run bench -- [flags]
   --quick                  small trial counts, C = 1,10,100 (about 2-3 minutes)
+  --server dev|postgres    the Temporal dev server (default), or the multi-service server on PostgreSQL
   --phases a,b             subset of ${ALL_PHASES.join(',')}
   --trials N               overhead: paired trials per latency (quick 3, full 15)
   --warmup N               overhead: discarded warm-up pairs (2)
@@ -95,7 +98,7 @@ const LIST_FLAGS = {
   'history-at': 'historyStepsAt',
 } as const satisfies Record<string, keyof Options>;
 const REPEATED_FLAGS = ['worker-opt', 'server-dc', 'sqlite-pragma', 'server-arg', 'worker-node-arg'] as const;
-const STRING_FLAGS = ['phases', 'crash-modes', 'codec', 'label', 'out'] as const;
+const STRING_FLAGS = ['phases', 'crash-modes', 'codec', 'label', 'out', 'server'] as const;
 
 function numbers(flag: string, value: string): number[] {
   return value
@@ -178,6 +181,7 @@ export function parseBenchArgs(argv: string[]): Options {
     workerNodeArgs: repeated('worker-node-arg'),
     metrics: values['no-metrics'] !== true,
     searchAttributes: values['no-search-attributes'] !== true,
+    server: 'dev',
   };
   for (const [flag, key] of Object.entries(INTEGER_FLAGS)) {
     const value = text(flag);
@@ -190,6 +194,8 @@ export function parseBenchArgs(argv: string[]): Options {
   o.steps = Math.max(2, o.steps);
   const phases = text('phases');
   if (phases !== undefined) o.phases = oneOf('phases', phases, ALL_PHASES);
+  const server = text('server');
+  if (server !== undefined) o.server = oneOf('server', server, ['dev', 'postgres'] as const)[0]!;
   const modes = text('crash-modes');
   if (modes !== undefined) o.crashModes = oneOf('crash-modes', modes, CRASH_MODES);
   return o;

@@ -34,7 +34,9 @@ import type { WorkerStats } from './bench-stats';
 import { parseBenchArgs } from './bench-options';
 import type { CrashMode, Options } from './bench-options';
 import { startDevServer } from './dev-server';
-import type { DevServer } from './dev-server';
+import { startPostgresServer } from './postgres-server';
+import type { PostgresTemporalServer } from './postgres-server';
+import type { TemporalServerHandle } from './server-handle';
 import { findOrBuildTemporalCli } from './temporal-cli';
 import { ScriptedLlmServer } from './scripted-llm-server';
 import type { RecordedRequest } from './scripted-llm-server';
@@ -80,6 +82,32 @@ function procCpuMs(pid: number): number {
   }
 }
 
+/**
+ * CPU of the Temporal server: the dev server is one process; on PostgreSQL it is the server process
+ * plus PostgreSQL (the postmaster, its live backends, and the exited ones it has reaped).
+ */
+function serverCpuMs(server: TemporalServerHandle): number {
+  const own = procCpuMs(server.pid);
+  if (server.kind !== 'postgres') return own;
+  const postmaster = (server as PostgresTemporalServer).postgres.pid;
+  let pg = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const pid = Number(entry);
+      if (pid !== postmaster && Number(fields[1]) !== postmaster) continue;
+      // utime, stime, and for the postmaster cutime + cstime (its exited children)
+      const ticks = [11, 12, ...(pid === postmaster ? [13, 14] : [])].reduce((sum, i) => sum + Number(fields[i]), 0);
+      pg += (ticks * 1000) / clkTck;
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return own + pg;
+}
+
 function procRssBytes(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -102,7 +130,7 @@ interface BenchWorker {
 
 interface Ctx {
   opts: Options;
-  server: DevServer;
+  server: TemporalServerHandle;
   llm: ScriptedLlmServer;
   client: Client;
   bundlePath: string;
@@ -186,7 +214,7 @@ function startWorker(ctx: Ctx, taskQueue: string, what: string): BenchWorker {
 }
 
 function envFor(ctx: Ctx, taskQueue: string): TemporalEnv {
-  return { address: ctx.server.address, namespace: ctx.server.namespace, taskQueue, uiUrl: ctx.server.uiUrl };
+  return { address: ctx.server.address, namespace: ctx.server.namespace, taskQueue, uiUrl: ctx.server.uiUrl ?? '' };
 }
 
 /** A bench run's input; --no-search-attributes asks startRun not to have the workflow upsert them. */
@@ -355,7 +383,7 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
           cpu0 = {
             worker: cpuMs(await worker.stats()),
             inproc: cpuMs(await inprocStats()),
-            server: procCpuMs(ctx.server.pid),
+            server: serverCpuMs(ctx.server),
           };
         }
         const dId = newId(`overhead-d${latency}`);
@@ -393,7 +421,7 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
       const stepsRun = Math.max(1, measured.length * opts.steps);
       const cpuPerStepMs = {
         worker: (cpuMs(await worker.stats()) - cpu0.worker) / stepsRun,
-        server: (procCpuMs(ctx.server.pid) - cpu0.server) / stepsRun,
+        server: (serverCpuMs(ctx.server) - cpu0.server) / stepsRun,
         inProcess: (cpuMs(await inprocStats()) - cpu0.inproc) / stepsRun,
       };
       for (const d of measured) {
@@ -479,7 +507,7 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
         const ids = Array.from({ length: c }, () => newId(`tp${c}`));
         for (const id of ids) ctx.scenarios.set(id, { steps: opts.steps, delayMs: opts.throughputLatency });
         const s0 = await worker.stats();
-        const server0 = procCpuMs(ctx.server.pid);
+        const server0 = serverCpuMs(ctx.server);
         const self0 = process.cpuUsage();
         const start = performance.now();
         let done = 0;
@@ -521,7 +549,7 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
         }
         const wall = performance.now() - start;
         const s1 = await worker.stats();
-        const server1 = procCpuMs(ctx.server.pid);
+        const server1 = serverCpuMs(ctx.server);
         const self1 = process.cpuUsage(self0);
         // Signs of overload in the histories: workflow tasks that timed out (sticky queue
         // schedule-to-start, or too slow) and activity retries (e.g. missed heartbeats).
@@ -1082,8 +1110,17 @@ async function main(): Promise<void> {
     ...opts.serverArgs,
     '--headless',
   ];
-  progress(`starting a dev server (${temporalVersion}) ${extraArgs.join(' ')}`);
-  const server = await startDevServer({ cliPath, dbFile: path.join(logDir, 'temporal.sqlite'), extraArgs });
+  let server: TemporalServerHandle & { stopAll?: () => Promise<void> };
+  let serverVersion = temporalVersion;
+  if (opts.server === 'postgres') {
+    progress('starting PostgreSQL and the multi-service Temporal server (deploy/temporal/production.yaml)');
+    const pg = await startPostgresServer({ dir: path.join(logDir, 'postgres'), log: (line) => progress(line) });
+    server = pg;
+    serverVersion = `temporal server ${pg.version} on PostgreSQL`;
+  } else {
+    progress(`starting a dev server (${temporalVersion}) ${extraArgs.join(' ')}`);
+    server = await startDevServer({ cliPath, dbFile: path.join(logDir, 'temporal.sqlite'), extraArgs });
+  }
   const scenarios = new Map<string, ScenarioOptions>();
   const llm = await ScriptedLlmServer.start({
     defaultScript: scenarioScript((workflowId) => scenarios.get(workflowId) ?? { steps: 1, delayMs: 0 }),
@@ -1124,7 +1161,7 @@ async function main(): Promise<void> {
   } finally {
     await connection.close().catch(() => undefined);
     await llm.close();
-    await server.stop();
+    await (server.stopAll ?? server.stop)();
   }
 
   report.durationS = (Date.now() - t0) / 1000;
@@ -1138,7 +1175,7 @@ async function main(): Promise<void> {
       .map((x) => x.toFixed(2))
       .join(' '),
     node: process.version,
-    temporal: temporalVersion,
+    temporal: serverVersion,
     sdk: (
       JSON.parse(fs.readFileSync(require.resolve('@temporalio/worker/package.json'), 'utf8')) as { version: string }
     ).version,
@@ -1173,6 +1210,11 @@ function quietLogger() {
 main().then(
   () => process.exit(0),
   (err: unknown) => {
+    // A bad flag is the user's mistake (one line, exit 2); anything else is ours (the stack).
+    if (err instanceof Error && err.message.startsWith('bench: ')) {
+      console.error(`${err.message} (npm run bench -- --help)`);
+      process.exit(2);
+    }
     progress(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     process.exit(1);
   },
