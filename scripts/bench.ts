@@ -1114,7 +1114,8 @@ async function main(): Promise<void> {
   let serverVersion = temporalVersion;
   if (opts.server === 'postgres') {
     progress('starting PostgreSQL and the multi-service Temporal server (deploy/temporal/production.yaml)');
-    const pg = await startPostgresServer({ dir: path.join(logDir, 'postgres'), log: (line) => progress(line) });
+    // A folder of its own (the log folder is private to us; PostgreSQL runs as another user).
+    const pg = await startPostgresServer({ log: (line) => progress(line) });
     server = pg;
     serverVersion = `temporal server ${pg.version} on PostgreSQL`;
   } else {

@@ -70,6 +70,7 @@ async function startPostgres(
   const dataDir = path.join(dir, 'pgdata');
   const logFile = path.join(dir, 'postgres.log');
   const asUser = user ? { uid: user.uid, gid: user.gid } : {};
+  if (user) assertReachableBy(user, dir);
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     if (user) fs.chownSync(dataDir, user.uid, user.gid);
@@ -131,6 +132,20 @@ async function startPostgres(
     },
     stop: () => terminate(proc, 'SIGINT', 30_000),
   };
+}
+
+/** PostgreSQL runs as another user here: every folder above its data must let that user through. */
+function assertReachableBy(user: OsUser, dir: string): void {
+  for (let d = dir; ; d = path.dirname(d)) {
+    const st = fs.statSync(d);
+    const searchable = st.uid === user.uid ? st.mode & 0o100 : st.gid === user.gid ? st.mode & 0o010 : st.mode & 0o001;
+    if (!searchable) {
+      throw new Error(
+        `PostgreSQL runs as user postgres, which cannot enter ${d} (mode ${(st.mode & 0o777).toString(8)}): choose a folder it can reach, or chmod o+x ${d}`,
+      );
+    }
+    if (path.dirname(d) === d) return;
+  }
 }
 
 async function setUpSchemas(sqlTool: string, pgPort: number, logFile: string): Promise<void> {
