@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { isServerReachable, startDevServer } from './dev-server';
 import { localServerConfig } from './local-server';
 import { startPostgresServer } from './postgres-server';
+import { startUiServer } from './ui-server';
 import { repoRoot } from './repo-root';
 import type { TemporalServerHandle } from './server-handle';
 
@@ -37,7 +38,10 @@ async function main(): Promise<number> {
     return 0;
   }
   if (postgres)
-    return serveUntilStopped(await startPostgres(cfg.port, cfg.namespace), 'Temporal server and PostgreSQL');
+    return serveUntilStopped(
+      await startPostgres(cfg.port, cfg.uiPort, cfg.namespace, cfg.codecEndpoint),
+      'Temporal server, Web UI and PostgreSQL',
+    );
 
   console.log(`Starting Temporal dev server (db ${cfg.dbFile}) ...`);
   const started = Date.now();
@@ -62,7 +66,9 @@ async function main(): Promise<number> {
 
 async function startPostgres(
   port: number,
+  uiPort: number,
   namespace: string,
+  codecEndpoint: string | undefined,
 ): Promise<TemporalServerHandle & { stopAll(): Promise<void> }> {
   const dir = path.join(repoRoot(), '.temporal', 'postgres');
   console.log(`Starting PostgreSQL (data in ${dir}) and the Temporal server ...`);
@@ -74,8 +80,23 @@ async function startPostgres(
   console.log(`  address:     ${server.address}   (namespace ${server.namespace})`);
   console.log(`  PostgreSQL:  127.0.0.1:${server.postgres.port}   (data ${server.postgres.dataDir})`);
   console.log(`  logs:        ${server.logFile}, ${server.postgres.logFile}`);
-  console.log('  Web UI:      not started with --postgres; see docs/deployment.md');
-  return { ...server, stop: () => server.stopAll(), stopAll: () => server.stopAll() };
+  const ui = await startUiServer({
+    address: server.address,
+    namespace,
+    port: uiPort,
+    codecEndpoint,
+    logDir: dir,
+    log: (line) => console.log(`  ${line}`),
+  }).catch(async (err: Error) => {
+    await server.stopAll();
+    throw err;
+  });
+  console.log(`  Web UI:      ${ui.url}   (temporalio/ui ${ui.version}'s server, log ${ui.logFile})`);
+  const stopAll = async (): Promise<void> => {
+    await ui.stop();
+    await server.stopAll();
+  };
+  return { ...server, uiUrl: ui.url, stop: stopAll, stopAll };
 }
 
 /** Runs until Ctrl-C, SIGTERM or the parent's exit, then stops what it started. */

@@ -1,6 +1,7 @@
 // The multi-service Temporal server and its schema tool, built from Go source at the version the
 // compose file runs: docker-compose.yml's `temporalio/server:<version>` image tag is the one place
 // to bump it (the test in test/compose.test.ts keeps admin-tools on the same tag).
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,22 +18,35 @@ export interface TemporalServerBinaries {
   sqlTool: string;
 }
 
-/** The server version of the deployment: the tag of the `temporal` service's image in docker-compose.yml. */
-export function composeServerVersion(composeFile = path.join(repoRoot(), 'docker-compose.yml')): string {
+/** The X.Y.Z of `<repository>:X.Y.Z`, the image of a service in docker-compose.yml. */
+function composeImageVersion(service: string, repository: string, composeFile: string): string {
   const doc = parse(fs.readFileSync(composeFile, 'utf8')) as { services?: Record<string, { image?: string }> };
-  const image = doc.services?.temporal?.image ?? '';
-  const m = /^temporalio\/server:(\d+\.\d+\.\d+)$/.exec(image);
-  if (!m)
+  const image = doc.services?.[service]?.image ?? '';
+  const [repo, tag = ''] = image.split(':');
+  if (repo !== repository || !/^\d+\.\d+\.\d+$/.test(tag)) {
     throw new Error(
-      `${composeFile}: services.temporal.image should be temporalio/server:X.Y.Z, is ${JSON.stringify(image)}`,
+      `${composeFile}: services.${service}.image should be ${repository}:X.Y.Z, is ${JSON.stringify(image)}`,
     );
-  return m[1]!;
+  }
+  return tag;
+}
+
+const composeFile = (): string => path.join(repoRoot(), 'docker-compose.yml');
+
+/** The server version of the deployment: the tag of the `temporal` service's image in docker-compose.yml. */
+export function composeServerVersion(file = composeFile()): string {
+  return composeImageVersion('temporal', 'temporalio/server', file);
+}
+
+/** The Web UI version of the deployment: the tag of the `temporal-ui` service's image. */
+export function composeUiVersion(file = composeFile()): string {
+  return composeImageVersion('temporal-ui', 'temporalio/ui', file);
 }
 
 /** Built once per version, kept outside the repository so a fresh clone reuses it. */
-function cacheDir(version: string): string {
+function cacheDir(what: string): string {
   const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(base, 'durable-react-agent', `temporal-server-${version}`);
+  return path.join(base, 'durable-react-agent', `temporal-server-${what}`);
 }
 
 function fromEnv(name: string): string | undefined {
@@ -83,13 +97,48 @@ export async function findOrBuildTemporalServer(log: Log = console.error): Promi
   return found as TemporalServerBinaries;
 }
 
-// `node dist/scripts/temporal-server-binaries.js` builds both (used by .ci/run up front) and prints their paths.
+export interface UiServerBinary {
+  version: string;
+  /** `github.com/temporalio/ui-server/v2/cmd/server`: the program in the temporalio/ui image. */
+  server: string;
+  /** The module's own folder: its config/docker.yaml is the template the image renders from env vars. */
+  moduleDir: string;
+}
+
+/** The Web UI server at the compose file's `temporalio/ui` version, built once with `go install`. */
+export async function findOrBuildUiServer(log: Log = console.error): Promise<UiServerBinary> {
+  const version = composeUiVersion();
+  const goExe = findGo();
+  if (!goExe) throw new Error('the Web UI server is built from source with Go, and no `go` was found');
+  const goModule = `github.com/temporalio/ui-server/v2@v${version}`;
+  const dir = cacheDir(`ui-${version}`);
+  let server = path.join(dir, 'server');
+  if (!isExecutableFile(server)) {
+    fs.mkdirSync(dir, { recursive: true });
+    server = await goInstall(
+      goExe,
+      `github.com/temporalio/ui-server/v2/cmd/server@v${version}`,
+      dir,
+      'server',
+      log,
+      'temporal-ui',
+    );
+  }
+  const r = spawnSync(goExe, ['mod', 'download', '-json', goModule], { encoding: 'utf8', timeout: 300_000 });
+  const moduleDir = r.status === 0 ? (JSON.parse(r.stdout) as { Dir?: string }).Dir : undefined;
+  if (!moduleDir) throw new Error(`go mod download ${goModule} failed: ${(r.stderr || r.stdout).trim()}`);
+  return { version, server, moduleDir };
+}
+
+// `node dist/scripts/temporal-server-binaries.js` builds the server, the schema tool and the Web UI
+// server (used by .ci/run up front) and prints their paths.
 if (require.main === module) {
-  findOrBuildTemporalServer().then(
-    (b) => console.log(`${b.server}\n${b.sqlTool}`),
-    (err: Error) => {
-      console.error(err.message);
-      process.exit(1);
-    },
-  );
+  (async () => {
+    const b = await findOrBuildTemporalServer();
+    const ui = await findOrBuildUiServer();
+    console.log(`${b.server}\n${b.sqlTool}\n${ui.server}`);
+  })().catch((err: Error) => {
+    console.error(err.message);
+    process.exit(1);
+  });
 }
