@@ -35,6 +35,7 @@ import { parseBenchArgs } from './bench-options';
 import type { CrashMode, Options } from './bench-options';
 import { startDevServer } from './dev-server';
 import { startPostgresServer } from './postgres-server';
+import { findPostgresBinDir } from './postgres-binaries';
 import type { PostgresTemporalServer } from './postgres-server';
 import type { TemporalServerHandle } from './server-handle';
 import { findOrBuildTemporalCli } from './temporal-cli';
@@ -486,7 +487,30 @@ interface ThroughputTrial {
   cpuPerStepMs: { worker: number; server: number; bench: number };
   wftTimeouts: number;
   activityRetries: number;
+  /** On PostgreSQL: committed transactions per step, all databases (the sizing's unit). */
+  dbCommitsPerStep?: number;
   errors: string[];
+}
+
+/** Committed transactions so far in PostgreSQL (pg_stat_database), or undefined on the dev server. */
+async function pgCommits(server: TemporalServerHandle): Promise<number | undefined> {
+  if (server.kind !== 'postgres') return undefined;
+  const { port } = (server as PostgresTemporalServer).postgres;
+  const psql = path.join(findPostgresBinDir(), 'psql');
+  const sql = 'select sum(xact_commit) from pg_stat_database';
+  const { stdout } = await execFileP(psql, [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-U',
+    'temporal',
+    '-d',
+    'temporal',
+    '-Atc',
+    sql,
+  ]);
+  return Number(stdout.trim());
 }
 
 async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
@@ -508,6 +532,7 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
         for (const id of ids) ctx.scenarios.set(id, { steps: opts.steps, delayMs: opts.throughputLatency });
         const s0 = await worker.stats();
         const server0 = serverCpuMs(ctx.server);
+        const commits0 = await pgCommits(ctx.server);
         const self0 = process.cpuUsage();
         const start = performance.now();
         let done = 0;
@@ -550,6 +575,7 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
         const wall = performance.now() - start;
         const s1 = await worker.stats();
         const server1 = serverCpuMs(ctx.server);
+        const commits1 = await pgCommits(ctx.server);
         const self1 = process.cpuUsage(self0);
         // Signs of overload in the histories: workflow tasks that timed out (sticky queue
         // schedule-to-start, or too slow) and activity retries (e.g. missed heartbeats).
@@ -588,6 +614,9 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
           },
           wftTimeouts,
           activityRetries,
+          ...(commits0 !== undefined && commits1 !== undefined
+            ? { dbCommitsPerStep: (commits1 - commits0) / Math.max(1, steps) }
+            : {}),
           errors: [
             ...new Set(
               runs.filter((r) => !ok(r, opts.steps)).map((r) => r.error ?? `stop_reason ${r.result?.stop_reason}`),
@@ -940,6 +969,9 @@ function rows(r: Report): string[][] {
       `${median(ts.map((t) => t.runsPerSec)).toFixed(1)} runs/s, ${median(ts.map((t) => t.stepsPerSec)).toFixed(0)} steps/s; ` +
         `worker CPU ${median(ts.map((t) => t.workerCpuPct)).toFixed(0)} % (${ms(median(ts.map((t) => t.cpuPerStepMs.worker)))}/step), peak RSS ${bytes(rss)}; ` +
         `server CPU ${median(ts.map((t) => t.serverCpuPct)).toFixed(0)} % (${ms(median(ts.map((t) => t.cpuPerStepMs.server)))}/step); ` +
+        (ts[0]!.dbCommitsPerStep !== undefined
+          ? `PostgreSQL ${median(ts.map((t) => t.dbCommitsPerStep ?? 0)).toFixed(1)} commits/step; `
+          : '') +
         `${failed} failed, ${ts.reduce((n, t) => n + t.wftTimeouts, 0)} workflow task timeouts, ${ts.reduce((n, t) => n + t.activityRetries, 0)} activity retries`,
       `run ${ms(median(ts.map((t) => t.runMs.median)))}`,
       `run ${ms(Math.max(...ts.map((t) => t.runMs.p95)))}`,
