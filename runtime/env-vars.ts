@@ -241,6 +241,24 @@ export const ENV_VARS = {
     meaning: 'the Web UI port `npm run server` listens on',
     parse: port(undefined),
   },
+  TEMPORAL_SERVER_PATH: {
+    group: 'local server',
+    default: 'built with Go at the compose file\'s version',
+    meaning: 'the multi-service Temporal server `npm run server -- --postgres` and the postgres test profile start',
+    parse: text,
+  },
+  TEMPORAL_SQL_TOOL_PATH: {
+    group: 'local server',
+    default: 'built with Go at the compose file\'s version',
+    meaning: "the Temporal schema tool (`temporal-sql-tool`) that sets up PostgreSQL's databases",
+    parse: text,
+  },
+  AGENT_POSTGRES_BIN_DIR: {
+    group: 'local server',
+    default: 'the folder of initdb on PATH, or /usr/lib/postgresql/N/bin',
+    meaning: "PostgreSQL's server programs (initdb, postgres, pg_isready) for `--postgres`",
+    parse: text,
+  },
 
   // Drills and fault injection (tests; all off by default)
   AGENT_TOOL_PAUSE_MS: {
