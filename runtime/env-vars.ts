@@ -243,13 +243,13 @@ export const ENV_VARS = {
   },
   TEMPORAL_SERVER_PATH: {
     group: 'local server',
-    default: 'built with Go at the compose file\'s version',
+    default: "built with Go at the compose file's version",
     meaning: 'the multi-service Temporal server `npm run server -- --postgres` and the postgres test profile start',
     parse: text,
   },
   TEMPORAL_SQL_TOOL_PATH: {
     group: 'local server',
-    default: 'built with Go at the compose file\'s version',
+    default: "built with Go at the compose file's version",
     meaning: "the Temporal schema tool (`temporal-sql-tool`) that sets up PostgreSQL's databases",
     parse: text,
   },
