@@ -211,7 +211,7 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
         ['tool_call', 'call get_user_profile(user_id)'],
         ['tool_call', 'call get_user_billing(user_id)'],
         ['tool_call', 'call search_policy(query)'],
-        ['final_answer', 'final answer (15 chars)'],
+        ['final', 'final answer (15 chars)'],
       ],
     );
     // The seed's contract, key for key.
@@ -298,7 +298,7 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
         [2, 'tool_call', 'get_user_billing', 'allowed', undefined, 'ok', 'billing-service'],
         [3, 'tool_call', 'issue_refund', 'allowed', 'reject', 'error', 'operator'],
         [4, 'tool_call', 'issue_refund', 'allowed', 'approve', 'ok', run.result.history[3]!.observation.source],
-        [5, 'final_answer', undefined, undefined, undefined, undefined, undefined],
+        [5, 'final', undefined, undefined, undefined, undefined, undefined],
       ],
     );
 
@@ -324,7 +324,7 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
       stdout,
       /^\s+1\s+tool_call\s+get_user_profile\s+sha256:feaa769a39ae…\s+allowed\s+ok users-service \d+ B/m,
     );
-    assert.match(stdout, /^\s+4\s+final_answer\s+final answer \(15 chars\)/m);
+    assert.match(stdout, /^\s+4\s+final\s+final answer \(15 chars\)/m);
     assert.match(stdout, /ended: ok \(success\) after 4 step\(s\), 3 tool call\(s\), 480 tokens/);
 
     const missing = await runCli(fixture.env, ['trace', uniqueId('nope')]);
