@@ -119,7 +119,7 @@ const PATTERNS: Pattern[] = [
 const NOT_PLAN_NAMES = new Set(
   (
     'a an the your their his her my our its this that these those current same any each every no which what ' +
-    'new old paid other another different whole entire s user customer account billing payment refund ' +
+    'new old paid other another different whole entire s user customer account billing payment refund not ' +
     'subscription pricing action their price annual yearly'
   ).split(' '),
 );
