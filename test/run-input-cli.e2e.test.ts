@@ -39,6 +39,10 @@ describe('bad input to agent run', () => {
         /^agent: invalid run input: allow\.1: unknown tool "launch_missiles" \(known: .+\) \(--allow\); see `agent help run`$/,
       ],
       [
+        ['--validator', 'maybe'],
+        /^agent: invalid run input: validator: .+ \(--validator\); see `agent help run`$/,
+      ],
+      [
         ['--allow', 'search_policy,search_policy'],
         /^agent: invalid run input: allow: allow lists a tool twice \(--allow\)/,
       ],
