@@ -322,8 +322,7 @@ export async function rebuildTrace(
       } else if (result.validation) {
         last.event.policyDecision = 'allowed';
         last.event.validator = result.validation.verdict;
-        if (result.validation.unsupported_claims)
-          last.event.unsupportedClaims = result.validation.unsupported_claims;
+        if (result.validation.unsupported_claims) last.event.unsupportedClaims = result.validation.unsupported_claims;
       }
     }
     // The contract refused the text (e.g. an escalate action before escalation existed): say so.

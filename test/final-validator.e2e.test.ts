@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Reply } from '../scripts/scripted-llm-server';
-import { billing, final, policy, tool } from '../scripts/scripted-replies';
+import { billing, final, policy } from '../scripts/scripted-replies';
 import { runResult } from '../client/agent-client';
 import { VALIDATOR_SOURCE, VALIDATOR_NOTICE } from '../common/final-validator';
 import { argumentDigest, argsHash } from '../common/hash';
@@ -224,9 +224,7 @@ describe('the final validator', () => {
     const left = String.raw`left: (\d+) steps, (\d+) tool calls, \d+ s`;
     const expected: RegExp[] = [
       new RegExp(`^step 1: decide · ${left}$`),
-      new RegExp(
-        `^step 1: get_user_billing \\(${argsHash({ user_id: 42 })}\\) · tool_call, policy allowed · ${left}$`,
-      ),
+      new RegExp(`^step 1: get_user_billing \\(${argsHash({ user_id: 42 })}\\) · tool_call, policy allowed · ${left}$`),
       new RegExp(`^step 2: decide · ${left}$`),
       new RegExp(`^step 2: search_policy \\(${argsHash({ query: 'refund policy' })}\\) · tool_call, policy allowed`),
       new RegExp(`^step 3: decide · ${left}$`),

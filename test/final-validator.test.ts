@@ -67,13 +67,16 @@ describe('claim extraction', () => {
   });
 
   it('finds plans, percentages and day counts, and nothing in plain numbers', () => {
-    assert.deepEqual(claims('User 42 is on the Pro plan (tier: enterprise): 15% off, within a 14-day window, 2 weeks.'), [
-      ['plan', 'Pro plan'],
-      ['plan', 'tier: enterprise'],
-      ['percent', '15%'],
-      ['day_count', '14-day'],
-      ['day_count', '2 weeks'],
-    ]);
+    assert.deepEqual(
+      claims('User 42 is on the Pro plan (tier: enterprise): 15% off, within a 14-day window, 2 weeks.'),
+      [
+        ['plan', 'Pro plan'],
+        ['plan', 'tier: enterprise'],
+        ['percent', '15%'],
+        ['day_count', '14-day'],
+        ['day_count', '2 weeks'],
+      ],
+    );
     assert.deepEqual(claims('User 42 asked at step 3; see ticket 7.'), []);
   });
 
@@ -109,10 +112,13 @@ describe('claims against the evidence', () => {
   });
 
   it('names the figures no observation holds', () => {
-    assert.deepEqual(
-      unsupported('Yes: $59.00 on the Enterprise plan, within 30 days, 20% fee, by 2026-02-01.'),
-      ['$59.00', 'Enterprise plan', '30 days', '20%', '2026-02-01'],
-    );
+    assert.deepEqual(unsupported('Yes: $59.00 on the Enterprise plan, within 30 days, 20% fee, by 2026-02-01.'), [
+      '$59.00',
+      'Enterprise plan',
+      '30 days',
+      '20%',
+      '2026-02-01',
+    ]);
   });
 
   it('normalises numbers: $10, 10.00 and 1,000 vs 1000', () => {

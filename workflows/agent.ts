@@ -64,15 +64,7 @@ import type { RunStatus } from '../common/search-attributes';
 import type { Tagged } from '../common/step-tag';
 import { effectsPatched, runPatches, searchAttributesPatched } from './patches';
 import type { RunPatches } from './patches';
-import {
-  approvalMove,
-  decideMove,
-  escalationMove,
-  finalMove,
-  startStep,
-  toolAnswered,
-  toolFailedMove,
-} from './step';
+import { approvalMove, decideMove, escalationMove, finalMove, startStep, toolAnswered, toolFailedMove } from './step';
 import { validatorModeFor } from '../common/final-validator';
 import type { ValidatorMode } from '../common/final-validator';
 import type { FinalValidation } from '../common/types';

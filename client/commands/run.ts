@@ -36,7 +36,7 @@ const spec = {
     validator: {
       kind: 'string',
       value: 'off|warn|enforce',
-      help: 'check the final answer\'s figures against the observations (default: enforce with issue_refund, else warn)',
+      help: "check the final answer's figures against the observations (default: enforce with issue_refund, else warn)",
     },
     id: { kind: 'string', value: 'ID', help: 'workflow id (default agent-<user>-<time>-<random>)' },
     wait: {
