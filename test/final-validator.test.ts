@@ -17,6 +17,7 @@ import { DECISION_SUMMARY_MAX_CHARS, validateAction } from '../common/contract';
 import { finalMove } from '../workflows/step';
 import type { HistoryEntry } from '../common/types';
 import { stableJson } from '../common/hash';
+import { formatResult, formatTraceEntry } from '../client/format';
 
 const observation = (tool: string, data: unknown, source = tool): Observation => ({
   tool,
@@ -226,5 +227,39 @@ describe('decision_summary in the action contract', () => {
     assert.ok(!summary.includes('\n') && summary.endsWith('…'));
     const bad = validateAction('{"kind":"escalate","reason":"r","decision_summary":7}', { summary: true });
     assert.equal(!bad.ok && bad.reason, 'bad_summary');
+  });
+});
+
+describe("the CLI's text of a validated result", () => {
+  it('names the unsupported claims in the result block and in the trace line', () => {
+    const claims = [{ kind: 'amount' as const, text: 'USD 59.00' }];
+    const result = {
+      status: 'stopped' as const,
+      stop_reason: 'unsupported_answer' as const,
+      raw_action: { kind: 'final', answer: 'USD 59.00' },
+      trace: [],
+      history: [],
+      usage: {
+        steps: 3,
+        tool_calls: 1,
+        llm_calls: 3,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        total_tokens: 0,
+        elapsed_ms: 0,
+      },
+      budget: { max_steps: 8, max_tool_calls: 6, max_seconds: 60, max_tokens: 0 },
+      validation: { mode: 'enforce' as const, verdict: 'unsupported' as const, bounces: 1, unsupported_claims: claims },
+    };
+    assert.ok(
+      formatResult(result).includes(
+        'final validator (enforce): unsupported, 1 answer returned; unsupported: "USD 59.00 (amount)"',
+      ),
+      formatResult(result).join('\n'),
+    );
+    assert.equal(
+      formatTraceEntry({ step: 2, tool: 'final', args_hash: 'abc', ok: false, unsupported_claims: claims }),
+      'step 2: final (abc) refused by the final validator ("USD 59.00 (amount)")',
+    );
   });
 });
