@@ -78,7 +78,7 @@ describe('the final validator', () => {
   });
 
   it('enforce: a second unsupported answer ends the run unsupported_answer', async () => {
-    const { result } = await fixture.run([billing(42), final(WRONG), final('Refunded $59.')], {
+    const { id, result } = await fixture.run([billing(42), final(WRONG), final('Refunded $59.')], {
       validator: 'enforce',
     });
     assert.equal(result.status, 'stopped');
@@ -99,6 +99,32 @@ describe('the final validator', () => {
         [3, 'final', false, 'unsupported_answer'],
       ],
     );
+    // The trace says the same: both answers refused, the second ending the run.
+    const { code, stdout, stderr } = await runCli(fixture.env, ['trace', id, '-o', 'jsonl']);
+    assert.equal(code, 0, stderr);
+    const events = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(
+      events.slice(1).map((e) => [e.decision, e.policy_decision, e.validator, e.unsupported_claims, e.observation]),
+      [
+        [
+          'final',
+          'denied',
+          'unsupported',
+          CLAIMS,
+          {
+            status: 'error',
+            source: VALIDATOR_SOURCE,
+            bytes: result.history[1]!.observation.bytes,
+            truncated: false,
+          },
+        ],
+        ['final', 'denied', 'unsupported', [{ kind: 'amount', text: '$59' }], { status: 'not_run' }],
+      ],
+    );
+    assert.equal(events[2]!.stop_reason, 'unsupported_answer');
   });
 
   it('warn (the default without issue_refund): accepts the answer and records the unsupported claims', async () => {
