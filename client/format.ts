@@ -6,14 +6,16 @@ import type { Budget, Usage } from '../common/budget';
 import type { Action } from '../common/contract';
 import type { StopReason } from '../common/stop-reasons';
 import type { AgentResult, AgentState, TraceEntry } from '../common/types';
+import type { ClaimText } from '../common/final-validator';
 import { formatPending } from './format-approval';
 import { formatEffects } from './format-effects';
 import { terminalSafe } from './terminal-text';
 
 /** One finished step of the trace: "step 2: get_user_billing (feaa769a39ae) ok". */
 export function formatTraceEntry(entry: TraceEntry): string {
-  const outcome =
-    entry.approval === 'reject' && !entry.stop_reason
+  const outcome = entry.unsupported_claims
+    ? `refused by the final validator (${claimList(entry.unsupported_claims)})${entry.stop_reason ? `: stopped: ${entry.stop_reason}` : ''}`
+    : entry.approval === 'reject' && !entry.stop_reason
       ? 'rejected by operator'
       : entry.ok
         ? `ok${entry.approval ? ` (${entry.approval === 'approve' ? 'approved' : 'answered'} by operator)` : ''}`
@@ -62,10 +64,22 @@ export function formatResult(result: AgentResult): string[] {
   if (result.answer !== undefined) lines.push(`answer: ${result.answer}`);
   else lines.push(`reason: ${describeStopReason(result.stop_reason)}`);
   if (result.raw_action !== undefined) lines.push(`raw action: ${oneLine(result.raw_action, 300)}`);
+  const validation = result.validation;
+  if (validation && (validation.verdict === 'unsupported' || validation.bounces > 0)) {
+    const claims = validation.unsupported_claims ? `; unsupported: ${claimList(validation.unsupported_claims)}` : '';
+    lines.push(
+      `final validator (${validation.mode}): ${validation.verdict}, ${plural(validation.bounces, 'answer')} returned${claims}`,
+    );
+  }
   lines.push(`usage:  ${formatUsage(result.usage)}`);
   lines.push(`budget: ${formatBudget(result.budget)}`);
   lines.push(...formatEffects(result.effects));
   return lines.map(terminalSafe);
+}
+
+/** "USD 59.00 (amount), Enterprise plan (plan)", bounded: the claims are the model's text. */
+function claimList(claims: readonly ClaimText[]): string {
+  return oneLine(claims.map((c) => `${c.text} (${c.kind})`).join(', '), 200);
 }
 
 export function formatAction(action: Action): string {

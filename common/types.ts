@@ -5,6 +5,7 @@ import type { Action } from './contract';
 import type { CatalogEntry } from './tools/catalog-entry';
 import type { StopReason } from './stop-reasons';
 import type { ApprovalDecision, PendingApproval } from './approvals';
+import type { ClaimText, ValidatorMode } from './final-validator';
 
 export interface AgentInput {
   goal: string;
@@ -24,6 +25,11 @@ export interface AgentInput {
   continue_as_new_every?: number;
   /** How long a call needing approval (or an escalation) waits for a person; default 3600. */
   approval_timeout_seconds?: number;
+  /**
+   * The final validator: off, warn or enforce (common/final-validator.ts). Default: enforce when
+   * issue_refund is allowed, warn otherwise.
+   */
+  validator?: ValidatorMode;
   /** Set by the workflow itself when it continues as new. */
   carried?: CarriedState;
 }
@@ -56,6 +62,8 @@ export interface TraceEntry {
   stop_reason?: StopReason;
   /** A person's answer to this call or escalation. */
   approval?: ApprovalDecision;
+  /** A final answer the validator refused (tool "final"): the figures no observation supports. */
+  unsupported_claims?: ClaimText[];
 }
 
 export interface HistoryEntry {
@@ -108,6 +116,20 @@ export interface AgentResult {
   effects?: EffectEntry[];
   /** Trace entries and history entries dropped from long continue-as-new chains (the tails are kept). */
   omitted?: { trace: number; history: number };
+  /** What the final validator made of the run's last final answer (absent in runs from before it). */
+  validation?: FinalValidation;
+}
+
+/**
+ * The final validator's verdict on the last final answer: supported (every figure found in an
+ * observation), unsupported (warn mode accepted it anyway; enforce mode ended the run), or unchecked
+ * (mode off). `bounces`: answers returned to the model as unsupported.
+ */
+export interface FinalValidation {
+  mode: ValidatorMode;
+  verdict: 'supported' | 'unsupported' | 'unchecked';
+  bounces: number;
+  unsupported_claims?: ClaimText[];
 }
 
 export type Phase = 'starting' | 'deciding' | 'calling_tool' | 'awaiting_approval' | 'reconciling' | 'done';

@@ -5,7 +5,7 @@
 // With scenario names, only those are (re-)recorded; the others stay as they are.
 // HISTORY_SUFFIX=.x writes <scenario>.x.json instead, keeping histories recorded by older code (each
 // patch has its set: <scenario>.json before any, .search-attributes-v1, .fault-guarantees-v1,
-// .batched-upserts-v1; record a new set with a new patch id).
+// .batched-upserts-v1, .final-validator-v1; record a new set with a new patch id).
 // test/fixtures/histories/legacy-*.json were recorded with the code from before issue 3 (an
 // escalate action, a read about another user, issue_refund when it was not registered): they prove
 // that the patched() guards keep such runs on their old paths. This script cannot re-record them.
@@ -107,6 +107,24 @@ const SCENARIOS: Scenario[] = [
     replies: [tool('get_user_billing', { user_id: 42 }), refund],
     answers: [{ decision: 'approve' }],
     cancelDuringEffect: true,
+  },
+  // Issue 12: the final validator bounces an answer whose figures no observation holds, once; the
+  // next answer is supported. With a decision_summary on the tool call.
+  {
+    name: 'validator-bounce',
+    allow: REFUND_ALLOW,
+    replies: [
+      {
+        action: {
+          kind: 'tool',
+          name: 'get_user_billing',
+          args: { user_id: 42 },
+          decision_summary: 'Read the billing record',
+        },
+      },
+      { action: { kind: 'final', answer: 'Yes: USD 59.00 on the Enterprise plan.' } },
+      { action: { kind: 'final', answer: 'Yes: USD 49.00 on the pro_monthly plan.' } },
+    ],
   },
 ];
 

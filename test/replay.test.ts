@@ -10,7 +10,7 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker } from '@temporalio/worker';
 import { NO_METRICS_SINKS } from '../worker/metrics';
 import { REPO_ROOT } from './helpers/harness';
-import { BATCHED_UPSERTS_PATCH, EFFECTS_PATCH, FAULTS_PATCH } from '../workflows/patches';
+import { BATCHED_UPSERTS_PATCH, EFFECTS_PATCH, FAULTS_PATCH, FINAL_VALIDATOR_PATCH } from '../workflows/patches';
 import { SEARCH_ATTRIBUTES_PATCH } from '../common/search-attributes';
 
 const HISTORIES = path.join(REPO_ROOT, 'test', 'fixtures', 'histories');
@@ -37,12 +37,20 @@ describe('replay of recorded histories', () => {
 
   it('has recorded histories of runs taking each patched path', () => {
     const recorded = new Set(files.flatMap(patchesIn));
-    for (const patch of [EFFECTS_PATCH, FAULTS_PATCH, SEARCH_ATTRIBUTES_PATCH, BATCHED_UPSERTS_PATCH]) {
+    for (const patch of [
+      EFFECTS_PATCH,
+      FAULTS_PATCH,
+      SEARCH_ATTRIBUTES_PATCH,
+      BATCHED_UPSERTS_PATCH,
+      FINAL_VALIDATOR_PATCH,
+    ]) {
       assert.ok(recorded.has(patch), `a history recorded with ${patch} (scripts/record-histories.ts)`);
     }
     // The newest patch stands for the older ones: a run recording it records no other marker.
-    for (const file of files.filter((f) => patchesIn(f).includes(BATCHED_UPSERTS_PATCH))) {
-      assert.deepEqual(patchesIn(file), [BATCHED_UPSERTS_PATCH], file);
+    for (const newest of [BATCHED_UPSERTS_PATCH, FINAL_VALIDATOR_PATCH]) {
+      for (const file of files.filter((f) => patchesIn(f).includes(newest))) {
+        assert.deepEqual(patchesIn(file), [newest], file);
+      }
     }
   });
 

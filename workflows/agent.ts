@@ -22,7 +22,8 @@ import {
 } from '@temporalio/workflow';
 import type { DecideInput, DecideOutput, ReconcileInput, ReconcileOutput, ToolInput } from '../common/types';
 import { addTokens, EMPTY_USAGE, remaining, resolveBudget } from '../common/budget';
-import type { Budget, Usage } from '../common/budget';
+import { decideSummary, toolCallSummary } from './activity-summary';
+import type { Budget, Remaining, Usage } from '../common/budget';
 import type { Action, EscalateAction } from '../common/contract';
 import {
   APPROVAL_UPDATE_DESCRIPTION,
@@ -63,7 +64,10 @@ import type { RunStatus } from '../common/search-attributes';
 import type { Tagged } from '../common/step-tag';
 import { effectsPatched, runPatches, searchAttributesPatched } from './patches';
 import type { RunPatches } from './patches';
-import { approvalMove, decideMove, escalationMove, startStep, toolAnswered, toolFailedMove } from './step';
+import { approvalMove, decideMove, escalationMove, finalMove, startStep, toolAnswered, toolFailedMove } from './step';
+import { validatorModeFor } from '../common/final-validator';
+import type { ValidatorMode } from '../common/final-validator';
+import type { FinalValidation } from '../common/types';
 import type { AdmittedCall, StepRules, StopMove } from './step';
 
 type DecideFn = (input: Tagged<DecideInput>) => Promise<DecideOutput>;
@@ -227,7 +231,9 @@ class AgentRun {
       registryFor: (name) => this.registryFor(name),
       policy: (name, args) => this.principalPolicy(name, args),
       ...(this.v2 ? { loopSignature } : {}),
+      ...(this.patches.validator ? { decisionSummary: true } : {}),
     };
+    const validatorMode: ValidatorMode = validatorModeFor(this.input);
     for (;;) {
       this.throwIfCutOff();
       this.tick();
@@ -251,7 +257,16 @@ class AgentRun {
       const move = decideMove(decision, step, { usage: this.usage, seenCalls: this.seenCalls }, rules);
       if (move.action) this.lastAction = move.action;
       if (move.next === 'stop') return this.stopMove(move);
-      if (move.next === 'finish') return this.finish(move.action.answer);
+      if (move.next === 'finish') {
+        if (!this.patches.validator) return this.finish(move.action.answer);
+        const checked = finalMove(move.action, step, this.history, validatorMode);
+        if (checked.next === 'stop') return this.stopMove(checked);
+        if (checked.next === 'finish') return this.finish(move.action.answer, checked.validation);
+        // Bounced: the model sees which figures no observation supports, and answers again.
+        this.trace.push(checked.trace);
+        this.history.push(checked.history);
+        continue;
+      }
       if (move.next === 'escalate') {
         const stopped = await this.escalate(step, move.action);
         if (stopped) return stopped;
@@ -448,7 +463,7 @@ class AgentRun {
   private async decide(step: number): Promise<DecideOutput | { stop: StopReason }> {
     const { decide } = proxyActivities<{ decide: DecideFn }>({
       activityId: `${step}-decide`,
-      summary: `step ${step}: decide`,
+      summary: this.patches.validator ? decideSummary(step, this.left()) : `step ${step}: decide`,
       // Per-attempt cap is the HTTP client's timeout (OPENAI_TIMEOUT_SECONDS, worker side);
       // this is the backstop. A short heartbeat timeout notices a dead worker in seconds.
       startToCloseTimeout: '5 minutes',
@@ -498,7 +513,9 @@ class AgentRun {
     const spec = TOOL_REGISTRY[call.name]!;
     const tools = proxyActivities<Record<string, ToolFn>>({
       activityId: `${call.step}-${call.name}`,
-      summary: `step ${call.step}: ${call.name} (${call.argsHash})`,
+      summary: this.patches.validator
+        ? toolCallSummary(call, this.left())
+        : `step ${call.step}: ${call.name} (${call.argsHash})`,
       startToCloseTimeout: `${spec.timeoutSeconds} seconds`,
       ...(spec.effectful
         ? {
@@ -541,6 +558,11 @@ class AgentRun {
       : continueAsNew<typeof reactAgent>(next);
   }
 
+  /** What is left of the budget right now (the activity summaries show it). */
+  private left(): Remaining {
+    return remaining(this.budget, { ...this.usage, elapsed_ms: this.agentElapsedMs() });
+  }
+
   private tick(): void {
     this.usage = { ...this.usage, elapsed_ms: this.agentElapsedMs() };
   }
@@ -566,8 +588,8 @@ class AgentRun {
     setCurrentDetails(`step ${this.usage.steps}/${this.budget.max_steps}: ${what}`);
   }
 
-  private finish(answer: string): AgentResult {
-    return this.end({ status: 'ok', stop_reason: 'success', answer });
+  private finish(answer: string, validation?: FinalValidation): AgentResult {
+    return this.end({ status: 'ok', stop_reason: 'success', answer, ...(validation ? { validation } : {}) });
   }
 
   private stop(reason: StopReason, extra: Partial<AgentResult> = {}): AgentResult {

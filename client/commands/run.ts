@@ -5,6 +5,7 @@ import { DEFAULT_ALLOWED_TOOLS } from '../../common/tool-catalog';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from '../../common/approvals';
 import type { Budget } from '../../common/budget';
 import type { AgentInput } from '../../common/types';
+import type { ValidatorMode } from '../../common/final-validator';
 import { checkRunInput, InvalidRunInputError, startRun } from '../agent-client';
 import { UsageError, usageText } from '../cli-args';
 import { CliError, defineCommand, line, printJson, progressOut } from '../cli-context';
@@ -31,6 +32,11 @@ const spec = {
       kind: 'int',
       value: 'SECONDS',
       help: `how long a call needing approval waits for a person (default ${DEFAULT_APPROVAL_TIMEOUT_SECONDS})`,
+    },
+    validator: {
+      kind: 'string',
+      value: 'off|warn|enforce',
+      help: "check the final answer's figures against the observations (default: enforce with issue_refund, else warn)",
     },
     id: { kind: 'string', value: 'ID', help: 'workflow id (default agent-<user>-<time>-<random>)' },
     wait: {
@@ -59,6 +65,7 @@ const FLAG_OF: Record<string, string> = {
   'budget.max_tokens': '--max-tokens',
   allow: '--allow',
   approval_timeout_seconds: '--approval-timeout',
+  validator: '--validator',
 };
 
 /** "invalid run input: budget.max_steps: Too small ..." -> "... (--max-steps)". */
@@ -90,6 +97,8 @@ export const run = defineCommand({
     if (flags['max-tokens'] !== undefined) budget.max_tokens = flags['max-tokens'];
     const input: AgentInput = { goal, user_id: userId, budget, allow: flags.allow ?? [...DEFAULT_ALLOWED_TOOLS] };
     if (flags['approval-timeout'] !== undefined) input.approval_timeout_seconds = flags['approval-timeout'];
+    // Checked with the rest of the input below (the workflow's own schema).
+    if (flags.validator !== undefined) input.validator = flags.validator as ValidatorMode;
     const workflowId = flags.id ?? defaultWorkflowId(userId);
     // The workflow's own schema, before connecting: a bad value never reaches the server.
     try {
