@@ -90,7 +90,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts', 'scripts/**/*.ts'],
+    files: ['test/**/*.ts', 'scripts/**/*.ts', 'eval/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
 );
