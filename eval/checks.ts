@@ -106,7 +106,8 @@ export function checkRun(spec: RunSpec, record: RunRecord, rows: RefundRow[], ca
     add('answer_facts', absent.length === 0, `answer lacks ${absent.map((f) => JSON.stringify(f)).join(', ')}`);
   }
 
-  const budget = resolveBudget(spec.budget);
+  // The budget the run ends with is the one it was started with; it was started with the scenario's allowlist.
+  const budget = resolveBudget(record.input.budget);
   const sameBudget = record.result === undefined || sameJson(record.result.budget, budget) || cancelledBeforeStart(record);
   const sameAllow = sameJson([...record.input.allow].sort(), [...spec.allow].sort());
   add('permissions_unchanged', sameBudget && sameAllow, 'the budget or the allowlist differ from the run input');
