@@ -49,14 +49,17 @@ export function faultCycle(random: () => number, workers: number, withServer: bo
   }));
 }
 
-/** Which runs chaos cancels (a fraction, at least one) and how long after their start. */
-export function chooseCancels(random: () => number, workflowIds: readonly string[], fraction = 0.1): Map<string, number> {
-  const count = Math.max(1, Math.round(workflowIds.length * fraction));
-  const pool = [...workflowIds];
+/**
+ * Which runs chaos cancels (a fraction, at least one) and at which step (1 up to its scripted
+ * length, at most 3). `runs`: workflow id -> how many steps its script has.
+ */
+export function chooseCancels(random: () => number, runs: ReadonlyMap<string, number>, fraction = 0.1): Map<string, number> {
+  const count = Math.max(1, Math.round(runs.size * fraction));
+  const pool = [...runs.keys()];
   const chosen = new Map<string, number>();
   while (chosen.size < count && pool.length) {
     const [id] = pool.splice(Math.floor(random() * pool.length), 1);
-    chosen.set(id!, 200 + Math.floor(random() * 1800));
+    chosen.set(id!, 1 + Math.floor(random() * Math.min(3, runs.get(id!)!)));
   }
   return chosen;
 }
@@ -90,9 +93,9 @@ export class ChaosMonkey {
     this.loop = this.run(once);
   }
 
-  /** Records a cancel the harness made (the runs cancel themselves; see run-one.ts). */
-  noteCancel(workflowId: string): void {
-    this.record('cancel_run', workflowId);
+  /** Records a cancel the harness sent (each chosen run cancels itself at its step; see run-one.ts). */
+  noteCancel(detail: string): void {
+    this.record('cancel_run', detail);
   }
 
   /** Ends the faults: at once, or (`finishCycle`, for --chaos-once) after the cycle has run in full. */
@@ -115,7 +118,7 @@ export class ChaosMonkey {
         if (this.stopped) return;
         if (fault.kind === 'kill_worker') {
           this.record('kill_worker', `SIGKILL worker ${fault.slot}, then a fresh one`);
-          await fleet.killAndReplace(fault.slot);
+          await fleet.killAndReplace(fault.slot); // the fresh one gets ready in the background
         } else if (fault.kind === 'hang_worker') {
           this.record('hang_worker', `SIGSTOP worker ${fault.slot} for ${fault.holdMs} ms`);
           fleet.hang(fault.slot);

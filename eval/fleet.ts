@@ -21,12 +21,13 @@ export class WorkerFleet {
     await Promise.all(this.slots.map((w) => w.ready));
   }
 
-  /** SIGKILL, then a fresh worker in the same slot. */
+  /**
+   * SIGKILL, then a fresh worker in the same slot. It does not wait for the fresh one to be ready
+   * (bundling the workflow code takes a while on a loaded machine): the other workers carry on.
+   */
   async killAndReplace(slot: number): Promise<void> {
     await this.slots[slot]!.kill();
-    const fresh = startWorkerProcess(this.env, this.workerEnv);
-    this.slots[slot] = fresh;
-    await fresh.ready;
+    this.slots[slot] = startWorkerProcess(this.env, this.workerEnv);
   }
 
   hang(slot: number): void {

@@ -34,9 +34,17 @@ export interface TrialPlan {
   scenario: Scenario;
   trial: number;
   workflowId: string;
-  /** Chaos: cancel the run this long after it started. */
-  cancelAfterMs?: number;
+  /**
+   * Chaos: cancel the run once it is at this step. Offline, the model's answer for that step is
+   * held back 3 s (a slow LLM call), so the cancel lands in the middle of the step.
+   */
+  cancelAtStep?: number;
+  /** Told when the cancel is sent (the chaos log). */
+  onCancel?: () => void;
 }
+
+/** How long the scripted model holds back the answer of the step a chaos cancel targets. */
+const SLOW_STEP_MS = 3000;
 
 export interface TrialResult extends ScoredRun {
   workflowId: string;
@@ -61,11 +69,18 @@ export function runInput(s: Scenario): AgentInput {
   };
 }
 
-export function scriptOf(replies: readonly ScriptedReply[]) {
+export function scriptOf(replies: readonly ScriptedReply[], slowStep?: number) {
   const steps: Record<number, Reply> = {};
   replies.forEach((r, i) => {
+    const extras = i + 1 === slowStep ? { delayMs: SLOW_STEP_MS } : {};
     steps[i + 1] =
-      'tool' in r ? tool(r.tool, r.args) : 'final' in r ? final(r.final) : 'escalate' in r ? escalate(r.escalate) : malformed(r.malformed);
+      'tool' in r
+        ? tool(r.tool, r.args, extras)
+        : 'final' in r
+          ? final(r.final, extras)
+          : 'escalate' in r
+            ? escalate(r.escalate, extras)
+            : malformed(r.malformed, extras);
   });
   return byStep(steps);
 }
@@ -74,7 +89,7 @@ export async function runTrial(ctx: RunContext, plan: TrialPlan): Promise<TrialR
   const { scenario: s, workflowId: id } = plan;
   const input = runInput(s);
   writeRunWorld(ctx.worldDir, id, s);
-  if (ctx.llm && s.model !== 'live') ctx.llm.script(id, scriptOf(s.model.script));
+  if (ctx.llm && s.model !== 'live') ctx.llm.script(id, scriptOf(s.model.script, plan.cancelAtStep));
 
   const handle = await retry(`start ${id}`, async () => {
     try {
@@ -89,10 +104,8 @@ export async function runTrial(ctx: RunContext, plan: TrialPlan): Promise<TrialR
   let finished = false;
   const operator = needsPerson(s) ? operate(ctx, s, id, handle, () => finished) : Promise.resolve();
   const cancel =
-    plan.cancelAfterMs !== undefined
-      ? delay(plan.cancelAfterMs).then(() =>
-          finished ? undefined : retry(`cancel ${id}`, () => cancelRun(ctx.client, id, 'eval chaos: cancel')),
-        )
+    plan.cancelAtStep !== undefined
+      ? cancelAtStep(ctx, id, handle, plan.cancelAtStep, () => finished, plan.onCancel)
       : Promise.resolve();
   try {
     await retry(`result of ${id}`, async () => {
@@ -113,7 +126,7 @@ export async function runTrial(ctx: RunContext, plan: TrialPlan): Promise<TrialR
   const record = await readRunRecord(id, chain, decode);
   const { events } = await rebuildTrace(id, chain, decode);
   const rows = readRefundRows(ctx.worldDir, id);
-  const cancelledOnPurpose = plan.cancelAfterMs !== undefined && record.cancelRequestedAtMs !== undefined;
+  const cancelledOnPurpose = plan.cancelAtStep !== undefined && record.cancelRequestedAtMs !== undefined;
   const verdict = checkRun(s, record, rows, cancelledOnPurpose);
   return {
     scenario: s.name,
@@ -129,6 +142,30 @@ export async function runTrial(ctx: RunContext, plan: TrialPlan): Promise<TrialR
     stopReason: record.result?.stop_reason ?? (record.temporalStatus === 'CANCELLED' ? 'cancelled' : undefined),
     answer: record.result?.answer,
   };
+}
+
+/** Chaos's kill switch: waits until the run is at `step` (or waits for a person), then cancels it. */
+async function cancelAtStep(
+  ctx: RunContext,
+  id: string,
+  handle: WorkflowHandle<typeof reactAgent>,
+  step: number,
+  done: () => boolean,
+  onCancel?: () => void,
+): Promise<void> {
+  while (!done()) {
+    await delay(200);
+    try {
+      const state = await handle.query(stateQuery);
+      if (state.status !== 'running') return;
+      if (state.step < step && !state.awaiting_approval) continue;
+    } catch {
+      continue; // the server or the worker is down for a moment
+    }
+    onCancel?.();
+    await retry(`cancel ${id}`, () => cancelRun(ctx.client, id, 'eval chaos: cancel'));
+    return;
+  }
 }
 
 /** Runs that may wait for a person: a tool that needs approval is allowed, or the model may escalate. */

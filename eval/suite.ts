@@ -94,10 +94,15 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResult> {
       let inFlight = 0;
       if (phase === 'chaos') {
         const random = seededRandom(opts.seed);
-        const cancels = chooseCancels(random, plans.map((p) => p.workflowId));
+        const steps = new Map(
+          plans.map((p) => [p.workflowId, p.scenario.model === 'live' ? 3 : p.scenario.model.script.length]),
+        );
+        const cancels = chooseCancels(random, steps);
         for (const p of plans) {
-          const after = cancels.get(p.workflowId);
-          if (after !== undefined) p.cancelAfterMs = after;
+          const step = cancels.get(p.workflowId);
+          if (step === undefined) continue;
+          p.cancelAtStep = step;
+          p.onCancel = () => monkey?.noteCancel(`${p.workflowId} at step ${step}`);
         }
         monkey = new ChaosMonkey(
           random,
@@ -111,7 +116,6 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResult> {
       const trials: TrialResult[] = [];
       await pool(plans, opts.concurrency, async (plan) => {
         inFlight++;
-        if (plan.cancelAfterMs !== undefined) monkey?.noteCancel(`${plan.workflowId} after ${plan.cancelAfterMs} ms`);
         const trial = await runTrial(ctx, plan).catch((err: unknown) => harnessFailure(plan, err));
         inFlight--;
         trials.push(trial);
