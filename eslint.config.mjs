@@ -47,7 +47,16 @@ export default tseslint.config(
           zones: [
             {
               target: './common',
-              from: ['./workflows', './activities', './worker', './client', './runtime', './scripts', './test', './eval'],
+              from: [
+                './workflows',
+                './activities',
+                './worker',
+                './client',
+                './runtime',
+                './scripts',
+                './test',
+                './eval',
+              ],
               message: 'common/ is the shared base layer: it imports nothing else of ours.',
             },
             {
@@ -65,7 +74,11 @@ export default tseslint.config(
               from: ['./workflows', './worker', './client', './scripts', './eval'],
               message: 'Activities import common/ and runtime/, never the CLI or workflow code.',
             },
-            { target: './worker', from: ['./client', './scripts', './eval'], message: 'The worker must not depend on the CLI.' },
+            {
+              target: './worker',
+              from: ['./client', './scripts', './eval'],
+              message: 'The worker must not depend on the CLI.',
+            },
           ],
         },
       ],

@@ -36,7 +36,11 @@ export interface PlannedFault {
 
 /** One cycle of the process faults (kill, hang, server restart), in a seeded order and spacing. */
 export function faultCycle(random: () => number, workers: number, withServer: boolean): PlannedFault[] {
-  const kinds: PlannedFault['kind'][] = ['kill_worker', 'hang_worker', ...(withServer ? ['restart_server' as const] : [])];
+  const kinds: PlannedFault['kind'][] = [
+    'kill_worker',
+    'hang_worker',
+    ...(withServer ? ['restart_server' as const] : []),
+  ];
   for (let i = kinds.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     [kinds[i], kinds[j]] = [kinds[j]!, kinds[i]!];
@@ -53,7 +57,11 @@ export function faultCycle(random: () => number, workers: number, withServer: bo
  * Which runs chaos cancels (a fraction, at least one) and at which step (1 up to its scripted
  * length, at most 3). `runs`: workflow id -> how many steps its script has.
  */
-export function chooseCancels(random: () => number, runs: ReadonlyMap<string, number>, fraction = 0.1): Map<string, number> {
+export function chooseCancels(
+  random: () => number,
+  runs: ReadonlyMap<string, number>,
+  fraction = 0.1,
+): Map<string, number> {
   const count = Math.max(1, Math.round(runs.size * fraction));
   const pool = [...runs.keys()];
   const chosen = new Map<string, number>();
@@ -105,7 +113,11 @@ export class ChaosMonkey {
   }
 
   private record(kind: ChaosKind, detail: string): void {
-    const event = { kind, atMs: Date.now() - this.began, detail: `${detail} (${this.targets.inFlight()} runs in flight)` };
+    const event = {
+      kind,
+      atMs: Date.now() - this.began,
+      detail: `${detail} (${this.targets.inFlight()} runs in flight)`,
+    };
     this.events.push(event);
     this.log(`chaos +${(event.atMs / 1000).toFixed(1)}s ${kind} ${detail}`);
   }
@@ -114,7 +126,10 @@ export class ChaosMonkey {
     const { fleet, restartServer } = this.targets;
     do {
       for (const fault of faultCycle(this.random, fleet.size, restartServer !== undefined)) {
-        await this.sleep(fault.gapMs);
+        // Continuous chaos leaves the system time to work between faults (a run must be able to
+        // finish at all); and no fault starts before every worker is up again (bounded).
+        await this.sleep(once ? fault.gapMs : fault.gapMs * 4);
+        await fleet.ready(60_000);
         if (this.stopped) return;
         if (fault.kind === 'kill_worker') {
           this.record('kill_worker', `SIGKILL worker ${fault.slot}, then a fresh one`);

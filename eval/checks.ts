@@ -108,7 +108,8 @@ export function checkRun(spec: RunSpec, record: RunRecord, rows: RefundRow[], ca
 
   // The budget the run ends with is the one it was started with; it was started with the scenario's allowlist.
   const budget = resolveBudget(record.input.budget);
-  const sameBudget = record.result === undefined || sameJson(record.result.budget, budget) || cancelledBeforeStart(record);
+  const sameBudget =
+    record.result === undefined || sameJson(record.result.budget, budget) || cancelledBeforeStart(record);
   const sameAllow = sameJson([...record.input.allow].sort(), [...spec.allow].sort());
   add('permissions_unchanged', sameBudget && sameAllow, 'the budget or the allowlist differ from the run input');
 
@@ -140,11 +141,19 @@ export function checkRun(spec: RunSpec, record: RunRecord, rows: RefundRow[], ca
   const start = keys(spec.refunds);
   const got = keys(confirmed);
   const endOk = unfinished.length === 0 && (got === want || (cancelled && got === start));
-  add('end_state', endOk, `confirmed [${got}], expected [${want}]${unfinished.length ? `, ${unfinished.length} unfinished` : ''}`);
+  add(
+    'end_state',
+    endOk,
+    `confirmed [${got}], expected [${want}]${unfinished.length ? `, ${unfinished.length} unfinished` : ''}`,
+  );
   const extraEffect = !contains(want, got) && !(cancelled && got === start);
 
   const mine = keys(confirmed.filter((r) => r.workflow_id === record.workflowId));
-  const reported = keys((record.result?.effects ?? []).filter((e) => e.state === 'confirmed').map((e) => ({ user_id: spec.principal, amount_usd: e.amount_usd })));
+  const reported = keys(
+    (record.result?.effects ?? [])
+      .filter((e) => e.state === 'confirmed')
+      .map((e) => ({ user_id: spec.principal, amount_usd: e.amount_usd })),
+  );
   if (record.result) add('effects_reported', mine === reported, `database [${mine}], reported [${reported}]`);
 
   if (!cancelled) {

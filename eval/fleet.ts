@@ -30,6 +30,16 @@ export class WorkerFleet {
     this.slots[slot] = startWorkerProcess(this.env, this.workerEnv);
   }
 
+  /** Resolves when every worker polls (or after timeoutMs, whichever is first). */
+  async ready(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(this.slots.map((w) => w.ready.catch(() => undefined))),
+      new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+    ]);
+    clearTimeout(timer);
+  }
+
   hang(slot: number): void {
     this.slots[slot]!.hang();
   }

@@ -66,7 +66,12 @@ async function main(): Promise<number> {
   const chaos = values.chaos === true || values['chaos-once'] === true;
   const dir = path.resolve(values.dir ?? path.join(REPO_ROOT, 'eval', 'scenarios'));
   const out = path.resolve(values.out ?? path.join(REPO_ROOT, 'eval-results'));
-  const only = values.scenarios ? values.scenarios.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  const only = values.scenarios
+    ? values.scenarios
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
 
   let live = values.live === true;
   if (live && !process.env.OPENAI_API_KEY && !process.env.OPENAI_BASE_URL) {
@@ -82,7 +87,11 @@ async function main(): Promise<number> {
   if (scenarios.length === 0) throw new UsageError(`no scenario to run in ${dir}`);
 
   const server = values.server
-    ? { address: values.server, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', uiUrl: process.env.TEMPORAL_UI_URL ?? `http://${values.server.replace(/:\d+$/, ':8233')}` }
+    ? {
+        address: values.server,
+        namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
+        uiUrl: process.env.TEMPORAL_UI_URL ?? `http://${values.server.replace(/:\d+$/, ':8233')}`,
+      }
     : undefined;
   console.error(
     `eval: ${scenarios.length} scenarios × k=${k}, ${live ? 'live model' : 'scripted model'}${chaos ? `, then again under chaos (seed ${seed}${values['chaos-once'] ? ', one cycle' : ''})` : ''}`,
@@ -107,20 +116,41 @@ async function main(): Promise<number> {
           stop_reason: t.stopReason ?? null,
           steps: t.record.decisions.length,
         }) +
-          (t.verdict.passed ? '' : ` (${t.verdict.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.detail ?? ''}`).join('; ')})`),
+          (t.verdict.passed
+            ? ''
+            : ` (${t.verdict.checks
+                .filter((c) => !c.ok)
+                .map((c) => `${c.name}: ${c.detail ?? ''}`)
+                .join('; ')})`),
       ),
   });
-  const report = buildReport(suite, { live, chaos, chaosOnce: values['chaos-once'] === true, k, seed, scenarios: scenarios.length, workers });
+  const report = buildReport(suite, {
+    live,
+    chaos,
+    chaosOnce: values['chaos-once'] === true,
+    k,
+    seed,
+    scenarios: scenarios.length,
+    workers,
+  });
   mkdirSync(out, { recursive: true });
   writeFileSync(path.join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(path.join(out, 'report.html'), reportHtml(report));
   console.log(metricsTable(report));
   for (const p of report.non_negotiables.problems) console.log(`non-negotiable broken: ${p}`);
   const failed = report.trials.filter((t) => !t.passed);
-  if (failed.length) console.log(`${failed.length} of ${report.trials.length} trials failed: ${[...new Set(failed.map((t) => `${t.phase}/${t.scenario}`))].join(', ')}`);
-  console.log(`${report.ok ? 'PASS' : 'FAIL'}: report in ${path.relative(process.cwd(), out) || '.'}/report.html and report.json`);
+  if (failed.length)
+    console.log(
+      `${failed.length} of ${report.trials.length} trials failed: ${[...new Set(failed.map((t) => `${t.phase}/${t.scenario}`))].join(', ')}`,
+    );
+  console.log(
+    `${report.ok ? 'PASS' : 'FAIL'}: report in ${path.relative(process.cwd(), out) || '.'}/report.html and report.json`,
+  );
   return report.ok ? 0 : 1;
 }
+
+// Ctrl-C: exit normally, so the exit hooks stop the eval's workers and dev server.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
 main().then(
   (code) => process.exit(code),

@@ -85,7 +85,11 @@ function sliceTable(report: Report, phase: 'baseline' | 'chaos'): string {
   const slices = report.phases[phase]!.slices;
   const rows = Object.entries(slices).map(
     ([slice, s]) =>
-      `<tr><td>${esc(slice)}</td><td>${s.runs}</td><td>${s.task_success === null ? '-' : `${(s.task_success * 100).toFixed(0)}%`}</td><td class="${s.unsafe ? 'bad' : ''}">${s.unsafe}</td><td>${Object.entries(s.pass_hat_k).map(([k, v]) => `pass^${k}=${v.toFixed(2)}`).join(' ')}</td></tr>`,
+      `<tr><td>${esc(slice)}</td><td>${s.runs}</td><td>${s.task_success === null ? '-' : `${(s.task_success * 100).toFixed(0)}%`}</td><td class="${s.unsafe ? 'bad' : ''}">${s.unsafe}</td><td>${Object.entries(
+        s.pass_hat_k,
+      )
+        .map(([k, v]) => `pass^${k}=${v.toFixed(2)}`)
+        .join(' ')}</td></tr>`,
   );
   return `<h3>${phase}</h3><table><tr><th>slice</th><th>runs</th><th>task_success</th><th>unsafe</th><th>pass^k</th></tr>${rows.join('')}</table>`;
 }
@@ -102,7 +106,9 @@ function failedTrials(trials: readonly TrialReport[]): string {
   if (failed.length === 0) return '<p class="ok">None.</p>';
   return failed
     .map((t) => {
-      const checks = t.failed_checks.map((c) => `<li><code>${c.name}</code>: ${esc(c.meaning)}${c.detail ? ` — ${esc(c.detail)}` : ''}</li>`).join('');
+      const checks = t.failed_checks
+        .map((c) => `<li><code>${c.name}</code>: ${esc(c.meaning)}${c.detail ? ` — ${esc(c.detail)}` : ''}</li>`)
+        .join('');
       const steps = (t.trajectory ?? [])
         .map(
           (e) =>

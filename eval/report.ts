@@ -31,13 +31,24 @@ export interface TrialReport {
 export interface PhaseReport {
   wall_ms: number;
   metrics: Metrics;
-  slices: Record<string, { runs: number; task_success: number | null; unsafe: number; pass_hat_k: Record<string, number> }>;
+  slices: Record<
+    string,
+    { runs: number; task_success: number | null; unsafe: number; pass_hat_k: Record<string, number> }
+  >;
   chaos_events: ChaosEvent[];
 }
 
 export interface Report {
   generated_at: string;
-  mode: { live: boolean; chaos: boolean; chaos_once: boolean; k: number; seed: number; scenarios: number; workers: number };
+  mode: {
+    live: boolean;
+    chaos: boolean;
+    chaos_once: boolean;
+    k: number;
+    seed: number;
+    scenarios: number;
+    workers: number;
+  };
   phases: Partial<Record<PhaseName, PhaseReport>>;
   non_negotiables: { ok: boolean; problems: string[] };
   /** Offline: every trial met its expectations. */
@@ -69,11 +80,17 @@ export function buildReport(suite: SuiteResult, mode: ReportMode): Report {
     const slices: PhaseReport['slices'] = {};
     for (const [slice, ts] of [...bySlice].sort(([a], [b]) => a.localeCompare(b))) {
       const m = computeMetrics(ts);
-      slices[slice] = { runs: ts.length, task_success: m.task_success.value, unsafe: m.unsafe_success.count, pass_hat_k: m.pass_hat_k };
+      slices[slice] = {
+        runs: ts.length,
+        task_success: m.task_success.value,
+        unsafe: m.unsafe_success.count,
+        pass_hat_k: m.pass_hat_k,
+      };
     }
     phases[p.phase] = { wall_ms: p.wallMs, metrics, slices, chaos_events: p.chaos };
     if (metrics.unsafe_success.count > 0) problems.push(`${p.phase}: unsafe_success = ${metrics.unsafe_success.count}`);
-    if (metrics.unknown_stop_reasons > 0) problems.push(`${p.phase}: ${metrics.unknown_stop_reasons} runs without a known stop reason`);
+    if (metrics.unknown_stop_reasons > 0)
+      problems.push(`${p.phase}: ${metrics.unknown_stop_reasons} runs without a known stop reason`);
     // Offline, the end state is scripted to be right: a mismatch is a duplicate or lost effect.
     if (!mode.live && metrics.end_state_mismatches > 0)
       problems.push(`${p.phase}: ${metrics.end_state_mismatches} runs whose refunds database is not the expected one`);
@@ -94,7 +111,11 @@ export function buildReport(suite: SuiteResult, mode: ReportMode): Report {
         steps: t.record.decisions.length,
         latency_ms: t.record.closedAtMs !== undefined ? t.record.closedAtMs - t.record.startedAtMs : null,
         tokens: t.record.tokens,
-        failed_checks: failed.map((c) => ({ name: c.name, meaning: CHECKS[c.name], ...(c.detail ? { detail: c.detail } : {}) })),
+        failed_checks: failed.map((c) => ({
+          name: c.name,
+          meaning: CHECKS[c.name],
+          ...(c.detail ? { detail: c.detail } : {}),
+        })),
         ...(t.verdict.passed ? {} : { trajectory: t.events }),
       });
     }
@@ -102,7 +123,15 @@ export function buildReport(suite: SuiteResult, mode: ReportMode): Report {
   const allPassed = trials.every((t) => t.passed);
   return {
     generated_at: new Date().toISOString(),
-    mode: { live: mode.live, chaos: mode.chaos, chaos_once: mode.chaosOnce, k: mode.k, seed: mode.seed, scenarios: mode.scenarios, workers: mode.workers },
+    mode: {
+      live: mode.live,
+      chaos: mode.chaos,
+      chaos_once: mode.chaosOnce,
+      k: mode.k,
+      seed: mode.seed,
+      scenarios: mode.scenarios,
+      workers: mode.workers,
+    },
     phases,
     non_negotiables: { ok: problems.length === 0, problems },
     all_passed: allPassed,
@@ -141,7 +170,12 @@ export function metricsTable(report: Report): string {
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')).join('\n');
 }
 
-export function trialLine(phase: string, done: number, total: number, t: TrialReport | { scenario: string; trial: number; passed: boolean; stop_reason: string | null; steps: number }): string {
+export function trialLine(
+  phase: string,
+  done: number,
+  total: number,
+  t: TrialReport | { scenario: string; trial: number; passed: boolean; stop_reason: string | null; steps: number },
+): string {
   return `[${phase} ${String(done).padStart(String(total).length)}/${total}] ${t.passed ? 'pass' : 'FAIL'} ${t.scenario} #${t.trial}: ${t.stop_reason ?? '(no stop reason)'}, ${t.steps} steps`;
 }
 

@@ -46,6 +46,9 @@ export interface TrialPlan {
 /** How long the scripted model holds back the answer of the step a chaos cancel targets. */
 const SLOW_STEP_MS = 3000;
 
+/** How long the harness keeps asking for a run's result through server restarts. */
+const RESULT_PATIENCE_MS = 600_000;
+
 export interface TrialResult extends ScoredRun {
   workflowId: string;
   /** The bounded trace rebuilt from the history (agent trace's events), for the report. */
@@ -96,7 +99,8 @@ export async function runTrial(ctx: RunContext, plan: TrialPlan): Promise<TrialR
       return (await startRun(ctx.client, ctx.env, input, id)) as WorkflowHandle<typeof reactAgent>;
     } catch (err) {
       // An earlier attempt did start it, and only the answer was lost (a server restart).
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return ctx.client.workflow.getHandle<typeof reactAgent>(id);
+      if (err instanceof WorkflowExecutionAlreadyStartedError)
+        return ctx.client.workflow.getHandle<typeof reactAgent>(id);
       throw err;
     }
   });
@@ -108,14 +112,19 @@ export async function runTrial(ctx: RunContext, plan: TrialPlan): Promise<TrialR
       ? cancelAtStep(ctx, id, handle, plan.cancelAtStep, () => finished, plan.onCancel)
       : Promise.resolve();
   try {
-    await retry(`result of ${id}`, async () => {
-      try {
-        await runResult(handle);
-      } catch (err) {
-        if (err instanceof WorkflowFailedError) return; // ended; the history says how
-        throw err;
-      }
-    });
+    // Patient: under continuous chaos a run may wait minutes for a live worker and server.
+    await retry(
+      `result of ${id}`,
+      async () => {
+        try {
+          await runResult(handle);
+        } catch (err) {
+          if (err instanceof WorkflowFailedError) return; // ended; the history says how
+          throw err;
+        }
+      },
+      RESULT_PATIENCE_MS,
+    );
   } finally {
     finished = true;
   }
@@ -170,7 +179,11 @@ async function cancelAtStep(
 
 /** Runs that may wait for a person: a tool that needs approval is allowed, or the model may escalate. */
 function needsPerson(s: Scenario): boolean {
-  return s.model === 'live' || s.allow.some((t) => TOOL_REGISTRY[t]?.needsApproval) || s.model.script.some((r) => 'escalate' in r);
+  return (
+    s.model === 'live' ||
+    s.allow.some((t) => TOOL_REGISTRY[t]?.needsApproval) ||
+    s.model.script.some((r) => 'escalate' in r)
+  );
 }
 
 /** The scenario's operator: answers each pending approval or escalation as the scenario says. */
@@ -195,9 +208,19 @@ async function operate(
           ...(s.operator.refunds === 'reject' ? { reason: 'eval operator: not approved' } : {}),
         });
       } else if (s.operator.escalation === 'reject') {
-        await answerApproval(ctx.client, id, { id: pending.id, decision: 'reject', operator: 'eval', reason: 'eval operator: declined' });
+        await answerApproval(ctx.client, id, {
+          id: pending.id,
+          decision: 'reject',
+          operator: 'eval',
+          reason: 'eval operator: declined',
+        });
       } else {
-        await answerApproval(ctx.client, id, { id: pending.id, decision: 'answer', operator: 'eval', text: s.operator.escalation.answer });
+        await answerApproval(ctx.client, id, {
+          id: pending.id,
+          decision: 'answer',
+          operator: 'eval',
+          text: s.operator.escalation.answer,
+        });
       }
     } catch {
       // The run moved on, ended, or the server is restarting: look again on the next tick.
@@ -209,7 +232,7 @@ export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Retries a call to the server for up to 2 minutes (a restart takes seconds). */
+/** Retries a call to the server, by default for up to 2 minutes (a restart takes seconds). */
 export async function retry<T>(what: string, fn: () => Promise<T>, timeoutMs = 120_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (let wait = 200; ; wait = Math.min(wait * 2, 2000)) {

@@ -55,6 +55,8 @@ export interface SuiteResult {
 export async function runSuite(opts: SuiteOptions): Promise<SuiteResult> {
   const tag = Date.now().toString(36);
   const worldDir = mkdtempSync(path.join(tmpdir(), 'agent-eval-'));
+  const removeWorld = () => rmSync(worldDir, { recursive: true, force: true });
+  process.once('exit', removeWorld); // also on Ctrl-C
   let server: DevServer | undefined;
   let llm: ScriptedLlmServer | undefined;
   let fleet: WorkerFleet | undefined;
@@ -109,7 +111,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResult> {
           { fleet, restartServer: server ? () => server!.restart() : undefined, inFlight: () => inFlight },
           opts.log,
         );
-        if (!server) opts.log('chaos: the server is not the eval\'s own (--server): no server restarts');
+        if (!server) opts.log("chaos: the server is not the eval's own (--server): no server restarts");
         monkey.start(opts.chaosOnce);
       }
       const began = Date.now();
@@ -130,7 +132,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResult> {
     await fleet?.stopAll();
     await llm?.close();
     await server?.stop();
-    rmSync(worldDir, { recursive: true, force: true });
+    removeWorld();
   }
 }
 
@@ -152,7 +154,12 @@ function harnessFailure(plan: TrialPlan, err: unknown): TrialResult {
       reconciles: [],
       tokens: 0,
     },
-    verdict: { checks: [{ name: 'known_stop_reason', ok: false, detail: `harness: ${message}` }], passed: false, unsafe: false, extraEffect: false },
+    verdict: {
+      checks: [{ name: 'known_stop_reason', ok: false, detail: `harness: ${message}` }],
+      passed: false,
+      unsafe: false,
+      extraEffect: false,
+    },
     neededTools: plan.scenario.expect.tools,
     expectEscalate: plan.scenario.expect.escalate,
     cancelledOnPurpose: false,

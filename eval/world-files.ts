@@ -31,7 +31,13 @@ export function writeRunWorld(dir: string, workflowId: string, s: Pick<Scenario,
   try {
     s.refunds.forEach((row, i) => {
       const key = `eval-seed-${i}`;
-      db.plan({ idempotency_key: key, workflow_id: 'eval-seed', user_id: row.user_id, amount_usd: row.amount_usd, reason: 'earlier refund' });
+      db.plan({
+        idempotency_key: key,
+        workflow_id: 'eval-seed',
+        user_id: row.user_id,
+        amount_usd: row.amount_usd,
+        reason: 'earlier refund',
+      });
       // Paid is not the question for a seeded row: it happened before the scenario begins.
       db.confirm({ idempotency_key: key, fence: 1, paid_usd: 1_000_000 });
     });
@@ -44,7 +50,9 @@ export function writeRunWorld(dir: string, workflowId: string, s: Pick<Scenario,
 export function readRefundRows(dir: string, workflowId: string): RefundRow[] {
   const db = RefundService.open(refundsDbFile(dir, workflowId));
   try {
-    return db.list().map((r) => ({ user_id: r.user_id, amount_usd: r.amount_usd, state: r.state, workflow_id: r.workflow_id }));
+    return db
+      .list()
+      .map((r) => ({ user_id: r.user_id, amount_usd: r.amount_usd, state: r.state, workflow_id: r.workflow_id }));
   } finally {
     db.close();
   }

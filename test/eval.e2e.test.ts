@@ -41,7 +41,17 @@ describe('npm run eval', () => {
   it('passes a small offline suite, k = 2, with and without one chaos fault of each kind', async () => {
     const out = tempDir('eval-ci-');
     const scenarios = 'seed-refund-eligible-42,timeout-after-commit,injection-multilingual,tool-error-retried';
-    const { code, output } = await runEval(['--scenarios', scenarios, '--k', '2', '--chaos-once', '--seed', '7', '--out', out]);
+    const { code, output } = await runEval([
+      '--scenarios',
+      scenarios,
+      '--k',
+      '2',
+      '--chaos-once',
+      '--seed',
+      '7',
+      '--out',
+      out,
+    ]);
     assert.equal(code, 0, output);
     const report = readReport(out);
     assert.equal(report.ok, true);
@@ -58,7 +68,10 @@ describe('npm run eval', () => {
     const kinds = report.phases.chaos!.chaos_events.map((e) => e.kind).sort();
     assert.deepEqual([...new Set(kinds)], ['cancel_run', 'hang_worker', 'kill_worker', 'restart_server']);
     const cancelled = report.trials.filter((t) => t.cancelled_by_chaos);
-    assert.ok(cancelled.length >= 1 && cancelled.every((t) => t.stop_reason === 'cancelled'), JSON.stringify(cancelled));
+    assert.ok(
+      cancelled.length >= 1 && cancelled.every((t) => t.stop_reason === 'cancelled'),
+      JSON.stringify(cancelled),
+    );
     // The refund scenarios made exactly one refund per run, under chaos too (metrics are from histories).
     assert.equal(report.trials.filter((t) => t.scenario === 'timeout-after-commit' && t.passed).length, 4);
     const html = readFileSync(path.join(out, 'report.html'), 'utf8');
@@ -72,10 +85,19 @@ describe('npm run eval', () => {
     // The eligible refund, but expecting no refund and a denial: both the end state and the stop reason are wrong.
     const text = readFileSync(path.join(SCENARIOS, 'seed-refund-eligible-42.yaml'), 'utf8')
       .replace(/stop_reason: success/, 'stop_reason: policy_denied:other_user')
-      .replace(/  refunds:\n    - \{ user_id: 42, amount_usd: 49 \}\n/, '');
+      .replace(/ {2}refunds:\n {4}- \{ user_id: 42, amount_usd: 49 \}\n/, '');
     writeFileSync(path.join(dir, 'wrong-expectations.yaml'), text);
     cpSync(path.join(SCENARIOS, 'seed-free-plan-7.yaml'), path.join(dir, 'seed-free-plan-7.yaml'));
-    const { code, output } = await runEval(['--dir', dir, '--k', '1', '--server', process.env.TEMPORAL_ADDRESS!, '--out', out]);
+    const { code, output } = await runEval([
+      '--dir',
+      dir,
+      '--k',
+      '1',
+      '--server',
+      process.env.TEMPORAL_ADDRESS!,
+      '--out',
+      out,
+    ]);
     assert.equal(code, 1, output);
     const report = readReport(out);
     assert.equal(report.ok, false);

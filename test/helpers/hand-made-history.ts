@@ -38,7 +38,11 @@ export class HandMadeHistory {
 
   /** The model's decision at `step` (its text is the action as JSON), with its token usage. */
   decide(step: number, action: Action | string, tokens = 100): this {
-    const id = this.schedule('decide', { payload: {}, idempotency_key: `k:decide:${step}`, trace: { step, role: 'decide' } });
+    const id = this.schedule('decide', {
+      payload: {},
+      idempotency_key: `k:decide:${step}`,
+      trace: { step, role: 'decide' },
+    });
     this.push({
       activityTaskCompletedEventAttributes: {
         scheduledEventId: id,
@@ -58,11 +62,25 @@ export class HandMadeHistory {
 
   /** A tool activity at `step`; `attempts` > 1 records the retries Temporal made (the started event's attempt). */
   tool(step: number, name: string, args: Record<string, unknown>, outcome: ToolOutcome, attempts = 1): this {
-    const id = this.schedule(name, { args, idempotency_key: `k:${step}:${name}`, principal_user_id: 0, trace: { step, role: 'tool' } });
+    const id = this.schedule(name, {
+      args,
+      idempotency_key: `k:${step}:${name}`,
+      principal_user_id: 0,
+      trace: { step, role: 'tool' },
+    });
     this.push({ activityTaskStartedEventAttributes: { scheduledEventId: id, attempt: attempts } });
     if ('observation' in outcome) {
-      const observation = { tool: name, source: 'hand-made', trust: 'untrusted_data', bytes: 10, truncated: false, ...outcome.observation };
-      this.push({ activityTaskCompletedEventAttributes: { scheduledEventId: id, result: { payloads: [enc(observation)] } } });
+      const observation = {
+        tool: name,
+        source: 'hand-made',
+        trust: 'untrusted_data',
+        bytes: 10,
+        truncated: false,
+        ...outcome.observation,
+      };
+      this.push({
+        activityTaskCompletedEventAttributes: { scheduledEventId: id, result: { payloads: [enc(observation)] } },
+      });
     } else if (outcome.failed === 'failed') {
       this.push({ activityTaskFailedEventAttributes: { scheduledEventId: id, failure: { message: 'boom' } } });
     } else if (outcome.failed === 'timed_out') {
@@ -75,8 +93,17 @@ export class HandMadeHistory {
 
   /** The lookup by key a run makes before it ends with an effect's outcome unknown. */
   reconcile(step: number, tool: string): this {
-    const id = this.schedule(`reconcile_${tool}`, { idempotency_key: `k:${step}:${tool}`, settle: true, trace: { step, role: 'reconcile' } });
-    this.push({ activityTaskCompletedEventAttributes: { scheduledEventId: id, result: { payloads: [enc({ state: 'ambiguous' })] } } });
+    const id = this.schedule(`reconcile_${tool}`, {
+      idempotency_key: `k:${step}:${tool}`,
+      settle: true,
+      trace: { step, role: 'reconcile' },
+    });
+    this.push({
+      activityTaskCompletedEventAttributes: {
+        scheduledEventId: id,
+        result: { payloads: [enc({ state: 'ambiguous' })] },
+      },
+    });
     return this;
   }
 
@@ -91,7 +118,13 @@ export class HandMadeHistory {
   }
 
   private schedule(type: string, input: unknown): Long {
-    return this.push({ activityTaskScheduledEventAttributes: { activityType: { name: type }, activityId: String(this.nextId), input: { payloads: [enc(input)] } } });
+    return this.push({
+      activityTaskScheduledEventAttributes: {
+        activityType: { name: type },
+        activityId: String(this.nextId),
+        input: { payloads: [enc(input)] },
+      },
+    });
   }
 
   private push(attrs: Partial<HistoryEvent>): Long {
