@@ -49,7 +49,7 @@ function metricTable(report: Report, phases: ReadonlyArray<'baseline' | 'chaos'>
   const ks = Object.keys(report.phases.baseline?.metrics.pass_hat_k ?? {});
   const passRows = ks.map(
     (k) =>
-      `<tr><td><code>pass^${k}</code></td>${phases.map((p) => `<td>${(report.phases[p]!.metrics.pass_hat_k[k] ?? 0).toFixed(2)}</td>`).join('')}<td>τ-bench: chance that ${k} trials of a task all succeed</td></tr>`,
+      `<tr><td><code>pass^${k}</code></td>${phases.map((p) => `<td>${(report.phases[p]!.metrics.pass_hat_k[k] ?? 0).toFixed(2)}</td>`).join('')}<td>τ-bench: the chance that k=${k} trials of a task all succeed</td></tr>`,
   );
   return `<table>${head}${rows.join('')}${passRows.join('')}</table>`;
 }
@@ -72,7 +72,7 @@ function chart(name: keyof Metrics, report: Report, phases: ReadonlyArray<'basel
   const bars = phases
     .map((p, i) => {
       const v = values[i];
-      const w = v === null ? 0 : Math.max(1, (v / max) * (width - 110));
+      const w = v === null ? 0 : Math.max(1, (v / max) * (width - 160));
       const y = 6 + i * 26;
       return `<text x="0" y="${y + 14}" font-size="12">${p}</text><rect x="62" y="${y}" width="${w.toFixed(1)}" height="18" fill="${COLORS[p]}"/><text x="${(66 + w).toFixed(1)}" y="${y + 14}" font-size="12">${esc(formatMetric(name, report.phases[p]!.metrics))}</text>`;
     })
