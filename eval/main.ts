@@ -4,6 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { temporalEnv } from '../runtime/temporal-env';
 import { loadScenarios, ScenarioError } from './scenario';
 import { buildReport, metricsTable, trialLine } from './report';
 import { reportHtml } from './report-html';
@@ -86,13 +87,8 @@ async function main(): Promise<number> {
   }
   if (scenarios.length === 0) throw new UsageError(`no scenario to run in ${dir}`);
 
-  const server = values.server
-    ? {
-        address: values.server,
-        namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
-        uiUrl: process.env.TEMPORAL_UI_URL ?? `http://${values.server.replace(/:\d+$/, ':8233')}`,
-      }
-    : undefined;
+  // --server: the connection settings as the CLI reads them (namespace, Web UI address), at that address.
+  const server = values.server ? temporalEnv(process.env, { address: values.server }) : undefined;
   console.error(
     `eval: ${scenarios.length} scenarios × k=${k}, ${live ? 'live model' : 'scripted model'}${chaos ? `, then again under chaos (seed ${seed}${values['chaos-once'] ? ', one cycle' : ''})` : ''}`,
   );

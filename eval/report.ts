@@ -23,6 +23,8 @@ export interface TrialReport {
   steps: number;
   latency_ms: number | null;
   tokens: number;
+  /** Every tool activity of the run as its history records it: the attempt that reported, how it ended. */
+  calls: Array<{ step: number; tool: string; attempts: number; outcome: string }>;
   failed_checks: Array<{ name: string; meaning: string; detail?: string }>;
   /** The bounded trace (agent trace's events), kept for failed trials. */
   trajectory?: StepEvent[];
@@ -111,6 +113,7 @@ export function buildReport(suite: SuiteResult, mode: ReportMode): Report {
         steps: t.record.decisions.length,
         latency_ms: t.record.closedAtMs !== undefined ? t.record.closedAtMs - t.record.startedAtMs : null,
         tokens: t.record.tokens,
+        calls: t.record.calls.map((c) => ({ step: c.step, tool: c.tool, attempts: c.attempts, outcome: c.outcome })),
         failed_checks: failed.map((c) => ({
           name: c.name,
           meaning: CHECKS[c.name],

@@ -64,7 +64,15 @@ describe('npm run eval', () => {
       assert.equal(m.unknown_stop_reasons, 0, phase);
       assert.equal(m.pass_hat_k['2'], 1, phase);
     }
-    // The faults happened, each while runs were in flight.
+    // The injected tool faults happened (read from the histories): the refund's first attempt hung
+    // after its commit and the second reconciled; the billing lookup failed once and was retried.
+    const baseline = report.trials.filter((t) => t.phase === 'baseline');
+    const attemptsOf = (scenario: string, tool: string) =>
+      baseline.filter((t) => t.scenario === scenario).map((t) => t.calls.find((c) => c.tool === tool)?.attempts);
+    assert.deepEqual(attemptsOf('timeout-after-commit', 'issue_refund'), [2, 2]);
+    assert.deepEqual(attemptsOf('tool-error-retried', 'get_user_billing'), [2, 2]);
+    assert.deepEqual(report.phases.baseline!.metrics.recovery_after_tool_error, { value: 1, n: 4 });
+    // The process faults happened, each while runs were in flight.
     const kinds = report.phases.chaos!.chaos_events.map((e) => e.kind).sort();
     assert.deepEqual([...new Set(kinds)], ['cancel_run', 'hang_worker', 'kill_worker', 'restart_server']);
     const cancelled = report.trials.filter((t) => t.cancelled_by_chaos);
