@@ -12,6 +12,7 @@ import type { RefundService } from './refunds/service';
 import { lazyRefundService } from './refunds/service';
 import { withObservationLog } from './observation-log';
 import { withToolPause } from './tools/drill';
+import { evalWorldFromEnv } from './eval-world';
 import { toolActivity } from './tools/tool-activity';
 import type { ToolFn } from './tools/tool-activity';
 
@@ -34,11 +35,18 @@ export function refundFaultsFromEnv(env: NodeJS.ProcessEnv = process.env): Refun
 }
 
 export function createActivities(deps: ActivityDeps) {
-  const refunds = deps.refunds ?? lazyRefundService();
-  const toolDeps = { data: deps.data, refunds, faults: deps.refundFaults ?? refundFaultsFromEnv() };
-  const tools: Record<string, ToolFn> = Object.fromEntries(
+  // npm run eval (AGENT_EVAL_DIR): each run's data, refunds database and faults are its scenario's.
+  const world = evalWorldFromEnv();
+  const refunds = deps.refunds ?? world?.refunds ?? lazyRefundService();
+  const toolDeps = {
+    data: world?.data ?? deps.data,
+    refunds,
+    faults: world?.refundFaults ?? deps.refundFaults ?? refundFaultsFromEnv(),
+  };
+  const real: Record<string, ToolFn> = Object.fromEntries(
     (deps.tools ?? TOOLS).map((tool) => [tool.name, toolActivity(tool, toolDeps)]),
   );
+  const tools = world ? world.wrap(real) : real;
   return {
     decide: createDecide(deps.llm),
     // Named reconcile_<tool>: the lookup a run makes before it ends with an effect's outcome unknown.

@@ -285,6 +285,13 @@ export const ENV_VARS = {
     meaning: "a refund's first attempt hangs this long after the commit, before it reports (no heartbeats)",
     parse: milliseconds,
   },
+  AGENT_EVAL_DIR: {
+    group: 'drill',
+    default: '',
+    meaning:
+      "`npm run eval` only: each run's support data, refunds database and injected tool faults are read from this folder (per workflow id)",
+    parse: text,
+  },
   AGENT_REFUND_LOOKUP_FAIL: {
     group: 'drill',
     default: '',
