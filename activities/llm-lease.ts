@@ -63,7 +63,8 @@ export interface LeasedCall<T> {
 }
 
 export class LlmLimiter {
-  private readonly holder = `${os.hostname()}/${process.pid}`;
+  // The same spelling as the worker identity Temporal shows (`<pid>@<host>`).
+  private readonly holder = `${process.pid}@${os.hostname()}`;
 
   constructor(
     private readonly client: Client,
