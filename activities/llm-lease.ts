@@ -8,10 +8,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import type { SignalDefinition } from '@temporalio/common';
-import type { AcquireRequest, AcquireResult, LimiterInput } from '../common/llm-limiter';
+import type { AcquireRequest, AcquireResult, LeaseAnswer, LimiterInput } from '../common/llm-limiter';
 import {
   LIMITER_WORKFLOW_TYPE,
+  WAITING_UPDATES,
   acquireUpdate,
+  leaseQuery,
   limiterWorkflowId,
   pauseSignal,
   releaseSignal,
@@ -98,39 +100,44 @@ export class LlmLimiter {
     }
   }
 
-  /** Waits for a lease; returns its id. Starts the limiter if it is not running. */
+  /**
+   * Waits for a lease; returns its id. Starts the limiter if it is not running. Near the head of
+   * the queue the wait is inside the `acquire` Update; further back, the `lease` query is polled
+   * (no history) until the request is near the head.
+   */
   async acquire(tokens: number, signal: AbortSignal): Promise<string> {
     const request: AcquireRequest = { id: randomUUID(), holder: this.holder, tokens, limits: this.settings.limits };
     const started = Date.now();
     this.observer?.waiting(1);
     try {
-      for (let tries = 0; ; tries++) {
+      for (let failures = 0; ; ) {
         signal.throwIfAborted();
-        let result: AcquireResult | undefined;
+        let answer: LeaseAnswer;
         try {
-          result = await this.client.withAbortSignal(signal, () =>
-            this.client.workflow.executeUpdateWithStart(acquireUpdate, {
-              args: [request],
-              startWorkflowOperation: new WithStartWorkflowOperation(LIMITER_WORKFLOW_TYPE, {
-                workflowId: this.workflowId,
-                taskQueue: this.settings.taskQueue,
-                args: [{ scope: this.settings.scope, limits: this.settings.limits } satisfies LimiterInput],
-                workflowIdConflictPolicy: 'USE_EXISTING',
-              }),
-            }),
-          );
+          answer = await this.client.withAbortSignal(signal, () => this.ask(request));
+          failures = 0;
         } catch (err) {
           if (signal.aborted) throw err;
-          // The limiter was between runs (continue-as-new) or the server was busy: ask again.
-          if (tries >= 20) throw err;
-          await sleep(Math.min(2000, 100 * 2 ** Math.min(tries, 5)), signal);
+          // The limiter was between runs (continue-as-new), or the server was busy: ask again.
+          if (++failures > 20) throw err;
+          await sleep(Math.min(2000, 100 * 2 ** Math.min(failures, 5)), signal);
           continue;
         }
-        if (result.granted) {
+        if (answer.granted) {
           this.observer?.granted(Date.now() - started, tokens);
-          return result.lease_id;
+          return answer.lease_id;
         }
-        // retry: the limiter continues as new; the request keeps its place under the same id.
+        // Far back in the queue: look again later, without writing history.
+        let position = 'position' in answer ? answer.position : 0;
+        while (position >= WAITING_UPDATES) {
+          await sleep(pollIntervalMs(position), signal);
+          signal.throwIfAborted();
+          const seen = await this.client
+            .withAbortSignal(signal, () => this.client.workflow.getHandle(this.workflowId).query(leaseQuery, request.id))
+            .catch(() => undefined);
+          if (seen === undefined || !('position' in seen)) break; // granted, or unknown: ask the Update
+          position = seen.position;
+        }
       }
     } catch (err) {
       // Cancelled or failed while queued: give the place up so it is not granted to nobody.
@@ -141,6 +148,19 @@ export class LlmLimiter {
     }
   }
 
+  /** The `acquire` Update, starting the limiter if needed (update-with-start, USE_EXISTING). */
+  private ask(request: AcquireRequest): Promise<AcquireResult> {
+    return this.client.workflow.executeUpdateWithStart(acquireUpdate, {
+      args: [request],
+      startWorkflowOperation: new WithStartWorkflowOperation(LIMITER_WORKFLOW_TYPE, {
+        workflowId: this.workflowId,
+        taskQueue: this.settings.taskQueue,
+        args: [{ scope: this.settings.scope, limits: this.settings.limits } satisfies LimiterInput],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      }),
+    });
+  }
+
   /** Fire and forget, but awaited: a lost release only costs capacity until the lease's TTL. */
   private async signal<A>(def: SignalDefinition<[A]>, arg: A): Promise<void> {
     try {
@@ -149,6 +169,11 @@ export class LlmLimiter {
       /* the TTL covers it */
     }
   }
+}
+
+/** Further back in the queue, look less often: 0.25 s near the head, at most every 3 s. */
+export function pollIntervalMs(position: number): number {
+  return Math.min(3000, Math.max(250, 50 * position));
 }
 
 /** Tokens to reserve for a prompt of these characters (about 4 characters a token, rounded up). */

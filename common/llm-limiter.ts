@@ -28,11 +28,25 @@ export interface AcquireRequest extends LeaseRequest {
 
 export type AcquireResult =
   | { granted: true; lease_id: string; waited_ms: number; expires_at: number }
-  /** The limiter is about to continue as new: ask again (the request keeps its place in the queue). */
-  | { granted: false; retry: true };
+  /**
+   * Not yet: the request keeps its place (`position`, 0 = next); ask the `lease` query (cheap, no
+   * history) until it is near the head, then ask `acquire` again, which waits there.
+   */
+  | { granted: false; position: number };
+
+/**
+ * Only this many acquirers wait inside the Update at once (Temporal allows 10 Updates in flight per
+ * workflow by default): the ones at the head of the queue. The others poll the `lease` query.
+ */
+export const WAITING_UPDATES = 6;
+/** How long one acquirer waits inside the Update before it is told to ask again. */
+export const UPDATE_WAIT_MS = 10_000;
+
+export type LeaseAnswer = AcquireResult | { granted: false; unknown: true };
 
 export const acquireUpdate = defineUpdate<AcquireResult, [AcquireRequest]>('acquire');
 export const releaseSignal = defineSignal<[{ lease_id: string; used_tokens: number }]>('release');
 export const pauseSignal = defineSignal<[{ retry_after_ms: number }]>('pause');
 export const withdrawSignal = defineSignal<[{ id: string }]>('withdraw');
 export const limiterQuery = defineQuery<LimiterSnapshot & { scope: string }>('limits');
+export const leaseQuery = defineQuery<LeaseAnswer, [string]>('lease');

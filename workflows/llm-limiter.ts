@@ -11,8 +11,17 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AcquireRequest, AcquireResult, LimiterInput } from '../common/llm-limiter';
-import { acquireUpdate, limiterQuery, pauseSignal, releaseSignal, withdrawSignal } from '../common/llm-limiter';
+import type { AcquireRequest, AcquireResult, LeaseAnswer, LimiterInput } from '../common/llm-limiter';
+import {
+  acquireUpdate,
+  leaseQuery,
+  limiterQuery,
+  pauseSignal,
+  releaseSignal,
+  UPDATE_WAIT_MS,
+  WAITING_UPDATES,
+  withdrawSignal,
+} from '../common/llm-limiter';
 import {
   enqueue,
   grantReady,
@@ -35,16 +44,36 @@ export async function llmLimiter(input: LimiterInput): Promise<void> {
   let version = 0;
   let closing = false;
 
+  // Where a request stands: its lease, else its place in the queue.
+  const answer = (id: string): LeaseAnswer => {
+    const lease = leaseOf(state, id);
+    if (lease) return { granted: true, lease_id: lease.id, waited_ms: lease.waited_ms, expires_at: lease.expires_at };
+    const position = state.queue.findIndex((w) => w.id === id);
+    return position >= 0 ? { granted: false, position } : { granted: false, unknown: true };
+  };
+  let waitingInUpdate = 0;
+
   setHandler(
     acquireUpdate,
     async (req: AcquireRequest): Promise<AcquireResult> => {
       state.limits = req.limits;
       enqueue(state, req, Date.now());
+      grantReady(state, Date.now());
       version++;
-      await condition(() => closing || leaseOf(state, req.id) !== undefined);
-      const lease = leaseOf(state, req.id);
-      if (!lease) return { granted: false, retry: true };
-      return { granted: true, lease_id: lease.id, waited_ms: lease.waited_ms, expires_at: lease.expires_at };
+      let now = answer(req.id);
+      // Near the head: wait here for the grant (a bounded number of acquirers, for a bounded time).
+      if (!now.granted && 'position' in now && now.position < WAITING_UPDATES && waitingInUpdate < WAITING_UPDATES) {
+        waitingInUpdate++;
+        try {
+          await condition(() => closing || leaseOf(state, req.id) !== undefined, UPDATE_WAIT_MS);
+        } finally {
+          waitingInUpdate--;
+        }
+        now = answer(req.id);
+      }
+      if (now.granted) return now;
+      // Withdrawn meanwhile (or unknown): position 0 makes the acquirer ask again at once.
+      return { granted: false, position: 'position' in now ? now.position : 0 };
     },
     {
       // A malformed request is rejected before it enters the history.
@@ -52,9 +81,13 @@ export async function llmLimiter(input: LimiterInput): Promise<void> {
         const problem = invalidRequest(req) ?? invalidLimits(req.limits);
         if (problem) throw new Error(problem);
       },
-      description: 'Wait for a lease of {id, holder, tokens, limits}; answered when the FIFO queue reaches it.',
+      description:
+        'Ask for a lease of {id, holder, tokens, limits}: granted, else the place in the FIFO queue (the head waits here).',
     },
   );
+  setHandler(leaseQuery, (id: string) => answer(id), {
+    description: 'Where the lease request with this id stands: granted, its place in the queue, or unknown.',
+  });
   setHandler(releaseSignal, ({ lease_id, used_tokens }) => {
     release(state, lease_id, used_tokens, Date.now());
     version++;
@@ -82,8 +115,8 @@ export async function llmLimiter(input: LimiterInput): Promise<void> {
     if (wake === undefined) await condition(() => version !== seen);
     else await condition(() => version !== seen, Math.max(1, wake - now));
   }
-  // Waiting acquirers are told to ask again (their place in the queue is carried over); then the
-  // state moves to a fresh run.
+  // Acquirers waiting in the Update are answered (their place in the queue is carried over); then
+  // the state moves to a fresh run.
   grantReady(state, Date.now());
   closing = true;
   await condition(allHandlersFinished);
