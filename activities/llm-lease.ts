@@ -110,7 +110,7 @@ export class LlmLimiter {
     const started = Date.now();
     this.observer?.waiting(1);
     try {
-      for (let failures = 0; ; ) {
+      for (let failures = 0; ;) {
         signal.throwIfAborted();
         let answer: LeaseAnswer;
         try {
@@ -133,7 +133,9 @@ export class LlmLimiter {
           await sleep(pollIntervalMs(position), signal);
           signal.throwIfAborted();
           const seen = await this.client
-            .withAbortSignal(signal, () => this.client.workflow.getHandle(this.workflowId).query(leaseQuery, request.id))
+            .withAbortSignal(signal, () =>
+              this.client.workflow.getHandle(this.workflowId).query(leaseQuery, request.id),
+            )
             .catch(() => undefined);
           if (seen === undefined || !('position' in seen)) break; // granted, or unknown: ask the Update
           position = seen.position;

@@ -199,7 +199,7 @@ export function grantReady(state: LimiterState, now: number): Lease[] {
  */
 export function release(state: LimiterState, id: string, usedTokens: number, now: number): void {
   const lease = leaseOf(state, id);
-  const used = Number.isSafeInteger(usedTokens) && usedTokens >= 0 ? usedTokens : lease?.reserved ?? 0;
+  const used = Number.isSafeInteger(usedTokens) && usedTokens >= 0 ? usedTokens : (lease?.reserved ?? 0);
   if (!lease || lease.status === 'released') return;
   if (lease.status === 'open') state.totals.released++;
   lease.status = 'released';

@@ -126,7 +126,8 @@ export const ENV_VARS = {
   AGENT_LLM_RPM: {
     group: 'llm',
     default: '',
-    meaning: 'requests per minute every worker shares for the model, through the same limiter; unset = no request limit',
+    meaning:
+      'requests per minute every worker shares for the model, through the same limiter; unset = no request limit',
     parse: count,
   },
   AGENT_LLM_MAX_IN_FLIGHT: {
@@ -138,7 +139,7 @@ export const ENV_VARS = {
   AGENT_LLM_LEASE_TTL_SECONDS: {
     group: 'llm',
     default: 'OPENAI_TIMEOUT_SECONDS + 30',
-    meaning: "a lease its worker never returned (the worker died) is given back after this long",
+    meaning: 'a lease its worker never returned (the worker died) is given back after this long',
     parse: (raw, name): number | undefined => (raw?.trim() ? positiveNumber(1)(raw, name) : undefined),
   },
   AGENT_LLM_LIMIT_SCOPE: {
@@ -148,7 +149,8 @@ export const ENV_VARS = {
       '`model`: one limiter per OPENAI_MODEL; `api-key`: one per API key (named by a hash of it), shared by its models',
     parse: (raw, name): 'model' | 'api-key' => {
       const value = raw?.trim() || 'model';
-      if (value !== 'model' && value !== 'api-key') throw new Error(`${name} must be "model" or "api-key", got "${raw}"`);
+      if (value !== 'model' && value !== 'api-key')
+        throw new Error(`${name} must be "model" or "api-key", got "${raw}"`);
       return value;
     },
   },

@@ -890,12 +890,16 @@ async function phaseLimiter(ctx: Ctx): Promise<LimiterTrial[]> {
       await worker.readyAt;
       const env = envFor(ctx, tq);
       const ids = Array.from({ length: opts.limiterRuns }, () => newId(`limiter-${limiter ? 'on' : 'off'}`));
-      progress(`limiter: ${ids.length} runs of ${opts.limiterSteps} decisions, provider ${opts.limiterTpm} TPM, ${what}`);
+      progress(
+        `limiter: ${ids.length} runs of ${opts.limiterSteps} decisions, provider ${opts.limiterTpm} TPM, ${what}`,
+      );
       const start = performance.now();
       let done = 0;
       const ticker = setInterval(() => {
         const s = provider.rateLimitStats();
-        progress(`limiter (${what}): ${done}/${ids.length} runs done; provider answered ${s.answered}, refused ${s.refused}`);
+        progress(
+          `limiter (${what}): ${done}/${ids.length} runs done; provider answered ${s.answered}, refused ${s.refused}`,
+        );
       }, 10_000);
       let runs: DurableRun[];
       try {
@@ -936,7 +940,9 @@ async function phaseLimiter(ctx: Ctx): Promise<LimiterTrial[]> {
         refused429: stats.refused,
         runMs: summarize(runs.map((r) => r.ms)),
         errors: [
-          ...new Set(runs.filter((r) => !ok(r, opts.limiterSteps)).map((r) => r.error ?? `stop_reason ${r.result?.stop_reason}`)),
+          ...new Set(
+            runs.filter((r) => !ok(r, opts.limiterSteps)).map((r) => r.error ?? `stop_reason ${r.result?.stop_reason}`),
+          ),
         ].slice(0, 5),
       };
       t.otherEnd = t.runs - t.succeeded - t.llmError - t.llmTimeout;

@@ -4,10 +4,11 @@
 // limiter is one workflow; `agent limits` reads it.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { limiterQuery, limiterWorkflowId } from '../common/llm-limiter';
+import { LIMITER_WORKFLOW_TYPE, limiterQuery, limiterWorkflowId } from '../common/llm-limiter';
+import type { LimiterInput } from '../common/llm-limiter';
 import type { LimiterSnapshot } from '../common/rate-limit';
 import { runResult } from '../client/agent-client';
-import { final } from '../scripts/scripted-replies';
+import { final, profile } from '../scripts/scripted-replies';
 import { agentFixture } from './helpers/agent-fixture';
 import { eventually, uniqueId } from './helpers/harness';
 import { runCli } from './helpers/cli';
@@ -25,12 +26,12 @@ const LIMITED = {
 
 const fixture = agentFixture({ queue: 'limiter', worker: false });
 
-async function limiterState(): Promise<LimiterSnapshot> {
-  return fixture.client.workflow.getHandle(limiterWorkflowId(MODEL)).query(limiterQuery);
+async function limiterState(model = MODEL): Promise<LimiterSnapshot> {
+  return fixture.client.workflow.getHandle(limiterWorkflowId(model)).query(limiterQuery);
 }
 
 describe('LLM rate limiter', () => {
-  it("SIGKILL of the worker holding every lease: the leases expire after their TTL, waiting runs proceed", async () => {
+  it('SIGKILL of the worker holding every lease: the leases expire after their TTL, waiting runs proceed', async () => {
     const doomed = fixture.startWorker(LIMITED);
     await doomed.ready;
     const budget = { budget: { max_seconds: 180 } };
@@ -95,5 +96,36 @@ describe('LLM rate limiter', () => {
     );
     assert.equal(after.in_use.leases, 0, 'every lease of the finished runs was released');
     assert.equal(after.queued.requests, 0);
+  });
+
+  it('continues as new when its history grows, carrying the queue, the leases and the totals', async () => {
+    const model = uniqueId('limiter-can-model');
+    // A task queue of its own: the first test's worker (another model, another limiter) is not on it.
+    const on = fixture.queue('limiter-can');
+    // Started here with a tiny history budget; the workers' update-with-start joins it (USE_EXISTING).
+    const limits = { tokens_per_minute: 0, requests_per_minute: 0, max_in_flight: 1, lease_ttl_ms: 60_000 };
+    await fixture.client.workflow.start(LIMITER_WORKFLOW_TYPE, {
+      workflowId: limiterWorkflowId(model),
+      taskQueue: on.taskQueue,
+      args: [{ scope: model, limits, continue_as_new_after_events: 40 } satisfies LimiterInput],
+    });
+    const worker = fixture.startWorker({ ...LIMITED, OPENAI_MODEL: model, AGENT_LLM_MAX_IN_FLIGHT: '1' }, on);
+    await worker.ready;
+    const runs = await Promise.all(
+      ['a', 'b', 'c', 'd', 'e'].map((name) => fixture.start([profile(), final(name)], {}, { on })),
+    );
+    const results = await Promise.all(runs.map(({ handle }) => runResult(handle)));
+    assert.deepEqual(
+      results.map((r) => r.answer),
+      ['a', 'b', 'c', 'd', 'e'],
+    );
+    const state = await limiterState(model);
+    assert.equal(state.granted.granted, 10, 'every decision had a lease, counted across the runs of the chain');
+    assert.equal(state.granted.released, 10);
+    assert.equal(state.in_use.leases, 0);
+    const chain: string[] = [];
+    for await (const wf of fixture.client.workflow.list({ query: `WorkflowId = '${limiterWorkflowId(model)}'` }))
+      chain.push(wf.runId);
+    assert.ok(chain.length >= 2, `the limiter continued as new (${chain.length} runs)`);
   });
 });

@@ -60,9 +60,18 @@ export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): Age
   );
 
   // The limiter's own view of the whole fleet is its query (`agent limits`); these are this worker's.
-  const leasesGranted = counter('agent_llm_leases_granted_total', 'LLM leases granted to this worker by the rate limiter');
-  const leaseTokens = counter('agent_llm_lease_tokens_granted_total', 'Tokens reserved by the leases granted to this worker');
-  const leasePauses = counter('agent_llm_limiter_pauses_total', 'Provider 429s that paused the rate limiter for everyone');
+  const leasesGranted = counter(
+    'agent_llm_leases_granted_total',
+    'LLM leases granted to this worker by the rate limiter',
+  );
+  const leaseTokens = counter(
+    'agent_llm_lease_tokens_granted_total',
+    'Tokens reserved by the leases granted to this worker',
+  );
+  const leasePauses = counter(
+    'agent_llm_limiter_pauses_total',
+    'Provider 429s that paused the rate limiter for everyone',
+  );
   const leasesQueued = new Gauge({
     name: 'agent_llm_leases_queued',
     help: "This worker's LLM decisions waiting for a lease now",

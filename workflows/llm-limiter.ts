@@ -4,13 +4,7 @@
 // returns when their turn comes; they `release` what they did not use and `pause` everyone on a
 // 429. The grant rules are pure (common/rate-limit.ts). The state survives worker restarts (it is
 // the workflow's) and a long history (continue-as-new carries it, the queue's order included).
-import {
-  allHandlersFinished,
-  condition,
-  continueAsNew,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { AcquireRequest, AcquireResult, LeaseAnswer, LimiterInput } from '../common/llm-limiter';
 import {
   acquireUpdate,
