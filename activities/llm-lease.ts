@@ -33,6 +33,11 @@ import type { LlmConfig } from './llm-config';
 export const COMPLETION_RESERVE_TOKENS = 1000;
 /** 429s answered inside one attempt (each waits for the limiter again) before the attempt fails. */
 const MAX_RATE_LIMITED_CALLS = 6;
+/**
+ * Lease requests one worker process has at the limiter at once; its other decisions wait in line
+ * here, in arrival order. One workflow serves every worker: this keeps its Updates few.
+ */
+export const OUTSTANDING_PER_WORKER = 4;
 /** Pause used when a 429 carries no Retry-After. */
 const DEFAULT_PAUSE_MS = 1000;
 
@@ -67,6 +72,7 @@ export interface LeasedCall<T> {
 export class LlmLimiter {
   // The same spelling as the worker identity Temporal shows (`<pid>@<host>`).
   private readonly holder = `${process.pid}@${os.hostname()}`;
+  private readonly line = new LocalLine(OUTSTANDING_PER_WORKER);
 
   constructor(
     private readonly client: Client,
@@ -109,7 +115,10 @@ export class LlmLimiter {
     const request: AcquireRequest = { id: randomUUID(), holder: this.holder, tokens, limits: this.settings.limits };
     const started = Date.now();
     this.observer?.waiting(1);
+    let inLine = false;
     try {
+      await this.line.enter(signal);
+      inLine = true;
       for (let failures = 0; ;) {
         signal.throwIfAborted();
         let answer: LeaseAnswer;
@@ -143,9 +152,10 @@ export class LlmLimiter {
       }
     } catch (err) {
       // Cancelled or failed while queued: give the place up so it is not granted to nobody.
-      await this.signal(withdrawSignal, { id: request.id });
+      if (inLine) await this.signal(withdrawSignal, { id: request.id });
       throw err;
     } finally {
+      if (inLine) this.line.leave();
       this.observer?.waiting(-1);
     }
   }
@@ -225,6 +235,41 @@ export async function connectLimiter(
   const connection = await Connection.connect(connectionOptions(temporal));
   const client = new Client({ connection, namespace: temporal.namespace, dataConverter: agentDataConverter() });
   return { limiter: new LlmLimiter(client, settings, observer), close: () => connection.close() };
+}
+
+/** A FIFO line with `slots` places at the front; enter() resolves when one is free. */
+class LocalLine {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly slots: number) {}
+
+  enter(signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted();
+    if (this.active < this.slots) {
+      this.active++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const go = () => {
+        signal.removeEventListener('abort', abort);
+        resolve(); // the slot passes from leave() to us: active is unchanged
+      };
+      const abort = () => {
+        const i = this.waiting.indexOf(go);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled while waiting for a lease'));
+      };
+      this.waiting.push(go);
+      signal.addEventListener('abort', abort, { once: true });
+    });
+  }
+
+  leave(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
+  }
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

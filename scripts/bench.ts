@@ -864,6 +864,8 @@ interface LimiterTrial {
   maxTpmSeen: number;
   refused429: number;
   runMs: Summary;
+  /** How the runs ended: stop reason, or `error: ...` when the result could not be read. */
+  ends: Record<string, number>;
   errors: string[];
 }
 
@@ -874,7 +876,8 @@ interface LimiterTrial {
 async function phaseLimiter(ctx: Ctx): Promise<LimiterTrial[]> {
   const { opts } = ctx;
   const out: LimiterTrial[] = [];
-  for (const limiter of [false, true]) {
+  // With the limiter first: the storm without it leaves a loaded server behind.
+  for (const limiter of [true, false]) {
     const what = limiter ? 'with limiter' : 'without limiter';
     const provider = await ScriptedLlmServer.start({
       tokensPerMinute: opts.limiterTpm,
@@ -939,6 +942,7 @@ async function phaseLimiter(ctx: Ctx): Promise<LimiterTrial[]> {
         maxTpmSeen: stats.maxTokensPerMinute,
         refused429: stats.refused,
         runMs: summarize(runs.map((r) => r.ms)),
+        ends: {},
         errors: [
           ...new Set(
             runs.filter((r) => !ok(r, opts.limiterSteps)).map((r) => r.error ?? `stop_reason ${r.result?.stop_reason}`),
@@ -946,10 +950,14 @@ async function phaseLimiter(ctx: Ctx): Promise<LimiterTrial[]> {
         ].slice(0, 5),
       };
       t.otherEnd = t.runs - t.succeeded - t.llmError - t.llmTimeout;
+      for (const r of runs) {
+        const end = r.result?.stop_reason ?? `error: ${(r.error ?? '').slice(0, 80)}`;
+        t.ends[end] = (t.ends[end] ?? 0) + 1;
+      }
       out.push(t);
       progress(
         `limiter (${what}): ${t.succeeded}/${t.runs} succeeded, ${t.llmError} llm_error, ${t.llmTimeout} llm_timeout, ${t.otherEnd} other; ` +
-          `provider max ${t.maxTpmSeen} TPM (limit ${t.tpm}), ${t.refused429} refused with 429; run ${secs(t.runMs.median)} median / ${secs(t.runMs.p95)} p95`,
+          `provider max ${t.maxTpmSeen} TPM (limit ${t.tpm}), ${t.refused429} refused with 429; run ${secs(t.runMs.median)} median / ${secs(t.runMs.p95)} p95; ends ${JSON.stringify(t.ends)}`,
       );
     } finally {
       await worker.stop();

@@ -15,8 +15,8 @@ import { runCli } from './helpers/cli';
 
 // One limiter of this file's own: the scope is the model name the workers are given.
 const MODEL = uniqueId('limiter-e2e-model');
-// Long enough for a second worker to start and a new run to queue while the dead leases are held.
-const TTL_SECONDS = 25;
+// Long enough for a new run to queue while the dead leases are held, on a loaded machine.
+const TTL_SECONDS = 30;
 const LIMITED = {
   OPENAI_MODEL: MODEL,
   AGENT_LLM_MAX_IN_FLIGHT: '2',
@@ -32,9 +32,24 @@ async function limiterState(model = MODEL): Promise<LimiterSnapshot> {
 
 describe('LLM rate limiter', () => {
   it('SIGKILL of the worker holding every lease: the leases expire after their TTL, waiting runs proceed', async () => {
-    const doomed = fixture.startWorker(LIMITED);
-    await doomed.ready;
     const budget = { budget: { max_seconds: 180 } };
+    // Two task queues, so the test decides which worker runs what: the doomed worker alone on the
+    // fixture's queue, a healthy one on its own queue, which also serves the limiter workflow.
+    const healthyQueue = fixture.queue('limiter-healthy');
+    const limits = {
+      tokens_per_minute: 1_000_000,
+      requests_per_minute: 0,
+      max_in_flight: 2,
+      lease_ttl_ms: TTL_SECONDS * 1000,
+    };
+    await fixture.client.workflow.start(LIMITER_WORKFLOW_TYPE, {
+      workflowId: limiterWorkflowId(MODEL),
+      taskQueue: healthyQueue.taskQueue,
+      args: [{ scope: MODEL, limits } satisfies LimiterInput],
+    });
+    const doomed = fixture.startWorker(LIMITED);
+    const healthy = fixture.startWorker(LIMITED, healthyQueue);
+    await Promise.all([doomed.ready, healthy.ready]);
 
     // Two runs take both leases (2 in flight) and their LLM calls hang on the doomed worker.
     const holders = await Promise.all([
@@ -49,22 +64,22 @@ describe('LLM rate limiter', () => {
       [doomed.identity],
     );
 
-    // A healthy worker joins, then the one holding the leases dies.
-    const rescuer = fixture.startWorker(LIMITED);
-    await rescuer.ready;
-    await doomed.kill();
-
-    // A new run on the healthy worker must wait: both leases are still held by the dead worker.
-    const waiter = await fixture.start([final('third')], budget);
-    const queued = await eventually('the new run to queue for a lease', async () => {
+    // A run on the healthy worker must wait: both leases are held.
+    const waiter = await fixture.start([final('third')], budget, { on: healthyQueue });
+    await eventually('the new run to queue for a lease', async () => {
       const s = await limiterState();
-      return s.queued.requests >= 1 && s.in_use.leases === 2 ? s : undefined;
+      return s.queued.requests >= 1 ? s : undefined;
     });
+
+    // The worker holding both leases dies; a new worker takes over its queue (its runs retry there).
+    await doomed.kill();
+    const queued = await limiterState();
     assert.equal(fixture.llm.requests(waiter.id).length, 0, 'no call while the dead leases are held');
     assert.deepEqual(
       queued.holders.map((h) => h.holder),
       [doomed.identity],
     );
+    fixture.startWorker(LIMITED);
 
     // `agent limits` shows the same, from the limiter's query.
     const cli = await runCli(fixture.env, ['limits', MODEL, '-o', 'json']);
