@@ -88,6 +88,9 @@ describe('LLM rate limiter', () => {
     assert.equal(row?.scope, MODEL);
     assert.equal(row?.limits_state.limits.max_in_flight, 2);
     assert.ok(row!.limits_state.queued.requests >= 1);
+    const none = await runCli(fixture.env, ['limits', 'no-such-model']);
+    assert.equal(none.code, 1);
+    assert.equal(none.stderr, 'agent: no rate limiter is running for no-such-model (see `agent limits`)\n');
 
     // Every run ends with its answer: the two the killed worker held (retried on the rescuer) and the new one.
     const results = await Promise.all([...holders, waiter].map(({ handle }) => runResult(handle)));

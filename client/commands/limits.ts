@@ -4,7 +4,9 @@
 import { LIMITER_WORKFLOW_TYPE, limiterQuery, limiterWorkflowId, LIMITER_ID_PREFIX } from '../../common/llm-limiter';
 import type { LimiterSnapshot } from '../../common/rate-limit';
 import { usageText } from '../cli-args';
-import { defineCommand, line, printJson, withDeadline } from '../cli-context';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { CliError, defineCommand, line, printJson, withDeadline } from '../cli-context';
+import { terminalSafe } from '../terminal-text';
 import { formatTable } from '../format';
 
 const spec = {
@@ -22,7 +24,7 @@ export const limits = defineCommand({
   usage: usageText(
     'agent limits [SCOPE] [-o text|json|jsonl]\n' +
       '(-o json: an array of {workflow_id, scope, limits_state: {limits, window, in_use, queued, granted, wait_ms,\n' +
-      ' paused_until, holders}} or {workflow_id, scope, error}; set with AGENT_LLM_TPM, AGENT_LLM_RPM, AGENT_LLM_MAX_IN_FLIGHT)',
+      ' paused_until, holders}} or {workflow_id, scope, error} (then exit 1); set with AGENT_LLM_TPM, AGENT_LLM_RPM, AGENT_LLM_MAX_IN_FLIGHT)',
     spec,
   ),
   async run(args, ctx) {
@@ -44,7 +46,10 @@ export const limits = defineCommand({
         const { scope: _scope, ...snapshot } = state;
         rows.push({ workflow_id: workflowId, scope: rowScope, limits_state: snapshot });
       } catch (err) {
-        const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+        // A named limiter that does not exist is a mistake of the caller: one line, exit 1.
+        if (scope !== undefined && err instanceof WorkflowNotFoundError)
+          throw new CliError(`no rate limiter is running for ${shortScope(scope)} (see \`agent limits\`)`);
+        const message = err instanceof Error ? (err.message.split('\n')[0] ?? '').slice(0, 300) : 'unknown error';
         rows.push({ workflow_id: workflowId, scope: rowScope, error: `no answer: ${message}` });
       }
     }
@@ -65,9 +70,19 @@ export const limits = defineCommand({
       );
       for (const text of formatTable(header, table)) line(ctx.io.stdout, text);
     }
-    return rows.some((r) => 'error' in r) ? 1 : 0;
+    const silent = rows.filter((r) => 'error' in r);
+    if (silent.length > 0)
+      throw new CliError(
+        `${silent.length} limiter(s) did not answer, ${shortScope(silent[0]!.scope)} first (is a worker polling its task queue?)`,
+      );
+    return 0;
   },
 });
+
+function shortScope(scope: string): string {
+  const safe = terminalSafe(scope).replace(/\s+/g, ' ');
+  return safe.length > 200 ? `${safe.slice(0, 200)}...` : safe;
+}
 
 function cells(scope: string, s: LimiterSnapshot): string[] {
   const l = s.limits;
