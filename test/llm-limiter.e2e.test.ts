@@ -9,6 +9,7 @@ import type { LimiterInput } from '../common/llm-limiter';
 import type { LimiterSnapshot } from '../common/rate-limit';
 import { runResult } from '../client/agent-client';
 import { final, profile } from '../scripts/scripted-replies';
+import type { Reply } from '../scripts/scripted-llm-server';
 import { agentFixture } from './helpers/agent-fixture';
 import { eventually, uniqueId } from './helpers/harness';
 import { runCli } from './helpers/cli';
@@ -116,7 +117,7 @@ describe('LLM rate limiter', () => {
     assert.equal(after.queued.requests, 0);
   });
 
-  it('continues as new when its history grows, carrying the queue, the leases and the totals', async () => {
+  it('a 429 pauses the limiter and is absorbed in the same attempt; it continues as new, carrying its state', async () => {
     const model = uniqueId('limiter-can-model');
     // A task queue of its own: the first test's worker (another model, another limiter) is not on it.
     const on = fixture.queue('limiter-can');
@@ -129,8 +130,13 @@ describe('LLM rate limiter', () => {
     });
     const worker = fixture.startWorker({ ...LIMITED, OPENAI_MODEL: model, AGENT_LLM_MAX_IN_FLIGHT: '1' }, on);
     await worker.ready;
+    // Run a's first call is refused with 429: the limiter pauses for everyone, the call waits its
+    // turn again inside the same activity attempt (Temporal's retries are not spent on it).
+    const refused: Reply = { status: 429, headers: { 'retry-after': '1' } };
     const runs = await Promise.all(
-      ['a', 'b', 'c', 'd', 'e'].map((name) => fixture.start([profile(), final(name)], {}, { on })),
+      ['a', 'b', 'c', 'd', 'e'].map((name) =>
+        fixture.start([...(name === 'a' ? [refused] : []), profile(), final(name)], {}, { on }),
+      ),
     );
     const results = await Promise.all(runs.map(({ handle }) => runResult(handle)));
     assert.deepEqual(
@@ -138,9 +144,23 @@ describe('LLM rate limiter', () => {
       ['a', 'b', 'c', 'd', 'e'],
     );
     const state = await limiterState(model);
-    assert.equal(state.granted.granted, 10, 'every decision had a lease, counted across the runs of the chain');
-    assert.equal(state.granted.released, 10);
+    assert.equal(state.granted.granted, 11, 'every call had a lease (10 decisions, 1 refused), across the chain');
+    assert.equal(state.granted.released, 11);
+    assert.equal(state.granted.pauses, 1);
     assert.equal(state.in_use.leases, 0);
+    const attempts = ((await runs[0]!.handle.fetchHistory()).events ?? []).flatMap((e) =>
+      e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt ?? 1] : [],
+    );
+    assert.deepEqual(attempts, [1, 1, 1], 'decide, tool, decide: each in its first attempt despite the 429');
+
+    // The worker's own view, in its Prometheus metrics.
+    const metricsUrl = /metrics=(http:\/\/\S+\/metrics)/.exec(worker.output())?.[1];
+    assert.ok(metricsUrl, 'the worker printed its metrics address');
+    const metrics = await (await fetch(metricsUrl)).text();
+    assert.match(metrics, /^agent_llm_leases_granted_total 11$/m);
+    assert.match(metrics, /^agent_llm_limiter_pauses_total 1$/m);
+    assert.match(metrics, /^agent_llm_leases_queued 0$/m);
+    assert.match(metrics, /^agent_llm_lease_wait_seconds_count 11$/m);
     const chain: string[] = [];
     for await (const wf of fixture.client.workflow.list({ query: `WorkflowId = '${limiterWorkflowId(model)}'` }))
       chain.push(wf.runId);
