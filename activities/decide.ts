@@ -9,6 +9,8 @@ import type { DecideInput, DecideOutput } from '../common/types';
 import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/types';
 import { limitedFetch, responseTooLarge } from './limited-fetch';
 import type { LlmConfig } from './llm-config';
+import type { LlmLimiter } from './llm-lease';
+import { reservedTokens } from './llm-lease';
 import { scrubSecrets, secretsFromEnv } from './secrets';
 import { SYSTEM_PROMPT } from './system-prompt';
 
@@ -26,7 +28,8 @@ const MAX_MODEL_NAME_CHARS = 200;
  */
 export const MAX_RESPONSE_BYTES = 6 * MAX_ANSWER_BYTES + 64 * 1024;
 
-export function createDecide(config: LlmConfig) {
+/** `limiter`: the fleet-wide rate limit (activities/llm-lease.ts), when the worker has one. */
+export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
   const client = new OpenAI({
     apiKey: config.apiKey,
     baseURL: config.baseURL,
@@ -41,18 +44,30 @@ export function createDecide(config: LlmConfig) {
     // Heartbeats carry cancellation to us; the signal aborts the HTTP request at once.
     const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
     try {
-      const completion = await client.chat.completions.create(
-        {
-          model: config.model,
-          temperature: 0,
-          response_format: { type: 'json_object' },
-          messages: [
-            { role: 'system', content: SYSTEM_PROMPT },
-            { role: 'user', content: JSON.stringify(input.payload) },
-          ],
-        },
-        { signal: ctx.cancellationSignal, headers: { 'Idempotency-Key': input.idempotency_key } },
-      );
+      const prompt = JSON.stringify(input.payload);
+      const call = () =>
+        client.chat.completions.create(
+          {
+            model: config.model,
+            temperature: 0,
+            response_format: { type: 'json_object' },
+            messages: [
+              { role: 'system', content: SYSTEM_PROMPT },
+              { role: 'user', content: prompt },
+            ],
+          },
+          { signal: ctx.cancellationSignal, headers: { 'Idempotency-Key': input.idempotency_key } },
+        );
+      const completion = limiter
+        ? await limiter.run({
+            tokens: reservedTokens(SYSTEM_PROMPT.length + prompt.length),
+            signal: ctx.cancellationSignal,
+            call,
+            usedTokens: (c) => c.usage?.total_tokens,
+            rateLimited: (err) =>
+              err instanceof APIError && err.status === 429 ? (retryAfterMs(err.headers) ?? 0) : undefined,
+          })
+        : await call();
       return boundedOutput(completion.choices?.[0]?.message?.content, completion.model, completion.usage);
     } catch (err) {
       // A 2xx answer too large to even read is the model's answer being too large.

@@ -6,6 +6,7 @@ import type { ToolDefinition } from '../common/tools/tool';
 import { readEnv } from '../runtime/env-vars';
 import type { LlmConfig } from './llm-config';
 import { createDecide } from './decide';
+import type { LlmLimiter } from './llm-lease';
 import type { DataSource } from './tools/data-source';
 import { createReconcileIssueRefund, refundLookupFailsFromEnv } from './refunds/reconcile-refund';
 import type { RefundService } from './refunds/service';
@@ -25,6 +26,8 @@ export interface ActivityDeps {
   refundFaults?: RefundFaults;
   /** The tools to register; default: every tool in common/tools/index.ts (tests add their own). */
   tools?: readonly ToolDefinition[];
+  /** The fleet-wide LLM rate limit (activities/llm-lease.ts); none by default. */
+  limiter?: LlmLimiter;
 }
 
 export function refundFaultsFromEnv(env: NodeJS.ProcessEnv = process.env): RefundFaults {
@@ -48,7 +51,7 @@ export function createActivities(deps: ActivityDeps) {
   );
   const tools = world ? world.wrap(real) : real;
   return {
-    decide: createDecide(deps.llm),
+    decide: createDecide(deps.llm, deps.limiter),
     // Named reconcile_<tool>: the lookup a run makes before it ends with an effect's outcome unknown.
     reconcile_issue_refund: createReconcileIssueRefund({ refunds, lookupFails: refundLookupFailsFromEnv() }),
     // Every tool's result is logged as the model sees it (sensitive fields redacted).

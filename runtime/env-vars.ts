@@ -39,6 +39,16 @@ const positiveNumber =
     return value;
   };
 
+/** A non-negative integer; unset or blank = 0 (off). */
+const count: Parser<number> = (raw, name) => {
+  const trimmed = raw?.trim() ?? '';
+  if (trimmed === '') return 0;
+  const value = Number(trimmed);
+  if (!/^\d+$/.test(trimmed) || !Number.isSafeInteger(value))
+    throw new Error(`${name} must be a whole number (0 or unset = off), got "${raw}"`);
+  return value;
+};
+
 const milliseconds: Parser<number> = (raw, name) => {
   const value = Number(raw?.trim() || 0);
   if (!Number.isFinite(value) || value < 0)
@@ -103,6 +113,46 @@ export const ENV_VARS = {
     default: '60',
     meaning: 'per-attempt timeout of one LLM call, in seconds (Temporal retries a timed-out attempt)',
     parse: positiveNumber(60),
+  },
+
+  // The fleet-wide LLM rate limit (docs/rate-limits.md); off unless a limit is set
+  AGENT_LLM_TPM: {
+    group: 'llm',
+    default: '',
+    meaning:
+      "tokens per minute every worker's decisions share for this worker's model (a limiter workflow grants them); unset = no limiter",
+    parse: count,
+  },
+  AGENT_LLM_RPM: {
+    group: 'llm',
+    default: '',
+    meaning:
+      'requests per minute every worker shares for the model, through the same limiter; unset = no request limit',
+    parse: count,
+  },
+  AGENT_LLM_MAX_IN_FLIGHT: {
+    group: 'llm',
+    default: '',
+    meaning: 'LLM calls in flight at once across the fleet, through the same limiter; unset = no limit',
+    parse: count,
+  },
+  AGENT_LLM_LEASE_TTL_SECONDS: {
+    group: 'llm',
+    default: 'OPENAI_TIMEOUT_SECONDS + 30',
+    meaning: 'a lease its worker never returned (the worker died) is given back after this long',
+    parse: (raw, name): number | undefined => (raw?.trim() ? positiveNumber(1)(raw, name) : undefined),
+  },
+  AGENT_LLM_LIMIT_SCOPE: {
+    group: 'llm',
+    default: 'model',
+    meaning:
+      '`model`: one limiter per OPENAI_MODEL; `api-key`: one per API key (named by a hash of it), shared by its models',
+    parse: (raw, name): 'model' | 'api-key' => {
+      const value = raw?.trim() || 'model';
+      if (value !== 'model' && value !== 'api-key')
+        throw new Error(`${name} must be "model" or "api-key", got "${raw}"`);
+      return value;
+    },
   },
 
   // The worker and its tools

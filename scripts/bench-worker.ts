@@ -13,6 +13,7 @@ import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import { temporalEnv } from '../runtime/temporal-env';
 import { llmConfigFromEnv } from '../activities/llm-config';
+import { connectLimiter, limiterSettingsFromEnv } from '../activities/llm-lease';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { createAgentWorker } from '../worker/create-worker';
 import { createAgentMetrics } from '../worker/metrics';
@@ -40,12 +41,17 @@ async function main(): Promise<void> {
     Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkPort}` } } } });
   }
   const connection = await NativeConnection.connect({ address: env.address });
+  const llm = llmConfigFromEnv();
+  const metrics = withMetrics ? createAgentMetrics() : undefined;
+  // AGENT_LLM_TPM and friends, as `npm run worker` reads them (the limiter phase sets them).
+  const limiterSettings = limiterSettingsFromEnv(llm, env.taskQueue);
+  const limiter = limiterSettings ? await connectLimiter(env, limiterSettings, metrics?.limiter) : undefined;
   const worker = await createAgentWorker({
     connection,
     namespace: env.namespace,
     taskQueue: env.taskQueue,
-    deps: { llm: llmConfigFromEnv(), data: dataSourceFromEnv() },
-    ...(withMetrics ? { metrics: createAgentMetrics() } : {}),
+    deps: { llm, data: dataSourceFromEnv(), ...(limiter ? { limiter: limiter.limiter } : {}) },
+    ...(metrics ? { metrics } : {}),
     overrides,
   });
   // Never outlive the benchmark that started us.

@@ -140,7 +140,7 @@ interface Ctx {
   workerCount: number;
 }
 
-function startWorker(ctx: Ctx, taskQueue: string, what: string): BenchWorker {
+function startWorker(ctx: Ctx, taskQueue: string, what: string, extraEnv: Record<string, string> = {}): BenchWorker {
   const n = ++ctx.workerCount;
   const logFile = path.join(ctx.logDir, `worker-${n}-${what}.log`);
   const fd = fs.openSync(logFile, 'a');
@@ -158,6 +158,7 @@ function startWorker(ctx: Ctx, taskQueue: string, what: string): BenchWorker {
       BENCH_WORKER_OVERRIDES: JSON.stringify(ctx.opts.workerOverrides),
       ...(ctx.opts.codec ? { BENCH_DATA_CONVERTER: ctx.opts.codec } : {}),
       ...(ctx.opts.metrics ? {} : { BENCH_WORKER_METRICS: 'off' }),
+      ...extraEnv,
     },
     stdio: ['ignore', fd, fd, 'ipc'],
     execArgv: [...process.execArgv, ...ctx.opts.workerNodeArgs],
@@ -904,6 +905,125 @@ async function phaseCrash(ctx: Ctx): Promise<CrashReport> {
   return { modes, trials };
 }
 
+// ---- phase: fleet-wide LLM rate limit ------------------------------------------------------
+
+interface LimiterTrial {
+  limiter: boolean;
+  runs: number;
+  steps: number;
+  tpm: number;
+  wallMs: number;
+  succeeded: number;
+  llmError: number;
+  llmTimeout: number;
+  otherEnd: number;
+  /** The most tokens the provider answered within one minute. */
+  maxTpmSeen: number;
+  refused429: number;
+  runMs: Summary;
+  /** How the runs ended: stop reason, or `error: ...` when the result could not be read. */
+  ends: Record<string, number>;
+  errors: string[];
+}
+
+/**
+ * N concurrent runs against a provider that answers 429 (with Retry-After) above its tokens per
+ * minute: once with every worker calling it freely, once through the limiter set to the same TPM.
+ */
+async function phaseLimiter(ctx: Ctx): Promise<LimiterTrial[]> {
+  const { opts } = ctx;
+  const out: LimiterTrial[] = [];
+  // With the limiter first: the storm without it leaves a loaded server behind.
+  for (const limiter of [true, false]) {
+    const what = limiter ? 'with limiter' : 'without limiter';
+    const provider = await ScriptedLlmServer.start({
+      tokensPerMinute: opts.limiterTpm,
+      defaultScript: scenarioScript({ steps: opts.limiterSteps, delayMs: 0 }),
+    });
+    const tq = newId(`limiter-${limiter ? 'on' : 'off'}-tq`);
+    const worker = startWorker(ctx, tq, `limiter-${limiter ? 'on' : 'off'}`, {
+      OPENAI_BASE_URL: provider.baseUrl,
+      OPENAI_MODEL: `bench-model-${tq}`,
+      ...(limiter ? { AGENT_LLM_TPM: String(opts.limiterTpm) } : {}),
+    });
+    try {
+      await worker.readyAt;
+      const env = envFor(ctx, tq);
+      const ids = Array.from({ length: opts.limiterRuns }, () => newId(`limiter-${limiter ? 'on' : 'off'}`));
+      progress(
+        `limiter: ${ids.length} runs of ${opts.limiterSteps} decisions, provider ${opts.limiterTpm} TPM, ${what}`,
+      );
+      const start = performance.now();
+      let done = 0;
+      const ticker = setInterval(() => {
+        const s = provider.rateLimitStats();
+        progress(
+          `limiter (${what}): ${done}/${ids.length} runs done; provider answered ${s.answered}, refused ${s.refused}`,
+        );
+      }, 10_000);
+      let runs: DurableRun[];
+      try {
+        const results: Array<Promise<DurableRun>> = [];
+        await mapPool(ids, 50, async (id) => {
+          const t = performance.now();
+          try {
+            const handle = await startRun(ctx.client, env, runInput(ctx, opts.limiterSteps), id);
+            results.push(
+              runResult(handle)
+                .then(
+                  (result) => ({ id, runId: firstRunId(handle), ms: performance.now() - t, result }),
+                  (err: unknown) => ({ id, runId: firstRunId(handle), ms: performance.now() - t, error: String(err) }),
+                )
+                .finally(() => done++),
+            );
+          } catch (err) {
+            results.push(Promise.resolve({ id, runId: '', ms: performance.now() - t, error: String(err) }));
+          }
+        });
+        runs = await Promise.all(results);
+      } finally {
+        clearInterval(ticker);
+      }
+      const stats = provider.rateLimitStats();
+      const ended = (reason: string) => runs.filter((r) => r.result?.stop_reason === reason).length;
+      const t: LimiterTrial = {
+        limiter,
+        runs: runs.length,
+        steps: opts.limiterSteps,
+        tpm: opts.limiterTpm,
+        wallMs: performance.now() - start,
+        succeeded: runs.filter((r) => ok(r, opts.limiterSteps)).length,
+        llmError: ended('llm_error'),
+        llmTimeout: ended('llm_timeout'),
+        otherEnd: 0,
+        maxTpmSeen: stats.maxTokensPerMinute,
+        refused429: stats.refused,
+        runMs: summarize(runs.map((r) => r.ms)),
+        ends: {},
+        errors: [
+          ...new Set(
+            runs.filter((r) => !ok(r, opts.limiterSteps)).map((r) => r.error ?? `stop_reason ${r.result?.stop_reason}`),
+          ),
+        ].slice(0, 5),
+      };
+      t.otherEnd = t.runs - t.succeeded - t.llmError - t.llmTimeout;
+      for (const r of runs) {
+        const end = r.result?.stop_reason ?? `error: ${(r.error ?? '').slice(0, 80)}`;
+        t.ends[end] = (t.ends[end] ?? 0) + 1;
+      }
+      out.push(t);
+      progress(
+        `limiter (${what}): ${t.succeeded}/${t.runs} succeeded, ${t.llmError} llm_error, ${t.llmTimeout} llm_timeout, ${t.otherEnd} other; ` +
+          `provider max ${t.maxTpmSeen} TPM (limit ${t.tpm}), ${t.refused429} refused with 429; run ${secs(t.runMs.median)} median / ${secs(t.runMs.p95)} p95; ends ${JSON.stringify(t.ends)}`,
+      );
+    } finally {
+      await worker.stop();
+      await provider.close();
+    }
+  }
+  return out;
+}
+
 // ---- report --------------------------------------------------------------------------------
 
 interface Report {
@@ -919,6 +1039,7 @@ interface Report {
   cancel?: CancelReport;
   crash?: CrashReport;
   cli?: CliStartResult;
+  limiter?: LimiterTrial[];
 }
 
 const HEADER = ['Measure', 'Setting', 'Result', 'Median', 'p95', 'Target', 'Met'];
@@ -1039,6 +1160,17 @@ function rows(r: Report): string[][] {
         yesNo(c.cli.abortMs.median <= 1000 && c.cli.failed === 0),
       ]);
     }
+  }
+  for (const t of r.limiter ?? []) {
+    out.push([
+      'LLM rate limit (429 storm)',
+      `${t.runs} concurrent runs × ${t.steps} decisions, provider ${t.tpm} TPM with 429 + Retry-After, ${t.limiter ? `limiter at ${t.tpm} TPM` : 'no limiter'}`,
+      `${t.succeeded} succeeded, ${t.llmError} llm_error, ${t.llmTimeout} llm_timeout, ${t.otherEnd} other; provider saw max ${t.maxTpmSeen} TPM, refused ${t.refused429}; wall ${secs(t.wallMs)}`,
+      `run ${secs(t.runMs.median)}`,
+      `run ${secs(t.runMs.p95)}`,
+      t.limiter ? `0 llm_*, ≤ ${t.tpm} TPM` : '—',
+      t.limiter ? yesNo(t.llmError + t.llmTimeout === 0 && t.maxTpmSeen <= t.tpm) : '—',
+    ]);
   }
   for (const [mode, c] of Object.entries(r.crash?.modes ?? {}) as Array<[CrashMode, CrashModeReport]>) {
     const restart = mode === 'restart';
@@ -1186,6 +1318,7 @@ async function main(): Promise<void> {
     }
     if (opts.phases.includes('cancel')) report.cancel = await phaseCancel(ctx);
     if (opts.phases.includes('crash')) report.crash = await phaseCrash(ctx);
+    if (opts.phases.includes('limiter')) report.limiter = await phaseLimiter(ctx);
     if (opts.phases.includes('cli')) {
       progress('cli: cold start of `agent list -o json`, 9 processes');
       const env = { ...process.env, TEMPORAL_ADDRESS: ctx.server.address, TEMPORAL_NAMESPACE: ctx.server.namespace };

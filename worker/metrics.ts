@@ -7,7 +7,8 @@
 // serves both on one port.
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { LeaseObserver } from '../activities/llm-lease';
 import type { AgentMetricsSinks, ToolOutcome } from '../common/metrics-sink';
 import { toolNamedReason } from '../common/stop-reasons';
 import { TOOL_REGISTRY } from '../common/tool-catalog';
@@ -23,6 +24,8 @@ export interface AgentMetrics {
   registry: Registry;
   sinks: InjectedSinks<AgentMetricsSinks>;
   activityInterceptor: ActivityInterceptorsFactory;
+  /** The fleet-wide LLM rate limit as this worker sees it (activities/llm-lease.ts). */
+  limiter: LeaseObserver;
 }
 
 export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): AgentMetrics {
@@ -55,6 +58,40 @@ export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): Age
     'LLM tokens used by successful decisions, by kind (prompt, completion)',
     ['kind'],
   );
+
+  // The limiter's own view of the whole fleet is its query (`agent limits`); these are this worker's.
+  const leasesGranted = counter(
+    'agent_llm_leases_granted_total',
+    'LLM leases granted to this worker by the rate limiter',
+  );
+  const leaseTokens = counter(
+    'agent_llm_lease_tokens_granted_total',
+    'Tokens reserved by the leases granted to this worker',
+  );
+  const leasePauses = counter(
+    'agent_llm_limiter_pauses_total',
+    'Provider 429s that paused the rate limiter for everyone',
+  );
+  const leasesQueued = new Gauge({
+    name: 'agent_llm_leases_queued',
+    help: "This worker's LLM decisions waiting for a lease now",
+    registers: [registry],
+  });
+  const leaseWait = new Histogram({
+    name: 'agent_llm_lease_wait_seconds',
+    help: 'How long a decision waited for its LLM lease',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300],
+    registers: [registry],
+  });
+  const limiter: LeaseObserver = {
+    waiting: (delta) => leasesQueued.inc(delta),
+    granted: (waitMs, tokens) => {
+      leasesGranted.inc();
+      leaseTokens.inc(tokens);
+      leaseWait.observe(waitMs / 1000);
+    },
+    paused: () => leasePauses.inc(),
+  };
 
   const sinks: InjectedSinks<AgentMetricsSinks> = {
     agentMetrics: {
@@ -91,7 +128,7 @@ export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): Age
     },
   });
 
-  return { registry, sinks, activityInterceptor };
+  return { registry, sinks, activityInterceptor, limiter };
 }
 
 /** For workers built without metrics (tests, scripts): the workflow's sink calls go nowhere, quietly. */
