@@ -235,6 +235,16 @@ describe('docker-compose.yml, loaded by compose-go', () => {
     }
   });
 
+  it('loads deploy/cloud.env.example as the Cloud .env it documents: mTLS files mounted, no local server', () => {
+    const project = loadOk(read('deploy/cloud.env.example'));
+    const env = project.services.worker!.environment as Record<string, string>;
+    assert.equal(env.TEMPORAL_ADDRESS, 'my-ns.a1b2c.tmprl.cloud:7233');
+    assert.equal(env.TEMPORAL_NAMESPACE, 'my-ns.a1b2c');
+    assert.equal(env.TEMPORAL_TLS_CLIENT_CERT_PATH, '/run/secrets/temporal-tls-client-cert');
+    assert.equal(project.secrets!['temporal-tls-client-cert']!.file, path.join(REPO_ROOT, 'secrets', 'client.pem'));
+    assert.equal(env.TEMPORAL_TLS_SERVER_CA_CERT_PATH, '', 'commented out: unset');
+  });
+
   it('publishes every port on 127.0.0.1 unless AGENT_PUBLISH_IP says otherwise', () => {
     const ports = (project: Project) =>
       Object.entries(project.services).flatMap(([name, svc]) =>
