@@ -18,3 +18,17 @@ export function llmConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LlmConfi
     timeoutMs: readEnv('OPENAI_TIMEOUT_SECONDS', env) * 1000,
   };
 }
+
+/** Why the worker will not start without an LLM: every run would otherwise end llm_error. */
+export const MISSING_LLM_MESSAGE =
+  'OPENAI_API_KEY is not set: set it, or set OPENAI_BASE_URL for a keyless OpenAI-compatible server';
+
+/**
+ * The worker's settings: refuses to start with neither a key nor a base URL (a keyless
+ * OpenAI-compatible server is legitimate: the client then gets a placeholder key).
+ */
+export function requiredLlmConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LlmConfig {
+  if (readEnv('OPENAI_API_KEY', env) === undefined && readEnv('OPENAI_BASE_URL', env) === undefined)
+    throw new Error(MISSING_LLM_MESSAGE);
+  return llmConfigFromEnv(env);
+}

@@ -92,7 +92,7 @@ export const ENV_VARS = {
     group: 'llm',
     default: '',
     meaning:
-      'API key of the OpenAI-compatible endpoint; local servers often need none, and without it the demo runs offline',
+      'API key of the OpenAI-compatible endpoint; the worker refuses to start without it unless OPENAI_BASE_URL is set (a keyless server); without it the demo runs offline',
     parse: text,
     secret: true,
   },

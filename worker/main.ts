@@ -2,7 +2,7 @@
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { connectionOptions, describeConnection, temporalEnv, unreachableMessage } from '../runtime/temporal-env';
 import { describeCodec } from '../runtime/data-converter';
-import { llmConfigFromEnv } from '../activities/llm-config';
+import { requiredLlmConfigFromEnv } from '../activities/llm-config';
 import { connectLimiter, describeLimits, limiterSettingsFromEnv } from '../activities/llm-lease';
 import { redactUrl } from '../activities/secrets';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
@@ -13,7 +13,7 @@ import type { MetricsServer } from './metrics-server';
 
 async function main(): Promise<void> {
   const env = temporalEnv(process.env, {}, (text) => console.error(`worker: ${text}`));
-  const llm = llmConfigFromEnv();
+  const llm = requiredLlmConfigFromEnv(); // no key and no base URL: one line, exit 1
   const codec = describeCodec(); // a bad key configuration stops the worker here, in one line
   const metricsPort = metricsPortFromEnv();
 
@@ -47,7 +47,12 @@ async function main(): Promise<void> {
   let metricsServer: MetricsServer | undefined;
   if (metrics && metricsPort !== 'off') {
     try {
-      metricsServer = await startMetricsServer({ registry: metrics.registry, port: metricsPort, sdkMetricsUrl });
+      metricsServer = await startMetricsServer({
+        registry: metrics.registry,
+        port: metricsPort,
+        sdkMetricsUrl,
+        isRunning: () => worker.getState() === 'RUNNING',
+      });
     } catch (err) {
       // A second worker on the same host: keep working, say loudly that this one is not scraped.
       console.error(
