@@ -8,8 +8,8 @@ const REPO = path.resolve(__dirname, '..', '..');
 export type CrashMode = 'restart' | 'standby';
 const CRASH_MODES: CrashMode[] = ['restart', 'standby'];
 
-export type Phase = 'overhead' | 'throughput' | 'history' | 'cancel' | 'crash' | 'cli';
-export const ALL_PHASES: Phase[] = ['overhead', 'throughput', 'history', 'cancel', 'crash', 'cli'];
+export type Phase = 'overhead' | 'throughput' | 'history' | 'cancel' | 'crash' | 'start' | 'cli';
+export const ALL_PHASES: Phase[] = ['overhead', 'throughput', 'history', 'cancel', 'crash', 'start', 'cli'];
 
 export interface Options {
   mode: 'quick' | 'full';
@@ -29,6 +29,7 @@ export interface Options {
   crashTrials: number;
   crashLatency: number;
   crashModes: CrashMode[];
+  startTrials: number;
   workerOverrides: Record<string, unknown>;
   dynamicConfig: string[];
   sqlitePragmas: string[];
@@ -61,6 +62,7 @@ export const HELP = `npm run bench -- [flags]
   --crash-trials N         SIGKILL trials per mode (quick 2, full 5)
   --crash-modes a,b        restart (new worker after the kill), standby (a second worker already polls)
   --crash-latency ms       decision latency of the re-run call in the crash phase (50)
+  --start-trials N         start: new \`node dist/worker/main.js\` processes timed to their first poll (5)
   --worker-opt k=v         extra Worker option for every bench worker (value parsed as JSON if it can be)
   --server-dc k=v          extra dev server dynamic config (e.g. system.enableActivityEagerExecution=true)
   --sqlite-pragma k=v      extra dev server SQLite pragma (e.g. journal_mode=wal)
@@ -86,6 +88,7 @@ const INTEGER_FLAGS = {
   'cli-cancel-trials': 'cliCancelTrials',
   'crash-trials': 'crashTrials',
   'crash-latency': 'crashLatency',
+  'start-trials': 'startTrials',
   seed: 'seed',
   'timeout-min': 'timeoutMin',
 } as const satisfies Record<string, keyof Options>;
@@ -166,6 +169,7 @@ export function parseBenchArgs(argv: string[]): Options {
     crashTrials: quick ? 2 : 5,
     crashLatency: 50,
     crashModes: [...CRASH_MODES],
+    startTrials: 5,
     workerOverrides: Object.fromEntries(repeated('worker-opt').map(workerOption)),
     dynamicConfig: repeated('server-dc'),
     sqlitePragmas: repeated('sqlite-pragma'),
