@@ -111,11 +111,13 @@ describe('docker-compose.yml', () => {
     assert.deepEqual(init.command, ['node', 'dist/scripts/init-namespace.js']);
   });
 
-  it('builds the worker with npm ci (whose prepare script is the TypeScript build), and runs dist/worker/main.js', () => {
+  it('builds the worker with npm ci (whose prepare script is the build: TypeScript, then the workflow bundle), and runs dist/worker/main.js', () => {
     const dockerfile = read('Dockerfile');
     assert.match(dockerfile, /RUN npm ci/);
     assert.match(dockerfile, /COPY .*tsconfig\.json/);
-    assert.equal((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.prepare, 'tsc -p .');
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    assert.equal(scripts.prepare, 'npm run -s build');
+    assert.equal(scripts.build, 'tsc -p . && node dist/scripts/bundle-workflows.js');
     assert.match(dockerfile, /CMD \["node", "dist\/worker\/main\.js"\]/);
   });
 });
