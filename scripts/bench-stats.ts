@@ -1,4 +1,6 @@
 // Small statistics and formatting helpers for the benchmark.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 
 /** Median, interpolated between the two middle values of an even count. */
 export function median(xs: number[]): number {
@@ -99,6 +101,19 @@ export interface WorkerStats {
   /** peak RSS of the process so far */
   maxRssBytes: number;
   heapUsedBytes: number;
+}
+
+let clockTicks: number | undefined;
+/** utime+stime of a process in ms, from /proc (for processes we cannot instrument); NaN where there is no /proc. */
+export function procCpuMs(pid: number): number {
+  try {
+    clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+  } catch {
+    return NaN;
+  }
 }
 
 export function readStats(): WorkerStats {

@@ -2,7 +2,7 @@
 // server sees it polling: its identity among the workflow pollers of its task queue
 // (describeTaskQueue). Each run is a new process on a task queue of its own, stopped once it polls.
 // The benchmark (scripts/bench.ts) prints it; alone:
-//   node dist/scripts/bench-worker-start.js [--runs N]   (TEMPORAL_ADDRESS: a running server)
+//   node dist/scripts/bench-worker-start.js [--runs N] [--entry other/dist/worker/main.js]   (TEMPORAL_ADDRESS: a running server)
 import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import * as path from 'node:path';
@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { temporalEnv } from '../runtime/temporal-env';
-import { median, summarize } from './bench-stats';
+import { median, procCpuMs, summarize } from './bench-stats';
 import type { Summary } from './bench-stats';
 
 export const WORKER_ENTRY = path.resolve(__dirname, '..', 'worker', 'main.js');
@@ -24,6 +24,8 @@ export interface WorkerStartOptions {
   runs?: number;
   /** The workers' environment (default: this process's); TEMPORAL_TASK_QUEUE is set per run. */
   env?: NodeJS.ProcessEnv;
+  /** The worker's entry file (default: this build's dist/worker/main.js; another build's, for a before/after). */
+  entry?: string;
 }
 
 export interface WorkerStartResult {
@@ -31,24 +33,31 @@ export interface WorkerStartResult {
   medianMs: number;
   summary: Summary;
   samplesMs: number[];
+  /** CPU time (user + system, all threads) each worker had used when it was first seen polling: less load-dependent than wall time. */
+  cpuMs: Summary;
   /** Whether every worker said it loaded the prebuilt workflow bundle (else it bundled at start). */
   prebuilt: boolean;
 }
 
 export async function measureWorkerStart(opts: WorkerStartOptions): Promise<WorkerStartResult> {
   const samplesMs: number[] = [];
+  const cpuMs: number[] = [];
   let prebuilt = true;
   for (let i = 0; i < (opts.runs ?? 5); i++) {
     const run = await timeOnce(opts, `worker-start-${process.pid}-${Date.now()}-${i}`);
     samplesMs.push(run.ms);
+    cpuMs.push(run.cpuMs);
     prebuilt &&= run.log.includes(PREBUILT_LINE);
   }
-  return { medianMs: median(samplesMs), summary: summarize(samplesMs), samplesMs, prebuilt };
+  return { medianMs: median(samplesMs), summary: summarize(samplesMs), samplesMs, cpuMs: summarize(cpuMs), prebuilt };
 }
 
-async function timeOnce(opts: WorkerStartOptions, taskQueue: string): Promise<{ ms: number; log: string }> {
+async function timeOnce(
+  opts: WorkerStartOptions,
+  taskQueue: string,
+): Promise<{ ms: number; cpuMs: number; log: string }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [WORKER_ENTRY], {
+  const child = spawn(process.execPath, [opts.entry ?? WORKER_ENTRY], {
     // Any free metrics port: a worker of the benchmark may still be listening on the default one.
     env: { ...(opts.env ?? process.env), TEMPORAL_TASK_QUEUE: taskQueue, AGENT_METRICS_PORT: '0' },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -68,7 +77,9 @@ async function timeOnce(opts: WorkerStartOptions, taskQueue: string): Promise<{ 
         taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
         taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
       });
-      if ((pollers ?? []).some((p) => p.identity === identity)) return { ms: performance.now() - started, log };
+      if ((pollers ?? []).some((p) => p.identity === identity)) {
+        return { ms: performance.now() - started, cpuMs: procCpuMs(child.pid!), log };
+      }
       await new Promise((r) => setTimeout(r, 10));
     }
   } finally {
@@ -78,12 +89,17 @@ async function timeOnce(opts: WorkerStartOptions, taskQueue: string): Promise<{ 
 }
 
 if (require.main === module) {
-  const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
+  const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, entry: { type: 'string' } } });
   const env = temporalEnv();
   Connection.connect({ address: env.address })
     .then(async (connection) => {
       try {
-        return await measureWorkerStart({ connection, namespace: env.namespace, runs: Number(values.runs) });
+        return await measureWorkerStart({
+          connection,
+          namespace: env.namespace,
+          runs: Number(values.runs),
+          ...(values.entry ? { entry: path.resolve(values.entry) } : {}),
+        });
       } finally {
         await connection.close();
       }
@@ -92,7 +108,8 @@ if (require.main === module) {
       (r) =>
         console.log(
           `worker start to first poll: median ${r.medianMs.toFixed(0)} ms over ${r.samplesMs.length} runs ` +
-            `(${r.samplesMs.map((s) => s.toFixed(0)).join(', ')} ms)${r.prebuilt ? '' : '; NOT from the prebuilt bundle'}`,
+            `(${r.samplesMs.map((s) => s.toFixed(0)).join(', ')} ms); CPU used by then: median ${r.cpuMs.median.toFixed(0)} ms` +
+            (r.prebuilt ? '' : '; NOT from the prebuilt bundle'),
         ),
       (err: unknown) => {
         console.error(`bench-worker-start: ${err instanceof Error ? err.message : String(err)}`);
