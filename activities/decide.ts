@@ -4,7 +4,8 @@
 // The answer is untrusted and bounded here, before it reaches the history; error messages are
 // scrubbed of secrets (an error body may echo the API key).
 import { Context, ApplicationFailure } from '@temporalio/activity';
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type * as OpenAiModule from 'openai';
+import type OpenAI from 'openai';
 import type { DecideInput, DecideOutput } from '../common/types';
 import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/types';
 import { limitedFetch, responseTooLarge } from './limited-fetch';
@@ -28,15 +29,24 @@ const MAX_MODEL_NAME_CHARS = 200;
  */
 export const MAX_RESPONSE_BYTES = 6 * MAX_ANSWER_BYTES + 64 * 1024;
 
+/** `openai` takes a noticeable part of a worker's start to load: it is loaded by the first decision instead. */
+let openaiModule: typeof OpenAiModule | undefined;
+function openai(): typeof OpenAiModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (openaiModule ??= require('openai') as typeof OpenAiModule);
+}
+
 /** `limiter`: the fleet-wide rate limit (activities/llm-lease.ts), when the worker has one. */
 export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
-  const client = new OpenAI({
-    apiKey: config.apiKey,
-    baseURL: config.baseURL,
-    maxRetries: 0,
-    timeout: config.timeoutMs,
-    fetch: limitedFetch(MAX_RESPONSE_BYTES),
-  });
+  let openaiClient: OpenAI | undefined;
+  const client = () =>
+    (openaiClient ??= new (openai().default)({
+      apiKey: config.apiKey,
+      baseURL: config.baseURL,
+      maxRetries: 0,
+      timeout: config.timeoutMs,
+      fetch: limitedFetch(MAX_RESPONSE_BYTES),
+    }));
   const secrets = [config.apiKey, ...secretsFromEnv()];
 
   return async function decide(input: DecideInput): Promise<DecideOutput> {
@@ -46,7 +56,7 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
     try {
       const prompt = JSON.stringify(input.payload);
       const call = () =>
-        client.chat.completions.create(
+        client().chat.completions.create(
           {
             model: config.model,
             temperature: 0,
@@ -65,7 +75,7 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
             call,
             usedTokens: (c) => c.usage?.total_tokens,
             rateLimited: (err) =>
-              err instanceof APIError && err.status === 429 ? (retryAfterMs(err.headers) ?? 0) : undefined,
+              err instanceof openai().APIError && err.status === 429 ? (retryAfterMs(err.headers) ?? 0) : undefined,
           })
         : await call();
       return boundedOutput(completion.choices?.[0]?.message?.content, completion.model, completion.usage);
@@ -112,6 +122,7 @@ function tokens(value: unknown): number {
 }
 
 function classify(err: unknown, ctx: Context, secrets: readonly string[]): unknown {
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = openai();
   // A cancelled activity: rethrow what the SDK expects so Temporal records a cancellation.
   if (err instanceof APIUserAbortError || ctx.cancellationSignal.aborted) {
     return ctx.cancellationSignal.reason ?? err;

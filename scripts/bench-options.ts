@@ -8,9 +8,9 @@ const REPO = path.resolve(__dirname, '..', '..');
 export type CrashMode = 'restart' | 'standby';
 const CRASH_MODES: CrashMode[] = ['restart', 'standby'];
 
-export type Phase = 'overhead' | 'throughput' | 'history' | 'cancel' | 'crash' | 'cli' | 'limiter';
+export type Phase = 'overhead' | 'throughput' | 'history' | 'cancel' | 'crash' | 'start' | 'cli' | 'limiter';
 /** The default phases; `limiter` (a few minutes of 429s) runs only when asked for. */
-export const ALL_PHASES: Phase[] = ['overhead', 'throughput', 'history', 'cancel', 'crash', 'cli'];
+export const ALL_PHASES: Phase[] = ['overhead', 'throughput', 'history', 'cancel', 'crash', 'start', 'cli'];
 const KNOWN_PHASES: Phase[] = [...ALL_PHASES, 'limiter'];
 
 export interface Options {
@@ -31,6 +31,7 @@ export interface Options {
   crashTrials: number;
   crashLatency: number;
   crashModes: CrashMode[];
+  startTrials: number;
   workerOverrides: Record<string, unknown>;
   dynamicConfig: string[];
   sqlitePragmas: string[];
@@ -72,6 +73,7 @@ export const HELP = `npm run bench -- [flags]
   --limiter-runs N          limiter: concurrent runs against the 429-ing provider, with and without the limiter (200)
   --limiter-steps N         limiter: decisions per run (2)
   --limiter-tpm N           limiter: the provider's tokens per minute, and the limiter's (24000; a decision uses 120)
+  --start-trials N         start: new \`node dist/worker/main.js\` processes timed to their first poll (5)
   --worker-opt k=v         extra Worker option for every bench worker (value parsed as JSON if it can be)
   --server-dc k=v          extra dev server dynamic config (e.g. system.enableActivityEagerExecution=true)
   --sqlite-pragma k=v      extra dev server SQLite pragma (e.g. journal_mode=wal)
@@ -100,6 +102,7 @@ const INTEGER_FLAGS = {
   'limiter-runs': 'limiterRuns',
   'limiter-steps': 'limiterSteps',
   'limiter-tpm': 'limiterTpm',
+  'start-trials': 'startTrials',
   seed: 'seed',
   'timeout-min': 'timeoutMin',
 } as const satisfies Record<string, keyof Options>;
@@ -183,6 +186,7 @@ export function parseBenchArgs(argv: string[]): Options {
     crashTrials: quick ? 2 : 5,
     crashLatency: 50,
     crashModes: [...CRASH_MODES],
+    startTrials: 5,
     workerOverrides: Object.fromEntries(repeated('worker-opt').map(workerOption)),
     dynamicConfig: repeated('server-dc'),
     sqlitePragmas: repeated('sqlite-pragma'),

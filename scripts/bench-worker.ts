@@ -1,8 +1,5 @@
 // The worker process of the benchmark: the shipped worker (createAgentWorker, the same defaults as
-// `npm run worker`) plus what a benchmark needs around it:
-//  - BENCH_WORKFLOW_BUNDLE: a workflow bundle built once by scripts/bench.ts, so each fresh worker
-//    starts in about a second instead of bundling the workflow code again (same code, same bundle
-//    the worker would build itself);
+// `npm run worker`, the same prebuilt workflow bundle) plus what a benchmark needs around it:
 //  - BENCH_WORKER_OVERRIDES: JSON of extra Worker options (the tuning experiments);
 //  - BENCH_DATA_CONVERTER: a module exporting `dataConverter` (hook for the payload codec);
 //  - metrics on, as `npm run worker` has them by default (the SDK's Prometheus exporter and the
@@ -25,10 +22,6 @@ async function main(): Promise<void> {
   const overrides: Partial<WorkerOptions> = process.env.BENCH_WORKER_OVERRIDES
     ? JSON.parse(process.env.BENCH_WORKER_OVERRIDES)
     : {};
-  if (process.env.BENCH_WORKFLOW_BUNDLE) {
-    overrides.workflowBundle = { codePath: process.env.BENCH_WORKFLOW_BUNDLE };
-    overrides.workflowsPath = undefined;
-  }
   if (process.env.BENCH_DATA_CONVERTER) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const mod = require(process.env.BENCH_DATA_CONVERTER) as { dataConverter?: WorkerOptions['dataConverter'] };

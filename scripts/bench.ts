@@ -6,6 +6,8 @@
 // docs/benchmark.md explains the method, the tuning and the results. `--help` lists the flags.
 import { measureCliColdStart } from './bench-cli-start';
 import type { CliStartResult } from './bench-cli-start';
+import { measureWorkerStart } from './bench-worker-start';
+import type { WorkerStartResult } from './bench-worker-start';
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
@@ -18,8 +20,8 @@ import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@tem
 import type { DataConverter } from '@temporalio/common';
 import { tsToMs } from '@temporalio/common/lib/time';
 import type { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
+import { PREBUILT_BUNDLES, bundleStaleness } from '../worker/workflow-bundle';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import type { AgentInput, AgentResult } from '../common/types';
 import { chainCost } from './bench-history';
@@ -27,7 +29,19 @@ import type { ChainCost } from './bench-history';
 import type { InProcessReply } from './bench-baseline';
 import { benchInput, scenarioScript } from './bench-scenario';
 import type { ScenarioOptions } from './bench-scenario';
-import { bytes, markdownTable, median, ms, prng, secs, signed, summarize, textTable } from './bench-stats';
+import {
+  bytes,
+  markdownTable,
+  median,
+  ms,
+  procCpuMs,
+  procTreeCpuMs,
+  prng,
+  secs,
+  signed,
+  summarize,
+  textTable,
+} from './bench-stats';
 import type { Summary } from './bench-stats';
 import { mapPool } from '../client/concurrency';
 import type { WorkerStats } from './bench-stats';
@@ -71,18 +85,6 @@ process.on('exit', () => {
   }
 });
 
-let clkTck = 100;
-/** utime+stime of a process in ms, from /proc (for the dev server, which we cannot instrument). */
-function procCpuMs(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clkTck;
-  } catch {
-    return NaN;
-  }
-}
-
 /**
  * CPU of the Temporal server: the dev server is one process; on PostgreSQL it is the server process
  * plus PostgreSQL (the postmaster, its live backends, and the exited ones it has reaped).
@@ -90,23 +92,7 @@ function procCpuMs(pid: number): number {
 function serverCpuMs(server: TemporalServerHandle): number {
   const own = procCpuMs(server.pid);
   if (server.kind !== 'postgres') return own;
-  const postmaster = (server as PostgresTemporalServer).postgres.pid;
-  let pg = 0;
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const pid = Number(entry);
-      if (pid !== postmaster && Number(fields[1]) !== postmaster) continue;
-      // utime, stime, and for the postmaster cutime + cstime (its exited children)
-      const ticks = [11, 12, ...(pid === postmaster ? [13, 14] : [])].reduce((sum, i) => sum + Number(fields[i]), 0);
-      pg += (ticks * 1000) / clkTck;
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  return own + pg;
+  return own + procTreeCpuMs((server as PostgresTemporalServer).postgres.pid);
 }
 
 function procRssBytes(pid: number): number {
@@ -134,7 +120,6 @@ interface Ctx {
   server: TemporalServerHandle;
   llm: ScriptedLlmServer;
   client: Client;
-  bundlePath: string;
   scenarios: Map<string, ScenarioOptions>;
   logDir: string;
   workerCount: number;
@@ -154,7 +139,6 @@ function startWorker(ctx: Ctx, taskQueue: string, what: string, extraEnv: Record
       OPENAI_BASE_URL: ctx.llm.baseUrl,
       OPENAI_API_KEY: 'bench',
       OPENAI_TIMEOUT_SECONDS: '120',
-      BENCH_WORKFLOW_BUNDLE: ctx.bundlePath,
       BENCH_WORKER_OVERRIDES: JSON.stringify(ctx.opts.workerOverrides),
       ...(ctx.opts.codec ? { BENCH_DATA_CONVERTER: ctx.opts.codec } : {}),
       ...(ctx.opts.metrics ? {} : { BENCH_WORKER_METRICS: 'off' }),
@@ -1040,6 +1024,7 @@ interface Report {
   crash?: CrashReport;
   cli?: CliStartResult;
   limiter?: LimiterTrial[];
+  workerStart?: WorkerStartResult;
 }
 
 const HEADER = ['Measure', 'Setting', 'Result', 'Median', 'p95', 'Target', 'Met'];
@@ -1075,6 +1060,19 @@ function rows(r: Report): string[][] {
       ms(r.cli.summary.p95),
       '—',
       yesNo(undefined),
+    ]);
+  }
+  if (r.workerStart) {
+    const w = r.workerStart;
+    out.push([
+      'worker cold start',
+      `\`node dist/worker/main.js\` (npm start), n=${w.summary.n} new processes, ${w.prebuilt ? 'prebuilt workflow bundle' : 'NOT the prebuilt bundle'}`,
+      `spawn to its first poll (its identity among the task queue's pollers); min ${ms(w.summary.min)}, max ${ms(w.summary.max)}; ` +
+        `CPU used by then ${ms(w.cpuMs.median)} median`,
+      ms(w.medianMs),
+      ms(w.summary.p95),
+      '≤ 2 s median',
+      yesNo(w.medianMs <= 2000 && w.prebuilt),
     ]);
   }
   const byC = new Map<number, ThroughputTrial[]>();
@@ -1186,6 +1184,17 @@ function rows(r: Report): string[][] {
       restart ? '≤ 5 s after ready + re-run' : '—',
       restart ? yesNo(c.recoveryMs.median <= 5000 && c.failed === 0) : '—',
     ]);
+    if (restart) {
+      out.push([
+        'crash recovery, fresh worker',
+        `SIGKILL mid-decide, then a new worker process started, n=${c.totalMs.n}`,
+        `kill → new worker polling (${secs(c.killToReadyMs.median)}) → interrupted step re-run and completed → next step asked; everything included`,
+        secs(c.totalMs.median),
+        secs(c.totalMs.p95),
+        '—',
+        '—',
+      ]);
+    }
   }
   return out;
 }
@@ -1252,7 +1261,6 @@ async function main(): Promise<void> {
     process.exit(2); // the exit hooks SIGKILL every child, the dev server included
   }, opts.timeoutMin * 60_000).unref();
   const startedAt = new Date().toISOString();
-  clkTck = Number((await execFileP('getconf', ['CLK_TCK']).catch(() => ({ stdout: '100' }))).stdout.trim()) || 100;
   fs.mkdirSync(opts.outDir, { recursive: true });
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bench-'));
   const loadStart = os
@@ -1261,10 +1269,11 @@ async function main(): Promise<void> {
     .join(' ');
   progress(`mode ${opts.mode}, phases ${opts.phases.join(',')}; logs in ${logDir}; load avg ${loadStart}`);
 
-  progress('bundling workflow code once for all bench workers');
-  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: quietLogger() });
-  const bundlePath = path.join(logDir, 'workflow-bundle.js');
-  fs.writeFileSync(bundlePath, bundle.code);
+  // Workers load the workflow bundle `npm run build` made; without it each would bundle at start.
+  for (const { file } of PREBUILT_BUNDLES) {
+    const stale = bundleStaleness(file);
+    if (stale) throw new Error(`${path.relative(process.cwd(), file)} ${stale}: run \`npm run build\` first`);
+  }
 
   const cliPath = await findOrBuildTemporalCli();
   const temporalVersion = (await execFileP(cliPath, ['--version'])).stdout.trim();
@@ -1298,7 +1307,7 @@ async function main(): Promise<void> {
   }
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, namespace: server.namespace, ...(dataConverter ? { dataConverter } : {}) });
-  const ctx: Ctx = { opts, server, llm, client, bundlePath, scenarios, logDir, workerCount: 0 };
+  const ctx: Ctx = { opts, server, llm, client, scenarios, logDir, workerCount: 0 };
 
   const report: Report = {
     label: opts.label,
@@ -1319,6 +1328,21 @@ async function main(): Promise<void> {
     if (opts.phases.includes('cancel')) report.cancel = await phaseCancel(ctx);
     if (opts.phases.includes('crash')) report.crash = await phaseCrash(ctx);
     if (opts.phases.includes('limiter')) report.limiter = await phaseLimiter(ctx);
+    if (opts.phases.includes('start')) {
+      progress(`start: \`node dist/worker/main.js\` until it polls, ${opts.startTrials} processes`);
+      report.workerStart = await measureWorkerStart({
+        connection,
+        namespace: server.namespace,
+        runs: opts.startTrials,
+        env: {
+          ...process.env,
+          TEMPORAL_ADDRESS: server.address,
+          TEMPORAL_NAMESPACE: server.namespace,
+          OPENAI_BASE_URL: llm.baseUrl,
+          OPENAI_API_KEY: 'bench',
+        },
+      });
+    }
     if (opts.phases.includes('cli')) {
       progress('cli: cold start of `agent list -o json`, 9 processes');
       const env = { ...process.env, TEMPORAL_ADDRESS: ctx.server.address, TEMPORAL_NAMESPACE: ctx.server.namespace };
@@ -1359,18 +1383,6 @@ async function main(): Promise<void> {
     `\nwritten: ${names.map((n) => path.relative(process.cwd(), path.join(opts.outDir, `${n}.{json,md}`))).join(', ')}`,
   );
   fs.rmSync(logDir, { recursive: true, force: true });
-}
-
-function quietLogger() {
-  const noop = () => undefined;
-  return {
-    log: noop,
-    trace: noop,
-    debug: noop,
-    info: noop,
-    warn: (m: string) => progress(`bundler: ${m}`),
-    error: (m: string) => progress(`bundler: ${m}`),
-  };
 }
 
 main().then(

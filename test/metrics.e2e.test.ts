@@ -104,8 +104,9 @@ describe('worker metrics endpoint', () => {
     assert.equal(await health.text(), 'ok\n');
     // The same server for a worker that is not (or no longer) running.
     let running = false;
+    const registry = new Registry();
     const server = await startMetricsServer({
-      registry: new Registry(),
+      registry: () => registry,
       port: 0,
       host: '127.0.0.1',
       isRunning: () => running,

@@ -9,6 +9,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker } from '@temporalio/worker';
 import { NO_METRICS_SINKS } from '../worker/metrics';
+import { workflowCode } from '../worker/workflow-bundle';
 import { REPO_ROOT } from './helpers/harness';
 import { BATCHED_UPSERTS_PATCH, EFFECTS_PATCH, FAULTS_PATCH, FINAL_VALIDATOR_PATCH } from '../workflows/patches';
 import { SEARCH_ATTRIBUTES_PATCH } from '../common/search-attributes';
@@ -56,8 +57,9 @@ describe('replay of recorded histories', () => {
 
   it('replays every recorded history against the current workflow code', async () => {
     const histories = files.map((file) => ({ workflowId: file, history: load(file) }));
+    // The code workers run: the prebuilt bundle (`npm run build`), or the sources bundled now if it is stale.
     const results = Worker.runReplayHistories(
-      { workflowsPath: require.resolve('../workflows'), sinks: NO_METRICS_SINKS },
+      { ...workflowCode(undefined).options, sinks: NO_METRICS_SINKS },
       histories,
     );
     const failures: string[] = [];

@@ -17,7 +17,8 @@ export interface MetricsServer {
 }
 
 export interface MetricsServerOptions {
-  registry: Registry;
+  /** Called per scrape: the agent's registry may be built lazily (worker/metrics.ts). */
+  registry: () => Registry;
   port: number;
   host?: string;
   /** The SDK exporter's URL (http://127.0.0.1:PORT/metrics); omitted: only the agent's metrics. */
@@ -40,7 +41,7 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
       return;
     }
     scrape(opts).then(
-      (body) => res.writeHead(200, { 'content-type': opts.registry.contentType }).end(body),
+      (body) => res.writeHead(200, { 'content-type': opts.registry().contentType }).end(body),
       (err: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${err.message}\n`),
     );
   });
@@ -65,7 +66,7 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
 }
 
 async function scrape(opts: MetricsServerOptions): Promise<string> {
-  const own = await opts.registry.metrics();
+  const own = await opts.registry().metrics();
   if (!opts.sdkMetricsUrl) return own;
   let sdk: string;
   try {
