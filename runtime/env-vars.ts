@@ -105,6 +105,14 @@ export const ENV_VARS = {
     parse: positiveNumber(60),
   },
 
+  AGENT_PRICES_FILE: {
+    group: 'llm',
+    default: 'the built-in table (docs/cost.md)',
+    meaning:
+      'a JSON file of model prices, `{"<model>": {"input_usd_per_mtok": n, "output_usd_per_mtok": n}}`, over the built-in table; the worker refuses a model it cannot price',
+    parse: text,
+  },
+
   // The worker and its tools
   AGENT_DATA_FILE: {
     group: 'worker',

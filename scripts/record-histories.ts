@@ -127,7 +127,13 @@ async function main(): Promise<void> {
     namespace: env.namespace,
     taskQueue: env.taskQueue,
     deps: {
-      llm: { apiKey: 'record', baseURL: llm.baseUrl, model: 'scripted', timeoutMs: 30_000 },
+      llm: {
+        apiKey: 'record',
+        baseURL: llm.baseUrl,
+        model: 'scripted',
+        timeoutMs: 30_000,
+        price: { input_usd_per_mtok: 1000, output_usd_per_mtok: 2000 },
+      },
       data: async () => SEED_DATA,
       refunds: () => refunds,
       refundFaults,

@@ -2,6 +2,8 @@
 //  - the workflow, through the `agentMetrics` sink (workflows/metrics-sink.ts): runs started and
 //    ended by status and stop reason, steps, tool calls by tool and outcome. Logical events,
 //    counted once per run even when a history is replayed (sinks are not called during replay).
+//    Also every LLM attempt the run charged (cost accounting, common/cost.ts): dollars and tokens by
+//    outcome, counted from the run's history, so an attempt that failed after reporting usage counts.
 //  - an activity interceptor around `decide`: LLM latency (per attempt, by outcome) and tokens.
 // The SDK's own Temporal metrics come from the Runtime's Prometheus exporter; worker/metrics-server.ts
 // serves both on one port.
@@ -56,6 +58,22 @@ export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): Age
     ['kind'],
   );
 
+  const llmCost = counter(
+    'agent_llm_cost_usd_total',
+    'US dollars charged for LLM attempts (every attempt that reported usage, priced by the worker), by outcome (ok, failed)',
+    ['outcome'],
+  );
+  const llmCharged = counter(
+    'agent_llm_attempts_charged_total',
+    'LLM attempts charged (they reported usage), by outcome (ok: the decision; failed: retried or last)',
+    ['outcome'],
+  );
+  const llmChargedTokens = counter(
+    'agent_llm_charged_tokens_total',
+    'LLM tokens charged, every attempt that reported usage, by kind (prompt, completion)',
+    ['kind'],
+  );
+
   const sinks: InjectedSinks<AgentMetricsSinks> = {
     agentMetrics: {
       runStarted: { fn: () => runsStarted.inc(), callDuringReplay: false },
@@ -67,6 +85,16 @@ export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): Age
       runEnded: {
         fn: (_info, status: string, stopReason: string) =>
           runsEnded.inc({ status, stop_reason: stopReasonLabel(stopReason) }),
+        callDuringReplay: false,
+      },
+      llmAttempt: {
+        fn: (_info, outcome: string, promptTokens: number, completionTokens: number, costUsd: number) => {
+          const label = outcome === 'ok' ? 'ok' : 'failed';
+          llmCharged.inc({ outcome: label });
+          llmCost.inc({ outcome: label }, Math.max(0, costUsd));
+          llmChargedTokens.inc({ kind: 'prompt' }, Math.max(0, promptTokens));
+          llmChargedTokens.inc({ kind: 'completion' }, Math.max(0, completionTokens));
+        },
         callDuringReplay: false,
       },
     },
@@ -101,6 +129,7 @@ export const NO_METRICS_SINKS: InjectedSinks<AgentMetricsSinks> = {
     step: { fn: () => undefined },
     toolCall: { fn: () => undefined },
     runEnded: { fn: () => undefined },
+    llmAttempt: { fn: () => undefined },
   },
 };
 

@@ -28,7 +28,16 @@ export const FAULTS_PATCH = 'fault-guarantees-v1';
  */
 export const BATCHED_UPSERTS_PATCH = 'batched-upserts-v1';
 
+/**
+ * Issue 13: every LLM attempt that reported usage is charged (cost and tokens), a dollar budget
+ * reserves each decision's worst case, a run whose budget runs low winds down (asks for its final
+ * answer), and an opt-in wait for a top-up (`agent extend`). Stands for every patch above.
+ */
+export const COST_PATCH = 'cost-budget-v1';
+
 export interface RunPatches {
+  /** COST_PATCH (and so every older one). */
+  readonly cost: boolean;
   /** BATCHED_UPSERTS_PATCH (and so every older one). */
   readonly batched: boolean;
   /** FAULTS_PATCH: false only when replaying a history recorded before it. */
@@ -37,8 +46,9 @@ export interface RunPatches {
 
 /** Called once, first thing in the workflow: the newest patch first, the older ones only for older runs. */
 export function runPatches(): RunPatches {
-  const batched = patched(BATCHED_UPSERTS_PATCH);
-  return { batched, faults: batched || patched(FAULTS_PATCH) };
+  const cost = patched(COST_PATCH);
+  const batched = cost || patched(BATCHED_UPSERTS_PATCH);
+  return { cost, batched, faults: batched || patched(FAULTS_PATCH) };
 }
 
 /** Whether the run has effects, approvals and the principal gate: asked lazily, where a run first needs it. */
