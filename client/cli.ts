@@ -65,6 +65,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/answer')).answer,
   },
   {
+    name: 'extend',
+    summary: "top up a run's budget (dollars, steps, tool calls, seconds, tokens), with a reason",
+    load: async () => (await import('./commands/extend')).extend,
+  },
+  {
     name: 'help',
     summary: 'show this help, or the usage of one command',
     load: async () => (await import('./commands/help')).help,

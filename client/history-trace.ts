@@ -21,11 +21,12 @@
 import type { Payload } from '@temporalio/common';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { tsToMs } from '@temporalio/common/lib/time';
-import { resolveBudget } from '../common/budget';
+import { resolveBudget, roundUsd } from '../common/budget';
+import { ledgerOf } from '../common/cost';
 import type { Budget } from '../common/budget';
 import { validateAction } from '../common/contract';
 import { sha256Hex, stableJson } from '../common/hash';
-import type { AgentInput, AgentResult, DecideOutput, Observation, ToolInput } from '../common/types';
+import type { AgentInput, AgentResult, DecideInput, DecideOutput, Observation, ToolInput } from '../common/types';
 import { CANCELLED_RESULT_MEMO } from '../common/types';
 import { stepTagOf } from '../common/step-tag';
 import type { StepTag } from '../common/step-tag';
@@ -52,6 +53,10 @@ export interface StepEvent {
   observation?: { status: ObservationStatus; source?: string; bytes?: number; truncated?: boolean };
   remainingBudget: { steps: number; toolCalls: number; wallTimeMs: number; tokens: number | null };
   stopReason?: string;
+  /** The decision was a wind-down (the model was asked for its final answer): the budget that ran low. */
+  windDown?: string;
+  /** What the step's LLM attempts cost (every attempt that reported usage), when the run priced them. */
+  costUsd?: number;
 }
 
 export interface RunOutcome {
@@ -153,7 +158,9 @@ export async function rebuildTrace(
         const { step } = tag;
         if (tag.role === 'decide') {
           scheduled.set(id, { kind: 'decide', step, name });
-          draftFor(step, atMs);
+          const draft = draftFor(step, atMs);
+          const windDown = (input as DecideInput | undefined)?.payload?.wind_down?.reason;
+          if (typeof windDown === 'string') draft.event.windDown = windDown;
           continue;
         }
         scheduled.set(id, { kind: 'tool', step, name });
@@ -175,7 +182,11 @@ export async function rebuildTrace(
         const value = await decode(completed.result?.payloads);
         if (s.kind === 'decide') {
           const output = value as DecideOutput;
-          tokens += output?.usage?.total_tokens ?? 0;
+          const charged = ledgerOf(output);
+          tokens += output?.attempts
+            ? charged.reduce((sum, a) => sum + a.prompt_tokens + a.completion_tokens, 0)
+            : (output?.usage?.total_tokens ?? 0);
+          if (output?.attempts) draft.event.costUsd = roundUsd(charged.reduce((sum, a) => sum + a.cost_usd, 0));
           describeDecision(draft, output?.text ?? '');
         } else {
           const observation = value as Observation;
@@ -204,6 +215,13 @@ export async function rebuildTrace(
             : 'cancelled';
         const draft = draftFor(s.step, atMs);
         if (s.kind === 'decide') {
+          // The attempts the failed decision was charged for travel in its failure's details.
+          const details = e.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.details?.payloads;
+          const charged = details ? ledgerOf(await decode(details)) : [];
+          if (charged.length > 0) {
+            tokens += charged.reduce((sum, a) => sum + a.prompt_tokens + a.completion_tokens, 0);
+            draft.event.costUsd = roundUsd(charged.reduce((sum, a) => sum + a.cost_usd, 0));
+          }
           draft.event.decision = 'no_decision';
           draft.event.decisionSummary =
             how === 'failed'

@@ -3,7 +3,7 @@
 // -o jsonl prints one event per line in the seeds' contract, snake_case; the text form is for reading.
 import { usageText } from '../cli-args';
 import { defineCommand, line, printJson } from '../cli-context';
-import { formatTable } from '../format';
+import { formatTable, formatUsd } from '../format';
 import { rebuildTrace } from '../history-trace';
 import type { RebuiltTrace, StepEvent } from '../history-trace';
 import { fetchRunChain, payloadDecoder } from '../run-history';
@@ -66,7 +66,7 @@ export function formatTrace({ events, outcome }: RebuiltTrace): string[] {
       ['STEP', 'DECISION', 'TOOL / SUMMARY', 'ARGS', 'POLICY', 'OBSERVATION', 'LEFT'],
       events.map((e) => [
         String(e.step),
-        e.decision,
+        e.windDown ? `${e.decision} (wind-down: ${e.windDown})` : e.decision,
         e.tool ?? e.decisionSummary,
         e.argumentDigest ? `${e.argumentDigest.slice(0, 19)}…` : '-',
         [e.policyDecision, e.approval && `person: ${e.approval}`].filter(Boolean).join(', ') || '-',
@@ -98,5 +98,6 @@ function observationText(e: StepEvent): string {
 function budgetText(e: StepEvent): string {
   const b = e.remainingBudget;
   const tokens = b.tokens === null ? '' : `, ${b.tokens} tokens`;
-  return `${b.steps} steps, ${b.toolCalls} tool calls, ${(b.wallTimeMs / 1000).toFixed(1)} s${tokens}`;
+  const cost = e.costUsd !== undefined ? `; step cost ${formatUsd(e.costUsd)}` : '';
+  return `${b.steps} steps, ${b.toolCalls} tool calls, ${(b.wallTimeMs / 1000).toFixed(1)} s${tokens}${cost}`;
 }
