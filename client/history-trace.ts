@@ -53,10 +53,15 @@ export interface StepEvent {
   observation?: { status: ObservationStatus; source?: string; bytes?: number; truncated?: boolean };
   remainingBudget: { steps: number; toolCalls: number; wallTimeMs: number; tokens: number | null };
   stopReason?: string;
-  /** The decision was a wind-down (the model was asked for its final answer): the budget that ran low. */
-  windDown?: string;
+}
+
+/** Beside the seed's event contract (which stays key for key): what a step's LLM attempts cost, and its wind-down. */
+export interface StepCost {
+  step: number;
   /** What the step's LLM attempts cost (every attempt that reported usage), when the run priced them. */
   costUsd?: number;
+  /** The decision was a wind-down (the model was asked for its final answer): the budget that ran low. */
+  windDown?: string;
 }
 
 export interface RunOutcome {
@@ -77,6 +82,8 @@ export interface RunOutcome {
 export interface RebuiltTrace {
   events: StepEvent[];
   outcome: RunOutcome;
+  /** One entry per step that has a cost or a wind-down (runs recorded with cost accounting). */
+  costs: StepCost[];
 }
 
 interface Scheduled {
@@ -91,6 +98,7 @@ interface Draft {
   atMs: number;
   toolCalls: number;
   tokens: number;
+  cost: Omit<StepCost, 'step'>;
 }
 
 /** `histories`: the runs of one workflow id, oldest first (one entry unless it continued as new). */
@@ -124,7 +132,13 @@ export async function rebuildTrace(
   const draftFor = (step: number, atMs: number): Draft => {
     let draft = byStep.get(step);
     if (!draft) {
-      draft = { event: { step, decision: 'no_decision', decisionSummary: 'no decision yet' }, atMs, toolCalls, tokens };
+      draft = {
+        event: { step, decision: 'no_decision', decisionSummary: 'no decision yet' },
+        atMs,
+        toolCalls,
+        tokens,
+        cost: {},
+      };
       byStep.set(step, draft);
       drafts.push(draft);
     }
@@ -160,7 +174,7 @@ export async function rebuildTrace(
           scheduled.set(id, { kind: 'decide', step, name });
           const draft = draftFor(step, atMs);
           const windDown = (input as DecideInput | undefined)?.payload?.wind_down?.reason;
-          if (typeof windDown === 'string') draft.event.windDown = windDown;
+          if (typeof windDown === 'string') draft.cost.windDown = windDown;
           continue;
         }
         scheduled.set(id, { kind: 'tool', step, name });
@@ -186,7 +200,7 @@ export async function rebuildTrace(
           tokens += output?.attempts
             ? charged.reduce((sum, a) => sum + a.prompt_tokens + a.completion_tokens, 0)
             : (output?.usage?.total_tokens ?? 0);
-          if (output?.attempts) draft.event.costUsd = roundUsd(charged.reduce((sum, a) => sum + a.cost_usd, 0));
+          if (output?.attempts) draft.cost.costUsd = roundUsd(charged.reduce((sum, a) => sum + a.cost_usd, 0));
           describeDecision(draft, output?.text ?? '');
         } else {
           const observation = value as Observation;
@@ -220,7 +234,7 @@ export async function rebuildTrace(
           const charged = details ? ledgerOf(await decode(details)) : [];
           if (charged.length > 0) {
             tokens += charged.reduce((sum, a) => sum + a.prompt_tokens + a.completion_tokens, 0);
-            draft.event.costUsd = roundUsd(charged.reduce((sum, a) => sum + a.cost_usd, 0));
+            draft.cost.costUsd = roundUsd(charged.reduce((sum, a) => sum + a.cost_usd, 0));
           }
           draft.event.decision = 'no_decision';
           draft.event.decisionSummary =
@@ -336,9 +350,13 @@ export async function rebuildTrace(
       ...(e.stopReason !== undefined ? { stopReason: e.stopReason } : {}),
     };
   });
+  const costs = drafts
+    .filter((d) => d.cost.costUsd !== undefined || d.cost.windDown !== undefined)
+    .map((d) => ({ step: d.event.step, ...d.cost }));
 
   return {
     events,
+    costs,
     outcome: {
       workflowId,
       runIds: histories.map((h) => h.runId),
