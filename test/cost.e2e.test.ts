@@ -102,6 +102,8 @@ describe('--max-usd', () => {
     const shown = await runCli(fixture.env, ['result', id]);
     assert.match(shown.stdout, /wound down: at step 2, max_usd/);
     assert.match(shown.stdout, /\$0\.0800/);
+    const status = await runCli(fixture.env, ['status', id]);
+    assert.match(status.stdout, /cost: +\$0\.0800 of \$2\.0600 \(\$1\.9800 left\), 2 attempts charged/);
     const trace = await runCli(fixture.env, ['trace', id]);
     assert.match(trace.stdout, /final_answer \(wind-down: max_usd\)/);
     assert.match(trace.stdout, /step cost \$0\.0400\b/);
