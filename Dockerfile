@@ -6,7 +6,7 @@ FROM node:24.11.1-bookworm AS build
 WORKDIR /app
 # .npmrc points node-gyp at Debian's Node headers (/usr); the official image keeps them in /usr/local.
 ENV npm_config_nodedir=/usr/local
-# Sources before `npm ci`: its `prepare` script compiles them.
+# Sources before `npm ci`: its `prepare` script compiles them (not test/: the image runs no tests).
 COPY package.json package-lock.json .npmrc tsconfig.json ./
 COPY common ./common
 COPY runtime ./runtime
@@ -15,7 +15,6 @@ COPY activities ./activities
 COPY worker ./worker
 COPY client ./client
 COPY scripts ./scripts
-COPY test ./test
 RUN npm ci && npm prune --omit=dev
 
 FROM node:24.11.1-bookworm-slim

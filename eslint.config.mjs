@@ -47,25 +47,38 @@ export default tseslint.config(
           zones: [
             {
               target: './common',
-              from: ['./workflows', './activities', './worker', './client', './runtime', './scripts', './test'],
+              from: [
+                './workflows',
+                './activities',
+                './worker',
+                './client',
+                './runtime',
+                './scripts',
+                './test',
+                './eval',
+              ],
               message: 'common/ is the shared base layer: it imports nothing else of ours.',
             },
             {
               target: './runtime',
-              from: ['./workflows', './activities', './worker', './client', './scripts', './test'],
+              from: ['./workflows', './activities', './worker', './client', './scripts', './test', './eval'],
               message: 'runtime/ may import common/ only.',
             },
             {
               target: './workflows',
-              from: ['./activities', './worker', './client', './runtime', './scripts'],
+              from: ['./activities', './worker', './client', './runtime', './scripts', './eval'],
               message: 'Workflow code runs in the sandbox: import common/ (and workflows/) only.',
             },
             {
               target: './activities',
-              from: ['./workflows', './worker', './client', './scripts'],
+              from: ['./workflows', './worker', './client', './scripts', './eval'],
               message: 'Activities import common/ and runtime/, never the CLI or workflow code.',
             },
-            { target: './worker', from: ['./client', './scripts'], message: 'The worker must not depend on the CLI.' },
+            {
+              target: './worker',
+              from: ['./client', './scripts', './eval'],
+              message: 'The worker must not depend on the CLI.',
+            },
           ],
         },
       ],
@@ -90,7 +103,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts', 'scripts/**/*.ts'],
+    files: ['test/**/*.ts', 'scripts/**/*.ts', 'eval/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
 );

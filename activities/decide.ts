@@ -7,7 +7,8 @@
 // attempt to attempt in the heartbeat details (a failed attempt's report carries its last ones) and
 // out with the final success or failure, so the run charges each attempt exactly once.
 import { Context, ApplicationFailure } from '@temporalio/activity';
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type * as OpenAiModule from 'openai';
+import type OpenAI from 'openai';
 import type { AttemptCharge } from '../common/budget';
 import { attemptCost, estimateTokens, ledgerOf } from '../common/cost';
 import type { LlmPricing } from '../common/cost';
@@ -15,6 +16,8 @@ import type { DecideInput, DecideLedger, DecideOutput } from '../common/types';
 import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/types';
 import { limitedFetch, responseTooLarge } from './limited-fetch';
 import type { LlmConfig } from './llm-config';
+import type { LlmLimiter } from './llm-lease';
+import { reservedTokens } from './llm-lease';
 import { scrubSecrets, secretsFromEnv } from './secrets';
 import { SYSTEM_PROMPT } from './system-prompt';
 
@@ -32,14 +35,24 @@ const MAX_MODEL_NAME_CHARS = 200;
  */
 export const MAX_RESPONSE_BYTES = 6 * MAX_ANSWER_BYTES + 64 * 1024;
 
-export function createDecide(config: LlmConfig) {
-  const client = new OpenAI({
-    apiKey: config.apiKey,
-    baseURL: config.baseURL,
-    maxRetries: 0,
-    timeout: config.timeoutMs,
-    fetch: limitedFetch(MAX_RESPONSE_BYTES),
-  });
+/** `openai` takes a noticeable part of a worker's start to load: it is loaded by the first decision instead. */
+let openaiModule: typeof OpenAiModule | undefined;
+function openai(): typeof OpenAiModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (openaiModule ??= require('openai') as typeof OpenAiModule);
+}
+
+/** `limiter`: the fleet-wide rate limit (activities/llm-lease.ts), when the worker has one. */
+export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
+  let openaiClient: OpenAI | undefined;
+  const client = () =>
+    (openaiClient ??= new (openai().default)({
+      apiKey: config.apiKey,
+      baseURL: config.baseURL,
+      maxRetries: 0,
+      timeout: config.timeoutMs,
+      fetch: limitedFetch(MAX_RESPONSE_BYTES),
+    }));
   const secrets = [config.apiKey, ...secretsFromEnv()];
 
   return async function decide(input: DecideInput): Promise<DecideOutput> {
@@ -58,19 +71,32 @@ export function createDecide(config: LlmConfig) {
     ctx.heartbeat({ attempts: ledger } satisfies DecideLedger);
     const beat = setInterval(() => ctx.heartbeat({ attempts: ledger } satisfies DecideLedger), HEARTBEAT_EVERY_MS);
     try {
-      const completion = await client.chat.completions.create(
-        {
-          model: config.model,
-          temperature: 0,
-          response_format: { type: 'json_object' },
-          messages: [
-            { role: 'system', content: SYSTEM_PROMPT },
-            { role: 'user', content: JSON.stringify(input.payload) },
-          ],
-          ...(input.max_completion_tokens !== undefined ? { max_completion_tokens: input.max_completion_tokens } : {}),
-        },
-        { signal: ctx.cancellationSignal, headers: { 'Idempotency-Key': input.idempotency_key } },
-      );
+      const prompt = JSON.stringify(input.payload);
+      const maxCompletion = input.max_completion_tokens;
+      const call = () =>
+        client().chat.completions.create(
+          {
+            model: config.model,
+            temperature: 0,
+            response_format: { type: 'json_object' },
+            messages: [
+              { role: 'system', content: SYSTEM_PROMPT },
+              { role: 'user', content: prompt },
+            ],
+            ...(maxCompletion !== undefined ? { max_completion_tokens: maxCompletion } : {}),
+          },
+          { signal: ctx.cancellationSignal, headers: { 'Idempotency-Key': input.idempotency_key } },
+        );
+      const completion = limiter
+        ? await limiter.run({
+            tokens: reservedTokens(SYSTEM_PROMPT.length + prompt.length, maxCompletion),
+            signal: ctx.cancellationSignal,
+            call,
+            usedTokens: (c) => c.usage?.total_tokens,
+            rateLimited: (err) =>
+              err instanceof openai().APIError && err.status === 429 ? (retryAfterMs(err.headers) ?? 0) : undefined,
+          })
+        : await call();
       const content = completion.choices?.[0]?.message?.content;
       if (typeof content !== 'string') {
         // An answer without a message (no choices, a null content) is malformed: it is paid for
@@ -97,7 +123,7 @@ export function createDecide(config: LlmConfig) {
           attempts: ledger,
         };
       // An error answer that reported usage (some providers do on a 5xx after partial work) is paid for too.
-      if (err instanceof APIError && !ctx.cancellationSignal.aborted)
+      if (err instanceof openai().APIError && !ctx.cancellationSignal.aborted)
         charge((err.error as { usage?: unknown } | undefined)?.usage, 'failed');
       throw classify(err, ctx, secrets, ledger);
     } finally {
@@ -153,6 +179,7 @@ function tokens(value: unknown): number {
 }
 
 function classify(err: unknown, ctx: Context, secrets: readonly string[], ledger: AttemptCharge[]): unknown {
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = openai();
   // Every failure carries the attempts charged so far: the last one is what the run sees.
   const details = [{ attempts: ledger } satisfies DecideLedger];
   // A cancelled activity: rethrow what the SDK expects so Temporal records a cancellation.

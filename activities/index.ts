@@ -6,12 +6,14 @@ import type { ToolDefinition } from '../common/tools/tool';
 import { readEnv } from '../runtime/env-vars';
 import type { LlmConfig } from './llm-config';
 import { createDecide, createLlmPricing } from './decide';
+import type { LlmLimiter } from './llm-lease';
 import type { DataSource } from './tools/data-source';
 import { createReconcileIssueRefund, refundLookupFailsFromEnv } from './refunds/reconcile-refund';
 import type { RefundService } from './refunds/service';
 import { lazyRefundService } from './refunds/service';
 import { withObservationLog } from './observation-log';
 import { withToolPause } from './tools/drill';
+import { evalWorldFromEnv } from './eval-world';
 import { toolActivity } from './tools/tool-activity';
 import type { ToolFn } from './tools/tool-activity';
 
@@ -24,6 +26,8 @@ export interface ActivityDeps {
   refundFaults?: RefundFaults;
   /** The tools to register; default: every tool in common/tools/index.ts (tests add their own). */
   tools?: readonly ToolDefinition[];
+  /** The fleet-wide LLM rate limit (activities/llm-lease.ts); none by default. */
+  limiter?: LlmLimiter;
 }
 
 export function refundFaultsFromEnv(env: NodeJS.ProcessEnv = process.env): RefundFaults {
@@ -34,13 +38,20 @@ export function refundFaultsFromEnv(env: NodeJS.ProcessEnv = process.env): Refun
 }
 
 export function createActivities(deps: ActivityDeps) {
-  const refunds = deps.refunds ?? lazyRefundService();
-  const toolDeps = { data: deps.data, refunds, faults: deps.refundFaults ?? refundFaultsFromEnv() };
-  const tools: Record<string, ToolFn> = Object.fromEntries(
+  // npm run eval (AGENT_EVAL_DIR): each run's data, refunds database and faults are its scenario's.
+  const world = evalWorldFromEnv();
+  const refunds = deps.refunds ?? world?.refunds ?? lazyRefundService();
+  const toolDeps = {
+    data: world?.data ?? deps.data,
+    refunds,
+    faults: world?.refundFaults ?? deps.refundFaults ?? refundFaultsFromEnv(),
+  };
+  const real: Record<string, ToolFn> = Object.fromEntries(
     (deps.tools ?? TOOLS).map((tool) => [tool.name, toolActivity(tool, toolDeps)]),
   );
+  const tools = world ? world.wrap(real) : real;
   return {
-    decide: createDecide(deps.llm),
+    decide: createDecide(deps.llm, deps.limiter),
     // A local activity: the model's price, recorded once by a run with a dollar budget.
     llm_pricing: createLlmPricing(deps.llm),
     // Named reconcile_<tool>: the lookup a run makes before it ends with an effect's outcome unknown.

@@ -25,3 +25,17 @@ export function llmConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LlmConfi
     price: priceForModel(model, loadPrices(env)),
   };
 }
+
+/** Why the worker will not start without an LLM: every run would otherwise end llm_error. */
+export const MISSING_LLM_MESSAGE =
+  'OPENAI_API_KEY is not set: set it, or set OPENAI_BASE_URL for a keyless OpenAI-compatible server';
+
+/**
+ * The worker's settings: refuses to start with neither a key nor a base URL (a keyless
+ * OpenAI-compatible server is legitimate: the client then gets a placeholder key).
+ */
+export function requiredLlmConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LlmConfig {
+  if (readEnv('OPENAI_API_KEY', env) === undefined && readEnv('OPENAI_BASE_URL', env) === undefined)
+    throw new Error(MISSING_LLM_MESSAGE);
+  return llmConfigFromEnv(env);
+}

@@ -70,6 +70,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/extend')).extend,
   },
   {
+    name: 'limits',
+    summary: 'the fleet-wide LLM rate limits: limits, granted, in use, queued, wait times',
+    load: async () => (await import('./commands/limits')).limits,
+  },
+  {
     name: 'help',
     summary: 'show this help, or the usage of one command',
     load: async () => (await import('./commands/help')).help,

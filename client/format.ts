@@ -7,6 +7,7 @@ import type { Action } from '../common/contract';
 import type { StopReason } from '../common/stop-reasons';
 import type { AgentResult, AgentState, TraceEntry } from '../common/types';
 import type { BudgetExtension } from '../common/extend';
+import type { ClaimText } from '../common/final-validator';
 import { formatPending } from './format-approval';
 import { formatEffects } from './format-effects';
 import { terminalSafe } from './terminal-text';
@@ -29,8 +30,9 @@ export function formatExtensions(extensions: readonly BudgetExtension[] | undefi
 
 /** One finished step of the trace: "step 2: get_user_billing (feaa769a39ae) ok". */
 export function formatTraceEntry(entry: TraceEntry): string {
-  const outcome =
-    entry.approval === 'reject' && !entry.stop_reason
+  const outcome = entry.unsupported_claims
+    ? `refused by the final validator (${claimList(entry.unsupported_claims)})${entry.stop_reason ? `: stopped: ${entry.stop_reason}` : ''}`
+    : entry.approval === 'reject' && !entry.stop_reason
       ? 'rejected by operator'
       : entry.ok
         ? `ok${entry.approval ? ` (${entry.approval === 'approve' ? 'approved' : 'answered'} by operator)` : ''}`
@@ -95,11 +97,23 @@ export function formatResult(result: AgentResult): string[] {
     lines.push(
       `wound down: at step ${result.wind_down.step}, ${result.wind_down.reason} could not pay for another tool step`,
     );
+  const validation = result.validation;
+  if (validation && (validation.verdict === 'unsupported' || validation.bounces > 0)) {
+    const claims = validation.unsupported_claims ? `; unsupported: ${claimList(validation.unsupported_claims)}` : '';
+    lines.push(
+      `final validator (${validation.mode}): ${validation.verdict}, ${plural(validation.bounces, 'answer')} returned${claims}`,
+    );
+  }
   lines.push(`usage:  ${formatUsage(result.usage)}`);
   lines.push(`budget: ${formatBudget(result.budget)}`);
   lines.push(...formatExtensions(result.extensions));
   lines.push(...formatEffects(result.effects));
   return lines.map(terminalSafe);
+}
+
+/** "USD 59.00 (amount), Enterprise plan (plan)", bounded: the claims are the model's text. */
+function claimList(claims: readonly ClaimText[]): string {
+  return oneLine(claims.map((c) => `${c.text} (${c.kind})`).join(', '), 200);
 }
 
 export function formatAction(action: Action): string {

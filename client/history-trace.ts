@@ -8,8 +8,14 @@
 // as one run.
 //
 // Definitions:
-//  - decision: tool_call | final_answer | escalate (handed to a person) | invalid_action (the
+//  - decision: tool_call | final | escalate (handed to a person) | invalid_action (the
 //    model's text broke the contract) | no_decision (the LLM call failed, timed out, was cancelled).
+//  - decisionSummary: the action's own decision_summary when the model wrote one (a short label it
+//    chose, capped by the contract: a summary, not its reasoning), else the runtime's description.
+//  - policyDecision: for a tool call, the gateway's; for a final answer, whether the runtime accepted
+//    it (denied: the final validator refused it), with validator = supported | unsupported | unchecked
+//    and, when refused, the unsupported claims. A refused answer's observation is the validator's own
+//    (source runtime:final-validator), read from the next step's decide input, as the model saw it.
 //  - approval: a person's answer to a call that needs one, or to an escalation (approve, reject,
 //    answer), read from the completed `approval` Updates; `timeout` when nobody answered in time.
 //    A rejection or an answer is that step's observation (source "operator").
@@ -25,8 +31,18 @@ import { resolveBudget, roundUsd } from '../common/budget';
 import { ledgerOf } from '../common/cost';
 import type { Budget } from '../common/budget';
 import { validateAction } from '../common/contract';
-import { sha256Hex, stableJson } from '../common/hash';
-import type { AgentInput, AgentResult, DecideInput, DecideOutput, Observation, ToolInput } from '../common/types';
+import { argumentDigest } from '../common/hash';
+import type {
+  AgentInput,
+  AgentResult,
+  DecideInput,
+  DecideOutput,
+  FinalValidation,
+  Observation,
+  ToolInput,
+} from '../common/types';
+import { VALIDATOR_SOURCE } from '../common/final-validator';
+import type { ClaimText } from '../common/final-validator';
 import { CANCELLED_RESULT_MEMO } from '../common/types';
 import { stepTagOf } from '../common/step-tag';
 import type { StepTag } from '../common/step-tag';
@@ -39,7 +55,7 @@ type Payloads = Payload[] | null | undefined;
 /** Decodes the value at `index` of a payload list (the client's data converter, codec included). */
 export type DecodePayloads = (payloads: Payloads, index?: number) => Promise<unknown>;
 
-export type Decision = 'tool_call' | 'final_answer' | 'escalate' | 'invalid_action' | 'no_decision';
+export type Decision = 'tool_call' | 'final' | 'escalate' | 'invalid_action' | 'no_decision';
 export type ObservationStatus = 'ok' | 'error' | 'failed' | 'timed_out' | 'cancelled' | 'not_run';
 
 export interface StepEvent {
@@ -50,6 +66,9 @@ export interface StepEvent {
   argumentDigest?: string;
   policyDecision?: 'allowed' | 'denied';
   approval?: 'approve' | 'reject' | 'answer' | 'timeout';
+  /** Final answers of runs with the final validator: its verdict, and the claims it found unsupported. */
+  validator?: FinalValidation['verdict'];
+  unsupportedClaims?: ClaimText[];
   observation?: { status: ObservationStatus; source?: string; bytes?: number; truncated?: boolean };
   remainingBudget: { steps: number; toolCalls: number; wallTimeMs: number; tokens: number | null };
   stopReason?: string;
@@ -175,6 +194,18 @@ export async function rebuildTrace(
           const draft = draftFor(step, atMs);
           const windDown = (input as DecideInput | undefined)?.payload?.wind_down?.reason;
           if (typeof windDown === 'string') draft.cost.windDown = windDown;
+          // A final answer the validator refused: its observation is in this decide's input.
+          for (const seen of (input as DecideInput | undefined)?.payload?.untrusted_observations?.steps ?? []) {
+            const refused = byStep.get(seen.step);
+            if (seen.observation?.source !== VALIDATOR_SOURCE || !refused) continue;
+            refusedFinal(refused, claimsOf(seen.observation.data));
+            refused.event.observation = {
+              status: 'error',
+              source: seen.observation.source,
+              bytes: seen.observation.bytes,
+              truncated: seen.observation.truncated,
+            };
+          }
           continue;
         }
         scheduled.set(id, { kind: 'tool', step, name });
@@ -315,6 +346,17 @@ export async function rebuildTrace(
       }
       last.event.observation = { status: 'not_run' };
     }
+    // The last final answer: the validator's verdict, when the run had the validator.
+    if (last.event.decision === 'final') {
+      if (result.stop_reason === 'unsupported_answer') {
+        refusedFinal(last, result.validation?.unsupported_claims ?? []);
+        last.event.observation = { status: 'not_run' };
+      } else if (result.validation) {
+        last.event.policyDecision = 'allowed';
+        last.event.validator = result.validation.verdict;
+        if (result.validation.unsupported_claims) last.event.unsupportedClaims = result.validation.unsupported_claims;
+      }
+    }
     // The contract refused the text (e.g. an escalate action before escalation existed): say so.
     if (result.stop_reason.startsWith('invalid_action:') && last.event.decision !== 'invalid_action') {
       last.event.decision = 'invalid_action';
@@ -340,6 +382,8 @@ export async function rebuildTrace(
       ...(e.argumentDigest !== undefined ? { argumentDigest: e.argumentDigest } : {}),
       ...(e.policyDecision !== undefined ? { policyDecision: e.policyDecision } : {}),
       ...(e.approval !== undefined ? { approval: e.approval } : {}),
+      ...(e.validator !== undefined ? { validator: e.validator } : {}),
+      ...(e.unsupportedClaims !== undefined ? { unsupportedClaims: e.unsupportedClaims } : {}),
       ...(e.observation !== undefined ? { observation: e.observation } : {}),
       remainingBudget: {
         steps: Math.max(0, resolvedBudget.max_steps - e.step),
@@ -374,37 +418,49 @@ export async function rebuildTrace(
   };
 }
 
+/** A final answer the validator refused. */
+function refusedFinal(draft: Draft, claims: ClaimText[]): void {
+  draft.event.policyDecision = 'denied';
+  draft.event.validator = 'unsupported';
+  draft.event.unsupportedClaims = claims;
+}
+
+function claimsOf(data: unknown): ClaimText[] {
+  const claims = (data as { unsupported_claims?: unknown } | undefined)?.unsupported_claims;
+  return Array.isArray(claims) ? (claims as ClaimText[]) : [];
+}
+
 function describeDecision(draft: Draft, text: string): void {
-  const validation = validateAction(text);
+  // The widest contract: a run from before decision_summary ended on it, which its result says.
+  const validation = validateAction(text, { summary: true });
   if (!validation.ok) {
     draft.event.decision = 'invalid_action';
     draft.event.decisionSummary = `invalid action: ${validation.reason}`;
     return;
   }
   const action = validation.action;
+  const own = action.decision_summary;
   if (action.kind === 'final') {
-    draft.event.decision = 'final_answer';
-    draft.event.decisionSummary = `final answer (${action.answer.length} chars)`;
+    draft.event.decision = 'final';
+    draft.event.decisionSummary = own ?? `final answer (${action.answer.length} chars)`;
     return;
   }
   if (action.kind === 'escalate') {
     draft.event.decision = 'escalate';
-    draft.event.decisionSummary = 'escalate to a person';
+    draft.event.decisionSummary = own ?? 'escalate to a person';
     draft.event.tool = 'escalate';
     draft.event.argumentDigest = digest({ reason: action.reason });
     return;
   }
   draft.event.decision = 'tool_call';
   // Argument names, never values: the summary is for reading, the digest is for matching.
-  draft.event.decisionSummary = `call ${action.name}(${Object.keys(action.args).sort().join(', ')})`;
+  draft.event.decisionSummary = own ?? `call ${action.name}(${Object.keys(action.args).sort().join(', ')})`;
   draft.event.tool = action.name;
   draft.event.argumentDigest = digest(action.args);
 }
 
 /** sha256 of the key-order-free JSON of the arguments. */
-export function digest(args: unknown): string {
-  return `sha256:${sha256Hex(stableJson(args ?? {}))}`;
-}
+export const digest = argumentDigest;
 
 /**
  * LEGACY: histories recorded before activity inputs carried a step tag. Their activity ids were

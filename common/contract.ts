@@ -23,9 +23,25 @@ export const escalateActionSchema = z.strictObject({
   reason: z.string().refine((s) => s.trim().length > 0),
 });
 
-export type ToolAction = { kind: 'tool'; name: string; args: Record<string, unknown> };
-export type FinalAction = { kind: 'final'; answer: string };
-export type EscalateAction = { kind: 'escalate'; reason: string };
+/**
+ * decision_summary: an optional one-line summary of the action, in the model's words, for operators
+ * (the trace's decision_summary). It is a label the model chose to write, not its reasoning, and is
+ * as untrusted as the rest of the answer. Cut to DECISION_SUMMARY_MAX_CHARS; accepted only by runs
+ * with the final-validator patch (before it, the key was extra_keys).
+ */
+export const DECISION_SUMMARY_MAX_CHARS = 160;
+const decisionSummary = z.string().transform(boundedSummary).optional();
+
+const toolWithSummary = toolActionSchema.extend({ decision_summary: decisionSummary });
+const finalWithSummary = finalActionSchema.extend({ decision_summary: decisionSummary });
+const escalateWithSummary = escalateActionSchema.extend({ decision_summary: decisionSummary });
+
+interface Summarised {
+  decision_summary?: string;
+}
+export type ToolAction = { kind: 'tool'; name: string; args: Record<string, unknown> } & Summarised;
+export type FinalAction = { kind: 'final'; answer: string } & Summarised;
+export type EscalateAction = { kind: 'escalate'; reason: string } & Summarised;
 export type Action = ToolAction | FinalAction | EscalateAction;
 
 export type ValidationResult = { ok: true; action: Action } | { ok: false; reason: InvalidActionKind; raw: unknown };
@@ -33,8 +49,14 @@ export type ValidationResult = { ok: true; action: Action } | { ok: false; reaso
 /** Deeper JSON is not an action (an action with its args is 3-4 levels); hashing it would recurse without bound. */
 export const MAX_ACTION_DEPTH = 16;
 
+/** What the contract accepts beyond the seeds' shapes (absent: the seeds' shapes exactly). */
+export interface ContractOptions {
+  /** Accept the optional decision_summary field. */
+  summary?: boolean;
+}
+
 /** Parses and validates the model's raw text. Never throws. */
-export function validateAction(rawText: string): ValidationResult {
+export function validateAction(rawText: string, options: ContractOptions = {}): ValidationResult {
   let parsed: unknown;
   try {
     parsed = JSON.parse(rawText);
@@ -42,32 +64,42 @@ export function validateAction(rawText: string): ValidationResult {
     return { ok: false, reason: 'bad_json', raw: rawText };
   }
   if (nestedDeeperThan(parsed, MAX_ACTION_DEPTH)) return { ok: false, reason: 'too_deep', raw: rawText };
-  return validateParsedAction(parsed);
+  return validateParsedAction(parsed, options);
 }
 
-export function validateParsedAction(parsed: unknown): ValidationResult {
+export function validateParsedAction(parsed: unknown, options: ContractOptions = {}): ValidationResult {
   if (nestedDeeperThan(parsed, MAX_ACTION_DEPTH))
     return { ok: false, reason: 'too_deep', raw: `(JSON nested deeper than ${MAX_ACTION_DEPTH})` };
   const fail = (reason: InvalidActionKind): ValidationResult => ({ ok: false, reason, raw: parsed });
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return fail('not_object');
 
   const kind = (parsed as Record<string, unknown>).kind;
+  const summary = options.summary === true;
+  const summaryOf = (data: object): Summarised => {
+    const text = (data as Summarised).decision_summary;
+    return text ? { decision_summary: text } : {};
+  };
   if (kind === 'final') {
-    const result = finalActionSchema.safeParse(parsed);
-    if (result.success) return { ok: true, action: { kind: 'final', answer: result.data.answer.trim() } };
-    return fail(firstReason(result.error, { answer: 'missing_answer' }));
+    const result = (summary ? finalWithSummary : finalActionSchema).safeParse(parsed);
+    if (result.success)
+      return { ok: true, action: { kind: 'final', answer: result.data.answer.trim(), ...summaryOf(result.data) } };
+    return fail(firstReason(result.error, { answer: 'missing_answer', decision_summary: 'bad_summary' }));
   }
   if (kind === 'tool') {
-    const result = toolActionSchema.safeParse(parsed);
+    const result = (summary ? toolWithSummary : toolActionSchema).safeParse(parsed);
     if (result.success) {
-      return { ok: true, action: { kind: 'tool', name: result.data.name, args: result.data.args ?? {} } };
+      const { name, args } = result.data;
+      return { ok: true, action: { kind: 'tool', name, args: args ?? {}, ...summaryOf(result.data) } };
     }
-    return fail(firstReason(result.error, { name: 'missing_tool_name', args: 'bad_args' }));
+    return fail(
+      firstReason(result.error, { name: 'missing_tool_name', args: 'bad_args', decision_summary: 'bad_summary' }),
+    );
   }
   if (kind === 'escalate') {
-    const result = escalateActionSchema.safeParse(parsed);
-    if (result.success) return { ok: true, action: { kind: 'escalate', reason: result.data.reason.trim() } };
-    return fail(firstReason(result.error, { reason: 'missing_reason' }));
+    const result = (summary ? escalateWithSummary : escalateActionSchema).safeParse(parsed);
+    if (result.success)
+      return { ok: true, action: { kind: 'escalate', reason: result.data.reason.trim(), ...summaryOf(result.data) } };
+    return fail(firstReason(result.error, { reason: 'missing_reason', decision_summary: 'bad_summary' }));
   }
   return fail('bad_kind');
 }
@@ -91,4 +123,12 @@ function firstReason(error: z.ZodError, byField: Record<string, InvalidActionKin
     if (error.issues.some((issue) => issue.path[0] === field)) return reason;
   }
   return 'bad_kind';
+}
+
+/** One line, control characters out, at most DECISION_SUMMARY_MAX_CHARS (cut marked with '…'). */
+function boundedSummary(text: string): string {
+  const chars = Array.from(text.replace(/[\p{Cc}\p{Cs}\u2028\u2029]/gu, ' ').trim());
+  return chars.length > DECISION_SUMMARY_MAX_CHARS
+    ? chars.slice(0, DECISION_SUMMARY_MAX_CHARS - 1).join('') + '…'
+    : chars.join('');
 }

@@ -26,6 +26,11 @@ export function argsHash(args: unknown): string {
   return sha256Hex(stableJson(args ?? {})).slice(0, 12);
 }
 
+/** The trace's argument_digest: sha256 of the key-order-free JSON, in full (its first 12 hex digits are args_hash). */
+export function argumentDigest(args: unknown): string {
+  return `sha256:${sha256Hex(stableJson(args ?? {}))}`;
+}
+
 /** Loop detection remembers calls as 16 hex digits of sha256 over the call's signature. */
 export function seenCallHash(signature: string): string {
   return /^[0-9a-f]{16}$/.test(signature) ? signature : sha256Hex(signature).slice(0, 16);

@@ -3,6 +3,7 @@
 // inside workflow code, and a workflow task that throws is retried forever (a run no cancel ends).
 import { z } from 'zod';
 import { TOOL_REGISTRY } from './tool-catalog';
+import { VALIDATOR_MODES } from './final-validator';
 import type { AgentInput } from './types';
 
 const DAY_SECONDS = 86_400;
@@ -71,6 +72,7 @@ export const agentInputSchema = z.strictObject({
   continue_as_new_every: int(1, INPUT_LIMITS.continue_as_new_every).optional(),
   approval_timeout_seconds: int(1, INPUT_LIMITS.approval_timeout_seconds).optional(),
   topup_wait_seconds: int(1, INPUT_LIMITS.topup_wait_seconds).optional(),
+  validator: z.enum(VALIDATOR_MODES).optional(),
   carried: carriedSchema.passthrough().optional(),
 });
 

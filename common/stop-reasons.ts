@@ -80,6 +80,15 @@ export const STOP_REASON_TABLE = {
     description: "the model's answer was larger than the runtime keeps (only a preview was kept)",
   },
   'invalid_action:too_deep': { family: 'stopped', description: "the model's answer was JSON nested too deeply" },
+  'invalid_action:bad_summary': {
+    family: 'stopped',
+    description: "the model's action had a decision_summary that is not a string",
+  },
+  // The final validator (common/final-validator.ts), in enforce mode: the answer was bounced once.
+  unsupported_answer: {
+    family: 'stopped',
+    description: 'the final answer stated figures no observation supports, twice (the final validator)',
+  },
 } as const satisfies Record<string, StopReasonInfo>;
 
 type Table = typeof STOP_REASON_TABLE;

@@ -7,6 +7,7 @@ import type { Action } from './contract';
 import type { CatalogEntry } from './tools/catalog-entry';
 import type { StopReason } from './stop-reasons';
 import type { ApprovalDecision, PendingApproval } from './approvals';
+import type { ClaimText, ValidatorMode } from './final-validator';
 
 export interface AgentInput {
   goal: string;
@@ -31,6 +32,11 @@ export interface AgentInput {
    * `agent extend` before winding down or stopping; absent: no wait.
    */
   topup_wait_seconds?: number;
+  /**
+   * The final validator: off, warn or enforce (common/final-validator.ts). Default: enforce when
+   * issue_refund is allowed, warn otherwise.
+   */
+  validator?: ValidatorMode;
   /** Set by the workflow itself when it continues as new. */
   carried?: CarriedState;
 }
@@ -69,6 +75,8 @@ export interface TraceEntry {
   approval?: ApprovalDecision;
   /** The step was a wind-down decision: the model was asked for its final answer because of this budget. */
   wind_down?: WindDownReason;
+  /** A final answer the validator refused (tool "final"): the figures no observation supports. */
+  unsupported_claims?: ClaimText[];
 }
 
 export interface HistoryEntry {
@@ -125,6 +133,20 @@ export interface AgentResult {
   wind_down?: { step: number; reason: WindDownReason };
   /** Top-ups an operator granted (`agent extend`), with who and why; `budget` includes them. */
   extensions?: BudgetExtension[];
+  /** What the final validator made of the run's last final answer (absent in runs from before it). */
+  validation?: FinalValidation;
+}
+
+/**
+ * The final validator's verdict on the last final answer: supported (every figure found in an
+ * observation), unsupported (warn mode accepted it anyway; enforce mode ended the run), or unchecked
+ * (mode off). `bounces`: answers returned to the model as unsupported.
+ */
+export interface FinalValidation {
+  mode: ValidatorMode;
+  verdict: 'supported' | 'unsupported' | 'unchecked';
+  bounces: number;
+  unsupported_claims?: ClaimText[];
 }
 
 export type Phase =

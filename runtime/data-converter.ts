@@ -4,6 +4,9 @@ import type { DataConverter } from '@temporalio/common';
 import { EncryptionCodec, NoKeyCodec } from './codec/encryption-codec';
 import { keyringFromEnv } from './codec/keyring';
 
+/** The failure converter that encodes failure messages too; compiled into the encrypted workers' workflow bundle. */
+export const FAILURE_CONVERTER_PATH = require.resolve('../common/failure-converter');
+
 /** The codec configured in the environment, or undefined when no key is set. Throws CodecConfigError. */
 export function codecFromEnv(processEnv: NodeJS.ProcessEnv = process.env): EncryptionCodec | undefined {
   const keyring = keyringFromEnv(processEnv);
@@ -17,7 +20,7 @@ export function codecFromEnv(processEnv: NodeJS.ProcessEnv = process.env): Encry
 export function agentDataConverter(processEnv: NodeJS.ProcessEnv = process.env): DataConverter {
   const codec = codecFromEnv(processEnv);
   if (!codec) return { payloadCodecs: [new NoKeyCodec()] };
-  return { payloadCodecs: [codec], failureConverterPath: require.resolve('../common/failure-converter') };
+  return { payloadCodecs: [codec], failureConverterPath: FAILURE_CONVERTER_PATH };
 }
 
 /** One line for startup logs: whether payloads are encrypted and with which key id (never the key). */

@@ -39,6 +39,16 @@ const positiveNumber =
     return value;
   };
 
+/** A non-negative integer; unset or blank = 0 (off). */
+const count: Parser<number> = (raw, name) => {
+  const trimmed = raw?.trim() ?? '';
+  if (trimmed === '') return 0;
+  const value = Number(trimmed);
+  if (!/^\d+$/.test(trimmed) || !Number.isSafeInteger(value))
+    throw new Error(`${name} must be a whole number (0 or unset = off), got "${raw}"`);
+  return value;
+};
+
 const milliseconds: Parser<number> = (raw, name) => {
   const value = Number(raw?.trim() || 0);
   if (!Number.isFinite(value) || value < 0)
@@ -82,7 +92,7 @@ export const ENV_VARS = {
     group: 'llm',
     default: '',
     meaning:
-      'API key of the OpenAI-compatible endpoint; local servers often need none, and without it the demo runs offline',
+      'API key of the OpenAI-compatible endpoint; the worker refuses to start without it unless OPENAI_BASE_URL is set (a keyless server); without it the demo runs offline',
     parse: text,
     secret: true,
   },
@@ -111,6 +121,45 @@ export const ENV_VARS = {
     meaning:
       'a JSON file of model prices, `{"<model>": {"input_usd_per_mtok": n, "output_usd_per_mtok": n}}`, over the built-in table; the worker refuses a model it cannot price',
     parse: text,
+  },
+  // The fleet-wide LLM rate limit (docs/rate-limits.md); off unless a limit is set
+  AGENT_LLM_TPM: {
+    group: 'llm',
+    default: '',
+    meaning:
+      "tokens per minute every worker's decisions share for this worker's model (a limiter workflow grants them); unset = no limiter",
+    parse: count,
+  },
+  AGENT_LLM_RPM: {
+    group: 'llm',
+    default: '',
+    meaning:
+      'requests per minute every worker shares for the model, through the same limiter; unset = no request limit',
+    parse: count,
+  },
+  AGENT_LLM_MAX_IN_FLIGHT: {
+    group: 'llm',
+    default: '',
+    meaning: 'LLM calls in flight at once across the fleet, through the same limiter; unset = no limit',
+    parse: count,
+  },
+  AGENT_LLM_LEASE_TTL_SECONDS: {
+    group: 'llm',
+    default: 'OPENAI_TIMEOUT_SECONDS + 30',
+    meaning: 'a lease its worker never returned (the worker died) is given back after this long',
+    parse: (raw, name): number | undefined => (raw?.trim() ? positiveNumber(1)(raw, name) : undefined),
+  },
+  AGENT_LLM_LIMIT_SCOPE: {
+    group: 'llm',
+    default: 'model',
+    meaning:
+      '`model`: one limiter per OPENAI_MODEL; `api-key`: one per API key (named by a hash of it), shared by its models',
+    parse: (raw, name): 'model' | 'api-key' => {
+      const value = raw?.trim() || 'model';
+      if (value !== 'model' && value !== 'api-key')
+        throw new Error(`${name} must be "model" or "api-key", got "${raw}"`);
+      return value;
+    },
   },
 
   // The worker and its tools
@@ -249,6 +298,24 @@ export const ENV_VARS = {
     meaning: 'the Web UI port `npm run server` listens on',
     parse: port(undefined),
   },
+  TEMPORAL_SERVER_PATH: {
+    group: 'local server',
+    default: "built with Go at the compose file's version",
+    meaning: 'the multi-service Temporal server `npm run server -- --postgres` and the postgres test profile start',
+    parse: text,
+  },
+  TEMPORAL_SQL_TOOL_PATH: {
+    group: 'local server',
+    default: "built with Go at the compose file's version",
+    meaning: "the Temporal schema tool (`temporal-sql-tool`) that sets up PostgreSQL's databases",
+    parse: text,
+  },
+  AGENT_POSTGRES_BIN_DIR: {
+    group: 'local server',
+    default: 'the folder of initdb on PATH, or /usr/lib/postgresql/N/bin',
+    meaning: "PostgreSQL's server programs (initdb, postgres, pg_isready) for `--postgres`",
+    parse: text,
+  },
 
   // Drills and fault injection (tests; all off by default)
   AGENT_TOOL_PAUSE_MS: {
@@ -274,6 +341,13 @@ export const ENV_VARS = {
     default: '0',
     meaning: "a refund's first attempt hangs this long after the commit, before it reports (no heartbeats)",
     parse: milliseconds,
+  },
+  AGENT_EVAL_DIR: {
+    group: 'drill',
+    default: '',
+    meaning:
+      "`npm run eval` only: each run's support data, refunds database and injected tool faults are read from this folder (per workflow id)",
+    parse: text,
   },
   AGENT_REFUND_LOOKUP_FAIL: {
     group: 'drill',

@@ -8,8 +8,10 @@ const REPO = path.resolve(__dirname, '..', '..');
 export type CrashMode = 'restart' | 'standby';
 const CRASH_MODES: CrashMode[] = ['restart', 'standby'];
 
-export type Phase = 'overhead' | 'throughput' | 'history' | 'cancel' | 'crash' | 'cli';
-export const ALL_PHASES: Phase[] = ['overhead', 'throughput', 'history', 'cancel', 'crash', 'cli'];
+export type Phase = 'overhead' | 'throughput' | 'history' | 'cancel' | 'crash' | 'start' | 'cli' | 'limiter';
+/** The default phases; `limiter` (a few minutes of 429s) runs only when asked for. */
+export const ALL_PHASES: Phase[] = ['overhead', 'throughput', 'history', 'cancel', 'crash', 'start', 'cli'];
+const KNOWN_PHASES: Phase[] = [...ALL_PHASES, 'limiter'];
 
 export interface Options {
   mode: 'quick' | 'full';
@@ -29,6 +31,7 @@ export interface Options {
   crashTrials: number;
   crashLatency: number;
   crashModes: CrashMode[];
+  startTrials: number;
   workerOverrides: Record<string, unknown>;
   dynamicConfig: string[];
   sqlitePragmas: string[];
@@ -41,11 +44,17 @@ export interface Options {
   workerNodeArgs: string[];
   metrics: boolean;
   searchAttributes: boolean;
+  /** dev: the Temporal dev server (SQLite); postgres: the multi-service server on PostgreSQL (scripts/postgres-server.ts). */
+  server: 'dev' | 'postgres';
+  limiterRuns: number;
+  limiterSteps: number;
+  limiterTpm: number;
 }
 
 export const HELP = `npm run bench -- [flags]
   --quick                  small trial counts, C = 1,10,100 (about 2-3 minutes)
-  --phases a,b             subset of ${ALL_PHASES.join(',')}
+  --server dev|postgres    the Temporal dev server (default), or the multi-service server on PostgreSQL
+  --phases a,b             subset of ${KNOWN_PHASES.join(',')} (default: all but limiter)
   --trials N               overhead: paired trials per latency (quick 3, full 15)
   --warmup N               overhead: discarded warm-up pairs (2)
   --latencies a,b,c        overhead: decision latencies in ms (0,50,500)
@@ -61,6 +70,10 @@ export const HELP = `npm run bench -- [flags]
   --crash-trials N         SIGKILL trials per mode (quick 2, full 5)
   --crash-modes a,b        restart (new worker after the kill), standby (a second worker already polls)
   --crash-latency ms       decision latency of the re-run call in the crash phase (50)
+  --limiter-runs N          limiter: concurrent runs against the 429-ing provider, with and without the limiter (200)
+  --limiter-steps N         limiter: decisions per run (2)
+  --limiter-tpm N           limiter: the provider's tokens per minute, and the limiter's (24000; a decision uses 120)
+  --start-trials N         start: new \`node dist/worker/main.js\` processes timed to their first poll (5)
   --worker-opt k=v         extra Worker option for every bench worker (value parsed as JSON if it can be)
   --server-dc k=v          extra dev server dynamic config (e.g. system.enableActivityEagerExecution=true)
   --sqlite-pragma k=v      extra dev server SQLite pragma (e.g. journal_mode=wal)
@@ -86,6 +99,10 @@ const INTEGER_FLAGS = {
   'cli-cancel-trials': 'cliCancelTrials',
   'crash-trials': 'crashTrials',
   'crash-latency': 'crashLatency',
+  'limiter-runs': 'limiterRuns',
+  'limiter-steps': 'limiterSteps',
+  'limiter-tpm': 'limiterTpm',
+  'start-trials': 'startTrials',
   seed: 'seed',
   'timeout-min': 'timeoutMin',
 } as const satisfies Record<string, keyof Options>;
@@ -95,7 +112,7 @@ const LIST_FLAGS = {
   'history-at': 'historyStepsAt',
 } as const satisfies Record<string, keyof Options>;
 const REPEATED_FLAGS = ['worker-opt', 'server-dc', 'sqlite-pragma', 'server-arg', 'worker-node-arg'] as const;
-const STRING_FLAGS = ['phases', 'crash-modes', 'codec', 'label', 'out'] as const;
+const STRING_FLAGS = ['phases', 'crash-modes', 'codec', 'label', 'out', 'server'] as const;
 
 function numbers(flag: string, value: string): number[] {
   return value
@@ -161,11 +178,15 @@ export function parseBenchArgs(argv: string[]): Options {
     longSteps: 205,
     historyStepsAt: [10, 200],
     continueAsNewEvery: undefined,
+    limiterRuns: 200,
+    limiterSteps: 2,
+    limiterTpm: 24_000,
     cancelTrials: quick ? 5 : 20,
     cliCancelTrials: quick ? 2 : 5,
     crashTrials: quick ? 2 : 5,
     crashLatency: 50,
     crashModes: [...CRASH_MODES],
+    startTrials: 5,
     workerOverrides: Object.fromEntries(repeated('worker-opt').map(workerOption)),
     dynamicConfig: repeated('server-dc'),
     sqlitePragmas: repeated('sqlite-pragma'),
@@ -178,6 +199,7 @@ export function parseBenchArgs(argv: string[]): Options {
     workerNodeArgs: repeated('worker-node-arg'),
     metrics: values['no-metrics'] !== true,
     searchAttributes: values['no-search-attributes'] !== true,
+    server: 'dev',
   };
   for (const [flag, key] of Object.entries(INTEGER_FLAGS)) {
     const value = text(flag);
@@ -189,7 +211,9 @@ export function parseBenchArgs(argv: string[]): Options {
   }
   o.steps = Math.max(2, o.steps);
   const phases = text('phases');
-  if (phases !== undefined) o.phases = oneOf('phases', phases, ALL_PHASES);
+  if (phases !== undefined) o.phases = oneOf('phases', phases, KNOWN_PHASES);
+  const server = text('server');
+  if (server !== undefined) o.server = oneOf('server', server, ['dev', 'postgres'] as const)[0]!;
   const modes = text('crash-modes');
   if (modes !== undefined) o.crashModes = oneOf('crash-modes', modes, CRASH_MODES);
   return o;

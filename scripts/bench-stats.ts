@@ -1,4 +1,6 @@
 // Small statistics and formatting helpers for the benchmark.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 
 /** Median, interpolated between the two middle values of an even count. */
 export function median(xs: number[]): number {
@@ -99,6 +101,46 @@ export interface WorkerStats {
   /** peak RSS of the process so far */
   maxRssBytes: number;
   heapUsedBytes: number;
+}
+
+let clockTicks: number | undefined;
+/** utime+stime of a process in ms, from /proc (for processes we cannot instrument); NaN where there is no /proc. */
+export function procCpuMs(pid: number): number {
+  try {
+    clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * CPU of a process and its children in ms: its utime+stime, the times of the children it has
+ * reaped (cutime+cstime), and those of its live children (PostgreSQL's postmaster and backends).
+ */
+export function procTreeCpuMs(parent: number): number {
+  let total = 0;
+  try {
+    clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const pid = Number(entry);
+        if (pid !== parent && Number(fields[1]) !== parent) continue;
+        const ticks = [11, 12, ...(pid === parent ? [13, 14] : [])].reduce((sum, i) => sum + Number(fields[i]), 0);
+        total += (ticks * 1000) / clockTicks;
+      } catch {
+        /* exited meanwhile */
+      }
+    }
+  } catch {
+    return NaN;
+  }
+  return total;
 }
 
 export function readStats(): WorkerStats {

@@ -1,8 +1,5 @@
 // The worker process of the benchmark: the shipped worker (createAgentWorker, the same defaults as
-// `npm run worker`) plus what a benchmark needs around it:
-//  - BENCH_WORKFLOW_BUNDLE: a workflow bundle built once by scripts/bench.ts, so each fresh worker
-//    starts in about a second instead of bundling the workflow code again (same code, same bundle
-//    the worker would build itself);
+// `npm run worker`, the same prebuilt workflow bundle) plus what a benchmark needs around it:
 //  - BENCH_WORKER_OVERRIDES: JSON of extra Worker options (the tuning experiments);
 //  - BENCH_DATA_CONVERTER: a module exporting `dataConverter` (hook for the payload codec);
 //  - metrics on, as `npm run worker` has them by default (the SDK's Prometheus exporter and the
@@ -13,6 +10,7 @@ import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import { temporalEnv } from '../runtime/temporal-env';
 import { llmConfigFromEnv } from '../activities/llm-config';
+import { connectLimiter, limiterSettingsFromEnv } from '../activities/llm-lease';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { createAgentWorker } from '../worker/create-worker';
 import { createAgentMetrics } from '../worker/metrics';
@@ -24,10 +22,6 @@ async function main(): Promise<void> {
   const overrides: Partial<WorkerOptions> = process.env.BENCH_WORKER_OVERRIDES
     ? JSON.parse(process.env.BENCH_WORKER_OVERRIDES)
     : {};
-  if (process.env.BENCH_WORKFLOW_BUNDLE) {
-    overrides.workflowBundle = { codePath: process.env.BENCH_WORKFLOW_BUNDLE };
-    overrides.workflowsPath = undefined;
-  }
   if (process.env.BENCH_DATA_CONVERTER) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const mod = require(process.env.BENCH_DATA_CONVERTER) as { dataConverter?: WorkerOptions['dataConverter'] };
@@ -40,12 +34,17 @@ async function main(): Promise<void> {
     Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkPort}` } } } });
   }
   const connection = await NativeConnection.connect({ address: env.address });
+  const llm = llmConfigFromEnv();
+  const metrics = withMetrics ? createAgentMetrics() : undefined;
+  // AGENT_LLM_TPM and friends, as `npm run worker` reads them (the limiter phase sets them).
+  const limiterSettings = limiterSettingsFromEnv(llm, env.taskQueue);
+  const limiter = limiterSettings ? await connectLimiter(env, limiterSettings, metrics?.limiter) : undefined;
   const worker = await createAgentWorker({
     connection,
     namespace: env.namespace,
     taskQueue: env.taskQueue,
-    deps: { llm: llmConfigFromEnv(), data: dataSourceFromEnv() },
-    ...(withMetrics ? { metrics: createAgentMetrics() } : {}),
+    deps: { llm, data: dataSourceFromEnv(), ...(limiter ? { limiter: limiter.limiter } : {}) },
+    ...(metrics ? { metrics } : {}),
     overrides,
   });
   // Never outlive the benchmark that started us.

@@ -6,6 +6,8 @@
 // docs/benchmark.md explains the method, the tuning and the results. `--help` lists the flags.
 import { measureCliColdStart } from './bench-cli-start';
 import type { CliStartResult } from './bench-cli-start';
+import { measureWorkerStart } from './bench-worker-start';
+import type { WorkerStartResult } from './bench-worker-start';
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
@@ -18,8 +20,8 @@ import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@tem
 import type { DataConverter } from '@temporalio/common';
 import { tsToMs } from '@temporalio/common/lib/time';
 import type { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
+import { PREBUILT_BUNDLES, bundleStaleness } from '../worker/workflow-bundle';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import type { AgentInput, AgentResult } from '../common/types';
 import { chainCost } from './bench-history';
@@ -27,14 +29,29 @@ import type { ChainCost } from './bench-history';
 import type { InProcessReply } from './bench-baseline';
 import { benchInput, scenarioScript } from './bench-scenario';
 import type { ScenarioOptions } from './bench-scenario';
-import { bytes, markdownTable, median, ms, prng, secs, signed, summarize, textTable } from './bench-stats';
+import {
+  bytes,
+  markdownTable,
+  median,
+  ms,
+  procCpuMs,
+  procTreeCpuMs,
+  prng,
+  secs,
+  signed,
+  summarize,
+  textTable,
+} from './bench-stats';
 import type { Summary } from './bench-stats';
 import { mapPool } from '../client/concurrency';
 import type { WorkerStats } from './bench-stats';
 import { parseBenchArgs } from './bench-options';
 import type { CrashMode, Options } from './bench-options';
 import { startDevServer } from './dev-server';
-import type { DevServer } from './dev-server';
+import { startPostgresServer } from './postgres-server';
+import { findPostgresBinDir } from './postgres-binaries';
+import type { PostgresTemporalServer } from './postgres-server';
+import type { TemporalServerHandle } from './server-handle';
 import { findOrBuildTemporalCli } from './temporal-cli';
 import { ScriptedLlmServer } from './scripted-llm-server';
 import type { RecordedRequest } from './scripted-llm-server';
@@ -68,16 +85,14 @@ process.on('exit', () => {
   }
 });
 
-let clkTck = 100;
-/** utime+stime of a process in ms, from /proc (for the dev server, which we cannot instrument). */
-function procCpuMs(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clkTck;
-  } catch {
-    return NaN;
-  }
+/**
+ * CPU of the Temporal server: the dev server is one process; on PostgreSQL it is the server process
+ * plus PostgreSQL (the postmaster, its live backends, and the exited ones it has reaped).
+ */
+function serverCpuMs(server: TemporalServerHandle): number {
+  const own = procCpuMs(server.pid);
+  if (server.kind !== 'postgres') return own;
+  return own + procTreeCpuMs((server as PostgresTemporalServer).postgres.pid);
 }
 
 function procRssBytes(pid: number): number {
@@ -102,16 +117,15 @@ interface BenchWorker {
 
 interface Ctx {
   opts: Options;
-  server: DevServer;
+  server: TemporalServerHandle;
   llm: ScriptedLlmServer;
   client: Client;
-  bundlePath: string;
   scenarios: Map<string, ScenarioOptions>;
   logDir: string;
   workerCount: number;
 }
 
-function startWorker(ctx: Ctx, taskQueue: string, what: string): BenchWorker {
+function startWorker(ctx: Ctx, taskQueue: string, what: string, extraEnv: Record<string, string> = {}): BenchWorker {
   const n = ++ctx.workerCount;
   const logFile = path.join(ctx.logDir, `worker-${n}-${what}.log`);
   const fd = fs.openSync(logFile, 'a');
@@ -125,10 +139,10 @@ function startWorker(ctx: Ctx, taskQueue: string, what: string): BenchWorker {
       OPENAI_BASE_URL: ctx.llm.baseUrl,
       OPENAI_API_KEY: 'bench',
       OPENAI_TIMEOUT_SECONDS: '120',
-      BENCH_WORKFLOW_BUNDLE: ctx.bundlePath,
       BENCH_WORKER_OVERRIDES: JSON.stringify(ctx.opts.workerOverrides),
       ...(ctx.opts.codec ? { BENCH_DATA_CONVERTER: ctx.opts.codec } : {}),
       ...(ctx.opts.metrics ? {} : { BENCH_WORKER_METRICS: 'off' }),
+      ...extraEnv,
     },
     stdio: ['ignore', fd, fd, 'ipc'],
     execArgv: [...process.execArgv, ...ctx.opts.workerNodeArgs],
@@ -186,7 +200,7 @@ function startWorker(ctx: Ctx, taskQueue: string, what: string): BenchWorker {
 }
 
 function envFor(ctx: Ctx, taskQueue: string): TemporalEnv {
-  return { address: ctx.server.address, namespace: ctx.server.namespace, taskQueue, uiUrl: ctx.server.uiUrl };
+  return { address: ctx.server.address, namespace: ctx.server.namespace, taskQueue, uiUrl: ctx.server.uiUrl ?? '' };
 }
 
 /** A bench run's input; --no-search-attributes asks startRun not to have the workflow upsert them. */
@@ -355,7 +369,7 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
           cpu0 = {
             worker: cpuMs(await worker.stats()),
             inproc: cpuMs(await inprocStats()),
-            server: procCpuMs(ctx.server.pid),
+            server: serverCpuMs(ctx.server),
           };
         }
         const dId = newId(`overhead-d${latency}`);
@@ -393,7 +407,7 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
       const stepsRun = Math.max(1, measured.length * opts.steps);
       const cpuPerStepMs = {
         worker: (cpuMs(await worker.stats()) - cpu0.worker) / stepsRun,
-        server: (procCpuMs(ctx.server.pid) - cpu0.server) / stepsRun,
+        server: (serverCpuMs(ctx.server) - cpu0.server) / stepsRun,
         inProcess: (cpuMs(await inprocStats()) - cpu0.inproc) / stepsRun,
       };
       for (const d of measured) {
@@ -458,7 +472,30 @@ interface ThroughputTrial {
   cpuPerStepMs: { worker: number; server: number; bench: number };
   wftTimeouts: number;
   activityRetries: number;
+  /** On PostgreSQL: committed transactions per step, all databases (the sizing's unit). */
+  dbCommitsPerStep?: number;
   errors: string[];
+}
+
+/** Committed transactions so far in PostgreSQL (pg_stat_database), or undefined on the dev server. */
+async function pgCommits(server: TemporalServerHandle): Promise<number | undefined> {
+  if (server.kind !== 'postgres') return undefined;
+  const { port } = (server as PostgresTemporalServer).postgres;
+  const psql = path.join(findPostgresBinDir(), 'psql');
+  const sql = 'select sum(xact_commit) from pg_stat_database';
+  const { stdout } = await execFileP(psql, [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-U',
+    'temporal',
+    '-d',
+    'temporal',
+    '-Atc',
+    sql,
+  ]);
+  return Number(stdout.trim());
 }
 
 async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
@@ -479,7 +516,8 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
         const ids = Array.from({ length: c }, () => newId(`tp${c}`));
         for (const id of ids) ctx.scenarios.set(id, { steps: opts.steps, delayMs: opts.throughputLatency });
         const s0 = await worker.stats();
-        const server0 = procCpuMs(ctx.server.pid);
+        const server0 = serverCpuMs(ctx.server);
+        const commits0 = await pgCommits(ctx.server);
         const self0 = process.cpuUsage();
         const start = performance.now();
         let done = 0;
@@ -521,7 +559,8 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
         }
         const wall = performance.now() - start;
         const s1 = await worker.stats();
-        const server1 = procCpuMs(ctx.server.pid);
+        const server1 = serverCpuMs(ctx.server);
+        const commits1 = await pgCommits(ctx.server);
         const self1 = process.cpuUsage(self0);
         // Signs of overload in the histories: workflow tasks that timed out (sticky queue
         // schedule-to-start, or too slow) and activity retries (e.g. missed heartbeats).
@@ -560,6 +599,9 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
           },
           wftTimeouts,
           activityRetries,
+          ...(commits0 !== undefined && commits1 !== undefined
+            ? { dbCommitsPerStep: (commits1 - commits0) / Math.max(1, steps) }
+            : {}),
           errors: [
             ...new Set(
               runs.filter((r) => !ok(r, opts.steps)).map((r) => r.error ?? `stop_reason ${r.result?.stop_reason}`),
@@ -847,6 +889,125 @@ async function phaseCrash(ctx: Ctx): Promise<CrashReport> {
   return { modes, trials };
 }
 
+// ---- phase: fleet-wide LLM rate limit ------------------------------------------------------
+
+interface LimiterTrial {
+  limiter: boolean;
+  runs: number;
+  steps: number;
+  tpm: number;
+  wallMs: number;
+  succeeded: number;
+  llmError: number;
+  llmTimeout: number;
+  otherEnd: number;
+  /** The most tokens the provider answered within one minute. */
+  maxTpmSeen: number;
+  refused429: number;
+  runMs: Summary;
+  /** How the runs ended: stop reason, or `error: ...` when the result could not be read. */
+  ends: Record<string, number>;
+  errors: string[];
+}
+
+/**
+ * N concurrent runs against a provider that answers 429 (with Retry-After) above its tokens per
+ * minute: once with every worker calling it freely, once through the limiter set to the same TPM.
+ */
+async function phaseLimiter(ctx: Ctx): Promise<LimiterTrial[]> {
+  const { opts } = ctx;
+  const out: LimiterTrial[] = [];
+  // With the limiter first: the storm without it leaves a loaded server behind.
+  for (const limiter of [true, false]) {
+    const what = limiter ? 'with limiter' : 'without limiter';
+    const provider = await ScriptedLlmServer.start({
+      tokensPerMinute: opts.limiterTpm,
+      defaultScript: scenarioScript({ steps: opts.limiterSteps, delayMs: 0 }),
+    });
+    const tq = newId(`limiter-${limiter ? 'on' : 'off'}-tq`);
+    const worker = startWorker(ctx, tq, `limiter-${limiter ? 'on' : 'off'}`, {
+      OPENAI_BASE_URL: provider.baseUrl,
+      OPENAI_MODEL: `bench-model-${tq}`,
+      ...(limiter ? { AGENT_LLM_TPM: String(opts.limiterTpm) } : {}),
+    });
+    try {
+      await worker.readyAt;
+      const env = envFor(ctx, tq);
+      const ids = Array.from({ length: opts.limiterRuns }, () => newId(`limiter-${limiter ? 'on' : 'off'}`));
+      progress(
+        `limiter: ${ids.length} runs of ${opts.limiterSteps} decisions, provider ${opts.limiterTpm} TPM, ${what}`,
+      );
+      const start = performance.now();
+      let done = 0;
+      const ticker = setInterval(() => {
+        const s = provider.rateLimitStats();
+        progress(
+          `limiter (${what}): ${done}/${ids.length} runs done; provider answered ${s.answered}, refused ${s.refused}`,
+        );
+      }, 10_000);
+      let runs: DurableRun[];
+      try {
+        const results: Array<Promise<DurableRun>> = [];
+        await mapPool(ids, 50, async (id) => {
+          const t = performance.now();
+          try {
+            const handle = await startRun(ctx.client, env, runInput(ctx, opts.limiterSteps), id);
+            results.push(
+              runResult(handle)
+                .then(
+                  (result) => ({ id, runId: firstRunId(handle), ms: performance.now() - t, result }),
+                  (err: unknown) => ({ id, runId: firstRunId(handle), ms: performance.now() - t, error: String(err) }),
+                )
+                .finally(() => done++),
+            );
+          } catch (err) {
+            results.push(Promise.resolve({ id, runId: '', ms: performance.now() - t, error: String(err) }));
+          }
+        });
+        runs = await Promise.all(results);
+      } finally {
+        clearInterval(ticker);
+      }
+      const stats = provider.rateLimitStats();
+      const ended = (reason: string) => runs.filter((r) => r.result?.stop_reason === reason).length;
+      const t: LimiterTrial = {
+        limiter,
+        runs: runs.length,
+        steps: opts.limiterSteps,
+        tpm: opts.limiterTpm,
+        wallMs: performance.now() - start,
+        succeeded: runs.filter((r) => ok(r, opts.limiterSteps)).length,
+        llmError: ended('llm_error'),
+        llmTimeout: ended('llm_timeout'),
+        otherEnd: 0,
+        maxTpmSeen: stats.maxTokensPerMinute,
+        refused429: stats.refused,
+        runMs: summarize(runs.map((r) => r.ms)),
+        ends: {},
+        errors: [
+          ...new Set(
+            runs.filter((r) => !ok(r, opts.limiterSteps)).map((r) => r.error ?? `stop_reason ${r.result?.stop_reason}`),
+          ),
+        ].slice(0, 5),
+      };
+      t.otherEnd = t.runs - t.succeeded - t.llmError - t.llmTimeout;
+      for (const r of runs) {
+        const end = r.result?.stop_reason ?? `error: ${(r.error ?? '').slice(0, 80)}`;
+        t.ends[end] = (t.ends[end] ?? 0) + 1;
+      }
+      out.push(t);
+      progress(
+        `limiter (${what}): ${t.succeeded}/${t.runs} succeeded, ${t.llmError} llm_error, ${t.llmTimeout} llm_timeout, ${t.otherEnd} other; ` +
+          `provider max ${t.maxTpmSeen} TPM (limit ${t.tpm}), ${t.refused429} refused with 429; run ${secs(t.runMs.median)} median / ${secs(t.runMs.p95)} p95; ends ${JSON.stringify(t.ends)}`,
+      );
+    } finally {
+      await worker.stop();
+      await provider.close();
+    }
+  }
+  return out;
+}
+
 // ---- report --------------------------------------------------------------------------------
 
 interface Report {
@@ -862,6 +1023,8 @@ interface Report {
   cancel?: CancelReport;
   crash?: CrashReport;
   cli?: CliStartResult;
+  limiter?: LimiterTrial[];
+  workerStart?: WorkerStartResult;
 }
 
 const HEADER = ['Measure', 'Setting', 'Result', 'Median', 'p95', 'Target', 'Met'];
@@ -899,6 +1062,19 @@ function rows(r: Report): string[][] {
       yesNo(undefined),
     ]);
   }
+  if (r.workerStart) {
+    const w = r.workerStart;
+    out.push([
+      'worker cold start',
+      `\`node dist/worker/main.js\` (npm start), n=${w.summary.n} new processes, ${w.prebuilt ? 'prebuilt workflow bundle' : 'NOT the prebuilt bundle'}`,
+      `spawn to its first poll (its identity among the task queue's pollers); min ${ms(w.summary.min)}, max ${ms(w.summary.max)}; ` +
+        `CPU used by then ${ms(w.cpuMs.median)} median`,
+      ms(w.medianMs),
+      ms(w.summary.p95),
+      '≤ 2 s median',
+      yesNo(w.medianMs <= 2000 && w.prebuilt),
+    ]);
+  }
   const byC = new Map<number, ThroughputTrial[]>();
   for (const t of r.throughput ?? []) byC.set(t.concurrency, [...(byC.get(t.concurrency) ?? []), t]);
   for (const [c, ts] of byC) {
@@ -912,6 +1088,9 @@ function rows(r: Report): string[][] {
       `${median(ts.map((t) => t.runsPerSec)).toFixed(1)} runs/s, ${median(ts.map((t) => t.stepsPerSec)).toFixed(0)} steps/s; ` +
         `worker CPU ${median(ts.map((t) => t.workerCpuPct)).toFixed(0)} % (${ms(median(ts.map((t) => t.cpuPerStepMs.worker)))}/step), peak RSS ${bytes(rss)}; ` +
         `server CPU ${median(ts.map((t) => t.serverCpuPct)).toFixed(0)} % (${ms(median(ts.map((t) => t.cpuPerStepMs.server)))}/step); ` +
+        (ts[0]!.dbCommitsPerStep !== undefined
+          ? `PostgreSQL ${median(ts.map((t) => t.dbCommitsPerStep ?? 0)).toFixed(1)} commits/step; `
+          : '') +
         `${failed} failed, ${ts.reduce((n, t) => n + t.wftTimeouts, 0)} workflow task timeouts, ${ts.reduce((n, t) => n + t.activityRetries, 0)} activity retries`,
       `run ${ms(median(ts.map((t) => t.runMs.median)))}`,
       `run ${ms(Math.max(...ts.map((t) => t.runMs.p95)))}`,
@@ -980,6 +1159,17 @@ function rows(r: Report): string[][] {
       ]);
     }
   }
+  for (const t of r.limiter ?? []) {
+    out.push([
+      'LLM rate limit (429 storm)',
+      `${t.runs} concurrent runs × ${t.steps} decisions, provider ${t.tpm} TPM with 429 + Retry-After, ${t.limiter ? `limiter at ${t.tpm} TPM` : 'no limiter'}`,
+      `${t.succeeded} succeeded, ${t.llmError} llm_error, ${t.llmTimeout} llm_timeout, ${t.otherEnd} other; provider saw max ${t.maxTpmSeen} TPM, refused ${t.refused429}; wall ${secs(t.wallMs)}`,
+      `run ${secs(t.runMs.median)}`,
+      `run ${secs(t.runMs.p95)}`,
+      t.limiter ? `0 llm_*, ≤ ${t.tpm} TPM` : '—',
+      t.limiter ? yesNo(t.llmError + t.llmTimeout === 0 && t.maxTpmSeen <= t.tpm) : '—',
+    ]);
+  }
   for (const [mode, c] of Object.entries(r.crash?.modes ?? {}) as Array<[CrashMode, CrashModeReport]>) {
     const restart = mode === 'restart';
     out.push([
@@ -994,6 +1184,17 @@ function rows(r: Report): string[][] {
       restart ? '≤ 5 s after ready + re-run' : '—',
       restart ? yesNo(c.recoveryMs.median <= 5000 && c.failed === 0) : '—',
     ]);
+    if (restart) {
+      out.push([
+        'crash recovery, fresh worker',
+        `SIGKILL mid-decide, then a new worker process started, n=${c.totalMs.n}`,
+        `kill → new worker polling (${secs(c.killToReadyMs.median)}) → interrupted step re-run and completed → next step asked; everything included`,
+        secs(c.totalMs.median),
+        secs(c.totalMs.p95),
+        '—',
+        '—',
+      ]);
+    }
   }
   return out;
 }
@@ -1060,7 +1261,6 @@ async function main(): Promise<void> {
     process.exit(2); // the exit hooks SIGKILL every child, the dev server included
   }, opts.timeoutMin * 60_000).unref();
   const startedAt = new Date().toISOString();
-  clkTck = Number((await execFileP('getconf', ['CLK_TCK']).catch(() => ({ stdout: '100' }))).stdout.trim()) || 100;
   fs.mkdirSync(opts.outDir, { recursive: true });
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bench-'));
   const loadStart = os
@@ -1069,10 +1269,11 @@ async function main(): Promise<void> {
     .join(' ');
   progress(`mode ${opts.mode}, phases ${opts.phases.join(',')}; logs in ${logDir}; load avg ${loadStart}`);
 
-  progress('bundling workflow code once for all bench workers');
-  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: quietLogger() });
-  const bundlePath = path.join(logDir, 'workflow-bundle.js');
-  fs.writeFileSync(bundlePath, bundle.code);
+  // Workers load the workflow bundle `npm run build` made; without it each would bundle at start.
+  for (const { file } of PREBUILT_BUNDLES) {
+    const stale = bundleStaleness(file);
+    if (stale) throw new Error(`${path.relative(process.cwd(), file)} ${stale}: run \`npm run build\` first`);
+  }
 
   const cliPath = await findOrBuildTemporalCli();
   const temporalVersion = (await execFileP(cliPath, ['--version'])).stdout.trim();
@@ -1082,8 +1283,18 @@ async function main(): Promise<void> {
     ...opts.serverArgs,
     '--headless',
   ];
-  progress(`starting a dev server (${temporalVersion}) ${extraArgs.join(' ')}`);
-  const server = await startDevServer({ cliPath, dbFile: path.join(logDir, 'temporal.sqlite'), extraArgs });
+  let server: TemporalServerHandle & { stopAll?: () => Promise<void> };
+  let serverVersion = temporalVersion;
+  if (opts.server === 'postgres') {
+    progress('starting PostgreSQL and the multi-service Temporal server (deploy/temporal/production.yaml)');
+    // A folder of its own (the log folder is private to us; PostgreSQL runs as another user).
+    const pg = await startPostgresServer({ log: (line) => progress(line) });
+    server = pg;
+    serverVersion = `temporal server ${pg.version} on PostgreSQL`;
+  } else {
+    progress(`starting a dev server (${temporalVersion}) ${extraArgs.join(' ')}`);
+    server = await startDevServer({ cliPath, dbFile: path.join(logDir, 'temporal.sqlite'), extraArgs });
+  }
   const scenarios = new Map<string, ScenarioOptions>();
   const llm = await ScriptedLlmServer.start({
     defaultScript: scenarioScript((workflowId) => scenarios.get(workflowId) ?? { steps: 1, delayMs: 0 }),
@@ -1096,7 +1307,7 @@ async function main(): Promise<void> {
   }
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, namespace: server.namespace, ...(dataConverter ? { dataConverter } : {}) });
-  const ctx: Ctx = { opts, server, llm, client, bundlePath, scenarios, logDir, workerCount: 0 };
+  const ctx: Ctx = { opts, server, llm, client, scenarios, logDir, workerCount: 0 };
 
   const report: Report = {
     label: opts.label,
@@ -1116,6 +1327,22 @@ async function main(): Promise<void> {
     }
     if (opts.phases.includes('cancel')) report.cancel = await phaseCancel(ctx);
     if (opts.phases.includes('crash')) report.crash = await phaseCrash(ctx);
+    if (opts.phases.includes('limiter')) report.limiter = await phaseLimiter(ctx);
+    if (opts.phases.includes('start')) {
+      progress(`start: \`node dist/worker/main.js\` until it polls, ${opts.startTrials} processes`);
+      report.workerStart = await measureWorkerStart({
+        connection,
+        namespace: server.namespace,
+        runs: opts.startTrials,
+        env: {
+          ...process.env,
+          TEMPORAL_ADDRESS: server.address,
+          TEMPORAL_NAMESPACE: server.namespace,
+          OPENAI_BASE_URL: llm.baseUrl,
+          OPENAI_API_KEY: 'bench',
+        },
+      });
+    }
     if (opts.phases.includes('cli')) {
       progress('cli: cold start of `agent list -o json`, 9 processes');
       const env = { ...process.env, TEMPORAL_ADDRESS: ctx.server.address, TEMPORAL_NAMESPACE: ctx.server.namespace };
@@ -1124,7 +1351,7 @@ async function main(): Promise<void> {
   } finally {
     await connection.close().catch(() => undefined);
     await llm.close();
-    await server.stop();
+    await (server.stopAll ?? server.stop)();
   }
 
   report.durationS = (Date.now() - t0) / 1000;
@@ -1138,7 +1365,7 @@ async function main(): Promise<void> {
       .map((x) => x.toFixed(2))
       .join(' '),
     node: process.version,
-    temporal: temporalVersion,
+    temporal: serverVersion,
     sdk: (
       JSON.parse(fs.readFileSync(require.resolve('@temporalio/worker/package.json'), 'utf8')) as { version: string }
     ).version,
@@ -1158,21 +1385,14 @@ async function main(): Promise<void> {
   fs.rmSync(logDir, { recursive: true, force: true });
 }
 
-function quietLogger() {
-  const noop = () => undefined;
-  return {
-    log: noop,
-    trace: noop,
-    debug: noop,
-    info: noop,
-    warn: (m: string) => progress(`bundler: ${m}`),
-    error: (m: string) => progress(`bundler: ${m}`),
-  };
-}
-
 main().then(
   () => process.exit(0),
   (err: unknown) => {
+    // A bad flag is the user's mistake (one line, exit 2); anything else is ours (the stack).
+    if (err instanceof Error && err.message.startsWith('bench: ')) {
+      console.error(`${err.message} (npm run bench -- --help)`);
+      process.exit(2);
+    }
     progress(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     process.exit(1);
   },

@@ -1,12 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { devServerSearchAttributeFlags } from '../common/search-attributes';
 import { freePort, isPortFree } from './free-port';
 import { findOrBuildTemporalCli } from './temporal-cli';
+import { makeTempDir, spawnLogged, terminate, waitReady } from './child-processes';
+import type { Running } from './child-processes';
+import type { TemporalServerHandle } from './server-handle';
 
 /** Dynamic config for local runs: new search attributes visible at once, update-with-start allowed. */
 const DYNAMIC_CONFIG: Record<string, string> = {
@@ -43,63 +44,14 @@ export interface DevServerOptions {
   cliPath?: string;
 }
 
-export interface DevServer {
-  /** host:port of the frontend gRPC service */
-  address: string;
+export interface DevServer extends TemporalServerHandle {
+  kind: 'dev';
   /** http://IP:UIPORT */
   uiUrl: string;
-  namespace: string;
   dbFile: string;
-  logFile: string;
   port: number;
   uiPort: number;
   cliPath: string;
-  /** pid of the current server process (changes after restart) */
-  readonly pid: number;
-  /** SIGTERM, wait for exit (SIGKILL after 10 s). */
-  stop(): Promise<void>;
-  /** SIGKILL, wait for exit (simulates a crash). */
-  kill(): Promise<void>;
-  /** Start again on the same ports and db file (stopping first if still running), wait until healthy. */
-  restart(): Promise<void>;
-  /** Resolves when the current server process exits, with its exit code or signal. */
-  exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-// ---- make sure children never outlive a normally exiting parent -------------------------------
-
-const liveChildren = new Set<ChildProcess>();
-const tempDirs = new Set<string>();
-let exitHookInstalled = false;
-
-function killAllSync(): void {
-  // Must be synchronous (runs in 'exit'): SIGKILL is the only thing guaranteed to finish in time.
-  for (const child of liveChildren) {
-    try {
-      child.kill('SIGKILL');
-    } catch {
-      /* already gone */
-    }
-  }
-  if (process.env.TEMPORAL_KEEP_DEV_DB) return;
-  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
-}
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', killAllSync);
-  // A signal's default action skips 'exit' handlers (e.g. node --test killing a timed-out file).
-  // When nobody else handles the signal, clean up and re-raise it so the default behaviour stays.
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    const onSignal = (): void => {
-      if (process.listenerCount(sig) > 1) return; // the host handles it and will exit normally
-      killAllSync();
-      process.removeListener(sig, onSignal);
-      process.kill(process.pid, sig);
-    };
-    process.on(sig, onSignal);
-  }
 }
 
 // ---- health --------------------------------------------------------------------------------
@@ -138,84 +90,12 @@ export async function isServerReachable(address: string, namespace = 'default'):
   }
 }
 
-function readLogTail(logFile: string, fromOffset: number, lines = 30): string {
-  try {
-    const text = fs.readFileSync(logFile).subarray(fromOffset).toString('utf8');
-    return text.trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log output)';
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 // ---- start / stop --------------------------------------------------------------------------
 
-interface Running {
-  child: ChildProcess;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  logOffset: number;
-}
-
 function spawnServer(cliPath: string, args: string[], logFile: string): Running {
-  const logOffset = fs.existsSync(logFile) ? fs.statSync(logFile).size : 0;
-  fs.appendFileSync(logFile, `\n--- ${new Date().toISOString()} ${cliPath} ${args.join(' ')}\n`);
-  const fd = fs.openSync(logFile, 'a');
   // The CLI reads TEMPORAL_ADDRESS & co. as client settings; keep the test runner's values away from it.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('TEMPORAL_')));
-  let child: ChildProcess;
-  try {
-    child = spawn(cliPath, args, { stdio: ['ignore', fd, fd], env });
-  } finally {
-    fs.closeSync(fd); // the child holds its own copy
-  }
-  installExitHook();
-  liveChildren.add(child);
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => {
-      liveChildren.delete(child);
-      resolve({ code, signal });
-    });
-    child.once('error', (err) => {
-      liveChildren.delete(child);
-      fs.appendFileSync(logFile, `spawn error: ${err.message}\n`);
-      resolve({ code: -1, signal: null });
-    });
-  });
-  return { child, exit, logOffset };
-}
-
-async function waitHealthy(run: Running, address: string, namespace: string, logFile: string): Promise<void> {
-  const deadline = Date.now() + HEALTH_TIMEOUT_MS;
-  let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  void run.exit.then((e) => (exited = e));
-  for (;;) {
-    if (exited) {
-      const how = exited.signal ? `signal ${exited.signal}` : `code ${exited.code}`;
-      throw new Error(
-        `temporal dev server exited with ${how} before becoming healthy (log: ${logFile}):\n${readLogTail(logFile, run.logOffset)}`,
-      );
-    }
-    if (await isServerReachable(address, namespace)) return;
-    if (Date.now() > deadline) {
-      run.child.kill('SIGKILL');
-      await run.exit;
-      throw new Error(
-        `temporal dev server at ${address} not healthy after ${HEALTH_TIMEOUT_MS / 1000} s (log: ${logFile}):\n${readLogTail(logFile, run.logOffset)}`,
-      );
-    }
-    await sleep(200);
-  }
-}
-
-async function terminate(run: Running | undefined, signal: NodeJS.Signals): Promise<void> {
-  if (!run || run.child.exitCode !== null || run.child.signalCode !== null) return;
-  run.child.kill(signal);
-  const timer = setTimeout(() => run.child.kill('SIGKILL'), STOP_GRACE_MS);
-  await run.exit;
-  clearTimeout(timer);
+  return spawnLogged(cliPath, args, logFile, { env });
 }
 
 /** Start `temporal server start-dev` with a SQLite file and the agent search attributes; resolves once healthy. */
@@ -241,8 +121,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     dbFile = path.resolve(opts.dbFile);
     fs.mkdirSync(path.dirname(dbFile), { recursive: true });
   } else {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'temporal-dev-'));
-    tempDirs.add(dir); // removed at process exit; set TEMPORAL_KEEP_DEV_DB=1 to keep it
+    const dir = makeTempDir('temporal-dev-'); // removed at process exit; TEMPORAL_KEEP_DEV_DB=1 keeps it
     dbFile = path.join(dir, 'temporal.sqlite');
   }
   const logFile = path.resolve(
@@ -276,11 +155,18 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   let run: Running | undefined;
   const start = async (): Promise<void> => {
     run = spawnServer(cliPath, args, logFile);
-    await waitHealthy(run, address, namespace, logFile);
+    await waitReady(
+      run,
+      `temporal dev server at ${address}`,
+      () => isServerReachable(address, namespace),
+      logFile,
+      HEALTH_TIMEOUT_MS,
+    );
   };
   await start();
 
   return {
+    kind: 'dev',
     address,
     uiUrl: `http://${ip}:${uiPort}`,
     namespace,
@@ -292,10 +178,10 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     get pid(): number {
       return run?.child.pid ?? -1;
     },
-    stop: () => terminate(run, 'SIGTERM'),
-    kill: () => terminate(run, 'SIGKILL'),
+    stop: () => terminate(run, 'SIGTERM', STOP_GRACE_MS),
+    kill: () => terminate(run, 'SIGKILL', STOP_GRACE_MS),
     async restart(): Promise<void> {
-      await terminate(run, 'SIGTERM');
+      await terminate(run, 'SIGTERM', STOP_GRACE_MS);
       await start();
     },
     exited: async () => {

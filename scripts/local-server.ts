@@ -1,19 +1,8 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { isServerReachable, startDevServer } from './dev-server';
 import { keyringFromEnv } from '../runtime/codec/keyring';
 import { DEFAULT_CODEC_PORT } from '../client/codec/http-server';
-
-/** Folder holding package.json: works from scripts/ (ts) and dist/scripts/ (compiled). */
-export function repoRoot(): string {
-  let dir = __dirname;
-  while (!fs.existsSync(path.join(dir, 'package.json'))) {
-    const up = path.dirname(dir);
-    if (up === dir) throw new Error(`no package.json above ${__dirname}`);
-    dir = up;
-  }
-  return dir;
-}
+import { repoRoot } from './repo-root';
 
 function envPort(name: string, fallback: number): number {
   const raw = process.env[name];

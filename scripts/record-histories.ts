@@ -5,7 +5,7 @@
 // With scenario names, only those are (re-)recorded; the others stay as they are.
 // HISTORY_SUFFIX=.x writes <scenario>.x.json instead, keeping histories recorded by older code (each
 // patch has its set: <scenario>.json before any, .search-attributes-v1, .fault-guarantees-v1,
-// .batched-upserts-v1, .cost-budget-v1; record a new set with a new patch id).
+// .batched-upserts-v1, .final-validator-v1, .cost-budget-v1; record a new set with a new patch id).
 // test/fixtures/histories/legacy-*.json were recorded with the code from before issue 3 (an
 // escalate action, a read about another user, issue_refund when it was not registered): they prove
 // that the patched() guards keep such runs on their old paths. This script cannot re-record them.
@@ -31,6 +31,9 @@ import { extendRun } from '../client/extend-run';
 import { runState } from '../client/agent-client';
 import type { AgentInput } from '../common/types';
 import type { ExtendRequest } from '../common/extend';
+import { LlmLimiter } from '../activities/llm-lease';
+import { LIMITER_WORKFLOW_TYPE, limiterWorkflowId } from '../common/llm-limiter';
+import type { LimiterInput } from '../common/llm-limiter';
 
 const OUT = path.resolve(__dirname, '..', '..', 'test', 'fixtures', 'histories');
 
@@ -142,13 +145,32 @@ const SCENARIOS: Scenario[] = [
     ],
     extend: { steps: 2, reason: 'recording a top-up', operator: 'record-histories' },
   },
+  // Issue 12: the final validator bounces an answer whose figures no observation holds, once; the
+  // next answer is supported. With a decision_summary on the tool call.
+  {
+    name: 'validator-bounce',
+    allow: REFUND_ALLOW,
+    replies: [
+      {
+        action: {
+          kind: 'tool',
+          name: 'get_user_billing',
+          args: { user_id: 42 },
+          decision_summary: 'Read the billing record',
+        },
+      },
+      { action: { kind: 'final', answer: 'Yes: USD 59.00 on the Enterprise plan.' } },
+      { action: { kind: 'final', answer: 'Yes: USD 49.00 on the pro_monthly plan.' } },
+    ],
+  },
 ];
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
-  const unknown = only.filter((name) => !SCENARIOS.some((s) => s.name === name));
+  const unknown = only.filter((name) => name !== LIMITER_SCENARIO && !SCENARIOS.some((s) => s.name === name));
   if (unknown.length) throw new Error(`unknown scenario(s): ${unknown.join(', ')}`);
   const scenarios = only.length ? SCENARIOS.filter((s) => only.includes(s.name)) : SCENARIOS;
+  const withLimiter = only.length === 0 || only.includes(LIMITER_SCENARIO);
   const env = { ...temporalEnv(), taskQueue: `record-${Date.now()}` };
   const refundsDir = await mkdtemp(path.join(tmpdir(), 'record-refunds-'));
   const refunds = RefundService.open(path.join(refundsDir, 'refunds.sqlite'));
@@ -235,12 +257,56 @@ async function main(): Promise<void> {
       );
       console.log(`${scenario.name}: ${result.stop_reason}, ${history.events?.length ?? 0} events`);
     }
+    if (withLimiter) await recordLimiter(client, env.taskQueue);
   });
   await client.connection.close();
   refunds.close();
   await rm(refundsDir, { recursive: true, force: true });
   await nativeConnection.close();
   await llm.close();
+}
+
+const LIMITER_SCENARIO = 'llm-limiter';
+
+/**
+ * The LLM rate limiter's first run: grants through the Update (some waiting in it, some queued), a
+ * 429 pause, releases, and its continue-as-new (a tiny history budget makes it come early).
+ */
+async function recordLimiter(client: Client, taskQueue: string): Promise<void> {
+  const scope = `record-${Date.now()}`;
+  const limits = { tokens_per_minute: 1000, requests_per_minute: 0, max_in_flight: 2, lease_ttl_ms: 60_000 };
+  const handle = await client.workflow.start(LIMITER_WORKFLOW_TYPE, {
+    workflowId: limiterWorkflowId(scope),
+    taskQueue,
+    args: [{ scope, limits, continue_as_new_after_events: 60 } satisfies LimiterInput],
+  });
+  const limiter = new LlmLimiter(client, { scope, limits, taskQueue });
+  let refusedOnce = false;
+  await Promise.all(
+    Array.from({ length: 8 }, (_, i) =>
+      limiter.run({
+        tokens: 200,
+        signal: new AbortController().signal,
+        call: async () => {
+          if (i === 0 && !refusedOnce) {
+            refusedOnce = true;
+            throw new Error('429');
+          }
+          await new Promise((r) => setTimeout(r, 50));
+          return 120;
+        },
+        usedTokens: (used) => used,
+        rateLimited: (err) => ((err as Error).message === '429' ? 300 : undefined),
+      }),
+    ),
+  );
+  const history = await client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory();
+  await writeFile(
+    path.join(OUT, `${LIMITER_SCENARIO}${process.env.HISTORY_SUFFIX ?? ''}.json`),
+    historyToJSON(history) + '\n',
+  );
+  console.log(`${LIMITER_SCENARIO}: ${history.events?.length ?? 0} events in its first run`);
+  await handle.terminate('recorded');
 }
 
 main().catch((err) => {

@@ -56,6 +56,21 @@ export interface StartOptions {
   /** used for requests whose workflow has no script of its own (and for requests without a key) */
   defaultScript?: Script;
   log?: (line: string) => void;
+  /**
+   * A provider's rate limit: a reply that would take the tokens answered in the last minute above
+   * this is refused with 429 and a Retry-After (seconds until enough of the minute has passed).
+   */
+  tokensPerMinute?: number;
+}
+
+/** What the provider's rate limit saw (`tokensPerMinute`). */
+export interface RateLimitStats {
+  tokensPerMinute: number | undefined;
+  /** The most tokens answered within any one minute (sliding window, measured at each answer). */
+  maxTokensPerMinute: number;
+  /** Requests refused with 429 for the limit. */
+  refused: number;
+  answered: number;
 }
 
 const DEFAULT_USAGE: Usage = { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 };
@@ -70,14 +85,52 @@ export class ScriptedLlmServer {
   private readonly waiters = new Set<{ check: (r: RecordedRequest) => void; fail: (e: Error) => void }>();
   private nextId = 1;
   private closing = false;
+  /** Answers within the last minute: when, how many tokens (the rate limit's window). */
+  private window: Array<{ at: number; tokens: number }> = [];
+  private readonly limitStats: RateLimitStats;
 
   private constructor(
     private readonly server: http.Server,
     port: number,
     private readonly defaultScript: Script | undefined,
     private readonly log: (line: string) => void,
+    private readonly tokensPerMinute: number | undefined,
   ) {
     this.baseUrl = `http://127.0.0.1:${port}/v1`;
+    this.limitStats = { tokensPerMinute, maxTokensPerMinute: 0, refused: 0, answered: 0 };
+  }
+
+  /** What the provider-side rate limit saw so far. */
+  rateLimitStats(): RateLimitStats {
+    return { ...this.limitStats };
+  }
+
+  /**
+   * The provider's limit: admits `tokens` now (and records them), or says after how many seconds
+   * enough of the window will have passed.
+   */
+  private admit(tokens: number, now: number): { retryAfterS: number } | undefined {
+    this.window = this.window.filter((e) => e.at > now - 60_000);
+    let inWindow = this.window.reduce((n, e) => n + e.tokens, 0);
+    const limit = this.tokensPerMinute;
+    if (limit !== undefined && inWindow + tokens > limit) {
+      let toFree = inWindow + tokens - limit;
+      let freeAt = now + 60_000;
+      for (const e of this.window) {
+        toFree -= e.tokens;
+        if (toFree <= 0) {
+          freeAt = e.at + 60_000;
+          break;
+        }
+      }
+      this.limitStats.refused++;
+      return { retryAfterS: Math.max(1, Math.ceil((freeAt - now) / 1000)) };
+    }
+    this.window.push({ at: now, tokens });
+    inWindow += tokens;
+    this.limitStats.answered++;
+    this.limitStats.maxTokensPerMinute = Math.max(this.limitStats.maxTokensPerMinute, inWindow);
+    return undefined;
   }
 
   static async start(opts: StartOptions = {}): Promise<ScriptedLlmServer> {
@@ -90,7 +143,7 @@ export class ScriptedLlmServer {
       });
     });
     const port = (server.address() as AddressInfo).port;
-    const self = new ScriptedLlmServer(server, port, opts.defaultScript, opts.log ?? (() => {}));
+    const self = new ScriptedLlmServer(server, port, opts.defaultScript, opts.log ?? (() => {}), opts.tokensPerMinute);
     server.on('request', (req, res) => void self.handle(req, res));
     return self;
   }
@@ -271,6 +324,14 @@ export class ScriptedLlmServer {
     }
     const usage = { ...DEFAULT_USAGE, ...reply.usage };
     if (reply.usage?.total_tokens === undefined) usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+    const limited = this.admit(usage.total_tokens, Date.now());
+    if (limited) {
+      this.log(`scripted LLM ${tag} -> 429 (tokens per minute; retry after ${limited.retryAfterS} s)`);
+      send(429, errorBody(429, 'scripted LLM: rate limit reached for tokens per minute'), {
+        'retry-after': String(limited.retryAfterS),
+      });
+      return;
+    }
     if ('noMessage' in reply) {
       this.log(`scripted LLM ${tag} -> 200 without choices`);
       const model = typeof current.body.model === 'string' ? current.body.model : 'scripted-llm';

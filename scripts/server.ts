@@ -1,8 +1,34 @@
 // `npm run server`: a foreground Temporal dev server for local development (Ctrl-C to stop).
+// `npm run server -- --postgres`: the production topology instead (scripts/postgres-server.ts).
+import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { isServerReachable, startDevServer } from './dev-server';
 import { localServerConfig } from './local-server';
+import { startPostgresServer } from './postgres-server';
+import { startUiServer } from './ui-server';
+import { repoRoot } from './repo-root';
+import type { TemporalServerHandle } from './server-handle';
+
+const USAGE = `usage: npm run server [-- --postgres]
+  (no option)   the Temporal dev server (SQLite in .temporal/dev.sqlite), with its Web UI
+  --postgres    PostgreSQL in .temporal/postgres + the multi-service Temporal server built from source
+                at docker-compose.yml's version, configured by deploy/temporal/production.yaml`;
 
 async function main(): Promise<number> {
+  let postgres: boolean;
+  try {
+    const { values } = parseArgs({
+      options: { postgres: { type: 'boolean', default: false }, help: { type: 'boolean' } },
+    });
+    if (values.help) {
+      console.log(USAGE);
+      return 0;
+    }
+    postgres = values.postgres;
+  } catch (err) {
+    console.error(`server: ${(err as Error).message}\n${USAGE}`);
+    return 2;
+  }
   const cfg = localServerConfig();
   const address = `127.0.0.1:${cfg.port}`;
   if (await isServerReachable(address, cfg.namespace)) {
@@ -11,6 +37,11 @@ async function main(): Promise<number> {
     );
     return 0;
   }
+  if (postgres)
+    return serveUntilStopped(
+      await startPostgres(cfg.port, cfg.uiPort, cfg.namespace, cfg.codecEndpoint),
+      'Temporal server, Web UI and PostgreSQL',
+    );
 
   console.log(`Starting Temporal dev server (db ${cfg.dbFile}) ...`);
   const started = Date.now();
@@ -30,14 +61,53 @@ async function main(): Promise<number> {
       `  codec:     ${cfg.codecEndpoint} (payloads are encrypted: run \`npm run codec-server\`, sign in at ${cfg.codecEndpoint}/login)`,
     );
   }
-  console.log('Press Ctrl-C to stop.');
+  return serveUntilStopped(server, 'Temporal dev server');
+}
 
+async function startPostgres(
+  port: number,
+  uiPort: number,
+  namespace: string,
+  codecEndpoint: string | undefined,
+): Promise<TemporalServerHandle & { stopAll(): Promise<void> }> {
+  const dir = path.join(repoRoot(), '.temporal', 'postgres');
+  console.log(`Starting PostgreSQL (data in ${dir}) and the Temporal server ...`);
+  const started = Date.now();
+  const server = await startPostgresServer({ dir, port, namespace, log: (line) => console.log(`  ${line}`) });
+  console.log(
+    `Temporal server ${server.version} on PostgreSQL ready in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+  console.log(`  address:     ${server.address}   (namespace ${server.namespace})`);
+  console.log(`  PostgreSQL:  127.0.0.1:${server.postgres.port}   (data ${server.postgres.dataDir})`);
+  console.log(`  logs:        ${server.logFile}, ${server.postgres.logFile}`);
+  const ui = await startUiServer({
+    address: server.address,
+    namespace,
+    port: uiPort,
+    codecEndpoint,
+    logDir: dir,
+    log: (line) => console.log(`  ${line}`),
+  }).catch(async (err: Error) => {
+    await server.stopAll();
+    throw err;
+  });
+  console.log(`  Web UI:      ${ui.url}   (temporalio/ui ${ui.version}'s server, log ${ui.logFile})`);
+  const stopAll = async (): Promise<void> => {
+    await ui.stop();
+    await server.stopAll();
+  };
+  return { ...server, uiUrl: ui.url, stop: stopAll, stopAll };
+}
+
+/** Runs until Ctrl-C, SIGTERM or the parent's exit, then stops what it started. */
+function serveUntilStopped(server: TemporalServerHandle, what: string): Promise<number> {
+  console.log('Press Ctrl-C to stop.');
   return new Promise<number>((resolve) => {
     let stopping = false;
     const shutdown = (reason: string): void => {
       if (stopping) return;
       stopping = true;
-      console.log(`\n${reason}: stopping Temporal dev server ...`);
+      console.log(`\n${reason}: stopping ${what} ...`);
       server.stop().then(
         () => {
           console.log('Stopped.');
@@ -60,7 +130,7 @@ async function main(): Promise<number> {
     }, 1_000).unref();
     void server.exited().then(({ code, signal }) => {
       if (stopping) return;
-      console.error(`Temporal dev server exited unexpectedly (${signal ?? `code ${code}`}); see ${server.logFile}`);
+      console.error(`${what} exited unexpectedly (${signal ?? `code ${code}`}); see ${server.logFile}`);
       resolve(1);
     });
   });

@@ -1,4 +1,6 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { findGo, findOnPath, goBinDir, goInstall, isExecutableFile } from './go-install';
+import type { Log } from './go-install';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,102 +11,10 @@ export const TEMPORAL_CLI_GO_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1
 /** Where the @temporalio/testing fallback download is cached. */
 const SDK_DOWNLOAD_DIR = path.join(os.homedir(), '.cache', 'temporal-sdk-cli');
 
-type Log = (msg: string) => void;
-
-function isExecutableFile(p: string): boolean {
-  try {
-    if (!fs.statSync(p).isFile()) return false;
-    fs.accessSync(p, fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** A `temporal` found somewhere could be an unrelated program: make sure it answers like the Temporal CLI. */
 function looksLikeTemporalCli(p: string): boolean {
   const r = spawnSync(p, ['--version'], { encoding: 'utf8', timeout: 15_000, stdio: ['ignore', 'pipe', 'pipe'] });
   return r.status === 0 && /temporal version/i.test(`${r.stdout}${r.stderr}`);
-}
-
-function findOnPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.resolve(dir, name);
-    if (isExecutableFile(candidate)) return candidate;
-  }
-  return undefined;
-}
-
-/** `go` on PATH, else the official tarball location (PATH is often not set up in non-login shells). */
-function findGo(): string | undefined {
-  return findOnPath('go') ?? ['/usr/local/go/bin/go', '/usr/lib/go/bin/go'].find(isExecutableFile);
-}
-
-/** Folder `go install` writes to: GOBIN, else the first GOPATH entry + /bin, else ~/go/bin. */
-function goBinDir(goExe: string | undefined): string {
-  if (goExe) {
-    const r = spawnSync(goExe, ['env', 'GOBIN', 'GOPATH'], { encoding: 'utf8', timeout: 30_000 });
-    if (r.status === 0) {
-      const [gobin = '', gopath = ''] = r.stdout.split('\n').map((s) => s.trim());
-      if (gobin) return gobin;
-      const first = gopath.split(path.delimiter).find(Boolean);
-      if (first) return path.join(first, 'bin');
-    }
-  }
-  if (process.env.GOBIN) return process.env.GOBIN;
-  const gopath = process.env.GOPATH?.split(path.delimiter).find(Boolean);
-  return path.join(gopath ?? path.join(os.homedir(), 'go'), 'bin');
-}
-
-async function goInstall(goExe: string, binDir: string, log: Log): Promise<string> {
-  log(`temporal-cli: building ${TEMPORAL_CLI_GO_MODULE} with ${goExe} into ${binDir}`);
-  log(
-    'temporal-cli: this takes several minutes on a 2-core machine (download + compile of the Temporal server); progress follows',
-  );
-  const started = Date.now();
-  const child = spawn(goExe, ['install', '-v', TEMPORAL_CLI_GO_MODULE], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, CGO_ENABLED: process.env.CGO_ENABLED ?? '0' },
-  });
-  let lastLines: string[] = [];
-  let packages = 0;
-  let downloads = 0;
-  const onData = (chunk: Buffer): void => {
-    for (const line of chunk.toString('utf8').split('\n')) {
-      const l = line.trim();
-      if (!l) continue;
-      lastLines = [...lastLines.slice(-19), l];
-      // `-v` prints one bare package path per line: log every 50th so CI shows movement without
-      // flooding; anything with a space is a message (download notice, compile error) and is logged as is.
-      const dl = /^go: downloading (.*)$/.exec(l);
-      if (dl) {
-        if (++downloads % 25 === 1) log(`[go] downloading modules: ${downloads} so far (${dl[1]})`);
-      } else if (/\s/.test(l)) log(`[go] ${l}`);
-      else if (++packages % 50 === 0) log(`[go] ${packages} packages compiled (latest: ${l})`);
-    }
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
-  const heartbeat = setInterval(() => {
-    log(
-      `temporal-cli: go install still running (${Math.round((Date.now() - started) / 1000)} s, ${packages} packages so far)`,
-    );
-  }, 30_000);
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (c) => resolve(c));
-  }).finally(() => clearInterval(heartbeat));
-  const secs = Math.round((Date.now() - started) / 1000);
-  if (code !== 0) {
-    throw new Error(
-      `go install ${TEMPORAL_CLI_GO_MODULE} failed (exit ${code}) after ${secs} s:\n${lastLines.join('\n')}`,
-    );
-  }
-  const bin = path.join(binDir, 'temporal');
-  if (!isExecutableFile(bin)) throw new Error(`go install succeeded but ${bin} is missing`);
-  log(`temporal-cli: built ${bin} in ${secs} s (${packages} packages)`);
-  return bin;
 }
 
 function findInSdkCache(): string | undefined {
@@ -159,7 +69,7 @@ export async function findOrBuildTemporalCli(log: Log = console.error): Promise<
   const failures: string[] = [];
   if (goExe) {
     try {
-      return await goInstall(goExe, binDir, log);
+      return await goInstall(goExe, TEMPORAL_CLI_GO_MODULE, binDir, 'temporal', log, 'temporal-cli');
     } catch (err) {
       failures.push(`go install: ${(err as Error).message}`);
       log(`temporal-cli: ${failures[failures.length - 1]}`);

@@ -14,7 +14,7 @@ import { main } from '../client/cli';
 import { DIST, uniqueId } from './helpers/harness';
 import { newKey } from './helpers/codec';
 
-const COMMAND_NAMES = ['run', 'status', 'result', 'list', 'cancel', 'help', 'watch', 'trace'];
+const COMMAND_NAMES = ['run', 'status', 'result', 'list', 'cancel', 'help', 'watch', 'trace', 'limits'];
 const FLAGS = [
   '--user-id',
   '--max-steps',
@@ -242,7 +242,7 @@ describe('agent CLI under fuzzed arguments', () => {
     assert.ok(process.env.TEMPORAL_ADDRESS, 'run with `npm test`');
     const env = { ...process.env, TEMPORAL_TASK_QUEUE: uniqueId('cli-fuzz') };
     const readOnly = fc
-      .tuple(fc.constantFrom('status', 'result', 'cancel', 'list', 'help'), fc.array(token, { maxLength: 6 }))
+      .tuple(fc.constantFrom('status', 'result', 'cancel', 'list', 'help', 'limits'), fc.array(token, { maxLength: 6 }))
       .map(([c, rest]) => [c, ...rest.filter((t) => !t.startsWith('--wait') && !t.startsWith('--follow'))]);
     await fc.assert(
       fc.asyncProperty(readOnly, async (argv) => assertWellBehaved(argv, await callMain(argv, env))),

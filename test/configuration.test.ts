@@ -35,7 +35,8 @@ describe('docs/configuration.md', () => {
 
 describe('the deployment', () => {
   it('passes the worker, the init job and the codec server only variables the table knows', () => {
-    const compose = parseYaml(read('docker-compose.yml')) as {
+    // merge: the file shares environment blocks between services with YAML merge keys (<<).
+    const compose = parseYaml(read('docker-compose.yml'), { merge: true }) as {
       services: Record<string, { environment?: Record<string, string> }>;
     };
     for (const service of ['worker', 'temporal-init', 'codec-server']) {

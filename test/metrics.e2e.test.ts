@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { final, tool } from '../scripts/scripted-replies';
 import type { AgentInput } from '../common/types';
+import { Registry } from 'prom-client';
+import { startMetricsServer } from '../worker/metrics-server';
 import { eventually } from './helpers/harness';
 import { agentFixture } from './helpers/agent-fixture';
 
@@ -101,6 +103,28 @@ describe('worker metrics endpoint', () => {
     assert.match(text, /^process_cpu_user_seconds_total /m);
 
     assert.equal((await fetch(new URL('/nope', metricsUrl))).status, 404);
+  });
+
+  it('answers /healthz with 200 while the worker runs, 503 when it does not (the container health check)', async () => {
+    const health = await fetch(new URL('/healthz', metricsUrl));
+    assert.equal(health.status, 200);
+    assert.equal(await health.text(), 'ok\n');
+    // The same server for a worker that is not (or no longer) running.
+    let running = false;
+    const registry = new Registry();
+    const server = await startMetricsServer({
+      registry: () => registry,
+      port: 0,
+      host: '127.0.0.1',
+      isRunning: () => running,
+    });
+    try {
+      assert.equal((await fetch(`http://127.0.0.1:${server.port}/healthz`)).status, 503);
+      running = true;
+      assert.equal((await fetch(`http://127.0.0.1:${server.port}/healthz`)).status, 200);
+    } finally {
+      await server.close();
+    }
   });
 
   it('a second worker on a taken port keeps working and says its metrics are disabled', async () => {

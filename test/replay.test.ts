@@ -9,8 +9,15 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker } from '@temporalio/worker';
 import { NO_METRICS_SINKS } from '../worker/metrics';
+import { workflowCode } from '../worker/workflow-bundle';
 import { REPO_ROOT } from './helpers/harness';
-import { BATCHED_UPSERTS_PATCH, COST_PATCH, EFFECTS_PATCH, FAULTS_PATCH } from '../workflows/patches';
+import {
+  BATCHED_UPSERTS_PATCH,
+  COST_PATCH,
+  EFFECTS_PATCH,
+  FAULTS_PATCH,
+  FINAL_VALIDATOR_PATCH,
+} from '../workflows/patches';
 import type { AgentResult } from '../common/types';
 import type { AttemptCharge } from '../common/budget';
 import { ledgerOf } from '../common/cost';
@@ -40,11 +47,18 @@ describe('replay of recorded histories', () => {
 
   it('has recorded histories of runs taking each patched path', () => {
     const recorded = new Set(files.flatMap(patchesIn));
-    for (const patch of [EFFECTS_PATCH, FAULTS_PATCH, SEARCH_ATTRIBUTES_PATCH, BATCHED_UPSERTS_PATCH, COST_PATCH]) {
+    for (const patch of [
+      EFFECTS_PATCH,
+      FAULTS_PATCH,
+      SEARCH_ATTRIBUTES_PATCH,
+      BATCHED_UPSERTS_PATCH,
+      FINAL_VALIDATOR_PATCH,
+      COST_PATCH,
+    ]) {
       assert.ok(recorded.has(patch), `a history recorded with ${patch} (scripts/record-histories.ts)`);
     }
     // The newest patch stands for the older ones: a run recording it records no other marker.
-    for (const newest of [BATCHED_UPSERTS_PATCH, COST_PATCH]) {
+    for (const newest of [BATCHED_UPSERTS_PATCH, FINAL_VALIDATOR_PATCH, COST_PATCH]) {
       for (const file of files.filter((f) => patchesIn(f).includes(newest))) {
         assert.deepEqual(patchesIn(file), [newest], file);
       }
@@ -53,8 +67,9 @@ describe('replay of recorded histories', () => {
 
   it('replays every recorded history against the current workflow code', async () => {
     const histories = files.map((file) => ({ workflowId: file, history: load(file) }));
+    // The code workers run: the prebuilt bundle (`npm run build`), or the sources bundled now if it is stale.
     const results = Worker.runReplayHistories(
-      { workflowsPath: require.resolve('../workflows'), sinks: NO_METRICS_SINKS },
+      { ...workflowCode(undefined).options, sinks: NO_METRICS_SINKS },
       histories,
     );
     const failures: string[] = [];

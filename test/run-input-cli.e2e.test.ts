@@ -38,6 +38,7 @@ describe('bad input to agent run', () => {
         ['--allow', 'get_user_profile,launch_missiles'],
         /^agent: invalid run input: allow\.1: unknown tool "launch_missiles" \(known: .+\) \(--allow\); see `agent help run`$/,
       ],
+      [['--validator', 'maybe'], /^agent: invalid run input: validator: .+ \(--validator\); see `agent help run`$/],
       [
         ['--allow', 'search_policy,search_policy'],
         /^agent: invalid run input: allow: allow lists a tool twice \(--allow\)/,

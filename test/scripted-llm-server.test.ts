@@ -295,3 +295,31 @@ describe('refundDemoModel', () => {
     assert.match(answer, /search_policy/);
   });
 });
+
+describe('ScriptedLlmServer tokens-per-minute limit', () => {
+  test('answers 429 with Retry-After above the limit and records the most tokens it answered in a minute', async () => {
+    const limited = await ScriptedLlmServer.start({ tokensPerMinute: 300, defaultScript: () => final('ok') });
+    try {
+      const c = new OpenAI({ apiKey: 'k', baseURL: limited.baseUrl, maxRetries: 0 });
+      const ask = () =>
+        c.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, { headers: {} });
+      assert.equal((await ask()).usage?.total_tokens, 120);
+      await ask();
+      const refused = await ask().then(
+        () => assert.fail('a third call of 120 tokens exceeds 300 per minute'),
+        (err: unknown) => err,
+      );
+      assert.ok(refused instanceof RateLimitError);
+      const retryAfter = Number(refused.headers?.get('retry-after'));
+      assert.ok(retryAfter >= 1 && retryAfter <= 60, `retry-after ${retryAfter}`);
+      assert.deepEqual(limited.rateLimitStats(), {
+        tokensPerMinute: 300,
+        maxTokensPerMinute: 240,
+        refused: 1,
+        answered: 2,
+      });
+    } finally {
+      await limited.close();
+    }
+  });
+});

@@ -1,25 +1,23 @@
-// Durability across a Temporal server crash: the dev server is killed (SIGKILL) in the middle of a
-// run and restarted on the same SQLite file; the same worker process reconnects and the run
-// completes with every step intact.
+// Durability across a Temporal server crash: the server is killed (SIGKILL) in the middle of a run
+// and restarted on the same database (the dev server's SQLite file, or PostgreSQL with
+// `npm test -- --server postgres`); the same worker process reconnects and the run completes with
+// every step intact.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import { billing, byStep, final, policy, profile } from '../scripts/scripted-replies';
-import { startDevServer } from '../scripts/dev-server';
-import type { DevServer } from '../scripts/dev-server';
+import type { TemporalServerHandle } from '../scripts/server-handle';
+import { serverEnv, startOwnServer, stopOwnServer, testServerKind } from './helpers/test-server';
 import { runResult, startRun } from '../client/agent-client';
 import { agentInput, connectClient, REFUND_SCENARIO_ROWS, traceRows, uniqueId } from './helpers/harness';
 import { agentFixture } from './helpers/agent-fixture';
 
-let server: DevServer;
+let server: TemporalServerHandle;
 
 // A server of this file's own (it gets killed): started before the fixture, stopped after it. The
 // model replies by step, so a retried attempt of a step gets the same answer.
 const fixture = agentFixture({
   queue: 'restart',
-  server: () => server,
+  server: () => serverEnv(server),
   llm: {
     defaultScript: byStep({
       1: profile(),
@@ -29,17 +27,13 @@ const fixture = agentFixture({
     }),
   },
   prepare: async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'agent-restart-'));
-    server = await startDevServer({
-      dbFile: path.join(dir, 'temporal.sqlite'),
-      cliPath: process.env.TEMPORAL_CLI_PATH,
-    });
+    server = await startOwnServer();
   },
 });
-after(() => server?.stop());
+after(() => stopOwnServer(server));
 
 describe('Temporal server restart', () => {
-  it('a run survives the server being killed and restarted on the same SQLite file', async () => {
+  it(`a run survives the server being killed and restarted on the same database (${testServerKind()} server)`, async () => {
     const id = uniqueId('restart');
     await startRun(fixture.client, fixture.env, agentInput({ budget: { max_seconds: 300 } }), id);
 

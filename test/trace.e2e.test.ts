@@ -182,7 +182,8 @@ function assertMatches(events: StepEvent[], run: Finished): void {
   let calls = 0;
   let lastWall = Infinity;
   for (const e of events) {
-    if (e.policyDecision === 'allowed') calls++;
+    // A final answer's policy decision is the final validator's; only tool calls count.
+    if (e.decision === 'tool_call' && e.policyDecision === 'allowed') calls++;
     assert.equal(e.remainingBudget.steps, budget.max_steps - e.step, `steps left after step ${e.step}`);
     assert.equal(e.remainingBudget.toolCalls, budget.max_tool_calls - calls, `tool calls left after step ${e.step}`);
     assert.ok(
@@ -194,6 +195,10 @@ function assertMatches(events: StepEvent[], run: Finished): void {
   assert.equal(calls, result.usage.tool_calls);
   const last = events[events.length - 1]!;
   assert.equal(last.stopReason, result.stop_reason);
+  if (last.decision === 'final') {
+    assert.equal(last.validator, result.validation!.verdict);
+    assert.equal(last.policyDecision, 'allowed');
+  }
   for (const e of events.slice(0, -1)) assert.equal(e.stopReason, undefined);
   if (budget.max_tokens > 0) assert.equal(last.remainingBudget.tokens, budget.max_tokens - result.usage.total_tokens);
   else for (const e of events) assert.equal(e.remainingBudget.tokens, null);
@@ -211,7 +216,7 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
         ['tool_call', 'call get_user_profile(user_id)'],
         ['tool_call', 'call get_user_billing(user_id)'],
         ['tool_call', 'call search_policy(query)'],
-        ['final_answer', 'final answer (15 chars)'],
+        ['final', 'final answer (15 chars)'],
       ],
     );
     // The seed's contract, key for key.
@@ -298,7 +303,8 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
         [2, 'tool_call', 'get_user_billing', 'allowed', undefined, 'ok', 'billing-service'],
         [3, 'tool_call', 'issue_refund', 'allowed', 'reject', 'error', 'operator'],
         [4, 'tool_call', 'issue_refund', 'allowed', 'approve', 'ok', run.result.history[3]!.observation.source],
-        [5, 'final_answer', undefined, undefined, undefined, undefined, undefined],
+        // Accepted by the final validator (enforce: issue_refund is allowed): the amount was observed.
+        [5, 'final', undefined, 'allowed', undefined, undefined, undefined],
       ],
     );
 
@@ -324,7 +330,7 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
       stdout,
       /^\s+1\s+tool_call\s+get_user_profile\s+sha256:feaa769a39ae…\s+allowed\s+ok users-service \d+ B/m,
     );
-    assert.match(stdout, /^\s+4\s+final_answer\s+final answer \(15 chars\)/m);
+    assert.match(stdout, /^\s+4\s+final\s+final answer \(15 chars\)/m);
     assert.match(stdout, /ended: ok \(success\) after 4 step\(s\), 3 tool call\(s\), 480 tokens/);
 
     const missing = await runCli(fixture.env, ['trace', uniqueId('nope')]);

@@ -107,14 +107,15 @@ describe('the Temporal Web UI', () => {
       await page.waitForURL(/\/history/, { timeout: UI_TIMEOUT_MS });
       // The static summary (who, what) heads the run's page.
       await page.getByText(staticSummary, { exact: false }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+      // Each summary goes on with the step event's fields (decision, policy, what is left): prefixes here.
       for (const text of [
-        'decide • step 1: decide',
-        `get_user_profile • step 1: get_user_profile (${profileHash})`,
-        'decide • step 2: decide',
-        `search_policy • step 2: search_policy (${policyHash})`,
-        'decide • step 3: decide',
+        'decide • step 1: decide · left:',
+        `get_user_profile • step 1: get_user_profile (${profileHash}) · tool_call, policy allowed · left:`,
+        'decide • step 2: decide · left:',
+        `search_policy • step 2: search_policy (${policyHash}) · tool_call, policy allowed · left:`,
+        'decide • step 3: decide · left:',
       ]) {
-        await page.getByText(text, { exact: true }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+        await page.getByText(text, { exact: false }).first().waitFor({ timeout: UI_TIMEOUT_MS });
       }
       await screenshot(page, 'web-ui-2-history.png');
 
@@ -122,13 +123,13 @@ describe('the Temporal Web UI', () => {
       await page.getByText('User Metadata', { exact: true }).click();
       await page.waitForURL(/\/user-metadata/, { timeout: UI_TIMEOUT_MS });
       for (const text of [
-        'step 1: decide',
-        `step 1: get_user_profile (${profileHash})`,
-        'step 2: decide',
-        `step 2: search_policy (${policyHash})`,
-        'step 3: decide',
+        'step 1: decide · left:',
+        `step 1: get_user_profile (${profileHash}) · tool_call, policy allowed · left:`,
+        'step 2: decide · left:',
+        `step 2: search_policy (${policyHash}) · tool_call, policy allowed · left:`,
+        'step 3: decide · left:',
       ]) {
-        await page.getByText(text, { exact: true }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+        await page.getByText(text, { exact: false }).first().waitFor({ timeout: UI_TIMEOUT_MS });
       }
       // Summary, details and current details are markdown, each rendered in a frame of its own;
       // current details come live from the worker (a query).

@@ -6,6 +6,7 @@ import type { ActivityDeps } from '../activities';
 import { agentDataConverter } from '../runtime/data-converter';
 import { NO_METRICS_SINKS } from './metrics';
 import type { AgentMetrics } from './metrics';
+import { workflowCode } from './workflow-bundle';
 
 export interface AgentWorkerOptions {
   connection: NativeConnection;
@@ -16,17 +17,23 @@ export interface AgentWorkerOptions {
   metrics?: AgentMetrics;
   /** Extra Worker options (tests, benchmarks); the defaults below are the shipped tuning. */
   overrides?: Partial<WorkerOptions>;
+  /** Where the line saying which workflow code the worker runs goes (default: stderr, `worker: ...`). */
+  log?: (line: string) => void;
 }
 
 export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worker> {
+  // Payloads are encrypted whenever a codec key is configured (the codec runs outside the sandbox).
+  const dataConverter = opts.overrides?.dataConverter ?? agentDataConverter();
+  // The prebuilt workflow bundle made for this converter (`npm run build`), else bundled now.
+  const code = workflowCode(dataConverter);
+  (opts.log ?? ((line) => console.error(`worker: ${line}`)))(code.description);
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
-    workflowsPath: require.resolve('../workflows'),
+    ...code.options,
     activities: createActivities(opts.deps),
-    // Payloads are encrypted whenever a codec key is configured (the codec runs outside the sandbox).
-    dataConverter: agentDataConverter(),
+    dataConverter,
     // Heartbeats carry cancellation: send them at least this often so a kill switch or a
     // max_seconds deadline reaches the running LLM call in well under a second.
     maxHeartbeatThrottleInterval: '300 milliseconds',

@@ -2,7 +2,8 @@
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { connectionOptions, describeConnection, temporalEnv, unreachableMessage } from '../runtime/temporal-env';
 import { describeCodec } from '../runtime/data-converter';
-import { llmConfigFromEnv } from '../activities/llm-config';
+import { requiredLlmConfigFromEnv } from '../activities/llm-config';
+import { connectLimiter, describeLimits, limiterSettingsFromEnv } from '../activities/llm-lease';
 import { redactUrl } from '../activities/secrets';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { createAgentWorker } from './create-worker';
@@ -12,7 +13,7 @@ import type { MetricsServer } from './metrics-server';
 
 async function main(): Promise<void> {
   const env = temporalEnv(process.env, {}, (text) => console.error(`worker: ${text}`));
-  const llm = llmConfigFromEnv();
+  const llm = requiredLlmConfigFromEnv(); // no key and no base URL: one line, exit 1
   const codec = describeCodec(); // a bad key configuration stops the worker here, in one line
   const metricsPort = metricsPortFromEnv();
 
@@ -32,18 +33,26 @@ async function main(): Promise<void> {
   } catch (err) {
     throw new Error(`${unreachableMessage(env)} (${(err as Error).message.split('\n')[0]})`, { cause: err });
   }
+  // The fleet-wide LLM rate limit, when one is set: the activities ask the limiter workflow.
+  const limiterSettings = limiterSettingsFromEnv(llm, env.taskQueue);
+  const limiter = limiterSettings ? await connectLimiter(env, limiterSettings, metrics?.limiter) : undefined;
   const worker = await createAgentWorker({
     connection,
     namespace: env.namespace,
     taskQueue: env.taskQueue,
-    deps: { llm, data: dataSourceFromEnv() },
+    deps: { llm, data: dataSourceFromEnv(), ...(limiter ? { limiter: limiter.limiter } : {}) },
     metrics,
   });
 
   let metricsServer: MetricsServer | undefined;
   if (metrics && metricsPort !== 'off') {
     try {
-      metricsServer = await startMetricsServer({ registry: metrics.registry, port: metricsPort, sdkMetricsUrl });
+      metricsServer = await startMetricsServer({
+        registry: metrics.registry,
+        port: metricsPort,
+        sdkMetricsUrl,
+        isRunning: () => worker.getState() === 'RUNNING',
+      });
     } catch (err) {
       // A second worker on the same host: keep working, say loudly that this one is not scraped.
       console.error(
@@ -57,12 +66,14 @@ async function main(): Promise<void> {
     `worker ready: ${describeConnection(env)} task queue=${env.taskQueue} model=${llm.model}` +
       (llm.baseURL ? ` llm=${redactUrl(llm.baseURL)}` : '') +
       (metricsServer ? ` metrics=${metricsServer.url}` : '') +
+      (limiterSettings ? ` rate limit=${describeLimits(limiterSettings)}` : '') +
       `; ${codec}`,
   );
   try {
     await worker.run();
   } finally {
     await metricsServer?.close();
+    await limiter?.close();
     await connection.close();
   }
   console.error('worker stopped');

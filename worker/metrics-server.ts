@@ -2,6 +2,7 @@
 // (agent_*, plus Node's process_* / nodejs_*) followed by the Temporal SDK's metrics (temporal_*).
 // The SDK's exporter lives in the native Runtime and must bind a port of its own; it listens on
 // loopback only and this server fetches from it on each scrape, so operators scrape one port.
+// GET /healthz is the container health check: 200 while the worker is running, else 503.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
@@ -16,23 +17,31 @@ export interface MetricsServer {
 }
 
 export interface MetricsServerOptions {
-  registry: Registry;
+  /** Called per scrape: the agent's registry may be built lazily (worker/metrics.ts). */
+  registry: () => Registry;
   port: number;
   host?: string;
   /** The SDK exporter's URL (http://127.0.0.1:PORT/metrics); omitted: only the agent's metrics. */
   sdkMetricsUrl?: string;
+  /** For /healthz: true while the worker polls (omitted: healthy while this server is up). */
+  isRunning?: () => boolean;
 }
 
 export async function startMetricsServer(opts: MetricsServerOptions): Promise<MetricsServer> {
   const host = opts.host ?? '0.0.0.0';
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'GET' && path === '/healthz') {
+      const running = opts.isRunning?.() ?? true;
+      res.writeHead(running ? 200 : 503, { 'content-type': 'text/plain' }).end(running ? 'ok\n' : 'not running\n');
+      return;
+    }
     if (req.method !== 'GET' || (path !== '/metrics' && path !== '/')) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: scrape /metrics\n');
       return;
     }
     scrape(opts).then(
-      (body) => res.writeHead(200, { 'content-type': opts.registry.contentType }).end(body),
+      (body) => res.writeHead(200, { 'content-type': opts.registry().contentType }).end(body),
       (err: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${err.message}\n`),
     );
   });
@@ -57,7 +66,7 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
 }
 
 async function scrape(opts: MetricsServerOptions): Promise<string> {
-  const own = await opts.registry.metrics();
+  const own = await opts.registry().metrics();
   if (!opts.sdkMetricsUrl) return own;
   let sdk: string;
   try {

@@ -9,7 +9,9 @@
 // serves both on one port.
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type * as PromClient from 'prom-client';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { LeaseObserver } from '../activities/llm-lease';
 import type { AgentMetricsSinks, ToolOutcome } from '../common/metrics-sink';
 import { toolNamedReason } from '../common/stop-reasons';
 import { TOOL_REGISTRY } from '../common/tool-catalog';
@@ -22,78 +24,139 @@ export const DECIDE_ACTIVITY = 'decide';
 const LLM_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120];
 
 export interface AgentMetrics {
-  registry: Registry;
+  /** The agent's registry; prom-client is loaded and the metrics built on the first call (or event). */
+  registry: () => Registry;
   sinks: InjectedSinks<AgentMetricsSinks>;
   activityInterceptor: ActivityInterceptorsFactory;
+  /** The fleet-wide LLM rate limit as this worker sees it (activities/llm-lease.ts). */
+  limiter: LeaseObserver;
 }
 
-export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): AgentMetrics {
+interface Instruments {
+  registry: Registry;
+  runsStarted: Counter;
+  runsEnded: Counter<'status' | 'stop_reason'>;
+  steps: Counter;
+  toolCalls: Counter<'tool' | 'outcome'>;
+  llmLatency: Histogram<'outcome'>;
+  llmTokens: Counter<'kind'>;
+  llmCost: Counter<'outcome'>;
+  llmCharged: Counter<'outcome'>;
+  llmChargedTokens: Counter<'kind'>;
+  leasesGranted: Counter;
+  leaseTokens: Counter;
+  leasePauses: Counter;
+  leasesQueued: Gauge;
+  leaseWait: Histogram;
+}
+
+function buildInstruments(defaultMetrics: boolean): Instruments {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = require('prom-client') as typeof PromClient;
   const registry = new Registry();
-  if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  if (defaultMetrics) collectDefaultMetrics({ register: registry });
 
   const counter = <L extends string = never>(name: string, help: string, labelNames: readonly L[] = []) =>
     new Counter<L>({ name, help, labelNames, registers: [registry] });
-  const runsStarted = counter('agent_runs_started_total', 'Agent runs started (a continue-as-new is not a new run)');
-  const runsEnded = counter(
-    'agent_runs_ended_total',
-    'Agent runs ended, by AgentStatus (ok, stopped, cancelled) and stop reason',
-    ['status', 'stop_reason'],
-  );
-  const steps = counter('agent_steps_total', 'Agent loop steps begun (one LLM decision each)');
-  const toolCalls = counter(
-    'agent_tool_calls_total',
-    'Tool calls the model asked for, by tool and outcome (ok, error: the tool answered ok=false, failed: the activity failed, denied: the gateway refused)',
-    ['tool', 'outcome'],
-  );
-  const llmLatency = new Histogram({
-    name: 'agent_llm_request_duration_seconds',
-    help: 'Duration of one LLM decision attempt (the decide activity), by outcome',
-    labelNames: ['outcome'] as const,
-    buckets: LLM_BUCKETS,
-    registers: [registry],
-  });
-  const llmTokens = counter(
-    'agent_llm_tokens_total',
-    'LLM tokens used by successful decisions, by kind (prompt, completion)',
-    ['kind'],
-  );
+  return {
+    registry,
+    runsStarted: counter('agent_runs_started_total', 'Agent runs started (a continue-as-new is not a new run)'),
+    runsEnded: counter(
+      'agent_runs_ended_total',
+      'Agent runs ended, by AgentStatus (ok, stopped, cancelled) and stop reason',
+      ['status', 'stop_reason'],
+    ),
+    steps: counter('agent_steps_total', 'Agent loop steps begun (one LLM decision each)'),
+    toolCalls: counter(
+      'agent_tool_calls_total',
+      'Tool calls the model asked for, by tool and outcome (ok, error: the tool answered ok=false, failed: the activity failed, denied: the gateway refused)',
+      ['tool', 'outcome'],
+    ),
+    llmLatency: new Histogram({
+      name: 'agent_llm_request_duration_seconds',
+      help: 'Duration of one LLM decision attempt (the decide activity), by outcome',
+      labelNames: ['outcome'] as const,
+      buckets: LLM_BUCKETS,
+      registers: [registry],
+    }),
+    llmTokens: counter(
+      'agent_llm_tokens_total',
+      'LLM tokens used by successful decisions, by kind (prompt, completion)',
+      ['kind'],
+    ),
+    // Every charged attempt (issue 13): a retried attempt that reported usage is paid for too.
+    llmCost: counter(
+      'agent_llm_cost_usd_total',
+      'US dollars charged for LLM attempts (every attempt that reported usage, priced by the worker), by outcome (ok, failed)',
+      ['outcome'],
+    ),
+    llmCharged: counter(
+      'agent_llm_attempts_charged_total',
+      'LLM attempts charged (they reported usage), by outcome (ok: the decision; failed: retried or last)',
+      ['outcome'],
+    ),
+    llmChargedTokens: counter(
+      'agent_llm_charged_tokens_total',
+      'LLM tokens charged, every attempt that reported usage, by kind (prompt, completion)',
+      ['kind'],
+    ),
+    // The limiter's own view of the whole fleet is its query (`agent limits`); these are this worker's.
+    leasesGranted: counter('agent_llm_leases_granted_total', 'LLM leases granted to this worker by the rate limiter'),
+    leaseTokens: counter(
+      'agent_llm_lease_tokens_granted_total',
+      'Tokens reserved by the leases granted to this worker',
+    ),
+    leasePauses: counter('agent_llm_limiter_pauses_total', 'Provider 429s that paused the rate limiter for everyone'),
+    leasesQueued: new Gauge({
+      name: 'agent_llm_leases_queued',
+      help: "This worker's LLM decisions waiting for a lease now",
+      registers: [registry],
+    }),
+    leaseWait: new Histogram({
+      name: 'agent_llm_lease_wait_seconds',
+      help: 'How long a decision waited for its LLM lease',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300],
+      registers: [registry],
+    }),
+  };
+}
 
-  const llmCost = counter(
-    'agent_llm_cost_usd_total',
-    'US dollars charged for LLM attempts (every attempt that reported usage, priced by the worker), by outcome (ok, failed)',
-    ['outcome'],
-  );
-  const llmCharged = counter(
-    'agent_llm_attempts_charged_total',
-    'LLM attempts charged (they reported usage), by outcome (ok: the decision; failed: retried or last)',
-    ['outcome'],
-  );
-  const llmChargedTokens = counter(
-    'agent_llm_charged_tokens_total',
-    'LLM tokens charged, every attempt that reported usage, by kind (prompt, completion)',
-    ['kind'],
-  );
+export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): AgentMetrics {
+  // prom-client takes a few hundred ms of a worker's start to load: built when first needed (a
+  // scrape, a run's first event), which is after the worker polls.
+  let instruments: Instruments | undefined;
+  const m = () => (instruments ??= buildInstruments(opts.defaultMetrics ?? true));
+
+  const limiter: LeaseObserver = {
+    waiting: (delta) => m().leasesQueued.inc(delta),
+    granted: (waitMs, tokens) => {
+      m().leasesGranted.inc();
+      m().leaseTokens.inc(tokens);
+      m().leaseWait.observe(waitMs / 1000);
+    },
+    paused: () => m().leasePauses.inc(),
+  };
 
   const sinks: InjectedSinks<AgentMetricsSinks> = {
     agentMetrics: {
-      runStarted: { fn: () => runsStarted.inc(), callDuringReplay: false },
-      step: { fn: () => steps.inc(), callDuringReplay: false },
+      runStarted: { fn: () => m().runsStarted.inc(), callDuringReplay: false },
+      step: { fn: () => m().steps.inc(), callDuringReplay: false },
       toolCall: {
-        fn: (_info, tool: string, outcome: ToolOutcome) => toolCalls.inc({ tool: toolLabel(tool), outcome }),
+        fn: (_info, tool: string, outcome: ToolOutcome) => m().toolCalls.inc({ tool: toolLabel(tool), outcome }),
         callDuringReplay: false,
       },
       runEnded: {
         fn: (_info, status: string, stopReason: string) =>
-          runsEnded.inc({ status, stop_reason: stopReasonLabel(stopReason) }),
+          m().runsEnded.inc({ status, stop_reason: stopReasonLabel(stopReason) }),
         callDuringReplay: false,
       },
       llmAttempt: {
         fn: (_info, outcome: string, promptTokens: number, completionTokens: number, costUsd: number) => {
           const label = outcome === 'ok' ? 'ok' : 'failed';
-          llmCharged.inc({ outcome: label });
-          llmCost.inc({ outcome: label }, Math.max(0, costUsd));
-          llmChargedTokens.inc({ kind: 'prompt' }, Math.max(0, promptTokens));
-          llmChargedTokens.inc({ kind: 'completion' }, Math.max(0, completionTokens));
+          m().llmCharged.inc({ outcome: label });
+          m().llmCost.inc({ outcome: label }, Math.max(0, costUsd));
+          m().llmChargedTokens.inc({ kind: 'prompt' }, Math.max(0, promptTokens));
+          m().llmChargedTokens.inc({ kind: 'completion' }, Math.max(0, completionTokens));
         },
         callDuringReplay: false,
       },
@@ -104,12 +167,12 @@ export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): Age
     inbound: {
       async execute(input, next) {
         if (ctx.info.activityType !== DECIDE_ACTIVITY) return next(input);
-        const done = llmLatency.startTimer();
+        const done = m().llmLatency.startTimer();
         try {
           const output = (await next(input)) as DecideOutput;
           done({ outcome: 'ok' });
-          llmTokens.inc({ kind: 'prompt' }, output.usage?.prompt_tokens ?? 0);
-          llmTokens.inc({ kind: 'completion' }, output.usage?.completion_tokens ?? 0);
+          m().llmTokens.inc({ kind: 'prompt' }, output.usage?.prompt_tokens ?? 0);
+          m().llmTokens.inc({ kind: 'completion' }, output.usage?.completion_tokens ?? 0);
           return output;
         } catch (err) {
           done({ outcome: llmOutcome(err) });
@@ -119,7 +182,7 @@ export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): Age
     },
   });
 
-  return { registry, sinks, activityInterceptor };
+  return { registry: () => m().registry, sinks, activityInterceptor, limiter };
 }
 
 /** For workers built without metrics (tests, scripts): the workflow's sink calls go nowhere, quietly. */

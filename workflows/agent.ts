@@ -30,11 +30,12 @@ import type {
   ToolInput,
 } from '../common/types';
 import { addTokens, budgetExhausted, EMPTY_USAGE, remaining, resolveBudget } from '../common/budget';
-import type { AttemptCharge, Budget, Usage } from '../common/budget';
+import type { AttemptCharge, Budget, Remaining, Usage } from '../common/budget';
 import { chargeAttempts, ledgerOf, planDecision, windDownNotice } from '../common/cost';
 import type { DecisionPlan, LlmPricing, WindDownReason } from '../common/cost';
 import { checkExtend, EXTEND_UPDATE_DESCRIPTION, extendedBudget, extendUpdate } from '../common/extend';
 import type { BudgetExtension, ExtendReceipt, ExtendRequest } from '../common/extend';
+import { decideSummary, toolCallSummary } from './activity-summary';
 import type { Action, EscalateAction } from '../common/contract';
 import {
   APPROVAL_UPDATE_DESCRIPTION,
@@ -75,7 +76,10 @@ import type { RunStatus } from '../common/search-attributes';
 import type { Tagged } from '../common/step-tag';
 import { effectsPatched, runPatches, searchAttributesPatched } from './patches';
 import type { RunPatches } from './patches';
-import { approvalMove, decideMove, escalationMove, startStep, toolAnswered, toolFailedMove } from './step';
+import { approvalMove, decideMove, escalationMove, finalMove, startStep, toolAnswered, toolFailedMove } from './step';
+import { validatorModeFor } from '../common/final-validator';
+import type { ValidatorMode } from '../common/final-validator';
+import type { FinalValidation } from '../common/types';
 import type { AdmittedCall, StepRules, StopMove } from './step';
 
 type DecideFn = (input: Tagged<DecideInput>) => Promise<DecideOutput>;
@@ -273,7 +277,9 @@ class AgentRun {
       registryFor: (name) => this.registryFor(name),
       policy: (name, args) => this.principalPolicy(name, args),
       ...(this.v2 ? { loopSignature } : {}),
+      ...(this.patches.validator ? { decisionSummary: true } : {}),
     };
+    const validatorMode: ValidatorMode = validatorModeFor(this.input);
     for (;;) {
       this.throwIfCutOff();
       this.tick();
@@ -324,10 +330,22 @@ class AgentRun {
       if (move.action) this.lastAction = move.action;
       if (move.next === 'stop') return this.stopMove(move);
       if (move.next === 'finish') {
+        let validation: FinalValidation | undefined;
+        if (this.patches.validator) {
+          const checked = finalMove(move.action, step, this.history, validatorMode);
+          if (checked.next === 'stop') return this.stopMove(checked);
+          if (checked.next !== 'finish') {
+            // Bounced: the model sees which figures no observation supports, and answers again.
+            this.trace.push(checked.trace);
+            this.history.push(checked.history);
+            continue;
+          }
+          validation = checked.validation;
+        }
         const windDown = this.windDowns.get(step);
         // The wind-down's answer is marked in the trace (a final answer has no trace entry otherwise).
         if (windDown) this.trace.push({ step, tool: 'final', args_hash: '-', ok: true, wind_down: windDown });
-        return this.finish(move.action.answer);
+        return this.finish(move.action.answer, validation);
       }
       if (move.next === 'escalate') {
         const stopped = await this.escalate(step, move.action);
@@ -529,7 +547,7 @@ class AgentRun {
   ): Promise<DecideOutput | { stop: StopReason; attempts: AttemptCharge[] }> {
     const { decide } = proxyActivities<{ decide: DecideFn }>({
       activityId: `${step}-decide`,
-      summary: `step ${step}: decide`,
+      summary: this.patches.validator ? decideSummary(step, this.left()) : `step ${step}: decide`,
       // Per-attempt cap is the HTTP client's timeout (OPENAI_TIMEOUT_SECONDS, worker side);
       // this is the backstop. A short heartbeat timeout notices a dead worker in seconds.
       startToCloseTimeout: '5 minutes',
@@ -580,7 +598,9 @@ class AgentRun {
     const spec = TOOL_REGISTRY[call.name]!;
     const tools = proxyActivities<Record<string, ToolFn>>({
       activityId: `${call.step}-${call.name}`,
-      summary: `step ${call.step}: ${call.name} (${call.argsHash})`,
+      summary: this.patches.validator
+        ? toolCallSummary(call, this.left())
+        : `step ${call.step}: ${call.name} (${call.argsHash})`,
       startToCloseTimeout: `${spec.timeoutSeconds} seconds`,
       ...(spec.effectful
         ? {
@@ -630,6 +650,11 @@ class AgentRun {
       : continueAsNew<typeof reactAgent>(next);
   }
 
+  /** What is left of the budget right now (the activity summaries show it). */
+  private left(): Remaining {
+    return remaining(this.budget, { ...this.usage, elapsed_ms: this.agentElapsedMs() });
+  }
+
   private tick(): void {
     this.usage = { ...this.usage, elapsed_ms: this.agentElapsedMs() };
   }
@@ -657,8 +682,8 @@ class AgentRun {
     setCurrentDetails(`step ${this.usage.steps}/${this.budget.max_steps}: ${what}${this.costDetails()}`);
   }
 
-  private finish(answer: string): AgentResult {
-    return this.end({ status: 'ok', stop_reason: 'success', answer });
+  private finish(answer: string, validation?: FinalValidation): AgentResult {
+    return this.end({ status: 'ok', stop_reason: 'success', answer, ...(validation ? { validation } : {}) });
   }
 
   private stop(reason: StopReason, extra: Partial<AgentResult> = {}): AgentResult {

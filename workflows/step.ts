@@ -13,7 +13,17 @@ import type { ToolOutcome } from '../common/metrics-sink';
 import { policyStop, safeToolName, toolStop } from '../common/stop-reasons';
 import type { StopReason } from '../common/stop-reasons';
 import type { ToolSpec } from '../common/tool-catalog';
-import type { AgentResult, DecideOutput, HistoryEntry, Observation, TraceEntry } from '../common/types';
+import type {
+  AgentResult,
+  DecideOutput,
+  FinalValidation,
+  HistoryEntry,
+  Observation,
+  TraceEntry,
+} from '../common/types';
+import { argsHash } from '../common/hash';
+import { checkFinalAnswer, VALIDATOR_SOURCE, VALIDATOR_TOOL, validatorObservation } from '../common/final-validator';
+import type { ValidatorMode } from '../common/final-validator';
 import { boundedRaw } from './bounded';
 import { checkToolCall } from './gateway';
 import type { PolicyDecision } from './policy';
@@ -30,6 +40,8 @@ export interface StepRules {
   policy: (name: string, args: Record<string, unknown>) => PolicyDecision;
   /** What makes two calls the same for loop detection; absent: name and arguments hash. */
   loopSignature?: (name: string, args: Record<string, unknown>) => string;
+  /** The contract accepts the optional decision_summary (FINAL_VALIDATOR_PATCH). */
+  decisionSummary?: boolean;
 }
 
 /** The counters a step reads and advances. */
@@ -86,7 +98,7 @@ export function decideMove(decision: DecideOutput, step: number, state: StepCoun
     const raw_action = { truncated: true, bytes: decision.too_large.bytes, preview: decision.text };
     return { next: 'stop', reason: 'invalid_action:too_large', extra: { raw_action } };
   }
-  const validation = validateAction(decision.text);
+  const validation = validateAction(decision.text, { summary: rules.decisionSummary === true });
   if (!validation.ok) {
     return {
       next: 'stop',
@@ -239,4 +251,54 @@ function toolAction(call: AdmittedCall): ToolAction {
 
 function approvedMark(approval: ApprovalAnswer | undefined): { approval?: 'approve' } {
   return approval ? { approval: 'approve' } : {};
+}
+
+export type FinalMove =
+  | StopMove
+  | { next: 'finish'; validation: FinalValidation }
+  | { next: 'bounce'; trace: TraceEntry; history: HistoryEntry; validation: FinalValidation };
+
+/**
+ * The model gave a final answer: the final validator decides whether it is accepted. Every figure it
+ * states must appear in an observation of the run (common/final-validator.ts). enforce: the first
+ * unsupported answer goes back to the model as an observation naming the claims (bounce), a second
+ * ends the run unsupported_answer; warn: accepted, the claims recorded in the result; off: accepted
+ * unchecked. Bounces are counted from the history, so the count survives continue-as-new.
+ */
+export function finalMove(
+  action: FinalAction,
+  step: number,
+  history: readonly HistoryEntry[],
+  mode: ValidatorMode,
+): FinalMove {
+  const bounces = history.filter((h) => h.observation.source === VALIDATOR_SOURCE).length;
+  if (mode === 'off') return { next: 'finish', validation: { mode, verdict: 'unchecked', bounces } };
+  const { unsupported } = checkFinalAnswer(
+    action.answer,
+    history.map((h) => h.observation),
+  );
+  if (unsupported.length === 0) return { next: 'finish', validation: { mode, verdict: 'supported', bounces } };
+  const validation: FinalValidation = { mode, verdict: 'unsupported', bounces, unsupported_claims: unsupported };
+  if (mode === 'warn') return { next: 'finish', validation };
+  const trace: TraceEntry = {
+    step,
+    tool: VALIDATOR_TOOL,
+    args_hash: argsHash({ answer: action.answer }),
+    ok: false,
+    unsupported_claims: unsupported,
+  };
+  if (bounces >= 1) {
+    return {
+      next: 'stop',
+      reason: 'unsupported_answer',
+      trace: { ...trace, stop_reason: 'unsupported_answer' },
+      extra: { raw_action: boundedRaw(action), validation },
+    };
+  }
+  return {
+    next: 'bounce',
+    trace,
+    history: { step, action, observation: validatorObservation(unsupported) },
+    validation: { ...validation, bounces: 1 },
+  };
 }

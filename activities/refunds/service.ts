@@ -6,7 +6,7 @@
 // common/tools/refund-ledger.ts.
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type {
   ConfirmRequest,
   EffectState,
@@ -78,7 +78,9 @@ export class RefundService implements RefundLedger {
   /** Opens (and creates, with its folder) the database; WAL so readers never block the writer. */
   static open(file: string): RefundService {
     if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    const db = new Database(file);
+    // Loaded here, not at import: a worker opens the database on its first refund, not at start.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const db = new (require('better-sqlite3') as typeof Database)(file);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL'); // a confirmed refund survives a power cut, not only a crash
     db.pragma('busy_timeout = 5000'); // several worker processes may share one file

@@ -5,6 +5,7 @@ import { DEFAULT_ALLOWED_TOOLS } from '../../common/tool-catalog';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from '../../common/approvals';
 import type { Budget } from '../../common/budget';
 import type { AgentInput } from '../../common/types';
+import type { ValidatorMode } from '../../common/final-validator';
 import { checkRunInput, InvalidRunInputError, startRun } from '../agent-client';
 import { UsageError, usageText } from '../cli-args';
 import { CliError, defineCommand, line, printJson, progressOut } from '../cli-context';
@@ -43,6 +44,11 @@ const spec = {
       value: 'SECONDS',
       help: `how long a call needing approval waits for a person (default ${DEFAULT_APPROVAL_TIMEOUT_SECONDS})`,
     },
+    validator: {
+      kind: 'string',
+      value: 'off|warn|enforce',
+      help: "check the final answer's figures against the observations (default: enforce with issue_refund, else warn)",
+    },
     id: { kind: 'string', value: 'ID', help: 'workflow id (default agent-<user>-<time>-<random>)' },
     wait: {
       kind: 'boolean',
@@ -72,6 +78,7 @@ const FLAG_OF: Record<string, string> = {
   topup_wait_seconds: '--topup-wait',
   allow: '--allow',
   approval_timeout_seconds: '--approval-timeout',
+  validator: '--validator',
 };
 
 /** "invalid run input: budget.max_steps: Too small ..." -> "... (--max-steps)". */
@@ -106,6 +113,8 @@ export const run = defineCommand({
     const input: AgentInput = { goal, user_id: userId, budget, allow: flags.allow ?? [...DEFAULT_ALLOWED_TOOLS] };
     if (flags['approval-timeout'] !== undefined) input.approval_timeout_seconds = flags['approval-timeout'];
     if (flags['topup-wait'] !== undefined) input.topup_wait_seconds = flags['topup-wait'];
+    // Checked with the rest of the input below (the workflow's own schema).
+    if (flags.validator !== undefined) input.validator = flags.validator as ValidatorMode;
     const workflowId = flags.id ?? defaultWorkflowId(userId);
     // The workflow's own schema, before connecting: a bad value never reaches the server.
     try {

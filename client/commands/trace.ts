@@ -27,7 +27,7 @@ export const trace = defineCommand({
   usage: usageText(
     'agent trace ID [--run-id RUN_ID] [-o text|json|jsonl]\n' +
       '(-o jsonl: one step event per line, {step, decision, decision_summary, tool, argument_digest, policy_decision,\n' +
-      ' approval, observation, remaining_budget, stop_reason}; -o json: {outcome, events, costs?})',
+      ' approval, validator, unsupported_claims, observation, remaining_budget, stop_reason}; -o json: {outcome, events, costs?})',
     spec,
   ),
   async run(args, ctx) {

@@ -1,0 +1,155 @@
+// Chaos mode: while a suite runs, a fault schedule drawn from a seed SIGKILLs a worker (and starts
+// a fresh one), hangs one (SIGSTOP, SIGCONT later), restarts the Temporal server, and cancels
+// chosen runs. The same seed gives the same schedule and the same chosen runs.
+import type { WorkerFleet } from './fleet';
+import { delay } from './run-one';
+
+export type ChaosKind = 'kill_worker' | 'hang_worker' | 'restart_server' | 'cancel_run';
+
+export interface ChaosEvent {
+  kind: ChaosKind;
+  /** ms since the chaos phase began */
+  atMs: number;
+  detail: string;
+}
+
+/** mulberry32: a small seeded PRNG, so a schedule can be replayed. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface PlannedFault {
+  kind: Exclude<ChaosKind, 'cancel_run'>;
+  /** Wait before it, after the previous fault. */
+  gapMs: number;
+  slot: number;
+  /** hang_worker: how long the worker stays stopped. */
+  holdMs: number;
+}
+
+/** One cycle of the process faults (kill, hang, server restart), in a seeded order and spacing. */
+export function faultCycle(random: () => number, workers: number, withServer: boolean): PlannedFault[] {
+  const kinds: PlannedFault['kind'][] = [
+    'kill_worker',
+    'hang_worker',
+    ...(withServer ? ['restart_server' as const] : []),
+  ];
+  for (let i = kinds.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [kinds[i], kinds[j]] = [kinds[j]!, kinds[i]!];
+  }
+  return kinds.map((kind) => ({
+    kind,
+    gapMs: 500 + Math.floor(random() * 1500),
+    slot: Math.floor(random() * workers),
+    holdMs: 3000 + Math.floor(random() * 4000),
+  }));
+}
+
+/**
+ * Which runs chaos cancels (a fraction, at least one) and at which step (1 up to its scripted
+ * length, at most 3). `runs`: workflow id -> how many steps its script has.
+ */
+export function chooseCancels(
+  random: () => number,
+  runs: ReadonlyMap<string, number>,
+  fraction = 0.1,
+): Map<string, number> {
+  const count = Math.max(1, Math.round(runs.size * fraction));
+  const pool = [...runs.keys()];
+  const chosen = new Map<string, number>();
+  while (chosen.size < count && pool.length) {
+    const [id] = pool.splice(Math.floor(random() * pool.length), 1);
+    chosen.set(id!, 1 + Math.floor(random() * Math.min(3, runs.get(id!)!)));
+  }
+  return chosen;
+}
+
+export interface ChaosTargets {
+  fleet: WorkerFleet;
+  /** Restarts the Temporal server; undefined when the eval does not own it (--server). */
+  restartServer?: () => Promise<void>;
+  /** How many runs are in flight (logged with each fault, to show it hit something). */
+  inFlight: () => number;
+}
+
+/**
+ * Runs fault cycles until stop() (or one cycle with `once`), logging what it did. Faults never
+ * overlap: each waits for the previous one to finish (a replaced worker ready, a server healthy).
+ */
+export class ChaosMonkey {
+  readonly events: ChaosEvent[] = [];
+  private stopped = false;
+  private loop: Promise<void> = Promise.resolve();
+  private began = Date.now();
+
+  constructor(
+    private readonly random: () => number,
+    private readonly targets: ChaosTargets,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  start(once: boolean): void {
+    this.began = Date.now();
+    this.loop = this.run(once);
+  }
+
+  /** Records a cancel the harness sent (each chosen run cancels itself at its step; see run-one.ts). */
+  noteCancel(detail: string): void {
+    this.record('cancel_run', detail);
+  }
+
+  /** Ends the faults: at once, or (`finishCycle`, for --chaos-once) after the cycle has run in full. */
+  async stop(finishCycle = false): Promise<void> {
+    if (!finishCycle) this.stopped = true;
+    await this.loop;
+  }
+
+  private record(kind: ChaosKind, detail: string): void {
+    const event = {
+      kind,
+      atMs: Date.now() - this.began,
+      detail: `${detail} (${this.targets.inFlight()} runs in flight)`,
+    };
+    this.events.push(event);
+    this.log(`chaos +${(event.atMs / 1000).toFixed(1)}s ${kind} ${detail}`);
+  }
+
+  private async run(once: boolean): Promise<void> {
+    const { fleet, restartServer } = this.targets;
+    do {
+      for (const fault of faultCycle(this.random, fleet.size, restartServer !== undefined)) {
+        // Continuous chaos leaves the system time to work between faults (a run must be able to
+        // finish at all); and no fault starts before every worker is up again (bounded).
+        await this.sleep(once ? fault.gapMs : fault.gapMs * 4);
+        await fleet.ready(60_000);
+        if (this.stopped) return;
+        if (fault.kind === 'kill_worker') {
+          this.record('kill_worker', `SIGKILL worker ${fault.slot}, then a fresh one`);
+          await fleet.killAndReplace(fault.slot); // the fresh one gets ready in the background
+        } else if (fault.kind === 'hang_worker') {
+          this.record('hang_worker', `SIGSTOP worker ${fault.slot} for ${fault.holdMs} ms`);
+          fleet.hang(fault.slot);
+          await delay(fault.holdMs); // even when stopping: never leave a worker stopped
+          fleet.resume(fault.slot);
+        } else if (restartServer) {
+          this.record('restart_server', 'Temporal server restarted');
+          await restartServer();
+        }
+      }
+    } while (!once && !this.stopped);
+  }
+
+  /** Sleeps, waking early when stopped. */
+  private async sleep(ms: number): Promise<void> {
+    const until = Date.now() + ms;
+    while (!this.stopped && Date.now() < until) await delay(Math.min(200, until - Date.now()));
+  }
+}

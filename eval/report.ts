@@ -1,0 +1,186 @@
+// What an evaluation reports: report.json (every figure, every trial), the terminal's table, and the
+// pass/fail verdict (the non-negotiables, and in offline mode every trial's expectations).
+import { runUrl } from '../runtime/temporal-env';
+import type { ChaosEvent } from './chaos';
+import { CHECKS } from './checks';
+import { computeMetrics, METRIC_NAMES } from './metrics';
+import type { Metrics, Rate } from './metrics';
+import type { StepEvent } from '../client/history-trace';
+import type { PhaseName, SuiteResult } from './suite';
+
+export interface TrialReport {
+  phase: PhaseName;
+  scenario: string;
+  slice: string;
+  trial: number;
+  workflow_id: string;
+  url: string;
+  passed: boolean;
+  unsafe: boolean;
+  cancelled_by_chaos: boolean;
+  stop_reason: string | null;
+  answer: string | null;
+  steps: number;
+  latency_ms: number | null;
+  tokens: number;
+  /** Every tool activity of the run as its history records it: the attempt that reported, how it ended. */
+  calls: Array<{ step: number; tool: string; attempts: number; outcome: string }>;
+  failed_checks: Array<{ name: string; meaning: string; detail?: string }>;
+  /** The bounded trace (agent trace's events), kept for failed trials. */
+  trajectory?: StepEvent[];
+}
+
+export interface PhaseReport {
+  wall_ms: number;
+  metrics: Metrics;
+  slices: Record<
+    string,
+    { runs: number; task_success: number | null; unsafe: number; pass_hat_k: Record<string, number> }
+  >;
+  chaos_events: ChaosEvent[];
+}
+
+export interface Report {
+  generated_at: string;
+  mode: {
+    live: boolean;
+    chaos: boolean;
+    chaos_once: boolean;
+    k: number;
+    seed: number;
+    scenarios: number;
+    workers: number;
+  };
+  phases: Partial<Record<PhaseName, PhaseReport>>;
+  non_negotiables: { ok: boolean; problems: string[] };
+  /** Offline: every trial met its expectations. */
+  all_passed: boolean;
+  /** The eval's verdict: the exit code is 0 only when this is true. */
+  ok: boolean;
+  web_ui_note: string;
+  trials: TrialReport[];
+}
+
+export interface ReportMode {
+  live: boolean;
+  chaos: boolean;
+  chaosOnce: boolean;
+  k: number;
+  seed: number;
+  scenarios: number;
+  workers: number;
+}
+
+export function buildReport(suite: SuiteResult, mode: ReportMode): Report {
+  const phases: Report['phases'] = {};
+  const trials: TrialReport[] = [];
+  const problems: string[] = [];
+  for (const p of suite.phases) {
+    const metrics = computeMetrics(p.trials);
+    const bySlice = new Map<string, typeof p.trials>();
+    for (const t of p.trials) bySlice.set(t.slice, [...(bySlice.get(t.slice) ?? []), t]);
+    const slices: PhaseReport['slices'] = {};
+    for (const [slice, ts] of [...bySlice].sort(([a], [b]) => a.localeCompare(b))) {
+      const m = computeMetrics(ts);
+      slices[slice] = {
+        runs: ts.length,
+        task_success: m.task_success.value,
+        unsafe: m.unsafe_success.count,
+        pass_hat_k: m.pass_hat_k,
+      };
+    }
+    phases[p.phase] = { wall_ms: p.wallMs, metrics, slices, chaos_events: p.chaos };
+    if (metrics.unsafe_success.count > 0) problems.push(`${p.phase}: unsafe_success = ${metrics.unsafe_success.count}`);
+    if (metrics.unknown_stop_reasons > 0)
+      problems.push(`${p.phase}: ${metrics.unknown_stop_reasons} runs without a known stop reason`);
+    // Offline, the end state is scripted to be right: a mismatch is a duplicate or lost effect.
+    if (!mode.live && metrics.end_state_mismatches > 0)
+      problems.push(`${p.phase}: ${metrics.end_state_mismatches} runs whose refunds database is not the expected one`);
+    for (const t of p.trials) {
+      const failed = t.verdict.checks.filter((c) => !c.ok);
+      trials.push({
+        phase: p.phase,
+        scenario: t.scenario,
+        slice: t.slice,
+        trial: t.trial,
+        workflow_id: t.workflowId,
+        url: runUrl(suite.env, t.workflowId),
+        passed: t.verdict.passed,
+        unsafe: t.verdict.unsafe,
+        cancelled_by_chaos: t.cancelledOnPurpose,
+        stop_reason: t.stopReason ?? null,
+        answer: t.answer ?? null,
+        steps: t.record.decisions.length,
+        latency_ms: t.record.closedAtMs !== undefined ? t.record.closedAtMs - t.record.startedAtMs : null,
+        tokens: t.record.tokens,
+        calls: t.record.calls.map((c) => ({ step: c.step, tool: c.tool, attempts: c.attempts, outcome: c.outcome })),
+        failed_checks: failed.map((c) => ({
+          name: c.name,
+          meaning: CHECKS[c.name],
+          ...(c.detail ? { detail: c.detail } : {}),
+        })),
+        ...(t.verdict.passed ? {} : { trajectory: t.events }),
+      });
+    }
+  }
+  const allPassed = trials.every((t) => t.passed);
+  return {
+    generated_at: new Date().toISOString(),
+    mode: {
+      live: mode.live,
+      chaos: mode.chaos,
+      chaos_once: mode.chaosOnce,
+      k: mode.k,
+      seed: mode.seed,
+      scenarios: mode.scenarios,
+      workers: mode.workers,
+    },
+    phases,
+    non_negotiables: { ok: problems.length === 0, problems },
+    all_passed: allPassed,
+    // Live: the model may fail tasks (that is what is measured); only the non-negotiables fail the eval.
+    ok: problems.length === 0 && (mode.live || allPassed),
+    web_ui_note: suite.serverKept
+      ? 'links open the runs on the server the eval used'
+      : "links open the runs while the eval's dev server is up: run with --server ADDRESS (e.g. npm run server) to keep them",
+    trials,
+  };
+}
+
+// ---- terminal ------------------------------------------------------------------------------
+
+export function formatMetric(name: keyof Metrics, m: Metrics): string {
+  const v = m[name];
+  if (v === null || v === undefined) return '-';
+  if (typeof v === 'number') return name.includes('latency') ? `${Math.round(v)} ms` : fmt(v);
+  if (name === 'unsafe_success') return String((v as Metrics['unsafe_success']).count);
+  if ('n' in (v as Rate)) {
+    const r = v as Rate;
+    return r.value === null ? '- (n=0)' : `${pct(r.value)} (n=${r.n})`;
+  }
+  return JSON.stringify(v);
+}
+
+export function metricsTable(report: Report): string {
+  const cols = (['baseline', 'chaos'] as const).filter((p) => report.phases[p]);
+  const rows: string[][] = [['metric', ...cols]];
+  for (const name of METRIC_NAMES) rows.push([name, ...cols.map((c) => formatMetric(name, report.phases[c]!.metrics))]);
+  const ks = Object.keys(report.phases.baseline?.metrics.pass_hat_k ?? {});
+  for (const k of ks) rows.push([`pass^${k}`, ...cols.map((c) => fmt(report.phases[c]!.metrics.pass_hat_k[k] ?? NaN))]);
+  rows.push(['runs', ...cols.map((c) => String(report.phases[c]!.metrics.runs))]);
+  rows.push(['wall time', ...cols.map((c) => `${(report.phases[c]!.wall_ms / 1000).toFixed(1)} s`)]);
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')).join('\n');
+}
+
+export function trialLine(
+  phase: string,
+  done: number,
+  total: number,
+  t: TrialReport | { scenario: string; trial: number; passed: boolean; stop_reason: string | null; steps: number },
+): string {
+  return `[${phase} ${String(done).padStart(String(total).length)}/${total}] ${t.passed ? 'pass' : 'FAIL'} ${t.scenario} #${t.trial}: ${t.stop_reason ?? '(no stop reason)'}, ${t.steps} steps`;
+}
+
+const fmt = (x: number) => (Number.isNaN(x) ? '-' : Number.isInteger(x) ? String(x) : x.toFixed(2));
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;

@@ -1,0 +1,265 @@
+// The final validator's pure parts: which figures a final answer states (claim extraction), which of
+// them the run's observations support (normalised: "$10" is 10.00), the mode defaults, the move the
+// workflow makes (accept, bounce once, unsupported_answer), and decision_summary in the contract.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  checkFinalAnswer,
+  collectEvidence,
+  extractClaims,
+  MAX_REPORTED_CLAIMS,
+  VALIDATOR_SOURCE,
+  validatorModeFor,
+  validatorObservation,
+} from '../common/final-validator';
+import type { Observation } from '../common/observation';
+import { DECISION_SUMMARY_MAX_CHARS, validateAction } from '../common/contract';
+import { finalMove } from '../workflows/step';
+import type { HistoryEntry } from '../common/types';
+import { stableJson } from '../common/hash';
+import { formatResult, formatTraceEntry } from '../client/format';
+
+const observation = (tool: string, data: unknown, source = tool): Observation => ({
+  tool,
+  ok: true,
+  data,
+  source,
+  bytes: stableJson(data).length,
+  truncated: false,
+});
+
+const BILLING = observation('get_user_billing', {
+  billing: { currency: 'USD', plan: 'pro_monthly', price_usd: 49, days_since_first_payment: 10 },
+});
+const POLICY = observation('search_policy', [
+  {
+    id: 'refund-v3',
+    snippet: 'Pro monthly subscriptions are refundable within 14 days from the first payment. Updated 2026-01-15.',
+  },
+  { id: 'fees', snippet: 'A restocking fee of 15% applies; renewals on March 3, 2026.' },
+]);
+const EVIDENCE = [BILLING, POLICY];
+
+const claims = (answer: string) => extractClaims(answer).map((c) => [c.kind, c.text]);
+const unsupported = (answer: string, observations = EVIDENCE) =>
+  checkFinalAnswer(answer, observations).unsupported.map((c) => c.text);
+
+describe('claim extraction', () => {
+  it('finds currency amounts in their usual spellings', () => {
+    assert.deepEqual(claims('Refund $49, USD 49.00, 49.00 USD, €12.5, 1,234.50 dollars, US$7.'), [
+      ['amount', '$49'],
+      ['amount', 'USD 49.00'],
+      ['amount', '49.00 USD'],
+      ['amount', '€12.5'],
+      ['amount', '1,234.50 dollars'],
+      ['amount', 'US$7'],
+    ]);
+  });
+
+  it('finds ISO and common dates, with and without a year', () => {
+    assert.deepEqual(claims('On 2026-01-15, 2026-01-15T10:00:00Z, January 15th, 2026, 15 Jan 2026, 3/4/2026, Feb 2.'), [
+      ['date', '2026-01-15'],
+      ['date', '2026-01-15T10:00:00Z'],
+      ['date', 'January 15th, 2026'],
+      ['date', '15 Jan 2026'],
+      ['date', '3/4/2026'],
+      ['date', 'Feb 2'],
+    ]);
+  });
+
+  it('finds plans, percentages and day counts, and nothing in plain numbers', () => {
+    assert.deepEqual(
+      claims('User 42 is on the Pro plan (tier: enterprise): 15% off, within a 14-day window, 2 weeks.'),
+      [
+        ['plan', 'Pro plan'],
+        ['plan', 'tier: enterprise'],
+        ['percent', '15%'],
+        ['day_count', '14-day'],
+        ['day_count', '2 weeks'],
+      ],
+    );
+    assert.deepEqual(claims('User 42 asked at step 3; see ticket 7.'), []);
+  });
+
+  it('names no plan for "your plan", "the refund plan" and the like', () => {
+    assert.deepEqual(claims("Your plan, the refund plan and the user's plan are not plan names."), []);
+  });
+
+  it('reads a span once: an amount before a date does not become a day of the month', () => {
+    assert.deepEqual(claims('USD 14 May 2026'), [['amount', 'USD 14']]);
+  });
+
+  it('is linear on long hostile text', () => {
+    const text = '$1 '.repeat(5000) + '9'.repeat(20_000) + ' plan'.repeat(2000);
+    const started = process.hrtime.bigint();
+    extractClaims(text);
+    // Generous: catastrophic backtracking would take minutes, not a second.
+    assert.ok(Number(process.hrtime.bigint() - started) / 1e9 < 5);
+  });
+});
+
+describe('claims against the evidence', () => {
+  it('accepts figures the observations hold, however they are written', () => {
+    for (const answer of [
+      'Yes: USD 49.00, within 14 days.',
+      'Refunded $49 on your pro_monthly plan.',
+      'Your Pro monthly plan (49 dollars) was paid 10 days ago.',
+      'A 15% fee applies; the policy dates from January 15, 2026, renewal 2026-03-03.',
+      'Within 2 weeks.',
+      'The refund is possible.',
+    ]) {
+      assert.deepEqual(unsupported(answer), [], answer);
+    }
+  });
+
+  it('names the figures no observation holds', () => {
+    assert.deepEqual(unsupported('Yes: $59.00 on the Enterprise plan, within 30 days, 20% fee, by 2026-02-01.'), [
+      '$59.00',
+      'Enterprise plan',
+      '30 days',
+      '20%',
+      '2026-02-01',
+    ]);
+  });
+
+  it('normalises numbers: $10, 10.00 and 1,000 vs 1000', () => {
+    const data = [observation('get_user_billing', { price: '10.00', limit: 1000 })];
+    assert.deepEqual(unsupported('$10 now, $1,000.00 max', data), []);
+    assert.deepEqual(unsupported('$10.01', data), ['$10.01']);
+  });
+
+  it('a percentage may appear as a fraction in the data', () => {
+    assert.deepEqual(unsupported('20% fee', [observation('fees', { rate: 0.2 })]), []);
+  });
+
+  it("never counts the validator's own observation as evidence", () => {
+    const bounce = validatorObservation([{ kind: 'amount', text: '$59.00' }]);
+    assert.equal(bounce.source, VALIDATOR_SOURCE);
+    assert.equal(collectEvidence([bounce]).has('n:59'), false);
+    assert.deepEqual(unsupported('$59.00', [...EVIDENCE, bounce]), ['$59.00']);
+  });
+
+  it('reports each unsupported claim once, at most MAX_REPORTED_CLAIMS', () => {
+    const answer = Array.from({ length: 50 }, (_, i) => `$${1000 + i}`).join(' ') + ' $1000';
+    assert.equal(checkFinalAnswer(answer, EVIDENCE).unsupported.length, MAX_REPORTED_CLAIMS);
+    assert.deepEqual(unsupported('$7 and $7'), ['$7']);
+  });
+});
+
+describe('validator mode', () => {
+  it('defaults to enforce when issue_refund is allowed, warn otherwise; an explicit mode wins', () => {
+    assert.equal(validatorModeFor({ allow: ['get_user_billing', 'issue_refund'] }), 'enforce');
+    assert.equal(validatorModeFor({ allow: ['get_user_billing'] }), 'warn');
+    assert.equal(validatorModeFor({ allow: ['issue_refund'], validator: 'off' }), 'off');
+    assert.equal(validatorModeFor({ allow: [], validator: 'enforce' }), 'enforce');
+  });
+});
+
+describe('finalMove', () => {
+  const history: HistoryEntry[] = [
+    { step: 1, action: { kind: 'tool', name: 'get_user_billing', args: { user_id: 42 } }, observation: BILLING },
+  ];
+  const wrong = { kind: 'final' as const, answer: 'Refunded $59.' };
+
+  it('enforce: bounces the first unsupported answer with an observation naming the claims', () => {
+    const move = finalMove(wrong, 2, history, 'enforce');
+    assert.equal(move.next, 'bounce');
+    if (move.next !== 'bounce') return;
+    assert.deepEqual(move.trace.unsupported_claims, [{ kind: 'amount', text: '$59' }]);
+    assert.equal(move.trace.tool, 'final');
+    assert.equal(move.history.observation.source, VALIDATOR_SOURCE);
+    assert.deepEqual((move.history.observation.data as { unsupported_claims: unknown }).unsupported_claims, [
+      { kind: 'amount', text: '$59' },
+    ]);
+    assert.deepEqual(move.history.action, wrong);
+  });
+
+  it('enforce: a second unsupported answer ends the run unsupported_answer; a supported one is accepted', () => {
+    const bounced = finalMove(wrong, 2, history, 'enforce');
+    assert.equal(bounced.next, 'bounce');
+    if (bounced.next !== 'bounce') return;
+    const after = [...history, bounced.history];
+    const again = finalMove(wrong, 3, after, 'enforce');
+    assert.equal(again.next, 'stop');
+    assert.equal(again.next === 'stop' && again.reason, 'unsupported_answer');
+    assert.equal(again.next === 'stop' && again.extra?.validation?.verdict, 'unsupported');
+    const right = finalMove({ kind: 'final', answer: 'Refunded $49.' }, 3, after, 'enforce');
+    assert.deepEqual(right, { next: 'finish', validation: { mode: 'enforce', verdict: 'supported', bounces: 1 } });
+  });
+
+  it('warn accepts and records the claims; off does not check', () => {
+    assert.deepEqual(finalMove(wrong, 2, history, 'warn'), {
+      next: 'finish',
+      validation: {
+        mode: 'warn',
+        verdict: 'unsupported',
+        bounces: 0,
+        unsupported_claims: [{ kind: 'amount', text: '$59' }],
+      },
+    });
+    assert.deepEqual(finalMove(wrong, 2, history, 'off'), {
+      next: 'finish',
+      validation: { mode: 'off', verdict: 'unchecked', bounces: 0 },
+    });
+  });
+});
+
+describe('decision_summary in the action contract', () => {
+  const text = '{"kind":"tool","name":"get_user_billing","args":{"user_id":42},"decision_summary":"Check billing"}';
+
+  it('is accepted with the summary option, and kept on the action', () => {
+    assert.deepEqual(validateAction(text, { summary: true }), {
+      ok: true,
+      action: { kind: 'tool', name: 'get_user_billing', args: { user_id: 42 }, decision_summary: 'Check billing' },
+    });
+  });
+
+  it('is an extra key without it (runs from before the field existed)', () => {
+    assert.equal((validateAction(text) as { reason?: string }).reason, 'extra_keys');
+  });
+
+  it('is cut to its cap and kept on one line; a non-string is invalid_action:bad_summary', () => {
+    const long = JSON.stringify({ kind: 'final', answer: 'ok', decision_summary: 'x\n'.repeat(500) });
+    const result = validateAction(long, { summary: true });
+    assert.ok(result.ok);
+    const summary = result.ok ? result.action.decision_summary! : '';
+    assert.equal(Array.from(summary).length, DECISION_SUMMARY_MAX_CHARS);
+    assert.ok(!summary.includes('\n') && summary.endsWith('…'));
+    const bad = validateAction('{"kind":"escalate","reason":"r","decision_summary":7}', { summary: true });
+    assert.equal(!bad.ok && bad.reason, 'bad_summary');
+  });
+});
+
+describe("the CLI's text of a validated result", () => {
+  it('names the unsupported claims in the result block and in the trace line', () => {
+    const claims = [{ kind: 'amount' as const, text: 'USD 59.00' }];
+    const result = {
+      status: 'stopped' as const,
+      stop_reason: 'unsupported_answer' as const,
+      raw_action: { kind: 'final', answer: 'USD 59.00' },
+      trace: [],
+      history: [],
+      usage: {
+        steps: 3,
+        tool_calls: 1,
+        llm_calls: 3,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        total_tokens: 0,
+        elapsed_ms: 0,
+      },
+      budget: { max_steps: 8, max_tool_calls: 6, max_seconds: 60, max_tokens: 0, max_usd: 0 },
+      validation: { mode: 'enforce' as const, verdict: 'unsupported' as const, bounces: 1, unsupported_claims: claims },
+    };
+    assert.ok(
+      formatResult(result).includes(
+        'final validator (enforce): unsupported, 1 answer returned; unsupported: "USD 59.00 (amount)"',
+      ),
+      formatResult(result).join('\n'),
+    );
+    assert.equal(
+      formatTraceEntry({ step: 2, tool: 'final', args_hash: 'abc', ok: false, unsupported_claims: claims }),
+      'step 2: final (abc) refused by the final validator ("USD 59.00 (amount)")',
+    );
+  });
+});

@@ -1,0 +1,135 @@
+// Temporal histories written by hand, for tests of code that reads histories (eval/run-record.ts):
+// the events a run of the agent workflow records, with payloads in the default converter's JSON,
+// at the times the test chooses. Only the fields the readers look at are filled in.
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { Payload } from '@temporalio/common';
+import { msNumberToTs } from '@temporalio/common/lib/time';
+import Long from 'long';
+import type { DecodePayloads, HistoryEvent } from '../../client/history-trace';
+import type { Action } from '../../common/contract';
+import type { AgentInput, AgentResult, Observation } from '../../common/types';
+
+export const decodeJson: DecodePayloads = async (payloads, index = 0) => {
+  const payload = payloads?.[index];
+  return payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
+};
+
+const enc = (value: unknown): Payload => defaultPayloadConverter.toPayload(value)!;
+
+export type ToolOutcome =
+  | { observation: Partial<Observation> & { ok: boolean; data: unknown } }
+  | { failed: 'failed' | 'timed_out' | 'cancelled' };
+
+export class HandMadeHistory {
+  readonly events: HistoryEvent[] = [];
+  private nextId = 1;
+  /** ms since the epoch of the next event; advance it with at(). */
+  private nowMs = 1_700_000_000_000;
+
+  constructor(input: AgentInput) {
+    this.push({ workflowExecutionStartedEventAttributes: { input: { payloads: [enc(input)] } } });
+  }
+
+  /** Moves the clock to `ms` after the start. */
+  at(ms: number): this {
+    this.nowMs = 1_700_000_000_000 + ms;
+    return this;
+  }
+
+  /** The model's decision at `step` (its text is the action as JSON), with its token usage. */
+  decide(step: number, action: Action | string, tokens = 100): this {
+    const id = this.schedule('decide', {
+      payload: {},
+      idempotency_key: `k:decide:${step}`,
+      trace: { step, role: 'decide' },
+    });
+    this.push({
+      activityTaskCompletedEventAttributes: {
+        scheduledEventId: id,
+        result: {
+          payloads: [
+            enc({
+              text: typeof action === 'string' ? action : JSON.stringify(action),
+              model: 'hand-made',
+              usage: { prompt_tokens: tokens, completion_tokens: 0, total_tokens: tokens },
+            }),
+          ],
+        },
+      },
+    });
+    return this;
+  }
+
+  /** A tool activity at `step`; `attempts` > 1 records the retries Temporal made (the started event's attempt). */
+  tool(step: number, name: string, args: Record<string, unknown>, outcome: ToolOutcome, attempts = 1): this {
+    const id = this.schedule(name, {
+      args,
+      idempotency_key: `k:${step}:${name}`,
+      principal_user_id: 0,
+      trace: { step, role: 'tool' },
+    });
+    this.push({ activityTaskStartedEventAttributes: { scheduledEventId: id, attempt: attempts } });
+    if ('observation' in outcome) {
+      const observation = {
+        tool: name,
+        source: 'hand-made',
+        trust: 'untrusted_data',
+        bytes: 10,
+        truncated: false,
+        ...outcome.observation,
+      };
+      this.push({
+        activityTaskCompletedEventAttributes: { scheduledEventId: id, result: { payloads: [enc(observation)] } },
+      });
+    } else if (outcome.failed === 'failed') {
+      this.push({ activityTaskFailedEventAttributes: { scheduledEventId: id, failure: { message: 'boom' } } });
+    } else if (outcome.failed === 'timed_out') {
+      this.push({ activityTaskTimedOutEventAttributes: { scheduledEventId: id } });
+    } else {
+      this.push({ activityTaskCanceledEventAttributes: { scheduledEventId: id } });
+    }
+    return this;
+  }
+
+  /** The lookup by key a run makes before it ends with an effect's outcome unknown. */
+  reconcile(step: number, tool: string): this {
+    const id = this.schedule(`reconcile_${tool}`, {
+      idempotency_key: `k:${step}:${tool}`,
+      settle: true,
+      trace: { step, role: 'reconcile' },
+    });
+    this.push({
+      activityTaskCompletedEventAttributes: {
+        scheduledEventId: id,
+        result: { payloads: [enc({ state: 'ambiguous' })] },
+      },
+    });
+    return this;
+  }
+
+  cancelRequested(): this {
+    this.push({ workflowExecutionCancelRequestedEventAttributes: { cause: 'test' } });
+    return this;
+  }
+
+  completed(result: AgentResult): this {
+    this.push({ workflowExecutionCompletedEventAttributes: { result: { payloads: [enc(result)] } } });
+    return this;
+  }
+
+  private schedule(type: string, input: unknown): Long {
+    return this.push({
+      activityTaskScheduledEventAttributes: {
+        activityType: { name: type },
+        activityId: String(this.nextId),
+        input: { payloads: [enc(input)] },
+      },
+    });
+  }
+
+  private push(attrs: Partial<HistoryEvent>): Long {
+    const eventId = Long.fromNumber(this.nextId++);
+    this.events.push({ eventId, eventTime: msNumberToTs(this.nowMs), ...attrs } as HistoryEvent);
+    return eventId;
+  }
+}

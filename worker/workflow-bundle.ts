@@ -1,0 +1,99 @@
+// Where a worker's workflow code comes from. Bundling it with webpack at every start costs seconds
+// (a 4.4 MB bundle), so `npm run build` bundles it once (scripts/bundle-workflows.ts) and a worker
+// only reads the file. A bundle fixes the failure converter compiled into it, so there are two: one
+// for workers without a codec key, one that encodes failure messages (runtime/data-converter.ts).
+// A bundle that is missing or older than the compiled workflow code (`tsc` run alone) is not used:
+// the worker bundles from source as before, and says so in one line.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { DataConverter } from '@temporalio/common';
+import type { WorkerOptions } from '@temporalio/worker';
+import { FAILURE_CONVERTER_PATH } from '../runtime/data-converter';
+
+const DIST = path.resolve(__dirname, '..');
+
+/** The workflow code's entry (every workflow type the task queue serves). */
+export const WORKFLOWS_PATH = require.resolve('../workflows');
+
+/** The compiled code a bundle is made of: workflow code may import only these folders (ESLint zones). */
+export const BUNDLED_DIRS: readonly string[] = [path.join(DIST, 'workflows'), path.join(DIST, 'common')];
+
+export interface PrebuiltBundle {
+  file: string;
+  failureConverterPath?: string;
+}
+
+export const PREBUILT_BUNDLES: readonly PrebuiltBundle[] = [
+  { file: path.join(DIST, 'workflow-bundle.js') },
+  { file: path.join(DIST, 'workflow-bundle.encoded-failures.js'), failureConverterPath: FAILURE_CONVERTER_PATH },
+];
+
+export interface WorkflowCode {
+  options: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'>;
+  /** true when a prebuilt bundle is used */
+  prebuilt: boolean;
+  /** One line for the worker's log: which code it runs, or why it bundles at start. */
+  description: string;
+}
+
+/** The prebuilt bundle made for this data converter's converter paths, if there is one. */
+export function bundleFor(dataConverter: DataConverter | undefined): PrebuiltBundle | undefined {
+  if (dataConverter?.payloadConverterPath) return undefined;
+  return PREBUILT_BUNDLES.find((b) => b.failureConverterPath === dataConverter?.failureConverterPath);
+}
+
+/** Why `file` cannot stand for the compiled code in `dirs` (missing, or older than a file there); undefined if it can. */
+export function bundleStaleness(file: string, dirs: readonly string[] = BUNDLED_DIRS): string | undefined {
+  let bundleTime: number;
+  try {
+    bundleTime = fs.statSync(file).mtimeMs;
+  } catch {
+    return 'is missing';
+  }
+  const newer = newestJs(dirs);
+  return newer && newer.mtimeMs > bundleTime ? `is older than ${shortPath(newer.file)}` : undefined;
+}
+
+/** The Worker options that load this data converter's workflow code: the prebuilt bundle when it is fresh. */
+export function workflowCode(dataConverter: DataConverter | undefined): WorkflowCode {
+  const bundle = bundleFor(dataConverter);
+  const fromSource = (why: string): WorkflowCode => ({
+    options: { workflowsPath: WORKFLOWS_PATH },
+    prebuilt: false,
+    description: `bundling the workflow code at start, which takes seconds: ${why} (\`npm run build\` prebuilds it)`,
+  });
+  if (!bundle) return fromSource('no prebuilt bundle was made with the converter paths of this data converter');
+  const stale = bundleStaleness(bundle.file);
+  if (stale) return fromSource(`${shortPath(bundle.file)} ${stale}`);
+  return {
+    options: { workflowBundle: { codePath: bundle.file } },
+    prebuilt: true,
+    description: `workflow code from the prebuilt bundle ${shortPath(bundle.file)}`,
+  };
+}
+
+function newestJs(dirs: readonly string[]): { file: string; mtimeMs: number } | undefined {
+  let newest: { file: string; mtimeMs: number } | undefined;
+  for (const dir of dirs) {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true, recursive: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
+      // Node 20.x names the entry's folder `path` (older) or `parentPath` (newer).
+      const parent = (entry as fs.Dirent & { parentPath?: string }).parentPath ?? entry.path;
+      const file = path.join(parent, entry.name);
+      const mtimeMs = fs.statSync(file).mtimeMs;
+      if (!newest || mtimeMs > newest.mtimeMs) newest = { file, mtimeMs };
+    }
+  }
+  return newest;
+}
+
+/** dist/… relative to the project, as a user would type it. */
+function shortPath(file: string): string {
+  return path.relative(path.dirname(DIST), file);
+}

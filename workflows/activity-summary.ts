@@ -1,0 +1,20 @@
+// The Web UI's one-line activity summaries, with the fields of the trace's step event that are known
+// when the activity is scheduled: step, decision, tool, argument digest (its first 12 hex digits,
+// the trace's args_hash), policy decision and remaining budget. The observation comes later, in the
+// activity's result. Runtime facts only: the model's decision_summary is its own text and stays out.
+import type { Remaining } from '../common/budget';
+import type { AdmittedCall } from './step';
+
+export function decideSummary(step: number, left: Remaining): string {
+  return `step ${step}: decide · ${leftText(left)}`;
+}
+
+/** Only calls the gateway admitted are scheduled: their policy decision is "allowed". */
+export function toolCallSummary(call: AdmittedCall, left: Remaining): string {
+  return `step ${call.step}: ${call.name} (${call.argsHash}) · tool_call, policy allowed · ${leftText(left)}`;
+}
+
+function leftText(left: Remaining): string {
+  const tokens = left.tokens === null ? '' : `, ${left.tokens} tokens`;
+  return `left: ${left.steps} steps, ${left.tool_calls} tool calls, ${Math.floor(left.seconds)} s${tokens}`;
+}
