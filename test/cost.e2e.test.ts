@@ -105,7 +105,7 @@ describe('--max-usd', () => {
     const status = await runCli(fixture.env, ['status', id]);
     assert.match(status.stdout, /cost: +\$0\.0800 of \$2\.0600 \(\$1\.9800 left\), 2 attempts charged/);
     const trace = await runCli(fixture.env, ['trace', id]);
-    assert.match(trace.stdout, /final_answer \(wind-down: max_usd\)/);
+    assert.match(trace.stdout, /final \(wind-down: max_usd\)/);
     assert.match(trace.stdout, /step cost \$0\.0400\b/);
   });
 
