@@ -3,10 +3,16 @@
 // the HTTP client never retries on its own, and every failure is classified for the retry policy.
 // The answer is untrusted and bounded here, before it reaches the history; error messages are
 // scrubbed of secrets (an error body may echo the API key).
+// Cost: every attempt that reported usage is priced here and added to a ledger that travels from
+// attempt to attempt in the heartbeat details (a failed attempt's report carries its last ones) and
+// out with the final success or failure, so the run charges each attempt exactly once.
 import { Context, ApplicationFailure } from '@temporalio/activity';
 import type * as OpenAiModule from 'openai';
 import type OpenAI from 'openai';
-import type { DecideInput, DecideOutput } from '../common/types';
+import type { AttemptCharge } from '../common/budget';
+import { attemptCost, estimateTokens, ledgerOf } from '../common/cost';
+import type { LlmPricing } from '../common/cost';
+import type { DecideInput, DecideLedger, DecideOutput } from '../common/types';
 import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/types';
 import { limitedFetch, responseTooLarge } from './limited-fetch';
 import type { LlmConfig } from './llm-config';
@@ -51,10 +57,22 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
 
   return async function decide(input: DecideInput): Promise<DecideOutput> {
     const ctx = Context.current();
-    // Heartbeats carry cancellation to us; the signal aborts the HTTP request at once.
-    const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
+    const { attempt } = ctx.info;
+    const step = stepOfKey(input.idempotency_key);
+    // The attempts before this one that reported usage (their heartbeats, or their failure reports).
+    const ledger: AttemptCharge[] = ledgerOf(ctx.info.heartbeatDetails).filter((a) => a.attempt < attempt);
+    const charge = (usage: unknown, outcome: AttemptCharge['outcome']): void => {
+      const counts = usageCounts(usage);
+      if (counts.prompt_tokens + counts.completion_tokens === 0) return;
+      ledger.push({ step, attempt, outcome, ...counts, cost_usd: attemptCost(counts, config.price) });
+      ctx.heartbeat({ attempts: ledger } satisfies DecideLedger);
+    };
+    // Heartbeats carry cancellation to us (the signal aborts the HTTP request at once) and the ledger.
+    ctx.heartbeat({ attempts: ledger } satisfies DecideLedger);
+    const beat = setInterval(() => ctx.heartbeat({ attempts: ledger } satisfies DecideLedger), HEARTBEAT_EVERY_MS);
     try {
       const prompt = JSON.stringify(input.payload);
+      const maxCompletion = input.max_completion_tokens;
       const call = () =>
         client().chat.completions.create(
           {
@@ -65,12 +83,13 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
               { role: 'system', content: SYSTEM_PROMPT },
               { role: 'user', content: prompt },
             ],
+            ...(maxCompletion !== undefined ? { max_completion_tokens: maxCompletion } : {}),
           },
           { signal: ctx.cancellationSignal, headers: { 'Idempotency-Key': input.idempotency_key } },
         );
       const completion = limiter
         ? await limiter.run({
-            tokens: reservedTokens(SYSTEM_PROMPT.length + prompt.length),
+            tokens: reservedTokens(SYSTEM_PROMPT.length + prompt.length, maxCompletion),
             signal: ctx.cancellationSignal,
             call,
             usedTokens: (c) => c.usage?.total_tokens,
@@ -78,8 +97,21 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
               err instanceof openai().APIError && err.status === 429 ? (retryAfterMs(err.headers) ?? 0) : undefined,
           })
         : await call();
-      return boundedOutput(completion.choices?.[0]?.message?.content, completion.model, completion.usage);
+      const content = completion.choices?.[0]?.message?.content;
+      if (typeof content !== 'string') {
+        // An answer without a message (no choices, a null content) is malformed: it is paid for
+        // if it reported usage, and retried.
+        charge(completion.usage, 'failed');
+        throw ApplicationFailure.create({
+          message: 'LLM answered without a message (no choices or no content)',
+          type: LLM_RETRYABLE,
+          details: [{ attempts: ledger } satisfies DecideLedger],
+        });
+      }
+      charge(completion.usage, 'ok');
+      return { ...boundedOutput(content, completion.model, completion.usage), attempts: ledger };
     } catch (err) {
+      if (err instanceof ApplicationFailure) throw err;
       // A 2xx answer too large to even read is the model's answer being too large.
       const tooLarge = responseTooLarge(err);
       if (tooLarge && !ctx.cancellationSignal.aborted)
@@ -88,12 +120,37 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
           model: '',
           usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
           too_large: { bytes: tooLarge.bytes },
+          attempts: ledger,
         };
-      throw classify(err, ctx, secrets);
+      // An error answer that reported usage (some providers do on a 5xx after partial work) is paid for too.
+      if (err instanceof openai().APIError && !ctx.cancellationSignal.aborted)
+        charge((err.error as { usage?: unknown } | undefined)?.usage, 'failed');
+      throw classify(err, ctx, secrets, ledger);
     } finally {
       clearInterval(beat);
     }
   };
+}
+
+/**
+ * The llm_pricing local activity: the worker's model and price, which a run with a dollar budget
+ * records once in its history and reserves with (the workflow never reads the price table itself).
+ */
+export function createLlmPricing(config: LlmConfig) {
+  return async function llm_pricing(): Promise<LlmPricing> {
+    return { model: config.model, ...config.price, overhead_tokens: estimateTokens(SYSTEM_PROMPT.length) + 16 };
+  };
+}
+
+/** The decision's step from its idempotency key (`...:decide:<step>`). */
+function stepOfKey(key: string): number {
+  const match = /:decide:(\d+)$/.exec(key);
+  return match ? Number(match[1]) : 0;
+}
+
+function usageCounts(usage: unknown): { prompt_tokens: number; completion_tokens: number } {
+  const counts = (usage ?? {}) as Record<string, unknown>;
+  return { prompt_tokens: tokens(counts.prompt_tokens), completion_tokens: tokens(counts.completion_tokens) };
 }
 
 /** What the workflow gets from the HTTP answer: bounded text, a bounded model name, sane token counts. */
@@ -121,15 +178,17 @@ function tokens(value: unknown): number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
 }
 
-function classify(err: unknown, ctx: Context, secrets: readonly string[]): unknown {
+function classify(err: unknown, ctx: Context, secrets: readonly string[], ledger: AttemptCharge[]): unknown {
   const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = openai();
+  // Every failure carries the attempts charged so far: the last one is what the run sees.
+  const details = [{ attempts: ledger } satisfies DecideLedger];
   // A cancelled activity: rethrow what the SDK expects so Temporal records a cancellation.
   if (err instanceof APIUserAbortError || ctx.cancellationSignal.aborted) {
     return ctx.cancellationSignal.reason ?? err;
   }
   const message = (err: Error) => scrubSecrets(err.message, secrets).slice(0, 1000);
   if (err instanceof APIConnectionTimeoutError || err instanceof APIConnectionError) {
-    return ApplicationFailure.retryable(`LLM did not answer: ${message(err)}`, LLM_TIMEOUT);
+    return ApplicationFailure.create({ message: `LLM did not answer: ${message(err)}`, type: LLM_TIMEOUT, details });
   }
   if (err instanceof APIError && typeof err.status === 'number') {
     const status = err.status;
@@ -137,20 +196,23 @@ function classify(err: unknown, ctx: Context, secrets: readonly string[]): unkno
       return ApplicationFailure.create({
         message: `LLM answered HTTP ${status}: ${message(err)}`,
         type: LLM_RETRYABLE,
+        details,
         // A zero delay would end Temporal's retries; "retry now" means the policy's own backoff.
         nextRetryDelay: retryAfterMs(err.headers) || undefined,
       });
     }
-    return ApplicationFailure.nonRetryable(
-      `LLM rejected the request with HTTP ${status}: ${message(err)}`,
-      LLM_REJECTED,
-    );
+    return ApplicationFailure.create({
+      message: `LLM rejected the request with HTTP ${status}: ${message(err)}`,
+      type: LLM_REJECTED,
+      nonRetryable: true,
+      details,
+    });
   }
   // Anything else (a malformed answer the client could not parse, a bug): a fresh failure with a
   // scrubbed message, so neither the original message nor its stack carries a secret out.
   const what =
     err instanceof Error ? `${err.name}: ${message(err)}` : scrubSecrets(String(err), secrets).slice(0, 1000);
-  return ApplicationFailure.retryable(`LLM call failed: ${what}`, LLM_RETRYABLE);
+  return ApplicationFailure.create({ message: `LLM call failed: ${what}`, type: LLM_RETRYABLE, details });
 }
 
 /** Honour Retry-After (seconds or an HTTP date); capped so a hostile header cannot park a run. */

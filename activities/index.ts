@@ -5,7 +5,7 @@ import type { RefundFaults } from '../common/tools/refund-ledger';
 import type { ToolDefinition } from '../common/tools/tool';
 import { readEnv } from '../runtime/env-vars';
 import type { LlmConfig } from './llm-config';
-import { createDecide } from './decide';
+import { createDecide, createLlmPricing } from './decide';
 import type { LlmLimiter } from './llm-lease';
 import type { DataSource } from './tools/data-source';
 import { createReconcileIssueRefund, refundLookupFailsFromEnv } from './refunds/reconcile-refund';
@@ -52,6 +52,8 @@ export function createActivities(deps: ActivityDeps) {
   const tools = world ? world.wrap(real) : real;
   return {
     decide: createDecide(deps.llm, deps.limiter),
+    // A local activity: the model's price, recorded once by a run with a dollar budget.
+    llm_pricing: createLlmPricing(deps.llm),
     // Named reconcile_<tool>: the lookup a run makes before it ends with an effect's outcome unknown.
     reconcile_issue_refund: createReconcileIssueRefund({ refunds, lookupFails: refundLookupFailsFromEnv() }),
     // Every tool's result is logged as the model sees it (sensitive fields redacted).

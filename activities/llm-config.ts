@@ -1,21 +1,28 @@
 // LLM settings, read from the worker's environment. The API key stays here: it never enters a
 // workflow input, a result or the history.
+import type { ModelPrice } from '../common/cost';
 import { readEnv } from '../runtime/env-vars';
+import { loadPrices, priceForModel } from '../runtime/prices';
 
 export interface LlmConfig {
   apiKey: string;
   baseURL: string | undefined;
   model: string;
   timeoutMs: number;
+  /** The model's price: each attempt's cost is computed with it (runtime/prices.ts). */
+  price: ModelPrice;
 }
 
+/** Throws a one-line error for a model the price table does not know (the worker does not start). */
 export function llmConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LlmConfig {
+  const model = readEnv('OPENAI_MODEL', env);
   return {
     // OpenAI-compatible local servers often need no key; the client insists on a non-empty one.
     apiKey: readEnv('OPENAI_API_KEY', env) ?? 'not-set',
     baseURL: readEnv('OPENAI_BASE_URL', env),
-    model: readEnv('OPENAI_MODEL', env),
+    model,
     timeoutMs: readEnv('OPENAI_TIMEOUT_SECONDS', env) * 1000,
+    price: priceForModel(model, loadPrices(env)),
   };
 }
 

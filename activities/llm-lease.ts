@@ -188,9 +188,13 @@ export function pollIntervalMs(position: number): number {
   return Math.min(3000, Math.max(250, 50 * position));
 }
 
-/** Tokens to reserve for a prompt of these characters (about 4 characters a token, rounded up). */
-export function reservedTokens(promptChars: number): number {
-  return Math.ceil(promptChars / 4) + COMPLETION_RESERVE_TOKENS;
+/**
+ * Tokens to reserve for a prompt of these characters (about 4 characters a token, rounded up) and its
+ * completion: the run's completion cap when it sends one (a dollar budget caps each decision), else
+ * COMPLETION_RESERVE_TOKENS.
+ */
+export function reservedTokens(promptChars: number, completionCap?: number): number {
+  return Math.ceil(promptChars / 4) + (completionCap ?? COMPLETION_RESERVE_TOKENS);
 }
 
 /** The limiter the worker's environment asks for; undefined when no limit is set (the default). */

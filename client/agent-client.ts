@@ -106,7 +106,7 @@ function emptyCancelledResult(): AgentResult {
     trace: [],
     history: [],
     usage: { ...EMPTY_USAGE },
-    budget: { max_steps: 0, max_tool_calls: 0, max_seconds: 0, max_tokens: 0 },
+    budget: { max_steps: 0, max_tool_calls: 0, max_seconds: 0, max_tokens: 0, max_usd: 0 },
   };
 }
 

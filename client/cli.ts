@@ -65,6 +65,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/answer')).answer,
   },
   {
+    name: 'extend',
+    summary: "top up a run's budget (dollars, steps, tool calls, seconds, tokens), with a reason",
+    load: async () => (await import('./commands/extend')).extend,
+  },
+  {
     name: 'limits',
     summary: 'the fleet-wide LLM rate limits: limits, granted, in use, queued, wait times',
     load: async () => (await import('./commands/limits')).limits,

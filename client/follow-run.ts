@@ -5,14 +5,16 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent';
 import type { AgentResult, AgentState, EffectEntry, TraceEntry } from '../common/types';
 import { runResult, runState } from './agent-client';
-import { formatPhase, formatTraceEntry } from './format';
+import { formatPhase, formatTraceEntry, formatUsd } from './format';
 import { formatEffect } from './format-effects';
 
 /** What following a run reports, as data (-o jsonl prints these, one per line). */
 export type FollowEvent =
   | ({ type: 'step' } & TraceEntry)
   | { type: 'phase'; phase: AgentState['phase']; step: number; current_tool: string | null }
-  | ({ type: 'effect' } & EffectEntry);
+  | ({ type: 'effect' } & EffectEntry)
+  /** The run's LLM cost changed (every charged attempt, failed ones included). */
+  | { type: 'cost'; cost_usd: number; max_usd: number | null; charged_attempts: number };
 
 export interface FollowOptions {
   /** Called with each progress line ("step 2: get_user_billing (feaa769a39ae) ok"). */
@@ -59,6 +61,18 @@ export async function followRun(
       opts.onLine(`effect: ${formatEffect(e)}`);
     }
   };
+  let lastCost: number | undefined;
+  const showCost = (state: AgentState) => {
+    const cost = state.usage.cost_usd;
+    if (cost === undefined || cost === lastCost || (lastCost === undefined && cost === 0)) return;
+    lastCost = cost;
+    const max = state.budget.max_usd > 0 ? state.budget.max_usd : null;
+    const charged = state.usage.charged_attempts ?? 0;
+    opts.onEvent?.({ type: 'cost', cost_usd: cost, max_usd: max, charged_attempts: charged });
+    opts.onLine(
+      `cost: ${formatUsd(cost)}${max !== null ? ` of ${formatUsd(max)}` : ''} (${charged} attempt(s) charged)`,
+    );
+  };
   let lastPhase: string | undefined;
   let firstFailureAt: number | undefined;
   let warned = false;
@@ -71,6 +85,7 @@ export async function followRun(
     for (const entry of state.trace.slice(printed)) showStep(entry);
     printed = Math.max(printed, state.trace.length);
     showEffects(state.effects);
+    showCost(state);
     const phase = formatPhase(state);
     if (phase !== undefined && phase !== lastPhase) {
       opts.onEvent?.({ type: 'phase', phase: state.phase, step: state.step, current_tool: state.current_tool ?? null });

@@ -6,10 +6,27 @@ import type { Budget, Usage } from '../common/budget';
 import type { Action } from '../common/contract';
 import type { StopReason } from '../common/stop-reasons';
 import type { AgentResult, AgentState, TraceEntry } from '../common/types';
+import type { BudgetExtension } from '../common/extend';
 import type { ClaimText } from '../common/final-validator';
 import { formatPending } from './format-approval';
 import { formatEffects } from './format-effects';
 import { terminalSafe } from './terminal-text';
+
+/** The top-ups a run was granted, one line each, with who and why. */
+export function formatExtensions(extensions: readonly BudgetExtension[] | undefined): string[] {
+  return (extensions ?? []).map((e) => {
+    const amounts = [
+      e.usd ? formatUsd(e.usd) : '',
+      e.steps ? plural(e.steps, 'step') : '',
+      e.tool_calls ? plural(e.tool_calls, 'tool call') : '',
+      e.seconds ? `${e.seconds} s` : '',
+      e.tokens ? `${e.tokens} tokens` : '',
+    ].filter(Boolean);
+    return terminalSafe(
+      `top-up:       +${amounts.join(', +')} at step ${e.step} by ${e.operator ?? '?'}: ${JSON.stringify(e.reason)}`,
+    );
+  });
+}
 
 /** One finished step of the trace: "step 2: get_user_billing (feaa769a39ae) ok". */
 export function formatTraceEntry(entry: TraceEntry): string {
@@ -20,7 +37,8 @@ export function formatTraceEntry(entry: TraceEntry): string {
       : entry.ok
         ? `ok${entry.approval ? ` (${entry.approval === 'approve' ? 'approved' : 'answered'} by operator)` : ''}`
         : `stopped: ${entry.stop_reason ?? 'failed'}`;
-  return terminalSafe(`step ${entry.step}: ${entry.tool} (${entry.args_hash}) ${outcome}`);
+  const windDown = entry.wind_down ? ` [wind-down: ${entry.wind_down}]` : '';
+  return terminalSafe(`step ${entry.step}: ${entry.tool} (${entry.args_hash}) ${outcome}${windDown}`);
 }
 
 /** What a running step is doing right now: "step 3: deciding", "step 3: calling search_policy". */
@@ -32,6 +50,7 @@ export function formatPhase(state: Pick<AgentState, 'phase' | 'step' | 'current_
 function phaseText(state: Pick<AgentState, 'phase' | 'step' | 'current_tool'>): string | undefined {
   if (state.phase === 'deciding') return `step ${state.step}: deciding`;
   if (state.phase === 'calling_tool') return `step ${state.step}: calling ${state.current_tool ?? 'a tool'}`;
+  if (state.phase === 'awaiting_topup') return `step ${state.step}: awaiting a top-up (see \`agent status\`)`;
   if (state.phase === 'awaiting_approval')
     return `step ${state.step}: awaiting approval of ${state.current_tool ?? 'a call'} (see \`agent status\`)`;
   return undefined;
@@ -47,15 +66,25 @@ export function formatSeconds(ms: number): string {
 }
 
 export function formatUsage(usage: Usage): string {
+  const failed = (usage.attempts ?? []).filter((a) => a.outcome === 'failed').length;
   return (
     `${plural(usage.steps, 'step')}, ${plural(usage.tool_calls, 'tool call')}, ${plural(usage.llm_calls, 'LLM call')}, ` +
-    `${usage.total_tokens} tokens (${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion), ${formatSeconds(usage.elapsed_ms)}`
+    `${usage.total_tokens} tokens (${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion), ${formatSeconds(usage.elapsed_ms)}` +
+    (usage.cost_usd !== undefined
+      ? `, ${formatUsd(usage.cost_usd)}${failed > 0 ? ` (${plural(failed, 'failed attempt')} charged)` : ''}`
+      : '')
   );
+}
+
+/** "$0.001234": dollars with enough digits for the cost of a few tokens. */
+export function formatUsd(usd: number): string {
+  return `$${usd < 0.01 && usd > 0 ? usd.toFixed(6) : usd.toFixed(4)}`;
 }
 
 export function formatBudget(budget: Budget): string {
   const tokens = budget.max_tokens > 0 ? `${budget.max_tokens} tokens` : 'tokens unlimited';
-  return `${plural(budget.max_steps, 'step')}, ${plural(budget.max_tool_calls, 'tool call')}, ${budget.max_seconds} s, ${tokens}`;
+  const usd = (budget.max_usd ?? 0) > 0 ? `, ${formatUsd(budget.max_usd)}` : '';
+  return `${plural(budget.max_steps, 'step')}, ${plural(budget.max_tool_calls, 'tool call')}, ${budget.max_seconds} s, ${tokens}${usd}`;
 }
 
 /** The block `run --wait`, `result`, `watch` and the demo print when a run has ended. */
@@ -64,6 +93,10 @@ export function formatResult(result: AgentResult): string[] {
   if (result.answer !== undefined) lines.push(`answer: ${result.answer}`);
   else lines.push(`reason: ${describeStopReason(result.stop_reason)}`);
   if (result.raw_action !== undefined) lines.push(`raw action: ${oneLine(result.raw_action, 300)}`);
+  if (result.wind_down)
+    lines.push(
+      `wound down: at step ${result.wind_down.step}, ${result.wind_down.reason} could not pay for another tool step`,
+    );
   const validation = result.validation;
   if (validation && (validation.verdict === 'unsupported' || validation.bounces > 0)) {
     const claims = validation.unsupported_claims ? `; unsupported: ${claimList(validation.unsupported_claims)}` : '';
@@ -73,6 +106,7 @@ export function formatResult(result: AgentResult): string[] {
   }
   lines.push(`usage:  ${formatUsage(result.usage)}`);
   lines.push(`budget: ${formatBudget(result.budget)}`);
+  lines.push(...formatExtensions(result.extensions));
   lines.push(...formatEffects(result.effects));
   return lines.map(terminalSafe);
 }
@@ -102,9 +136,20 @@ export function formatState(state: AgentState, workflowId?: string): string[] {
     `tokens:       ${usage.total_tokens}` +
       (remaining.tokens === null ? ' (no token budget)' : ` of ${budget.max_tokens} (${remaining.tokens} left)`) +
       `, ${plural(usage.llm_calls, 'LLM call')}`,
+    `cost:         ${formatUsd(usage.cost_usd ?? 0)}` +
+      (remaining.usd === null || remaining.usd === undefined
+        ? ' (no dollar budget)'
+        : ` of ${formatUsd(budget.max_usd)} (${formatUsd(remaining.usd)} left)`) +
+      (usage.charged_attempts !== undefined ? `, ${plural(usage.charged_attempts, 'attempt')} charged` : ''),
     `last action:  ${state.last_action ? formatAction(state.last_action) : '-'}`,
   ];
   if (state.awaiting_approval) lines.push(...formatPending(state.awaiting_approval, workflowId));
+  if (state.awaiting_topup)
+    lines.push(
+      `awaiting:     a top-up (${state.awaiting_topup.reason}) until ${state.awaiting_topup.expires_at.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}`,
+      `  top up:     agent extend ${workflowId ?? 'ID'} [--usd USD] [--steps N] [--tool-calls N] [--seconds N] --reason TEXT`,
+    );
+  lines.push(...formatExtensions(state.extensions));
   if (state.trace.length > 0) {
     lines.push('trace:');
     for (const entry of state.trace) lines.push(`  ${formatTraceEntry(entry)}`);

@@ -27,7 +27,8 @@
 import type { Payload } from '@temporalio/common';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { tsToMs } from '@temporalio/common/lib/time';
-import { resolveBudget } from '../common/budget';
+import { resolveBudget, roundUsd } from '../common/budget';
+import { ledgerOf } from '../common/cost';
 import type { Budget } from '../common/budget';
 import { validateAction } from '../common/contract';
 import { argumentDigest } from '../common/hash';
@@ -73,6 +74,15 @@ export interface StepEvent {
   stopReason?: string;
 }
 
+/** Beside the seed's event contract (which stays key for key): what a step's LLM attempts cost, and its wind-down. */
+export interface StepCost {
+  step: number;
+  /** What the step's LLM attempts cost (every attempt that reported usage), when the run priced them. */
+  costUsd?: number;
+  /** The decision was a wind-down (the model was asked for its final answer): the budget that ran low. */
+  windDown?: string;
+}
+
 export interface RunOutcome {
   workflowId: string;
   runIds: string[];
@@ -91,6 +101,8 @@ export interface RunOutcome {
 export interface RebuiltTrace {
   events: StepEvent[];
   outcome: RunOutcome;
+  /** One entry per step that has a cost or a wind-down (runs recorded with cost accounting). */
+  costs: StepCost[];
 }
 
 interface Scheduled {
@@ -105,6 +117,7 @@ interface Draft {
   atMs: number;
   toolCalls: number;
   tokens: number;
+  cost: Omit<StepCost, 'step'>;
 }
 
 /** `histories`: the runs of one workflow id, oldest first (one entry unless it continued as new). */
@@ -138,7 +151,13 @@ export async function rebuildTrace(
   const draftFor = (step: number, atMs: number): Draft => {
     let draft = byStep.get(step);
     if (!draft) {
-      draft = { event: { step, decision: 'no_decision', decisionSummary: 'no decision yet' }, atMs, toolCalls, tokens };
+      draft = {
+        event: { step, decision: 'no_decision', decisionSummary: 'no decision yet' },
+        atMs,
+        toolCalls,
+        tokens,
+        cost: {},
+      };
       byStep.set(step, draft);
       drafts.push(draft);
     }
@@ -172,7 +191,9 @@ export async function rebuildTrace(
         const { step } = tag;
         if (tag.role === 'decide') {
           scheduled.set(id, { kind: 'decide', step, name });
-          draftFor(step, atMs);
+          const draft = draftFor(step, atMs);
+          const windDown = (input as DecideInput | undefined)?.payload?.wind_down?.reason;
+          if (typeof windDown === 'string') draft.cost.windDown = windDown;
           // A final answer the validator refused: its observation is in this decide's input.
           for (const seen of (input as DecideInput | undefined)?.payload?.untrusted_observations?.steps ?? []) {
             const refused = byStep.get(seen.step);
@@ -206,7 +227,11 @@ export async function rebuildTrace(
         const value = await decode(completed.result?.payloads);
         if (s.kind === 'decide') {
           const output = value as DecideOutput;
-          tokens += output?.usage?.total_tokens ?? 0;
+          const charged = ledgerOf(output);
+          tokens += output?.attempts
+            ? charged.reduce((sum, a) => sum + a.prompt_tokens + a.completion_tokens, 0)
+            : (output?.usage?.total_tokens ?? 0);
+          if (output?.attempts) draft.cost.costUsd = roundUsd(charged.reduce((sum, a) => sum + a.cost_usd, 0));
           describeDecision(draft, output?.text ?? '');
         } else {
           const observation = value as Observation;
@@ -235,6 +260,13 @@ export async function rebuildTrace(
             : 'cancelled';
         const draft = draftFor(s.step, atMs);
         if (s.kind === 'decide') {
+          // The attempts the failed decision was charged for travel in its failure's details.
+          const details = e.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.details?.payloads;
+          const charged = details ? ledgerOf(await decode(details)) : [];
+          if (charged.length > 0) {
+            tokens += charged.reduce((sum, a) => sum + a.prompt_tokens + a.completion_tokens, 0);
+            draft.cost.costUsd = roundUsd(charged.reduce((sum, a) => sum + a.cost_usd, 0));
+          }
           draft.event.decision = 'no_decision';
           draft.event.decisionSummary =
             how === 'failed'
@@ -362,9 +394,13 @@ export async function rebuildTrace(
       ...(e.stopReason !== undefined ? { stopReason: e.stopReason } : {}),
     };
   });
+  const costs = drafts
+    .filter((d) => d.cost.costUsd !== undefined || d.cost.windDown !== undefined)
+    .map((d) => ({ step: d.event.step, ...d.cost }));
 
   return {
     events,
+    costs,
     outcome: {
       workflowId,
       runIds: histories.map((h) => h.runId),

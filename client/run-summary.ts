@@ -26,7 +26,9 @@ export function runSummary(input: AgentInput): RunSummary {
       '',
       `**Tools allowed:** ${input.allow.length > 0 ? input.allow.map(markdownText).join(', ') : 'none'}`,
       '',
-      `**Budget:** ${budget.max_steps} steps, ${budget.max_tool_calls} tool calls, ${budget.max_seconds} s, ${tokens}`,
+      `**Budget:** ${budget.max_steps} steps, ${budget.max_tool_calls} tool calls, ${budget.max_seconds} s, ${tokens}, ` +
+        (budget.max_usd > 0 ? `USD ${budget.max_usd} for LLM calls` : 'dollars unlimited') +
+        (input.topup_wait_seconds ? ` (waits ${input.topup_wait_seconds} s for a top-up)` : ''),
     ].join('\n'),
   };
 }

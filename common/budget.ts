@@ -6,9 +6,11 @@ export interface Budget {
   max_seconds: number;
   /** Total LLM tokens (prompt + completion) a run may spend; 0 means no limit. */
   max_tokens: number;
+  /** US dollars the run's LLM calls may cost (priced per attempt, see common/cost.ts); 0 means no limit. */
+  max_usd: number;
 }
 
-export const DEFAULT_BUDGET: Budget = { max_steps: 8, max_tool_calls: 6, max_seconds: 60, max_tokens: 0 };
+export const DEFAULT_BUDGET: Budget = { max_steps: 8, max_tool_calls: 6, max_seconds: 60, max_tokens: 0, max_usd: 0 };
 
 export interface Usage {
   steps: number;
@@ -18,6 +20,24 @@ export interface Usage {
   completion_tokens: number;
   total_tokens: number;
   elapsed_ms: number;
+  /** What the run's LLM attempts cost, every attempt that reported usage (absent in runs recorded before it). */
+  cost_usd?: number;
+  /** The last attempts charged, one entry per attempt (bounded: see MAX_ATTEMPT_DETAIL in common/cost.ts). */
+  attempts?: AttemptCharge[];
+  /** How many attempts were charged in all (attempts keeps only the last ones). */
+  charged_attempts?: number;
+}
+
+/** One LLM attempt that reported usage, as the decide activity priced it. */
+export interface AttemptCharge {
+  step: number;
+  /** Temporal's attempt number of the decide activity (1 = first try). */
+  attempt: number;
+  /** ok: the attempt's answer is the decision; failed: the attempt failed after reporting usage and was retried (or was the last). */
+  outcome: 'ok' | 'failed';
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
 }
 
 export const EMPTY_USAGE: Usage = {
@@ -35,11 +55,18 @@ export interface Remaining {
   tool_calls: number;
   seconds: number;
   tokens: number | null;
+  /** Dollars left; null when the run has no dollar budget. */
+  usd?: number | null;
 }
 
 export function resolveBudget(partial: Partial<Budget> | undefined): Budget {
   const budget = { ...DEFAULT_BUDGET, ...(partial ?? {}) };
   for (const [key, value] of Object.entries(budget)) {
+    if (key === 'max_usd') {
+      if (!Number.isFinite(value) || value < 0)
+        throw new RangeError(`budget.max_usd must be a non-negative number, got ${String(value)}`);
+      continue;
+    }
     if (!Number.isFinite(value) || value < 0 || !Number.isInteger(value)) {
       throw new RangeError(`budget.${key} must be a non-negative integer, got ${String(value)}`);
     }
@@ -55,6 +82,7 @@ export function remaining(budget: Budget, usage: Usage): Remaining {
     tool_calls: Math.max(0, budget.max_tool_calls - usage.tool_calls),
     seconds: Math.max(0, budget.max_seconds - usage.elapsed_ms / 1000),
     tokens: budget.max_tokens > 0 ? Math.max(0, budget.max_tokens - usage.total_tokens) : null,
+    usd: budget.max_usd > 0 ? Math.max(0, roundUsd(budget.max_usd - (usage.cost_usd ?? 0))) : null,
   };
 }
 
@@ -77,4 +105,9 @@ export function addTokens(
     completion_tokens: usage.completion_tokens + tokens.completion_tokens,
     total_tokens: usage.total_tokens + tokens.total_tokens,
   };
+}
+
+/** Dollars kept to nine decimals, so sums of many small prices do not drift in what runs show. */
+export function roundUsd(usd: number): number {
+  return Math.round(usd * 1e9) / 1e9;
 }

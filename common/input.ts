@@ -16,6 +16,10 @@ export const INPUT_LIMITS = {
   /** 30 days: longer agent work should be a series of runs. */
   max_seconds: 30 * DAY_SECONDS,
   max_tokens: 1_000_000_000,
+  /** Dollars: a budget, not a bank. */
+  max_usd: 100_000,
+  /** 30 days: how long a run may wait for a top-up. */
+  topup_wait_seconds: 30 * DAY_SECONDS,
   llm_max_attempts: 20,
   continue_as_new_every: 1_000,
   /** 30 days: a person who has not answered by then is not coming. */
@@ -31,6 +35,8 @@ const budgetSchema = z.strictObject({
   max_seconds: int(1, INPUT_LIMITS.max_seconds).optional(),
   /** 0 = no token limit. */
   max_tokens: int(0, INPUT_LIMITS.max_tokens).optional(),
+  /** 0 = no dollar limit. */
+  max_usd: z.number().finite().min(0).max(INPUT_LIMITS.max_usd).optional(),
 });
 
 const knownTool = z.string().refine((name) => Object.prototype.hasOwnProperty.call(TOOL_REGISTRY, name), {
@@ -45,7 +51,8 @@ const knownTool = z.string().refine((name) => Object.prototype.hasOwnProperty.ca
  */
 const carriedSchema = z.object({
   started_at_ms: z.number().finite(),
-  usage: z.record(z.string(), z.number()),
+  // Numbers, and the bounded per-attempt detail (usage.attempts).
+  usage: z.record(z.string(), z.union([z.number(), z.array(z.unknown())])),
   trace: z.array(z.unknown()),
   history: z.array(z.unknown()),
   seen_calls: z.array(z.string()),
@@ -64,6 +71,7 @@ export const agentInputSchema = z.strictObject({
   search_attributes: z.boolean().optional(),
   continue_as_new_every: int(1, INPUT_LIMITS.continue_as_new_every).optional(),
   approval_timeout_seconds: int(1, INPUT_LIMITS.approval_timeout_seconds).optional(),
+  topup_wait_seconds: int(1, INPUT_LIMITS.topup_wait_seconds).optional(),
   validator: z.enum(VALIDATOR_MODES).optional(),
   carried: carriedSchema.passthrough().optional(),
 });

@@ -14,6 +14,8 @@ export interface AgentMetricsSinks extends Sinks {
     /** ok: the tool answered ok; error: it answered ok=false; failed: the activity failed; denied: the gateway refused. */
     toolCall(tool: string, outcome: ToolOutcome): void;
     runEnded(status: string, stopReason: string): void;
+    /** One LLM attempt that reported usage, as the run charged it (ok: its answer was the decision). */
+    llmAttempt(outcome: string, promptTokens: number, completionTokens: number, costUsd: number): void;
   };
 }
 

@@ -21,6 +21,11 @@ export const STOP_REASON_TABLE = {
   max_tool_calls: { family: 'stopped', description: 'the tool-call budget (--max-tool-calls) ran out' },
   max_seconds: { family: 'stopped', description: 'the time budget (--max-seconds) ran out' },
   max_tokens: { family: 'stopped', description: 'the token budget (--max-tokens) ran out' },
+  // Not in the seeds: the dollar budget cannot pay for even a final answer (the run wound down first).
+  'budget_exhausted:usd': {
+    family: 'stopped',
+    description: 'the dollar budget (--max-usd) could not pay for another LLM call',
+  },
   llm_timeout: { family: 'failed', description: 'the LLM did not answer in time, on every attempt' },
   llm_error: {
     family: 'failed',

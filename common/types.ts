@@ -1,6 +1,8 @@
 // Types every side shares: the workflow's input and result, the activities' inputs and outputs,
 // and the live state the `state` query returns. Snake case, as the seeds' result.
-import type { Budget, Remaining, Usage } from './budget';
+import type { AttemptCharge, Budget, Remaining, Usage } from './budget';
+import type { WindDownReason } from './cost';
+import type { BudgetExtension } from './extend';
 import type { Action } from './contract';
 import type { CatalogEntry } from './tools/catalog-entry';
 import type { StopReason } from './stop-reasons';
@@ -26,6 +28,11 @@ export interface AgentInput {
   /** How long a call needing approval (or an escalation) waits for a person; default 3600. */
   approval_timeout_seconds?: number;
   /**
+   * Opt-in: when a budget runs out (or the run would wind down), wait this long for an operator's
+   * `agent extend` before winding down or stopping; absent: no wait.
+   */
+  topup_wait_seconds?: number;
+  /**
    * The final validator: off, warn or enforce (common/final-validator.ts). Default: enforce when
    * issue_refund is allowed, warn otherwise.
    */
@@ -48,6 +55,10 @@ export interface CarriedState {
   human_wait_ms?: number;
   effects?: EffectEntry[];
   omitted?: { trace: number; history: number };
+  /** Top-ups granted so far (`agent extend`); they raise the budget of every later run of the chain. */
+  extensions?: BudgetExtension[];
+  /** A top-up wait timed out: the chain does not wait again. */
+  topup_declined?: boolean;
 }
 
 export { OBSERVATION_TRUST } from './observation';
@@ -62,6 +73,8 @@ export interface TraceEntry {
   stop_reason?: StopReason;
   /** A person's answer to this call or escalation. */
   approval?: ApprovalDecision;
+  /** The step was a wind-down decision: the model was asked for its final answer because of this budget. */
+  wind_down?: WindDownReason;
   /** A final answer the validator refused (tool "final"): the figures no observation supports. */
   unsupported_claims?: ClaimText[];
 }
@@ -116,6 +129,10 @@ export interface AgentResult {
   effects?: EffectEntry[];
   /** Trace entries and history entries dropped from long continue-as-new chains (the tails are kept). */
   omitted?: { trace: number; history: number };
+  /** The run wound down: its last decision was asked for a final answer because this budget ran low. */
+  wind_down?: { step: number; reason: WindDownReason };
+  /** Top-ups an operator granted (`agent extend`), with who and why; `budget` includes them. */
+  extensions?: BudgetExtension[];
   /** What the final validator made of the run's last final answer (absent in runs from before it). */
   validation?: FinalValidation;
 }
@@ -132,7 +149,8 @@ export interface FinalValidation {
   unsupported_claims?: ClaimText[];
 }
 
-export type Phase = 'starting' | 'deciding' | 'calling_tool' | 'awaiting_approval' | 'reconciling' | 'done';
+export type Phase =
+  'starting' | 'deciding' | 'calling_tool' | 'awaiting_approval' | 'awaiting_topup' | 'reconciling' | 'done';
 
 export interface AgentState {
   phase: Phase;
@@ -150,6 +168,9 @@ export interface AgentState {
   /** What a person must approve, reject or answer before the run goes on. */
   awaiting_approval?: PendingApproval;
   effects?: EffectEntry[];
+  /** The run waits for `agent extend`: why, and until when. */
+  awaiting_topup?: { reason: string; since: string; expires_at: string };
+  extensions?: BudgetExtension[];
 }
 
 // --- activity contracts ---
@@ -178,11 +199,15 @@ export interface DecisionPayload {
     notice: string;
     steps: Array<{ step: number; action: Action; observation: ObservationForModel }>;
   };
+  /** Set on a wind-down decision: the run asks for a final answer now. */
+  wind_down?: { reason: WindDownReason; notice: string };
 }
 
 export interface DecideInput {
   payload: DecisionPayload;
   idempotency_key: string;
+  /** The completion cap the call must send (the dollar budget reserved it); absent: none. */
+  max_completion_tokens?: number;
 }
 
 export interface DecideOutput {
@@ -195,6 +220,16 @@ export interface DecideOutput {
    * read; bytes is then a lower bound): the run stops with invalid_action:too_large.
    */
   too_large?: { bytes: number };
+  /**
+   * Every attempt of this decision that reported usage, this one included, priced by the worker:
+   * the run charges these (absent in histories recorded before cost accounting).
+   */
+  attempts?: AttemptCharge[];
+}
+
+/** What a failed decide activity carries (failure details, heartbeat details): the attempts it was charged for. */
+export interface DecideLedger {
+  attempts: AttemptCharge[];
 }
 
 export interface ToolInput {

@@ -25,7 +25,7 @@ export interface SuiteOptions {
   /** Chaos: one cycle of faults (one of each kind) instead of cycles until the phase ends. */
   chaosOnce: boolean;
   seed: number;
-  /** Real model: the workers get OPENAI_API_KEY / OPENAI_BASE_URL / OPENAI_MODEL from this env. */
+  /** Real model: the workers get OPENAI_API_KEY / OPENAI_BASE_URL / OPENAI_MODEL (and AGENT_PRICES_FILE) from this env. */
   live?: NodeJS.ProcessEnv;
   workers: number;
   concurrency: number;
@@ -75,7 +75,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResult> {
     };
     if (!opts.live) llm = await ScriptedLlmServer.start();
     const modelEnv: Record<string, string> = opts.live
-      ? pick(opts.live, ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL'])
+      ? pick(opts.live, ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'AGENT_PRICES_FILE'])
       : { OPENAI_BASE_URL: llm!.baseUrl };
     fleet = new WorkerFleet(env, { ...modelEnv, AGENT_EVAL_DIR: worldDir });
     await fleet.start(opts.workers);

@@ -115,6 +115,13 @@ export const ENV_VARS = {
     parse: positiveNumber(60),
   },
 
+  AGENT_PRICES_FILE: {
+    group: 'llm',
+    default: 'the built-in table (docs/cost.md)',
+    meaning:
+      'a JSON file of model prices, `{"<model>": {"input_usd_per_mtok": n, "output_usd_per_mtok": n}}`, over the built-in table; the worker refuses a model it cannot price',
+    parse: text,
+  },
   // The fleet-wide LLM rate limit (docs/rate-limits.md); off unless a limit is set
   AGENT_LLM_TPM: {
     group: 'llm',

@@ -925,9 +925,14 @@ async function phaseLimiter(ctx: Ctx): Promise<LimiterTrial[]> {
       defaultScript: scenarioScript({ steps: opts.limiterSteps, delayMs: 0 }),
     });
     const tq = newId(`limiter-${limiter ? 'on' : 'off'}-tq`);
+    // A model of its own (its own limiter); a worker refuses a model it cannot price (docs/cost.md).
+    const model = `bench-model-${tq}`;
+    const pricesFile = path.join(ctx.logDir, `prices-${tq}.json`);
+    fs.writeFileSync(pricesFile, JSON.stringify({ [model]: { input_usd_per_mtok: 0.4, output_usd_per_mtok: 1.6 } }));
     const worker = startWorker(ctx, tq, `limiter-${limiter ? 'on' : 'off'}`, {
       OPENAI_BASE_URL: provider.baseUrl,
-      OPENAI_MODEL: `bench-model-${tq}`,
+      OPENAI_MODEL: model,
+      AGENT_PRICES_FILE: pricesFile,
       ...(limiter ? { AGENT_LLM_TPM: String(opts.limiterTpm) } : {}),
     });
     try {

@@ -5,7 +5,7 @@
 // With scenario names, only those are (re-)recorded; the others stay as they are.
 // HISTORY_SUFFIX=.x writes <scenario>.x.json instead, keeping histories recorded by older code (each
 // patch has its set: <scenario>.json before any, .search-attributes-v1, .fault-guarantees-v1,
-// .batched-upserts-v1, .final-validator-v1; record a new set with a new patch id).
+// .batched-upserts-v1, .final-validator-v1, .cost-budget-v1; record a new set with a new patch id).
 // test/fixtures/histories/legacy-*.json were recorded with the code from before issue 3 (an
 // escalate action, a read about another user, issue_refund when it was not registered): they prove
 // that the patched() guards keep such runs on their old paths. This script cannot re-record them.
@@ -26,7 +26,11 @@ import { createAgentWorker } from '../worker/create-worker';
 import { agentDataConverter } from '../runtime/data-converter';
 import { ScriptedLlmServer } from './scripted-llm-server';
 import type { Reply } from './scripted-llm-server';
-import { tool } from './scripted-replies';
+import { noMessage, serverErrorWithUsage, tool } from './scripted-replies';
+import { extendRun } from '../client/extend-run';
+import { runState } from '../client/agent-client';
+import type { AgentInput } from '../common/types';
+import type { ExtendRequest } from '../common/extend';
 import { LlmLimiter } from '../activities/llm-lease';
 import { LIMITER_WORKFLOW_TYPE, limiterWorkflowId } from '../common/llm-limiter';
 import type { LimiterInput } from '../common/llm-limiter';
@@ -43,6 +47,10 @@ interface Scenario {
   answers?: ApprovalRequest[];
   /** Cancel once the refund is planned, while its first attempt stalls before committing. */
   cancelDuringEffect?: boolean;
+  /** More input (topup_wait_seconds, llm_max_attempts). */
+  input?: Partial<AgentInput>;
+  /** A top-up sent once the run waits for one. */
+  extend?: ExtendRequest;
 }
 
 const REFUND_ALLOW = [...DEFAULT_ALLOWED_TOOLS, 'issue_refund'];
@@ -111,6 +119,32 @@ const SCENARIOS: Scenario[] = [
     answers: [{ decision: 'approve' }],
     cancelDuringEffect: true,
   },
+  // Issue 13: every attempt charged (a 5xx and an answer without a message, both reporting usage),
+  // a dollar budget's wind-down, a top-up that resumes a run waiting for it.
+  {
+    name: 'retry-charged',
+    replies: [
+      serverErrorWithUsage({ prompt_tokens: 50, completion_tokens: 10, total_tokens: 60 }),
+      noMessage({ prompt_tokens: 30, completion_tokens: 5 }),
+      tool('get_user_profile', { user_id: 42 }),
+      { action: { kind: 'final', answer: 'User 42 is on pro_monthly.' } },
+    ],
+  },
+  {
+    name: 'usd-wind-down',
+    budget: { max_usd: 3 },
+    replies: [{ action: { kind: 'final', answer: 'What I know: nothing yet; ask billing.' } }],
+  },
+  {
+    name: 'topup-extended',
+    budget: { max_steps: 1 },
+    input: { topup_wait_seconds: 60 },
+    replies: [
+      tool('get_user_profile', { user_id: 42 }),
+      { action: { kind: 'final', answer: 'User 42 is on pro_monthly.' } },
+    ],
+    extend: { steps: 2, reason: 'recording a top-up', operator: 'record-histories' },
+  },
   // Issue 12: the final validator bounces an answer whose figures no observation holds, once; the
   // next answer is supported. With a decision_summary on the tool call.
   {
@@ -149,7 +183,13 @@ async function main(): Promise<void> {
     namespace: env.namespace,
     taskQueue: env.taskQueue,
     deps: {
-      llm: { apiKey: 'record', baseURL: llm.baseUrl, model: 'scripted', timeoutMs: 30_000 },
+      llm: {
+        apiKey: 'record',
+        baseURL: llm.baseUrl,
+        model: 'scripted',
+        timeoutMs: 30_000,
+        price: { input_usd_per_mtok: 1000, output_usd_per_mtok: 2000 },
+      },
       data: async () => SEED_DATA,
       refunds: () => refunds,
       refundFaults,
@@ -175,6 +215,7 @@ async function main(): Promise<void> {
           user_id: 42,
           allow: scenario.allow ?? [...DEFAULT_ALLOWED_TOOLS],
           budget: scenario.budget,
+          ...scenario.input,
         },
         id,
       );
@@ -193,6 +234,13 @@ async function main(): Promise<void> {
           if (!pending) await new Promise((r) => setTimeout(r, 100));
         }
         await answerApproval(client, id, { ...answer, id: pending.id, operator: 'record-histories' });
+      }
+      if (scenario.extend) {
+        for (let tries = 0; !(await runState(handle)).awaiting_topup; tries++) {
+          if (tries > 200) throw new Error(`${scenario.name}: the run never waited for a top-up`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        await extendRun(client, id, scenario.extend);
       }
       if (scenario.cancelDuringEffect) {
         for (let tries = 0; refunds.list({ workflow_id: id }).length === 0; tries++) {

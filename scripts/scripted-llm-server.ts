@@ -15,6 +15,8 @@ export type Reply =
   | { action: unknown; usage?: Partial<Usage>; delayMs?: number }
   /** raw content: malformed JSON, prose, huge strings ... */
   | { content: string; usage?: Partial<Usage>; delayMs?: number }
+  /** a 200 answer without a message (no choices), still reporting usage: malformed output that was paid for */
+  | { noMessage: true; usage?: Partial<Usage>; delayMs?: number }
   /** HTTP error; body defaults to an OpenAI-style {error:{message,type,code}}; a string body is sent as text/plain */
   | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
   /** never answers; the request stays open until the client aborts or the server closes */
@@ -320,8 +322,6 @@ export class ScriptedLlmServer {
       send(reply.status, reply.body === undefined ? errorBody(reply.status) : reply.body, reply.headers);
       return;
     }
-    // JSON.stringify(undefined) is undefined; keep content a string so the client always parses.
-    const content = 'action' in reply ? (JSON.stringify(reply.action) ?? 'null') : reply.content;
     const usage = { ...DEFAULT_USAGE, ...reply.usage };
     if (reply.usage?.total_tokens === undefined) usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
     const limited = this.admit(usage.total_tokens, Date.now());
@@ -332,6 +332,21 @@ export class ScriptedLlmServer {
       });
       return;
     }
+    if ('noMessage' in reply) {
+      this.log(`scripted LLM ${tag} -> 200 without choices`);
+      const model = typeof current.body.model === 'string' ? current.body.model : 'scripted-llm';
+      send(200, {
+        id: `chatcmpl-scripted-${current.id}`,
+        object: 'chat.completion',
+        created: 0,
+        model,
+        choices: [],
+        usage,
+      });
+      return;
+    }
+    // JSON.stringify(undefined) is undefined; keep content a string so the client always parses.
+    const content = 'action' in reply ? (JSON.stringify(reply.action) ?? 'null') : reply.content;
     this.log(`scripted LLM ${tag} -> 200 ${content.length > 200 ? `${content.slice(0, 200)}...` : content}`);
     send(200, {
       id: `chatcmpl-scripted-${current.id}`,

@@ -30,6 +30,17 @@ export const escalate = (reason: string, extras: ReplyExtras = {}): Reply => ({
 /** Raw message content instead of a JSON action: prose, broken JSON, a wrong shape. */
 export const malformed = (content: string, extras: ReplyExtras = {}): Reply => ({ content, ...extras });
 
+/** A 200 answer with no message at all, reporting usage: the attempt is paid for and retried. */
+export const noMessage = (usage: Partial<Usage> = {}): Reply => ({ noMessage: true, usage });
+
+/** An HTTP 5xx whose error body reports usage (providers that bill partial work): paid for and retried. */
+export const serverErrorWithUsage = (usage: Usage, status = 500): Reply => ({
+  status,
+  body: {
+    error: { message: `scripted LLM: HTTP ${status} after partial work`, type: 'server_error', code: null, usage },
+  },
+});
+
 // The seeds' refund scenario, step by step.
 export const profile = (user_id = 42, extras?: ReplyExtras): Reply => tool('get_user_profile', { user_id }, extras);
 export const billing = (user_id = 42, extras?: ReplyExtras): Reply => tool('get_user_billing', { user_id }, extras);

@@ -27,12 +27,13 @@ describe('budget arithmetic', () => {
       { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
     );
     assert.equal(used.llm_calls, 1);
-    assert.deepEqual(remaining(budget, used), { steps: 3, tool_calls: 3, seconds: 14.5, tokens: 880 });
+    assert.deepEqual(remaining(budget, used), { steps: 3, tool_calls: 3, seconds: 14.5, tokens: 880, usd: null });
     assert.deepEqual(remaining(budget, { ...used, steps: 9, elapsed_ms: 99_000 }), {
       steps: 0,
       tool_calls: 3,
       seconds: 0,
       tokens: 880,
+      usd: null,
     });
   });
 });

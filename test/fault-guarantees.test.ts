@@ -44,7 +44,7 @@ describe('workflow input contract', () => {
     ['max_steps 0', { ...valid, budget: { max_steps: 0 } }, /^invalid run input: budget\.max_steps: /],
     ['max_tool_calls 0', { ...valid, budget: { max_tool_calls: 0 } }, /budget\.max_tool_calls/],
     ['a fractional budget', { ...valid, budget: { max_seconds: 1.5 } }, /budget\.max_seconds/],
-    ['an unknown budget key', { ...valid, budget: { max_usd: 3 } }, /budget: .*max_usd/],
+    ['an unknown budget key', { ...valid, budget: { max_eur: 3 } }, /budget: .*max_eur/],
     ['an unknown tool in allow', { ...valid, allow: ['get_user_billing', 'rm_rf'] }, /allow\.1: unknown tool "rm_rf"/],
     [
       'a tool allowed twice',

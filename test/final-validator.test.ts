@@ -248,7 +248,7 @@ describe("the CLI's text of a validated result", () => {
         total_tokens: 0,
         elapsed_ms: 0,
       },
-      budget: { max_steps: 8, max_tool_calls: 6, max_seconds: 60, max_tokens: 0 },
+      budget: { max_steps: 8, max_tool_calls: 6, max_seconds: 60, max_tokens: 0, max_usd: 0 },
       validation: { mode: 'enforce' as const, verdict: 'unsupported' as const, bounces: 1, unsupported_claims: claims },
     };
     assert.ok(

@@ -48,7 +48,7 @@ describe('terminal-safe text', () => {
         total_tokens: 2,
         elapsed_ms: 5,
       },
-      budget: { max_steps: 8, max_tool_calls: 6, max_seconds: 60, max_tokens: 0 },
+      budget: { max_steps: 8, max_tool_calls: 6, max_seconds: 60, max_tokens: 0, max_usd: 0 },
     };
     for (const text of formatResult(result)) assert.equal(UNSAFE.exec(text), null, text);
     assert.deepEqual(formatTable(['A', 'B'], [['x\u001b[1m\ny', 'z']]), ['A       B', 'x[1m y  z']);

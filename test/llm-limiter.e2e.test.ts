@@ -2,8 +2,11 @@
 // every lease is killed with SIGKILL mid-call; its leases expire after their TTL, the runs waiting
 // behind them (and the killed worker's own runs, retried elsewhere) proceed, nothing deadlocks. The
 // limiter is one workflow; `agent limits` reads it.
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { LIMITER_WORKFLOW_TYPE, limiterQuery, limiterWorkflowId } from '../common/llm-limiter';
 import type { LimiterInput } from '../common/llm-limiter';
 import type { LimiterSnapshot } from '../common/rate-limit';
@@ -16,10 +19,17 @@ import { runCli } from './helpers/cli';
 
 // One limiter of this file's own: the scope is the model name the workers are given.
 const MODEL = uniqueId('limiter-e2e-model');
+const CAN_MODEL = uniqueId('limiter-can-model');
+// A worker refuses a model it cannot price (docs/cost.md): these made-up models get a price.
+const PRICES_DIR = mkdtempSync(path.join(tmpdir(), 'limiter-prices-'));
+const PRICES_FILE = path.join(PRICES_DIR, 'prices.json');
+const PRICE = { input_usd_per_mtok: 0.4, output_usd_per_mtok: 1.6 };
+writeFileSync(PRICES_FILE, JSON.stringify({ [MODEL]: PRICE, [CAN_MODEL]: PRICE }));
 // Long enough for a new run to queue while the dead leases are held, on a loaded machine.
 const TTL_SECONDS = 30;
 const LIMITED = {
   OPENAI_MODEL: MODEL,
+  AGENT_PRICES_FILE: PRICES_FILE,
   AGENT_LLM_MAX_IN_FLIGHT: '2',
   AGENT_LLM_TPM: '1000000',
   AGENT_LLM_LEASE_TTL_SECONDS: String(TTL_SECONDS),
@@ -32,6 +42,7 @@ async function limiterState(model = MODEL): Promise<LimiterSnapshot> {
 }
 
 describe('LLM rate limiter', () => {
+  after(() => rmSync(PRICES_DIR, { recursive: true, force: true }));
   it('SIGKILL of the worker holding every lease: the leases expire after their TTL, waiting runs proceed', async () => {
     const budget = { budget: { max_seconds: 180 } };
     // Two task queues, so the test decides which worker runs what: the doomed worker alone on the
@@ -118,7 +129,7 @@ describe('LLM rate limiter', () => {
   });
 
   it('a 429 pauses the limiter and is absorbed in the same attempt; it continues as new, carrying its state', async () => {
-    const model = uniqueId('limiter-can-model');
+    const model = CAN_MODEL;
     // A task queue of its own: the first test's worker (another model, another limiter) is not on it.
     const on = fixture.queue('limiter-can');
     // Started here with a tiny history budget; the workers' update-with-start joins it (USE_EXISTING).

@@ -85,9 +85,16 @@ describe('worker metrics endpoint', () => {
       'agent_llm_request_duration_seconds_bucket{le="+Inf",outcome="ok"}': 6,
       'agent_llm_tokens_total{kind="prompt"}': 6 * 100,
       'agent_llm_tokens_total{kind="completion"}': 6 * 20,
+      // Cost accounting: every attempt that reported usage (the 429 reported none).
+      'agent_llm_attempts_charged_total{outcome="ok"}': 6,
+      'agent_llm_charged_tokens_total{kind="prompt"}': 6 * 100,
+      'agent_llm_charged_tokens_total{kind="completion"}': 6 * 20,
     };
     assert.deepEqual(Object.fromEntries(Object.keys(expected).map((k) => [k, samples.get(k)])), expected);
     assert.ok((samples.get('agent_llm_request_duration_seconds_sum{outcome="ok"}') ?? 0) > 0);
+    // gpt-4.1-mini's default price: 100 prompt tokens at $0.40/Mtok + 20 completion at $1.60/Mtok, six times.
+    const cost = samples.get('agent_llm_cost_usd_total{outcome="ok"}') ?? 0;
+    assert.ok(Math.abs(cost - 6 * 0.000072) < 1e-12, `cost ${cost}`);
     assert.doesNotMatch(text, /delete_everything/);
 
     // The SDK runtime's own metrics come through the same endpoint.

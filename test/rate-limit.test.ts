@@ -1,5 +1,6 @@
 // The LLM limiter's grant logic (common/rate-limit.ts) on hand-made clocks: FIFO without
-// starvation, the minute window, released and expired leases, pauses, the in-flight cap.
+// starvation, the minute window, released and expired leases, pauses, the in-flight cap; and the
+// tokens one decision reserves.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -15,6 +16,7 @@ import {
   windowUsage,
   withdraw,
 } from '../common/rate-limit';
+import { COMPLETION_RESERVE_TOKENS, reservedTokens } from '../activities/llm-lease';
 import type { RateLimits } from '../common/rate-limit';
 
 const limits = (over: Partial<RateLimits> = {}): RateLimits => ({
@@ -145,5 +147,15 @@ describe('rate limiter grants', () => {
     assert.match(invalidLimits(limits({ tokens_per_minute: -1 })) ?? '', /tokens_per_minute/);
     assert.match(invalidLimits(limits({ lease_ttl_ms: 0 })) ?? '', /lease_ttl_ms/);
     assert.equal(invalidLimits(limits()), undefined);
+  });
+});
+
+describe('the reservation of one decision (activities/llm-lease.ts)', () => {
+  it('is the prompt estimate plus the completion cap the run sent, else the default reserve', () => {
+    // 400 characters: 100 tokens of prompt.
+    assert.equal(reservedTokens(400), 100 + COMPLETION_RESERVE_TOKENS);
+    // A dollar budget caps the completion (cost-budget-v1): the lease reserves that cap, not 1,000.
+    assert.equal(reservedTokens(400, 250), 350);
+    assert.equal(reservedTokens(400, 4096), 4196);
   });
 });

@@ -11,7 +11,16 @@ import { Worker } from '@temporalio/worker';
 import { NO_METRICS_SINKS } from '../worker/metrics';
 import { workflowCode } from '../worker/workflow-bundle';
 import { REPO_ROOT } from './helpers/harness';
-import { BATCHED_UPSERTS_PATCH, EFFECTS_PATCH, FAULTS_PATCH, FINAL_VALIDATOR_PATCH } from '../workflows/patches';
+import {
+  BATCHED_UPSERTS_PATCH,
+  COST_PATCH,
+  EFFECTS_PATCH,
+  FAULTS_PATCH,
+  FINAL_VALIDATOR_PATCH,
+} from '../workflows/patches';
+import type { AgentResult } from '../common/types';
+import type { AttemptCharge } from '../common/budget';
+import { ledgerOf } from '../common/cost';
 import { SEARCH_ATTRIBUTES_PATCH } from '../common/search-attributes';
 
 const HISTORIES = path.join(REPO_ROOT, 'test', 'fixtures', 'histories');
@@ -44,11 +53,12 @@ describe('replay of recorded histories', () => {
       SEARCH_ATTRIBUTES_PATCH,
       BATCHED_UPSERTS_PATCH,
       FINAL_VALIDATOR_PATCH,
+      COST_PATCH,
     ]) {
       assert.ok(recorded.has(patch), `a history recorded with ${patch} (scripts/record-histories.ts)`);
     }
     // The newest patch stands for the older ones: a run recording it records no other marker.
-    for (const newest of [BATCHED_UPSERTS_PATCH, FINAL_VALIDATOR_PATCH]) {
+    for (const newest of [BATCHED_UPSERTS_PATCH, FINAL_VALIDATOR_PATCH, COST_PATCH]) {
       for (const file of files.filter((f) => patchesIn(f).includes(newest))) {
         assert.deepEqual(patchesIn(file), [newest], file);
       }
@@ -69,6 +79,65 @@ describe('replay of recorded histories', () => {
     assert.deepEqual(failures, []);
   });
 
+  it('counts the same cost on replay: every attempt of the history charged once, none twice', async () => {
+    const costFiles = files.filter((f) => patchesIn(f).includes(COST_PATCH));
+    const checked: string[] = [];
+    for (const file of costFiles) {
+      const history = load(file);
+      const result = resultOf(history.events ?? []);
+      if (!result) continue; // cancelled runs have no result
+      // What the history holds: the attempts each decide activity reported (result or failure details).
+      const recorded = (history.events ?? []).flatMap((e) => {
+        const completed = e.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
+        const failed = e.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.details?.payloads?.[0];
+        const payload = completed ?? failed;
+        return payload?.data ? ledgerOf(JSON.parse(Buffer.from(payload.data).toString('utf8'))) : [];
+      });
+      // What the workflow charges when a worker replays it (a new worker, a retried workflow task):
+      // the sink is called during this replay, so it sees every charge the replay makes.
+      const charged: AttemptCharge[] = [];
+      await Worker.runReplayHistory(
+        {
+          workflowsPath: require.resolve('../workflows'),
+          sinks: {
+            agentMetrics: {
+              ...NO_METRICS_SINKS.agentMetrics,
+              llmAttempt: {
+                fn: (_info, outcome: string, prompt: number, completion: number, cost: number) => {
+                  const charge = { prompt_tokens: prompt, completion_tokens: completion, cost_usd: cost };
+                  charged.push({ step: 0, attempt: 0, outcome: outcome as AttemptCharge['outcome'], ...charge });
+                },
+                callDuringReplay: true,
+              },
+            },
+          },
+        },
+        history,
+        file,
+      );
+      const sum = (list: AttemptCharge[]) => Math.round(list.reduce((s, a) => s + a.cost_usd, 0) * 1e9) / 1e9;
+      assert.equal(charged.length, recorded.length, `${file}: one charge per recorded attempt`);
+      assert.equal(result.usage.charged_attempts ?? 0, recorded.length, file);
+      assert.equal(sum(charged), result.usage.cost_usd ?? 0, file);
+      assert.equal(sum(recorded), result.usage.cost_usd ?? 0, file);
+      // Attempts are unique by step and attempt number: none counted twice.
+      const keys = recorded.map((a) => `${a.step}/${a.attempt}`);
+      assert.equal(new Set(keys).size, keys.length, file);
+      checked.push(file);
+    }
+    assert.ok(checked.includes('retry-charged.cost-budget-v1.json'), `checked ${checked.join(', ')}`);
+    const retry = resultOf(load('retry-charged.cost-budget-v1.json').events ?? [])!;
+    assert.deepEqual(
+      retry.usage.attempts?.map((a) => [a.step, a.attempt, a.outcome]),
+      [
+        [1, 1, 'failed'],
+        [1, 2, 'failed'],
+        [1, 3, 'ok'],
+        [2, 1, 'ok'],
+      ],
+    );
+  });
+
   it('fails when the workflow code no longer matches (the check is live)', async () => {
     await assert.rejects(
       Worker.runReplayHistory(
@@ -79,3 +148,10 @@ describe('replay of recorded histories', () => {
     );
   });
 });
+
+/** The run's result, from its completion event (plain JSON: fixtures are recorded without a codec). */
+function resultOf(events: NonNullable<ReturnType<typeof load>['events']>): AgentResult | undefined {
+  const payload = events.find((e) => e.workflowExecutionCompletedEventAttributes)
+    ?.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0];
+  return payload?.data ? (JSON.parse(Buffer.from(payload.data).toString('utf8')) as AgentResult) : undefined;
+}

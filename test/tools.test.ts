@@ -30,7 +30,13 @@ const withLookupTier = [...TOOLS, lookupTier];
 
 function activitiesWith(tools = withLookupTier) {
   return createActivities({
-    llm: { apiKey: 'not-set', baseURL: 'http://127.0.0.1:9', model: 'm', timeoutMs: 1000 },
+    llm: {
+      apiKey: 'not-set',
+      baseURL: 'http://127.0.0.1:9',
+      model: 'm',
+      timeoutMs: 1000,
+      price: { input_usd_per_mtok: 0, output_usd_per_mtok: 0 },
+    },
     data: async () => SEED_DATA,
     refunds: () => {
       throw new Error('no refunds in this test');

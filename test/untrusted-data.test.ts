@@ -230,7 +230,13 @@ describe('the decide step never reads an oversized HTTP answer into memory', () 
     const llm = await ScriptedLlmServer.start();
     try {
       llm.script('wf', replies);
-      const decide = createDecide({ apiKey: 'k', baseURL: llm.baseUrl, model: 'm', timeoutMs: 30_000 });
+      const decide = createDecide({
+        apiKey: 'k',
+        baseURL: llm.baseUrl,
+        model: 'm',
+        timeoutMs: 30_000,
+        price: { input_usd_per_mtok: 0, output_usd_per_mtok: 0 },
+      });
       return (await new MockActivityEnvironment().run(decide, {
         payload,
         idempotency_key: 'wf:decide:1',

@@ -2,6 +2,8 @@
 //  - the workflow, through the `agentMetrics` sink (workflows/metrics-sink.ts): runs started and
 //    ended by status and stop reason, steps, tool calls by tool and outcome. Logical events,
 //    counted once per run even when a history is replayed (sinks are not called during replay).
+//    Also every LLM attempt the run charged (cost accounting, common/cost.ts): dollars and tokens by
+//    outcome, counted from the run's history, so an attempt that failed after reporting usage counts.
 //  - an activity interceptor around `decide`: LLM latency (per attempt, by outcome) and tokens.
 // The SDK's own Temporal metrics come from the Runtime's Prometheus exporter; worker/metrics-server.ts
 // serves both on one port.
@@ -38,6 +40,9 @@ interface Instruments {
   toolCalls: Counter<'tool' | 'outcome'>;
   llmLatency: Histogram<'outcome'>;
   llmTokens: Counter<'kind'>;
+  llmCost: Counter<'outcome'>;
+  llmCharged: Counter<'outcome'>;
+  llmChargedTokens: Counter<'kind'>;
   leasesGranted: Counter;
   leaseTokens: Counter;
   leasePauses: Counter;
@@ -77,6 +82,22 @@ function buildInstruments(defaultMetrics: boolean): Instruments {
     llmTokens: counter(
       'agent_llm_tokens_total',
       'LLM tokens used by successful decisions, by kind (prompt, completion)',
+      ['kind'],
+    ),
+    // Every charged attempt (issue 13): a retried attempt that reported usage is paid for too.
+    llmCost: counter(
+      'agent_llm_cost_usd_total',
+      'US dollars charged for LLM attempts (every attempt that reported usage, priced by the worker), by outcome (ok, failed)',
+      ['outcome'],
+    ),
+    llmCharged: counter(
+      'agent_llm_attempts_charged_total',
+      'LLM attempts charged (they reported usage), by outcome (ok: the decision; failed: retried or last)',
+      ['outcome'],
+    ),
+    llmChargedTokens: counter(
+      'agent_llm_charged_tokens_total',
+      'LLM tokens charged, every attempt that reported usage, by kind (prompt, completion)',
       ['kind'],
     ),
     // The limiter's own view of the whole fleet is its query (`agent limits`); these are this worker's.
@@ -129,6 +150,16 @@ export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): Age
           m().runsEnded.inc({ status, stop_reason: stopReasonLabel(stopReason) }),
         callDuringReplay: false,
       },
+      llmAttempt: {
+        fn: (_info, outcome: string, promptTokens: number, completionTokens: number, costUsd: number) => {
+          const label = outcome === 'ok' ? 'ok' : 'failed';
+          m().llmCharged.inc({ outcome: label });
+          m().llmCost.inc({ outcome: label }, Math.max(0, costUsd));
+          m().llmChargedTokens.inc({ kind: 'prompt' }, Math.max(0, promptTokens));
+          m().llmChargedTokens.inc({ kind: 'completion' }, Math.max(0, completionTokens));
+        },
+        callDuringReplay: false,
+      },
     },
   };
 
@@ -161,6 +192,7 @@ export const NO_METRICS_SINKS: InjectedSinks<AgentMetricsSinks> = {
     step: { fn: () => undefined },
     toolCall: { fn: () => undefined },
     runEnded: { fn: () => undefined },
+    llmAttempt: { fn: () => undefined },
   },
 };
 

@@ -12,6 +12,7 @@ import {
   isCancellation,
   makeContinueAsNewFunc,
   proxyActivities,
+  proxyLocalActivities,
   setCurrentDetails,
   setHandler,
   setWorkflowOptions,
@@ -20,10 +21,21 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { DecideInput, DecideOutput, ReconcileInput, ReconcileOutput, ToolInput } from '../common/types';
-import { addTokens, EMPTY_USAGE, remaining, resolveBudget } from '../common/budget';
+import type {
+  DecideInput,
+  DecideOutput,
+  DecisionPayload,
+  ReconcileInput,
+  ReconcileOutput,
+  ToolInput,
+} from '../common/types';
+import { addTokens, budgetExhausted, EMPTY_USAGE, remaining, resolveBudget } from '../common/budget';
+import type { AttemptCharge, Budget, Remaining, Usage } from '../common/budget';
+import { chargeAttempts, ledgerOf, planDecision, windDownNotice } from '../common/cost';
+import type { DecisionPlan, LlmPricing, WindDownReason } from '../common/cost';
+import { checkExtend, EXTEND_UPDATE_DESCRIPTION, extendedBudget, extendUpdate } from '../common/extend';
+import type { BudgetExtension, ExtendReceipt, ExtendRequest } from '../common/extend';
 import { decideSummary, toolCallSummary } from './activity-summary';
-import type { Budget, Remaining, Usage } from '../common/budget';
 import type { Action, EscalateAction } from '../common/contract';
 import {
   APPROVAL_UPDATE_DESCRIPTION,
@@ -91,6 +103,10 @@ export async function reactAgent(input: AgentInput): Promise<AgentResult> {
     validator: (answer) => run.validateApproval(answer),
     description: APPROVAL_UPDATE_DESCRIPTION,
   });
+  setHandler(extendUpdate, (request) => run.extend(request), {
+    validator: (request) => run.validateExtend(request),
+    description: EXTEND_UPDATE_DESCRIPTION,
+  });
   return run.execute();
 }
 
@@ -111,7 +127,8 @@ function checkEntry(input: AgentInput): void {
 }
 
 class AgentRun {
-  private readonly budget: Budget;
+  /** The operator's budget at the start; top-ups (`extensions`) add to it. */
+  private readonly baseBudget: Budget;
   private readonly allow: readonly string[];
   private readonly startedAtMs: number;
   private readonly stepsAtStart: number;
@@ -140,6 +157,18 @@ class AgentRun {
   private readonly v2: boolean;
   /** BATCHED_UPSERTS_PATCH: one upsert per step at most, changed values only. */
   private readonly batched: boolean;
+  /** COST_PATCH: every attempt charged, dollar reservations, wind-down, top-up waits. */
+  private readonly cost: boolean;
+  /** Top-ups granted by `agent extend`, in order. */
+  private extensions: BudgetExtension[];
+  /** The worker's model and price (llm_pricing), asked once when the run first has a dollar budget. */
+  private pricing: LlmPricing | undefined;
+  /** Set while the run waits for a top-up. */
+  private topup: { reason: string; sinceMs: number; expiresMs: number } | undefined;
+  /** A top-up wait timed out: the run does not wait again. */
+  private topupDeclined: boolean;
+  /** The steps whose decision was a wind-down, and why. */
+  private readonly windDowns = new Map<number, WindDownReason>();
 
   constructor(
     private readonly input: AgentInput,
@@ -147,9 +176,10 @@ class AgentRun {
   ) {
     this.v2 = patches.faults;
     this.batched = patches.batched;
+    this.cost = patches.cost;
     // Fixed for the whole run from the operator's input: nothing a model answer or a tool result
     // says can reach these (there is no code path from an observation to them).
-    this.budget = Object.freeze(resolveBudget(input.budget));
+    this.baseBudget = Object.freeze(resolveBudget(input.budget));
     this.allow = Object.freeze([...(input.allow ?? [])]);
     const carried = input.carried;
     this.startedAtMs = carried?.started_at_ms ?? workflowInfo().runStartTime.getTime();
@@ -165,7 +195,14 @@ class AgentRun {
     this.stepsAtStart = this.usage.steps;
     this.approvalTimeoutMs = approvalTimeoutMs(input.approval_timeout_seconds);
     this.humanWaitMs = carried?.human_wait_ms ?? 0;
+    this.extensions = carried?.extensions ? [...carried.extensions] : [];
+    this.topupDeclined = carried?.topup_declined === true;
     this.searchAttributes = searchAttributesPatched(patches, input.search_attributes);
+  }
+
+  /** The budget now: the operator's, plus every top-up. */
+  private get budget(): Budget {
+    return this.extensions.length === 0 ? this.baseBudget : extendedBudget(this.baseBudget, this.extensions);
   }
 
   async execute(): Promise<AgentResult> {
@@ -210,12 +247,17 @@ class AgentRun {
     try {
       for (;;) {
         const waitedBefore = this.humanWaitMs;
-        const deadlineMs = this.startedAtMs + waitedBefore + this.budget.max_seconds * 1000;
+        const secondsBefore = this.budget.max_seconds;
+        const deadlineMs = this.startedAtMs + waitedBefore + secondsBefore * 1000;
         await sleep(Math.max(1, deadlineMs - Date.now()), {
-          summary: `time budget: max_seconds ${this.budget.max_seconds}`,
+          summary: `time budget: max_seconds ${secondsBefore}`,
         });
-        if (this.awaiting === undefined && this.humanWaitMs === waitedBefore) return onDeadline();
-        await condition(() => this.awaiting === undefined);
+        // A top-up of seconds moves the deadline too (only runs with COST_PATCH have top-ups).
+        if (this.awaiting === undefined && this.topup === undefined && this.humanWaitMs === waitedBefore) {
+          if (this.budget.max_seconds === secondsBefore) return onDeadline();
+          continue;
+        }
+        await condition(() => this.awaiting === undefined && this.topup === undefined);
       }
     } catch {
       // the workflow itself was cancelled: handled in execute()
@@ -224,8 +266,12 @@ class AgentRun {
 
   private async loop(): Promise<AgentResult> {
     const canEvery = this.input.continue_as_new_every ?? DEFAULT_CONTINUE_AS_NEW_EVERY;
+    const currentBudget = () => this.budget;
     const rules: StepRules = {
-      budget: this.budget,
+      // A getter: top-ups raise the tool-call budget the gateway checks.
+      get budget() {
+        return currentBudget();
+      },
       allow: this.allow,
       escalation: () => this.effectsEnabled(),
       registryFor: (name) => this.registryFor(name),
@@ -237,6 +283,7 @@ class AgentRun {
     for (;;) {
       this.throwIfCutOff();
       this.tick();
+      if (this.cost) await this.awaitTopupIfLow();
       const start = startStep(this.budget, this.usage, {
         stepsAtStart: this.stepsAtStart,
         every: canEvery,
@@ -246,26 +293,59 @@ class AgentRun {
       if (start.next === 'continue_as_new') return this.continueAsNew();
 
       const step = start.step;
+      const payload = buildDecisionPayload(this.input.goal, this.input.user_id, this.history, this.allow);
+      let plan: DecisionPlan = { kind: 'decide' };
+      if (this.cost) {
+        // Reserve the decision's worst case before it is made; a call that would not fit is not made.
+        plan = planDecision(
+          this.budget,
+          start.usage,
+          step,
+          JSON.stringify(payload).length,
+          await this.pricingIfNeeded(),
+        );
+        if (plan.kind === 'exhausted') return this.stop(plan.reason);
+        if (plan.wind_down) {
+          this.windDowns.set(step, plan.wind_down);
+          payload.wind_down = { reason: plan.wind_down, notice: windDownNotice(plan.wind_down) };
+        }
+      }
       this.usage = start.usage;
       agentMetrics.step();
       this.publish('running');
       this.setPhase('deciding');
 
-      const decision = await this.decide(step);
-      if ('stop' in decision) return this.stop(decision.stop);
-      this.usage = addTokens(this.usage, decision.usage);
+      const decision = await this.decide(
+        step,
+        payload,
+        plan.kind === 'decide' ? plan.max_completion_tokens : undefined,
+      );
+      if ('stop' in decision) {
+        this.charge(decision.attempts);
+        return this.stop(decision.stop);
+      }
+      this.usage =
+        this.cost && decision.attempts ? this.charge(decision.attempts) : addTokens(this.usage, decision.usage);
       const move = decideMove(decision, step, { usage: this.usage, seenCalls: this.seenCalls }, rules);
       if (move.action) this.lastAction = move.action;
       if (move.next === 'stop') return this.stopMove(move);
       if (move.next === 'finish') {
-        if (!this.patches.validator) return this.finish(move.action.answer);
-        const checked = finalMove(move.action, step, this.history, validatorMode);
-        if (checked.next === 'stop') return this.stopMove(checked);
-        if (checked.next === 'finish') return this.finish(move.action.answer, checked.validation);
-        // Bounced: the model sees which figures no observation supports, and answers again.
-        this.trace.push(checked.trace);
-        this.history.push(checked.history);
-        continue;
+        let validation: FinalValidation | undefined;
+        if (this.patches.validator) {
+          const checked = finalMove(move.action, step, this.history, validatorMode);
+          if (checked.next === 'stop') return this.stopMove(checked);
+          if (checked.next !== 'finish') {
+            // Bounced: the model sees which figures no observation supports, and answers again.
+            this.trace.push(checked.trace);
+            this.history.push(checked.history);
+            continue;
+          }
+          validation = checked.validation;
+        }
+        const windDown = this.windDowns.get(step);
+        // The wind-down's answer is marked in the trace (a final answer has no trace entry otherwise).
+        if (windDown) this.trace.push({ step, tool: 'final', args_hash: '-', ok: true, wind_down: windDown });
+        return this.finish(move.action.answer, validation);
       }
       if (move.next === 'escalate') {
         const stopped = await this.escalate(step, move.action);
@@ -460,7 +540,11 @@ class AgentRun {
     return decision.allowed || this.effectsEnabled() ? decision : { allowed: true };
   }
 
-  private async decide(step: number): Promise<DecideOutput | { stop: StopReason }> {
+  private async decide(
+    step: number,
+    payload: DecisionPayload,
+    maxCompletionTokens: number | undefined,
+  ): Promise<DecideOutput | { stop: StopReason; attempts: AttemptCharge[] }> {
     const { decide } = proxyActivities<{ decide: DecideFn }>({
       activityId: `${step}-decide`,
       summary: this.patches.validator ? decideSummary(step, this.left()) : `step ${step}: decide`,
@@ -478,13 +562,13 @@ class AgentRun {
         nonRetryableErrorTypes: [LLM_REJECTED],
       },
     });
-    const payload = buildDecisionPayload(this.input.goal, this.input.user_id, this.history, this.allow);
     const info = workflowInfo();
     let decision: DecideOutput;
     try {
       decision = await decide({
         payload,
         idempotency_key: decideKey(info.workflowId, info.firstExecutionRunId, step),
+        ...(maxCompletionTokens !== undefined ? { max_completion_tokens: maxCompletionTokens } : {}),
         trace: { step, role: 'decide' },
       });
     } catch (err) {
@@ -492,7 +576,8 @@ class AgentRun {
       // A hung or dead worker's attempt times out after the cancel or the deadline: that is
       // still the cancel or the deadline, not an LLM timeout.
       this.throwIfCutOff();
-      return { stop: classifyLlmFailure(err) };
+      // The attempts that reported usage before the decision failed for good are charged too.
+      return { stop: classifyLlmFailure(err), attempts: this.cost ? failureLedger(err) : [] };
     }
     this.throwIfCutOff();
     return decision;
@@ -540,6 +625,7 @@ class AgentRun {
   }
 
   private continueAsNew(): Promise<never> {
+    this.markWindDowns();
     const state = {
       started_at_ms: this.startedAtMs,
       usage: this.usage,
@@ -550,7 +636,13 @@ class AgentRun {
     };
     const next = {
       ...this.input,
-      carried: this.v2 ? carryState({ ...state, effects: this.effects, omitted: this.omitted }) : state,
+      carried: this.v2
+        ? {
+            ...carryState({ ...state, effects: this.effects, omitted: this.omitted }),
+            ...(this.extensions.length > 0 ? { extensions: this.extensions } : {}),
+            ...(this.topupDeclined ? { topup_declined: true } : {}),
+          }
+        : state,
     };
     // The next run keeps this one's workflow task timeout (the client's choice, see startRun).
     return this.v2
@@ -570,7 +662,7 @@ class AgentRun {
   /** Wall time since the run started, minus time spent waiting for people. */
   private agentElapsedMs(): number {
     const now = Date.now();
-    const waiting = this.awaiting ? now - this.awaiting.sinceMs : 0;
+    const waiting = this.awaiting ? now - this.awaiting.sinceMs : this.topup ? now - this.topup.sinceMs : 0;
     return now - this.startedAtMs - this.humanWaitMs - waiting;
   }
 
@@ -584,8 +676,10 @@ class AgentRun {
           ? `awaiting approval of ${tool}`
           : phase === 'reconciling'
             ? `reconciling ${tool} by idempotency key`
-            : phase;
-    setCurrentDetails(`step ${this.usage.steps}/${this.budget.max_steps}: ${what}`);
+            : phase === 'awaiting_topup'
+              ? `waiting for a top-up (agent extend): ${tool}`
+              : phase;
+    setCurrentDetails(`step ${this.usage.steps}/${this.budget.max_steps}: ${what}${this.costDetails()}`);
   }
 
   private finish(answer: string, validation?: FinalValidation): AgentResult {
@@ -598,6 +692,8 @@ class AgentRun {
 
   private end(fields: Pick<AgentResult, 'status' | 'stop_reason'> & Partial<AgentResult>): AgentResult {
     this.tick();
+    this.markWindDowns();
+    const lastWindDown = [...this.windDowns].at(-1);
     this.final = {
       ...fields,
       trace: this.trace,
@@ -606,13 +702,15 @@ class AgentRun {
       budget: this.budget,
       ...(this.v2 ? { effects: this.effects } : {}),
       ...(this.omitted.trace + this.omitted.history > 0 ? { omitted: this.omitted } : {}),
+      ...(lastWindDown ? { wind_down: { step: lastWindDown[0], reason: lastWindDown[1] } } : {}),
+      ...(this.extensions.length > 0 ? { extensions: this.extensions } : {}),
     };
     this.phase = 'done';
     this.currentTool = undefined;
     const status: RunStatus = fields.stop_reason === 'cancelled' ? 'cancelled' : fields.status;
     this.publish(status, fields.stop_reason);
     agentMetrics.runEnded(status, fields.stop_reason);
-    setCurrentDetails(`ended: ${fields.stop_reason} after ${this.usage.steps} step(s)`);
+    setCurrentDetails(`ended: ${fields.stop_reason} after ${this.usage.steps} step(s)${this.costDetails()}`);
     return this.final;
   }
 
@@ -637,6 +735,8 @@ class AgentRun {
     if (this.phase === 'calling_tool') return `tool ${this.currentTool ?? '?'} (step ${this.usage.steps})`;
     if (this.phase === 'reconciling')
       return `the refunds service's record of ${this.currentTool ?? '?'} (step ${this.usage.steps})`;
+    if (this.phase === 'awaiting_topup' && this.topup)
+      return `an operator's top-up (agent extend): ${this.topup.reason}, until ${new Date(this.topup.expiresMs).toISOString()}`;
     if (this.phase === 'awaiting_approval' && this.awaiting) {
       const { pending } = this.awaiting;
       return pending.kind === 'escalation'
@@ -662,8 +762,131 @@ class AgentRun {
       trace: this.trace,
       ...(this.awaiting ? { awaiting_approval: this.awaiting.pending } : {}),
       ...(this.v2 ? { effects: this.effects } : {}),
+      ...(this.topup
+        ? {
+            awaiting_topup: {
+              reason: this.topup.reason,
+              since: new Date(this.topup.sinceMs).toISOString(),
+              expires_at: new Date(this.topup.expiresMs).toISOString(),
+            },
+          }
+        : {}),
+      ...(this.extensions.length > 0 ? { extensions: this.extensions } : {}),
     };
   }
+
+  /** Adds a decision's charged attempts (from its history: a replay adds the same, once). */
+  private charge(attempts: readonly AttemptCharge[]): Usage {
+    if (attempts.length === 0) return this.usage;
+    this.usage = chargeAttempts(this.usage, attempts);
+    for (const a of attempts) agentMetrics.llmAttempt(a.outcome, a.prompt_tokens, a.completion_tokens, a.cost_usd);
+    return this.usage;
+  }
+
+  /** The worker's price, asked once (a local activity, recorded) when the run first has a dollar budget. */
+  private async pricingIfNeeded(): Promise<LlmPricing | undefined> {
+    if (this.budget.max_usd <= 0) return undefined;
+    if (!this.pricing) {
+      const { llm_pricing } = proxyLocalActivities<{ llm_pricing: () => Promise<LlmPricing> }>({
+        startToCloseTimeout: '10 seconds',
+      });
+      this.pricing = await llm_pricing();
+    }
+    return this.pricing;
+  }
+
+  /**
+   * Opt-in (topup_wait_seconds): before a step that a budget would stop or wind down, wait for an
+   * operator's `agent extend`. A top-up resumes the run (checked again: it may still be short); a
+   * wait that times out is not repeated, and the run winds down or stops as it would have.
+   */
+  private async awaitTopupIfLow(): Promise<void> {
+    const waitSeconds = this.input.topup_wait_seconds;
+    if (!waitSeconds) return;
+    for (;;) {
+      if (this.topupDeclined) return;
+      const reason = await this.lowBudget();
+      if (!reason) return;
+      const granted = this.extensions.length;
+      const sinceMs = Date.now();
+      this.topup = { reason, sinceMs, expiresMs: sinceMs + waitSeconds * 1000 };
+      this.setPhase('awaiting_topup', reason);
+      let extended: boolean;
+      try {
+        extended = await condition(() => this.extensions.length > granted, waitSeconds * 1000);
+      } finally {
+        this.humanWaitMs += Date.now() - sinceMs;
+        this.topup = undefined;
+      }
+      if (!extended) this.topupDeclined = true;
+      this.tick();
+    }
+  }
+
+  /** Which budget would stop the next step or wind it down, if any. */
+  private async lowBudget(): Promise<string | undefined> {
+    const exhausted = budgetExhausted(this.budget, this.usage);
+    if (exhausted) return exhausted;
+    const step = this.usage.steps + 1;
+    const payload = buildDecisionPayload(this.input.goal, this.input.user_id, this.history, this.allow);
+    const plan = planDecision(
+      this.budget,
+      { ...this.usage, steps: step },
+      step,
+      JSON.stringify(payload).length,
+      await this.pricingIfNeeded(),
+    );
+    return plan.kind === 'exhausted' ? plan.reason : plan.wind_down;
+  }
+
+  validateExtend(request: unknown): void {
+    const error = checkExtend(request, this.extensions.length, this.final === undefined);
+    if (error) throw ApplicationFailure.create({ type: 'InvalidTopUp', message: error, nonRetryable: true });
+  }
+
+  /** The `extend` Update: the top-up is recorded with who and why, and a waiting run resumes. */
+  extend(request: ExtendRequest): ExtendReceipt {
+    // Validators do not run on replay: the handler checks again (same state, same outcome).
+    this.validateExtend(request);
+    const granted: BudgetExtension = {
+      ...(request.usd ? { usd: request.usd } : {}),
+      ...(request.steps ? { steps: request.steps } : {}),
+      ...(request.tool_calls ? { tool_calls: request.tool_calls } : {}),
+      ...(request.seconds ? { seconds: request.seconds } : {}),
+      ...(request.tokens ? { tokens: request.tokens } : {}),
+      reason: request.reason,
+      ...(request.operator !== undefined ? { operator: request.operator } : {}),
+      step: this.usage.steps,
+      at: new Date(Date.now()).toISOString(),
+    };
+    this.extensions = [...this.extensions, granted];
+    return { budget: this.budget, extensions: this.extensions.length };
+  }
+
+  /** Trace entries of wind-down steps carry the reason. */
+  private markWindDowns(): void {
+    if (this.windDowns.size === 0) return;
+    this.trace = this.trace.map((entry) => {
+      const reason = this.windDowns.get(entry.step);
+      return reason && !entry.wind_down ? { ...entry, wind_down: reason } : entry;
+    });
+  }
+
+  /** What the Web UI's current details add about money: spent, and of what. */
+  private costDetails(): string {
+    if (!this.cost) return '';
+    const spent = this.usage.cost_usd ?? 0;
+    const max = this.budget.max_usd;
+    return max > 0 ? ` · $${spent.toFixed(4)} of $${max}` : spent > 0 ? ` · $${spent.toFixed(4)}` : '';
+  }
+}
+
+/** The attempts a failed decide activity reported: in its failure's details, or its last heartbeat's (a timeout). */
+function failureLedger(err: unknown): AttemptCharge[] {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure) return ledgerOf(cause.details?.[0]);
+  if (cause instanceof TimeoutFailure) return ledgerOf(cause.lastHeartbeatDetails);
+  return [];
 }
 
 function failureMessage(err: unknown): string {

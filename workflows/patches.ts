@@ -35,7 +35,16 @@ export const BATCHED_UPSERTS_PATCH = 'batched-upserts-v1';
  */
 export const FINAL_VALIDATOR_PATCH = 'final-validator-v1';
 
+/**
+ * Issue 13: every LLM attempt that reported usage is charged (cost and tokens), a dollar budget
+ * reserves each decision's worst case, a run whose budget runs low winds down (asks for its final
+ * answer), and an opt-in wait for a top-up (`agent extend`). Stands for every patch above.
+ */
+export const COST_PATCH = 'cost-budget-v1';
+
 export interface RunPatches {
+  /** COST_PATCH (and so every older one). */
+  readonly cost: boolean;
   /** FINAL_VALIDATOR_PATCH (and so every older one). */
   readonly validator: boolean;
   /** BATCHED_UPSERTS_PATCH (and so every older one). */
@@ -46,9 +55,10 @@ export interface RunPatches {
 
 /** Called once, first thing in the workflow: the newest patch first, the older ones only for older runs. */
 export function runPatches(): RunPatches {
-  const validator = patched(FINAL_VALIDATOR_PATCH);
+  const cost = patched(COST_PATCH);
+  const validator = cost || patched(FINAL_VALIDATOR_PATCH);
   const batched = validator || patched(BATCHED_UPSERTS_PATCH);
-  return { validator, batched, faults: batched || patched(FAULTS_PATCH) };
+  return { cost, validator, batched, faults: batched || patched(FAULTS_PATCH) };
 }
 
 /** Whether the run has effects, approvals and the principal gate: asked lazily, where a run first needs it. */

@@ -12,6 +12,7 @@ import { CliError, defineCommand, line, printJson, progressOut } from '../cli-co
 import { EXIT } from '../exit-codes';
 import { runUrl } from '../../runtime/temporal-env';
 import { followAndPrint } from './result';
+import { parseUsd } from '../usd';
 
 export const DEFAULT_USER_ID = 42;
 const MAX_USER_ID = 2_147_483_647;
@@ -24,6 +25,16 @@ const spec = {
     'max-tool-calls': { kind: 'int', help: 'tool-call budget (default 6)' },
     'max-seconds': { kind: 'int', help: 'wall-clock budget of the whole run (default 60)' },
     'max-tokens': { kind: 'int', help: 'LLM token budget, prompt + completion (default: no limit)' },
+    'max-usd': {
+      kind: 'string',
+      value: 'USD',
+      help: 'dollar budget of the LLM calls, every attempt priced (default: no limit; docs/cost.md)',
+    },
+    'topup-wait': {
+      kind: 'int',
+      value: 'SECONDS',
+      help: 'when a budget runs out, wait this long for `agent extend` before winding down (default: no wait)',
+    },
     allow: {
       kind: 'list',
       help: `tools the model may call (default ${DEFAULT_ALLOWED_TOOLS.join(',')}; add issue_refund to let it refund)`,
@@ -63,6 +74,8 @@ const FLAG_OF: Record<string, string> = {
   'budget.max_tool_calls': '--max-tool-calls',
   'budget.max_seconds': '--max-seconds',
   'budget.max_tokens': '--max-tokens',
+  'budget.max_usd': '--max-usd',
+  topup_wait_seconds: '--topup-wait',
   allow: '--allow',
   approval_timeout_seconds: '--approval-timeout',
   validator: '--validator',
@@ -95,8 +108,11 @@ export const run = defineCommand({
     if (flags['max-tool-calls'] !== undefined) budget.max_tool_calls = flags['max-tool-calls'];
     if (flags['max-seconds'] !== undefined) budget.max_seconds = flags['max-seconds'];
     if (flags['max-tokens'] !== undefined) budget.max_tokens = flags['max-tokens'];
+    if (flags['max-usd'] !== undefined)
+      budget.max_usd = parseUsd(flags['max-usd'], '--max-usd', 'see `agent help run`');
     const input: AgentInput = { goal, user_id: userId, budget, allow: flags.allow ?? [...DEFAULT_ALLOWED_TOOLS] };
     if (flags['approval-timeout'] !== undefined) input.approval_timeout_seconds = flags['approval-timeout'];
+    if (flags['topup-wait'] !== undefined) input.topup_wait_seconds = flags['topup-wait'];
     // Checked with the rest of the input below (the workflow's own schema).
     if (flags.validator !== undefined) input.validator = flags.validator as ValidatorMode;
     const workflowId = flags.id ?? defaultWorkflowId(userId);

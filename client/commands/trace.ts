@@ -3,7 +3,7 @@
 // -o jsonl prints one event per line in the seeds' contract, snake_case; the text form is for reading.
 import { usageText } from '../cli-args';
 import { defineCommand, line, printJson } from '../cli-context';
-import { formatTable } from '../format';
+import { formatTable, formatUsd } from '../format';
 import { rebuildTrace } from '../history-trace';
 import type { RebuiltTrace, StepEvent } from '../history-trace';
 import { fetchRunChain, payloadDecoder } from '../run-history';
@@ -27,7 +27,7 @@ export const trace = defineCommand({
   usage: usageText(
     'agent trace ID [--run-id RUN_ID] [-o text|json|jsonl]\n' +
       '(-o jsonl: one step event per line, {step, decision, decision_summary, tool, argument_digest, policy_decision,\n' +
-      ' approval, validator, unsupported_claims, observation, remaining_budget, stop_reason}; -o json: {outcome, events})',
+      ' approval, validator, unsupported_claims, observation, remaining_budget, stop_reason}; -o json: {outcome, events, costs?})',
     spec,
   ),
   async run(args, ctx) {
@@ -45,7 +45,14 @@ export const trace = defineCommand({
       return 0;
     }
     if (ctx.output === 'json') {
-      printJson(ctx, snakeCaseKeys({ outcome: rebuilt.outcome, events: rebuilt.events }));
+      printJson(
+        ctx,
+        snakeCaseKeys({
+          outcome: rebuilt.outcome,
+          events: rebuilt.events,
+          ...(rebuilt.costs.length > 0 ? { costs: rebuilt.costs } : {}),
+        }),
+      );
       return 0;
     }
     for (const text of formatTrace(rebuilt)) line(ctx.io.stdout, text);
@@ -54,7 +61,8 @@ export const trace = defineCommand({
   },
 });
 
-export function formatTrace({ events, outcome }: RebuiltTrace): string[] {
+export function formatTrace({ events, outcome, costs }: RebuiltTrace): string[] {
+  const costOf = new Map((costs ?? []).map((c) => [c.step, c]));
   const runs =
     outcome.runIds.length === 1 ? `run ${outcome.runIds[0]}` : `${outcome.runIds.length} runs (continued as new)`;
   const lines = [
@@ -66,12 +74,12 @@ export function formatTrace({ events, outcome }: RebuiltTrace): string[] {
       ['STEP', 'DECISION', 'TOOL / SUMMARY', 'ARGS', 'POLICY', 'OBSERVATION', 'LEFT'],
       events.map((e) => [
         String(e.step),
-        e.decision,
+        costOf.get(e.step)?.windDown ? `${e.decision} (wind-down: ${costOf.get(e.step)!.windDown})` : e.decision,
         e.tool ?? e.decisionSummary,
         e.argumentDigest ? `${e.argumentDigest.slice(0, 19)}…` : '-',
         [e.policyDecision, e.approval && `person: ${e.approval}`].filter(Boolean).join(', ') || '-',
         observationText(e),
-        budgetText(e),
+        budgetText(e, costOf.get(e.step)?.costUsd),
       ]),
     );
     lines.push(...table.map((t) => `  ${t}`));
@@ -95,8 +103,9 @@ function observationText(e: StepEvent): string {
   return parts.join(' ');
 }
 
-function budgetText(e: StepEvent): string {
+function budgetText(e: StepEvent, costUsd: number | undefined): string {
   const b = e.remainingBudget;
   const tokens = b.tokens === null ? '' : `, ${b.tokens} tokens`;
-  return `${b.steps} steps, ${b.toolCalls} tool calls, ${(b.wallTimeMs / 1000).toFixed(1)} s${tokens}`;
+  const cost = costUsd !== undefined ? `; step cost ${formatUsd(costUsd)}` : '';
+  return `${b.steps} steps, ${b.toolCalls} tool calls, ${(b.wallTimeMs / 1000).toFixed(1)} s${tokens}${cost}`;
 }

@@ -1,0 +1,27 @@
+// `agent extend`, for the CLI and the tests: send the `extend` Update to the run now running under
+// a workflow id. Every refusal (the run ended, an amount out of bounds, no reason) is an
+// ExtendError with one line, and changes nothing in the run.
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import type { reactAgent } from '../workflows/agent';
+import { extendUpdate } from '../common/extend';
+import type { ExtendReceipt, ExtendRequest } from '../common/extend';
+import { existingRun } from './agent-client';
+
+export class ExtendError extends Error {}
+
+export async function extendRun(client: Client, workflowId: string, request: ExtendRequest): Promise<ExtendReceipt> {
+  const description = await (await existingRun(client, workflowId)).describe();
+  if (description.status.name !== 'RUNNING')
+    throw new ExtendError(`run ${workflowId} has ended (${description.status.name}): a top-up cannot resume it`);
+  const handle = client.workflow.getHandle<typeof reactAgent>(workflowId, description.runId);
+  try {
+    return await handle.executeUpdate(extendUpdate, { args: [request] });
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) {
+      const cause = err.cause as Error | undefined;
+      throw new ExtendError(`run ${workflowId} refused the top-up: ${cause?.message ?? err.message}`);
+    }
+    throw err;
+  }
+}
