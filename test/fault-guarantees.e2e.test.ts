@@ -224,7 +224,14 @@ describe('long continue-as-new chains', () => {
     assert.equal(result.stop_reason, 'success');
     assert.equal(result.usage.steps, steps);
     assert.equal(result.usage.tool_calls, steps - 1);
-    assert.equal(result.trace.length, steps - 1, 'under the trace cap, every step is kept');
+    // The last allowed step asks the model to wind down: its final answer is marked in the trace.
+    const toolSteps = result.trace.filter((t) => t.wind_down === undefined);
+    assert.equal(toolSteps.length, steps - 1, 'under the trace cap, every tool step is kept');
+    assert.deepEqual(
+      result.trace.filter((t) => t.wind_down !== undefined).map((t) => [t.step, t.tool]),
+      [[steps, 'final']],
+      'the final answer, asked for on the last allowed step, is the one wind-down entry',
+    );
     assert.ok(
       result.history.length <= CARRY_LIMITS.history + Object.keys(TOOL_REGISTRY).length + 5,
       `history of ${result.history.length}`,
