@@ -6,6 +6,7 @@
 import { defineUpdate } from '@temporalio/workflow';
 import { argsHash, stableJson } from './hash';
 import type { Observation } from './observation';
+import { utf8Length } from './utf8';
 
 export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 3600;
 export const APPROVAL_TEXT_MAX_CHARS = 2000;
@@ -168,13 +169,4 @@ export function personObservation(pending: PendingApproval, answer: ApprovalAnsw
 /** The escalation's own args hash, for the trace. */
 export function escalationHash(reason: string): string {
   return argsHash({ reason });
-}
-
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (const ch of text) {
-    const cp = ch.codePointAt(0)!;
-    bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-  }
-  return bytes;
 }

@@ -5,6 +5,7 @@
 // holding the number 49, whatever that number described there.
 import type { Observation } from './observation';
 import { stableJson } from './hash';
+import { utf8Length } from './utf8';
 
 /** off: never checked; warn: checked, recorded in the result, accepted; enforce: bounced once, then unsupported_answer. */
 export const VALIDATOR_MODES = ['off', 'warn', 'enforce'] as const;
@@ -249,13 +250,4 @@ function wordsOf(text: string): string[] {
 function bounded(text: string): string {
   const chars = Array.from(text.replace(/[\p{Cc}\p{Cs}]/gu, ' '));
   return chars.length > MAX_CLAIM_CHARS ? chars.slice(0, MAX_CLAIM_CHARS).join('') + '…' : chars.join('');
-}
-
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (const ch of text) {
-    const cp = ch.codePointAt(0)!;
-    bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-  }
-  return bytes;
 }

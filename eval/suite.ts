@@ -10,7 +10,8 @@ import type { TemporalEnv } from '../runtime/temporal-env';
 import { startDevServer } from '../scripts/dev-server';
 import type { DevServer } from '../scripts/dev-server';
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
-import { ChaosMonkey, chooseCancels, seededRandom } from './chaos';
+import { prng } from '../scripts/bench-stats';
+import { ChaosMonkey, chooseCancels } from './chaos';
 import type { ChaosEvent } from './chaos';
 import { WorkerFleet } from './fleet';
 import { runTrial } from './run-one';
@@ -95,7 +96,7 @@ export async function runSuite(opts: SuiteOptions): Promise<SuiteResult> {
       let monkey: ChaosMonkey | undefined;
       let inFlight = 0;
       if (phase === 'chaos') {
-        const random = seededRandom(opts.seed);
+        const random = prng(opts.seed);
         const steps = new Map(
           plans.map((p) => [p.workflowId, p.scenario.model === 'live' ? 3 : p.scenario.model.script.length]),
         );

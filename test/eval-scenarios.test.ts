@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { chooseCancels, faultCycle, seededRandom } from '../eval/chaos';
+import { prng } from '../scripts/bench-stats';
+import { chooseCancels, faultCycle } from '../eval/chaos';
 import { loadScenarios, parseScenario, ScenarioError, SLICES } from '../eval/scenario';
 import { REPO_ROOT } from './helpers/harness';
 
@@ -69,7 +70,7 @@ describe('eval scenarios', () => {
       ['d', 2],
     ]);
     const draw = (seed: number) => {
-      const random = seededRandom(seed);
+      const random = prng(seed);
       return { cycle: faultCycle(random, 2, true), cancels: [...chooseCancels(random, runs, 0.5)] };
     };
     assert.deepEqual(draw(7), draw(7));
