@@ -42,7 +42,17 @@ export const FINAL_VALIDATOR_PATCH = 'final-validator-v1';
  */
 export const COST_PATCH = 'cost-budget-v1';
 
+/**
+ * Money and limits under retries, faults and bad input: each LLM attempt (retries included) is
+ * reserved against what is left, charges of a decision cut off by a cancel or deadline are kept,
+ * read-only tools heartbeat so a hung worker's attempt is noticed in seconds, and a top-up changes
+ * only the budgets it names. Stands for every patch above.
+ */
+export const LIMITS_PATCH = 'money-limits-v1';
+
 export interface RunPatches {
+  /** LIMITS_PATCH (and so every older one). */
+  readonly limits: boolean;
   /** COST_PATCH (and so every older one). */
   readonly cost: boolean;
   /** FINAL_VALIDATOR_PATCH (and so every older one). */
@@ -55,10 +65,11 @@ export interface RunPatches {
 
 /** Called once, first thing in the workflow: the newest patch first, the older ones only for older runs. */
 export function runPatches(): RunPatches {
-  const cost = patched(COST_PATCH);
+  const limits = patched(LIMITS_PATCH);
+  const cost = limits || patched(COST_PATCH);
   const validator = cost || patched(FINAL_VALIDATOR_PATCH);
   const batched = validator || patched(BATCHED_UPSERTS_PATCH);
-  return { cost, validator, batched, faults: batched || patched(FAULTS_PATCH) };
+  return { limits, cost, validator, batched, faults: batched || patched(FAULTS_PATCH) };
 }
 
 /** Whether the run has effects, approvals and the principal gate: asked lazily, where a run first needs it. */
