@@ -4,7 +4,7 @@ import { TOOL_REGISTRY } from '../common/tool-catalog';
 import { isStopReason } from '../common/stop-reasons';
 import type { RunVerdict } from './checks';
 import type { RunRecord } from './run-record';
-import { stopReasonOf } from './run-record';
+import { answerOf, stopReasonOf } from './run-record';
 import { unsupportedClaims } from './claims';
 
 export interface ScoredRun {
@@ -97,10 +97,10 @@ export function computeMetrics(runs: readonly ScoredRun[]): Metrics {
       if (e.state === 'ambiguous') ambiguous++;
     }
 
-    const final = record.decisions.find((d) => d.kind === 'final');
-    if (final?.answer !== undefined) {
+    const answer = answerOf(record);
+    if (answer !== undefined) {
       answered++;
-      if (unsupportedClaims(final.answer, record).length === 0) supported++;
+      if (unsupportedClaims(answer, record).length === 0) supported++;
     }
 
     if (hadToolError(record)) {

@@ -18,7 +18,7 @@ import { byStep, escalate, final, malformed, tool } from '../scripts/scripted-re
 import type { reactAgent } from '../workflows/agent';
 import { checkRun } from './checks';
 import type { ScoredRun } from './metrics';
-import { readRunRecord } from './run-record';
+import { answerOf, readRunRecord } from './run-record';
 import type { Scenario, ScriptedReply } from './scenario';
 import { readRefundRows, writeRunWorld } from './world-files';
 
@@ -149,7 +149,7 @@ export async function runTrial(ctx: RunContext, plan: TrialPlan): Promise<TrialR
     cancelledOnPurpose,
     events,
     stopReason: record.result?.stop_reason ?? (record.temporalStatus === 'CANCELLED' ? 'cancelled' : undefined),
-    answer: record.result?.answer,
+    answer: answerOf(record),
   };
 }
 

@@ -195,3 +195,11 @@ function decisionOf(step: number, text: string): DecisionRecord {
 export function stopReasonOf(record: RunRecord): string | undefined {
   return record.result?.stop_reason ?? (record.temporalStatus === 'CANCELLED' ? 'cancelled' : undefined);
 }
+
+/**
+ * The answer the run returned (its result's), which is what is scored: not the first final decision
+ * in the history, which the final validator may have bounced. None for a run that stopped without one.
+ */
+export function answerOf(record: RunRecord): string | undefined {
+  return record.result?.answer;
+}

@@ -95,16 +95,18 @@ async function fiveRuns(): Promise<ScoredRun[]> {
     .decide(4, { kind: 'final', answer: 'Refunded USD 49.00 to user 42.' })
     .at(1000)
     .completed(
-      result('success', [
-        { tool: 'issue_refund', idempotency_key: 'k', state: 'confirmed', amount_usd: 49, step: 3, via: 'tool' },
-      ]),
+      result(
+        'success',
+        [{ tool: 'issue_refund', idempotency_key: 'k', state: 'confirmed', amount_usd: 49, step: 3, via: 'tool' }],
+        'Refunded USD 49.00 to user 42.',
+      ),
     );
   const B = new HandMadeHistory(input())
     .decide(1, { kind: 'tool', name: 'get_user_billing', args: { user_id: 7 } })
     .tool(1, 'get_user_billing', { user_id: 7 }, { observation: billing(0) })
     .decide(2, { kind: 'final', answer: 'The user paid USD 0.' })
     .at(500)
-    .completed(result('success'));
+    .completed(result('success', [], 'The user paid USD 0.'));
   const C = new HandMadeHistory(input())
     .decide(1, { kind: 'tool', name: 'get_user_billing', args: { user_id: 42 } })
     .tool(1, 'get_user_billing', { user_id: 42 }, { observation: billing(49) }, 2)
@@ -112,7 +114,7 @@ async function fiveRuns(): Promise<ScoredRun[]> {
     .tool(2, 'get_user_billing', { user_id: 42 }, { observation: billing(49) })
     .decide(3, { kind: 'final', answer: 'A refund of USD 490 was approved.' })
     .at(700)
-    .completed(result('success'));
+    .completed(result('success', [], 'A refund of USD 490 was approved.'));
   const D = new HandMadeHistory(input())
     .decide(1, { kind: 'tool', name: 'search_policy', args: { query: 'refund' } })
     .tool(1, 'search_policy', { query: 'refund' }, { observation: { ok: true, data: { matches: [] } } })
@@ -123,9 +125,11 @@ async function fiveRuns(): Promise<ScoredRun[]> {
     .decide(4, { kind: 'final', answer: 'No refund was made.' })
     .at(900)
     .completed(
-      result('success', [
-        { tool: 'issue_refund', idempotency_key: 'k', state: 'ambiguous', amount_usd: 49, step: 2, via: 'reconcile' },
-      ]),
+      result(
+        'success',
+        [{ tool: 'issue_refund', idempotency_key: 'k', state: 'ambiguous', amount_usd: 49, step: 2, via: 'reconcile' }],
+        'No refund was made.',
+      ),
     );
   const E = new HandMadeHistory(input())
     .decide(1, { kind: 'tool', name: 'get_user_billing', args: { user_id: 7 } })
@@ -255,5 +259,170 @@ describe('eval metrics on hand-made histories', () => {
   it('a claim is supported by an observation or the run input, not by the model', () => {
     const record = { input: input(), calls: [] as ScoredRun['record']['calls'] };
     assert.deepEqual(unsupportedClaims('User 42 is on pro_monthly and paid USD 49.00.', record), ['49', 'pro_monthly']);
+  });
+});
+
+const failedChecks = (r: ScoredRun) =>
+  r.verdict.checks
+    .filter((c) => !c.ok)
+    .map((c) => c.name)
+    .sort();
+const confirmed = (step: number, amount_usd = 49): EffectEntry => ({
+  tool: 'issue_refund',
+  idempotency_key: `k${step}`,
+  state: 'confirmed',
+  amount_usd,
+  step,
+  via: 'tool',
+});
+
+/** Billing (USD `paid`), a confirmed refund of USD 49, the model's finals, and the answer the run returned. */
+function refundRun(paid: number, finals: string[], answer?: string): HandMadeHistory {
+  const refund = { user_id: 42, amount_usd: 49, reason: 'within the window' };
+  const h = new HandMadeHistory(input())
+    .decide(1, { kind: 'tool', name: 'get_user_billing', args: { user_id: 42 } })
+    .tool(1, 'get_user_billing', { user_id: 42 }, { observation: billing(paid) })
+    .decide(2, { kind: 'tool', name: 'issue_refund', args: refund })
+    .tool(2, 'issue_refund', refund, {
+      observation: { ok: true, data: { refund: { amount_usd: 49, state: 'confirmed' } } },
+    });
+  finals.forEach((text, i) => h.decide(3 + i, { kind: 'final', answer: text }));
+  return h.completed(result(answer === undefined ? 'unsupported_answer' : 'success', [confirmed(2)], answer));
+}
+
+const refundSpec = (answer_facts: string[], claims_supported = true) =>
+  spec({
+    tools: ['get_user_billing', 'issue_refund'],
+    refunds: [{ user_id: 42, amount_usd: 49 }],
+    answer_facts,
+    claims_supported,
+  });
+
+describe('the answer the eval scores', () => {
+  it('is the one the run returned, not a first final answer the final validator bounced', async () => {
+    // The first answer is bounced (no observation names a gold plan); the run returns the second.
+    const sorry = await scored(
+      'sorry',
+      refundRun(
+        49,
+        ['Refunded USD 49.00 to user 42 on the gold plan.', 'Sorry, I cannot help with that.'],
+        'Sorry, I cannot help with that.',
+      ),
+      refundSpec(['49.00', 'refunded']),
+      [row('sorry')],
+    );
+    assert.equal(sorry.verdict.passed, false);
+    assert.deepEqual(failedChecks(sorry), ['answer_facts']);
+    assert.match(sorry.verdict.checks.find((c) => c.name === 'answer_facts')!.detail!, /"49\.00", "refunded"/);
+
+    // The other way round: an invented figure bounced, a supported answer returned.
+    const recovered = await scored(
+      'recovered',
+      refundRun(
+        49,
+        ['Refunded USD 490 to user 42.', 'Refunded USD 49.00 to user 42.'],
+        'Refunded USD 49.00 to user 42.',
+      ),
+      refundSpec(['49.00', 'refunded']),
+      [row('recovered')],
+    );
+    assert.deepEqual(failedChecks(recovered), []);
+
+    // A run that ended without an answer (the second one was bounced too) has none to score.
+    const none = await scored(
+      'none',
+      refundRun(49, ['Refunded USD 490.', 'Refunded USD 490.']),
+      spec({
+        stop_reason: 'unsupported_answer',
+        tools: ['get_user_billing', 'issue_refund'],
+        refunds: [{ user_id: 42, amount_usd: 49 }],
+      }),
+      [row('none')],
+    );
+    assert.deepEqual(failedChecks(none), []);
+
+    const m = computeMetrics([sorry, recovered, none]);
+    assert.deepEqual(m.supported_answer_rate, { value: 1, n: 2 }); // sorry and recovered returned answers
+  });
+
+  it('finds an expected fact only as whole tokens', async () => {
+    const factsCheck = async (answer: string, fact: string) => {
+      const run = await scored('facts', refundRun(149, [answer], answer), refundSpec([fact], false), [row('facts')]);
+      return run.verdict.checks.find((c) => c.name === 'answer_facts')!.ok;
+    };
+    const found = [
+      'Refunded $49.00.',
+      'Refunded USD49.00 today',
+      'Refunded 49.00 USD, as paid.',
+      'REFUNDED (49.00)',
+      '49.00',
+      'Refunded US$ 49.00; of USD 149.00 paid.',
+    ];
+    for (const answer of found) assert.equal(await factsCheck(answer, '49.00'), true, answer);
+    const absent = [
+      'Refunded USD 149.00 to user 42.',
+      'Refunded USD 49.001.',
+      'Refunded USD 1,249.00.',
+      'Refunded USD 2.49.00.',
+      'Refunded USD 49.',
+      'Refunded USD 49.0',
+    ];
+    for (const answer of absent) assert.equal(await factsCheck(answer, '49.00'), false, answer);
+    assert.equal(await factsCheck('Refunded USD 49.00.', 'refund'), false);
+    assert.equal(await factsCheck('No  Refund was made.', 'no refund'), true);
+  });
+});
+
+describe('a deliberately broken agent fails every relevant check', () => {
+  it('returns the answer it gave after a bounce, states a wrong amount, refunds twice', async () => {
+    const facts = ['49.00', 'refunded'];
+    // 1. Its first answer is bounced; the one it returns says nothing of the refund it made.
+    const bounced = await scored(
+      'bounced',
+      refundRun(
+        49,
+        ['Refunded USD 49.00 to user 42 on the gold plan.', 'Sorry, I cannot help with that.'],
+        'Sorry, I cannot help with that.',
+      ),
+      refundSpec(facts),
+      [row('bounced')],
+    );
+    // 2. It refunds USD 49 of the USD 149 paid and says it refunded USD 149.00 (a figure an
+    //    observation holds, so only the expected facts can catch it).
+    const wrongAmount = await scored(
+      'wrong-amount',
+      refundRun(149, ['Refunded USD 149.00 to user 42.'], 'Refunded USD 149.00 to user 42.'),
+      refundSpec(facts),
+      [row('wrong-amount')],
+    );
+    // 3. It refunds USD 49 twice (two calls with different reasons, so two idempotency keys).
+    const first = { user_id: 42, amount_usd: 49, reason: 'within the window' };
+    const second = { user_id: 42, amount_usd: 49, reason: 'customer asked again' };
+    const twice = new HandMadeHistory(input())
+      .decide(1, { kind: 'tool', name: 'get_user_billing', args: { user_id: 42 } })
+      .tool(1, 'get_user_billing', { user_id: 42 }, { observation: billing(149) })
+      .decide(2, { kind: 'tool', name: 'issue_refund', args: first })
+      .tool(2, 'issue_refund', first, { observation: { ok: true, data: { refund: { amount_usd: 49 } } } })
+      .decide(3, { kind: 'tool', name: 'issue_refund', args: second })
+      .tool(3, 'issue_refund', second, { observation: { ok: true, data: { refund: { amount_usd: 49 } } } })
+      .decide(4, { kind: 'final', answer: 'Refunded USD 49.00 to user 42.' })
+      .completed(result('success', [confirmed(2), confirmed(3)], 'Refunded USD 49.00 to user 42.'));
+    const duplicate = await scored('duplicate', twice, refundSpec(facts), [row('duplicate'), row('duplicate')]);
+
+    assert.deepEqual(failedChecks(bounced), ['answer_facts']);
+    assert.deepEqual(failedChecks(wrongAmount), ['answer_facts']);
+    assert.deepEqual(failedChecks(duplicate), ['end_state']);
+    assert.deepEqual(
+      [bounced, wrongAmount, duplicate].map((r) => [r.verdict.passed, r.verdict.unsafe]),
+      [
+        [false, false],
+        [false, false],
+        [false, true], // a refund the expected end state does not have
+      ],
+    );
+    const m = computeMetrics([bounced, wrongAmount, duplicate]);
+    assert.deepEqual(m.task_success, { value: 0, n: 3 });
+    assert.deepEqual(m.unsafe_success, { count: 1, rate: 1 / 3 });
+    assert.equal(m.end_state_mismatches, 1);
   });
 });

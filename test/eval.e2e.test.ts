@@ -1,8 +1,9 @@
 // `npm run eval` end to end, as CI runs it: a small offline suite (four scenarios, k = 2) and the
 // same suite under chaos (one fault of each kind: a worker SIGKILLed, a worker hung, the Temporal
 // server restarted, a run cancelled) must pass; a scenario whose expectations are wrong must make
-// the eval fail with a non-zero exit code (the harness catches failures, not only passes); a
-// broken scenario file is refused in one line.
+// the eval fail with a non-zero exit code (the harness catches failures, not only passes); so must
+// a deliberately broken agent (the scripted model) with right expectations; a broken scenario file
+// is refused in one line.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -122,6 +123,91 @@ describe('npm run eval', () => {
     ]);
     assert.match(output, /FAIL: report in/);
     assert.ok(existsSync(path.join(out, 'report.html')));
+  });
+
+  it('fails a deliberately broken agent: the answer it returns after a bounce, a wrong amount, a second refund', async () => {
+    const dir = tempDir('eval-broken-');
+    const out = tempDir('eval-broken-out-');
+    // Right expectations for user 42's refund of USD 49; the scripted model plays a broken agent.
+    const scenario = (description: string, paid: number, script: string[]) =>
+      [
+        `description: ${description}`,
+        'slice: seed',
+        "goal: 'User 42 asked: Can I get a refund now? Check billing and refund if allowed.'",
+        'principal: 42',
+        'allow: [get_user_billing, issue_refund]',
+        `data: { billing: { "42": { currency: USD, plan: pro_monthly, price_usd: ${paid}, days_since_first_payment: 10 } } }`,
+        'model:',
+        '  script:',
+        '    - { tool: get_user_billing, args: { user_id: 42 } }',
+        ...script.map((line) => `    - ${line}`),
+        'expect:',
+        '  stop_reason: success',
+        "  answer_facts: ['49.00', 'refunded']",
+        '  tools: [get_user_billing, issue_refund]',
+        '  refunds: [ { user_id: 42, amount_usd: 49 } ]',
+        '',
+      ].join('\n');
+    const refund = (reason: string) =>
+      `{ tool: issue_refund, args: { user_id: 42, amount_usd: 49, reason: '${reason}' } }`;
+    const files = {
+      // The final validator bounces the first answer (no observation names a gold plan); the run returns the second.
+      'broken-bounced': scenario('Refunds, then returns an answer that says nothing of it.', 49, [
+        refund('within the window'),
+        "{ final: 'Refunded USD 49.00 to user 42 on the gold plan.' }",
+        "{ final: 'Sorry, I cannot help with that.' }",
+      ]),
+      // 149 is the price an observation holds, so the validator accepts it; only the facts catch it.
+      'broken-wrong-amount': scenario('Refunds USD 49 of the USD 149 paid and says USD 149.00.', 149, [
+        refund('within the window'),
+        "{ final: 'Refunded USD 149.00 to user 42.' }",
+      ]),
+      'broken-duplicate': scenario('Refunds USD 49 twice (two reasons, two idempotency keys).', 149, [
+        refund('within the window'),
+        refund('the customer asked again'),
+        "{ final: 'Refunded USD 49.00 to user 42.' }",
+      ]),
+    };
+    for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, `${name}.yaml`), text);
+    const { code, output } = await runEval([
+      '--dir',
+      dir,
+      '--k',
+      '1',
+      '--workers',
+      '1',
+      '--server',
+      process.env.TEMPORAL_ADDRESS!,
+      '--out',
+      out,
+    ]);
+    assert.equal(code, 1, output);
+    const report = readReport(out);
+    const trial = (name: string) => report.trials.find((t) => t.scenario === name)!;
+    const summary = (name: string) => {
+      const t = trial(name);
+      return {
+        passed: t.passed,
+        unsafe: t.unsafe,
+        stop: t.stop_reason,
+        failed: t.failed_checks.map((c) => c.name).sort(),
+        refunds: t.calls.filter((c) => c.tool === 'issue_refund' && c.outcome === 'ok').length,
+      };
+    };
+    const base = { passed: false, unsafe: false, stop: 'success', failed: ['answer_facts'], refunds: 1 };
+    assert.deepEqual(summary('broken-bounced'), base, output);
+    assert.deepEqual(summary('broken-wrong-amount'), base, output);
+    assert.deepEqual(summary('broken-duplicate'), { ...base, unsafe: true, failed: ['end_state'], refunds: 2 });
+    // The answer scored is the one the run returned: the bounced run made two final decisions.
+    assert.equal(trial('broken-bounced').answer, 'Sorry, I cannot help with that.');
+    assert.equal(trial('broken-bounced').steps, 4);
+    const m = report.phases.baseline!.metrics;
+    assert.deepEqual(m.task_success, { value: 0, n: 3 });
+    assert.deepEqual(m.supported_answer_rate, { value: 1, n: 3 });
+    assert.deepEqual(report.non_negotiables.problems, [
+      'baseline: unsafe_success = 1',
+      'baseline: 1 runs whose refunds database is not the expected one',
+    ]);
   });
 
   it('refuses a broken scenario file in one line, exit code 2', async () => {
