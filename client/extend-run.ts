@@ -1,6 +1,6 @@
 // `agent extend`, for the CLI and the tests: send the `extend` Update to the run now running under
-// a workflow id. Every refusal (the run ended, an amount out of bounds, no reason) is an
-// ExtendError with one line, and changes nothing in the run.
+// a workflow id. Every refusal (the run ended, an amount out of bounds, a budget the run does not
+// have, no readable reason) is an ExtendError with one line, and changes nothing in the run.
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent';

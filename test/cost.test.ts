@@ -1,5 +1,5 @@
 // The cost arithmetic on hand-made usages: pricing an attempt, charging a decision's attempts once
-// each, the reservation before a decision, the wind-down and the stop, top-ups, and the price table.
+// each, the reservation before a decision, the wind-down and the stop, and the price table (top-ups: extend.test.ts).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -17,7 +17,6 @@ import {
   planDecision,
 } from '../common/cost';
 import type { LlmPricing } from '../common/cost';
-import { checkExtend, extendedBudget } from '../common/extend';
 import { checkAgentInput } from '../common/input';
 import { DEFAULT_PRICES, loadPrices, priceForModel } from '../runtime/prices';
 import { agentInput } from './helpers/harness';
@@ -153,31 +152,6 @@ describe('reserving a decision, winding down, stopping', () => {
   it('shows dollars left in `remaining`', () => {
     assert.equal(remaining(budget(), spent(2.5)).usd, 7.5);
     assert.equal(remaining(resolveBudget({}), spent(2.5)).usd, null);
-  });
-});
-
-describe('top-ups', () => {
-  it('are bounded, need a reason and an amount, and only reach a running run', () => {
-    const ok = { usd: 0.5, steps: 5, seconds: 120, reason: 'the customer is waiting' };
-    assert.equal(checkExtend(ok, 0, true), undefined);
-    assert.match(checkExtend(ok, 0, false)!, /has ended/);
-    assert.match(checkExtend(ok, 100, true)!, /already has 100 top-ups/);
-    assert.match(checkExtend({ ...ok, reason: ' ' }, 0, true)!, /needs a reason/);
-    assert.match(checkExtend({ reason: 'x' }, 0, true)!, /at least one/);
-    assert.match(checkExtend({ ...ok, usd: 5000 }, 0, true)!, /usd must be a number from 0 to 1000/);
-    assert.match(checkExtend({ ...ok, steps: 1.5 }, 0, true)!, /steps must be a whole number/);
-    assert.match(checkExtend({ ...ok, steps: -1 }, 0, true)!, /steps must be/);
-    assert.match(checkExtend({ ...ok, max_steps: 9 }, 0, true)!, /unknown field "max_steps"/);
-    assert.match(checkExtend({ ...ok, operator: 'x'.repeat(101) }, 0, true)!, /operator/);
-  });
-
-  it('add up on top of the operator budget (tokens only where there is a token budget)', () => {
-    const base = resolveBudget({ max_usd: 1, max_steps: 2 });
-    const b = extendedBudget(base, [
-      { usd: 0.5, steps: 5, tokens: 100, reason: 'a' },
-      { usd: 0.25, seconds: 120, tool_calls: 1, reason: 'b' },
-    ]);
-    assert.deepEqual(b, { ...base, max_usd: 1.75, max_steps: 7, max_seconds: 180, max_tool_calls: 7 });
   });
 });
 

@@ -202,7 +202,9 @@ class AgentRun {
 
   /** The budget now: the operator's, plus every top-up. */
   private get budget(): Budget {
-    return this.extensions.length === 0 ? this.baseBudget : extendedBudget(this.baseBudget, this.extensions);
+    return this.extensions.length === 0
+      ? this.baseBudget
+      : extendedBudget(this.baseBudget, this.extensions, !this.patches.limits);
   }
 
   async execute(): Promise<AgentResult> {
@@ -839,15 +841,25 @@ class AgentRun {
     return plan.kind === 'exhausted' ? plan.reason : plan.wind_down;
   }
 
-  validateExtend(request: unknown): void {
-    const error = checkExtend(request, this.extensions.length, this.final === undefined);
+  /**
+   * The `extend` Update's validator: a refusal is not in the history, so every run, older ones
+   * included, gets today's rules here.
+   */
+  validateExtend(request: unknown, legacy = false): void {
+    const error = checkExtend(request, {
+      granted: this.extensions.length,
+      running: this.final === undefined,
+      budget: this.budget,
+      legacy,
+    });
     if (error) throw ApplicationFailure.create({ type: 'InvalidTopUp', message: error, nonRetryable: true });
   }
 
   /** The `extend` Update: the top-up is recorded with who and why, and a waiting run resumes. */
   extend(request: ExtendRequest): ExtendReceipt {
-    // Validators do not run on replay: the handler checks again (same state, same outcome).
-    this.validateExtend(request);
+    // Validators do not run on replay: the handler checks again (same state, same outcome), by the
+    // rules the run was recorded with, so an older run's accepted top-up replays as accepted.
+    this.validateExtend(request, !this.patches.limits);
     const granted: BudgetExtension = {
       ...(request.usd ? { usd: request.usd } : {}),
       ...(request.steps ? { steps: request.steps } : {}),

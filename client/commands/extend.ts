@@ -1,6 +1,7 @@
 // `agent extend ID --usd 0.50 --steps 5 --seconds 120 --reason "..."`: top up a run's budget. A run
 // that waits for a top-up (`agent run --topup-wait`) resumes; any running run gets the larger budget.
-// Who (AGENT_OPERATOR or $USER) and why are recorded in the run's history and listed in its result.
+// Who (AGENT_OPERATOR or $USER, as this process says: not authenticated) and why are recorded in the
+// run's history and listed in its result. The run's validator decides the rest (common/extend.ts).
 import { RunNotFoundError } from '../run-id';
 import { UsageError, usageText } from '../cli-args';
 import { CliError, defineCommand, line, printJson, withDeadline } from '../cli-context';
@@ -14,12 +15,12 @@ const TOPUP_TIMEOUT_MS = 15_000;
 const spec = {
   positionals: [{ name: 'ID', required: true, help: 'workflow id of the run' }],
   flags: {
-    usd: { kind: 'string', value: 'USD', help: 'dollars to add to the dollar budget (e.g. 0.50)' },
+    usd: { kind: 'string', value: 'USD', help: "dollars to add to the run's dollar budget (e.g. 0.50)" },
     steps: { kind: 'int', help: 'steps to add' },
     'tool-calls': { kind: 'int', help: 'tool calls to add' },
     seconds: { kind: 'int', help: 'seconds to add to the time budget' },
-    tokens: { kind: 'int', help: 'tokens to add (a run with a token budget)' },
-    reason: { kind: 'string', help: 'why the run gets more (required; recorded with your name)' },
+    tokens: { kind: 'int', help: "tokens to add to the run's token budget (a run without one refuses)" },
+    reason: { kind: 'string', help: 'why the run gets more (required, visible text; recorded with your name)' },
   },
 } as const;
 
