@@ -7,6 +7,7 @@ import { defineUpdate } from '@temporalio/workflow';
 import { argsHash, stableJson } from './hash';
 import type { Observation } from './observation';
 import { utf8Length } from './utf8';
+import { hasVisibleText } from './visible-text';
 
 export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 3600;
 export const APPROVAL_TEXT_MAX_CHARS = 2000;
@@ -142,7 +143,8 @@ function readAnswer(raw: unknown): ApprovalAnswer | string {
   }
   if (a.amount_usd !== undefined && (typeof a.amount_usd !== 'number' || !Number.isFinite(a.amount_usd)))
     return 'amount_usd must be a number';
-  if (a.decision === 'answer' && (typeof a.text !== 'string' || a.text.trim() === '')) return 'an answer needs text';
+  if (a.decision === 'answer' && (typeof a.text !== 'string' || !hasVisibleText(a.text)))
+    return 'an answer needs visible text';
   return a as unknown as ApprovalAnswer;
 }
 

@@ -82,7 +82,9 @@ describe('approval update validation', () => {
       error({ id: refundCall.id, decision: 'answer', text: 'sure' }, refundCall),
       /only an escalation takes an answer/,
     );
-    assert.match(error({ id: escalation.id, decision: 'answer' }, escalation), /needs text/);
+    assert.match(error({ id: escalation.id, decision: 'answer' }, escalation), /needs visible text/);
+    for (const invisible of ['   ', '\u200b\u200b', '\u2800', '\u3164', '\u0301'])
+      assert.match(error({ id: escalation.id, decision: 'answer', text: invisible }, escalation), /needs visible text/);
     assert.equal(
       checkApprovalAnswer({ id: escalation.id, decision: 'answer', text: 'offer a coupon' }, escalation, none).ok,
       true,
