@@ -162,7 +162,7 @@ describe('finalMove', () => {
   const wrong = { kind: 'final' as const, answer: 'Refunded $59.' };
 
   it('enforce: bounces the first unsupported answer with an observation naming the claims', () => {
-    const move = finalMove(wrong, 2, history, 'enforce');
+    const move = finalMove(wrong, 2, history, 'enforce', true);
     assert.equal(move.next, 'bounce');
     if (move.next !== 'bounce') return;
     assert.deepEqual(move.trace.unsupported_claims, [{ kind: 'amount', text: '$59' }]);
@@ -175,20 +175,20 @@ describe('finalMove', () => {
   });
 
   it('enforce: a second unsupported answer ends the run unsupported_answer; a supported one is accepted', () => {
-    const bounced = finalMove(wrong, 2, history, 'enforce');
+    const bounced = finalMove(wrong, 2, history, 'enforce', true);
     assert.equal(bounced.next, 'bounce');
     if (bounced.next !== 'bounce') return;
     const after = [...history, bounced.history];
-    const again = finalMove(wrong, 3, after, 'enforce');
+    const again = finalMove(wrong, 3, after, 'enforce', true);
     assert.equal(again.next, 'stop');
     assert.equal(again.next === 'stop' && again.reason, 'unsupported_answer');
     assert.equal(again.next === 'stop' && again.extra?.validation?.verdict, 'unsupported');
-    const right = finalMove({ kind: 'final', answer: 'Refunded $49.' }, 3, after, 'enforce');
+    const right = finalMove({ kind: 'final', answer: 'Refunded $49.' }, 3, after, 'enforce', true);
     assert.deepEqual(right, { next: 'finish', validation: { mode: 'enforce', verdict: 'supported', bounces: 1 } });
   });
 
   it('warn accepts and records the claims; off does not check', () => {
-    assert.deepEqual(finalMove(wrong, 2, history, 'warn'), {
+    assert.deepEqual(finalMove(wrong, 2, history, 'warn', true), {
       next: 'finish',
       validation: {
         mode: 'warn',
@@ -197,7 +197,7 @@ describe('finalMove', () => {
         unsupported_claims: [{ kind: 'amount', text: '$59' }],
       },
     });
-    assert.deepEqual(finalMove(wrong, 2, history, 'off'), {
+    assert.deepEqual(finalMove(wrong, 2, history, 'off', true), {
       next: 'finish',
       validation: { mode: 'off', verdict: 'unchecked', bounces: 0 },
     });
