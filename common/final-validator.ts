@@ -2,10 +2,19 @@
 // states (an amount, a date, a plan, a percentage, a day count) must appear in an observation of this
 // run. Pure and deterministic: it runs inside the workflow, and the eval harness can score answers
 // with the same code. It checks figures, not meaning: "USD 49.00" is supported by any observation
-// holding the number 49, whatever that number described there.
+// holding the number 49, whatever that number described there (but never by an id, a key or a time
+// of day). Which phrasings it reads: common/answer-claims.ts; the runs recorded before them replay
+// on common/final-validator-v1.ts.
 import type { Observation } from './observation';
 import { stableJson } from './hash';
 import { utf8Length } from './utf8';
+import { normaliseText } from './answer-text';
+import { CURRENCY_CODES, datesIn, extractClaims, numberKey, readNumber, wordsOf } from './answer-claims';
+import type { Claim, ClaimKind } from './answer-claims';
+import { DIGIT_NUMBER, readDigits, WORD_NUMBER } from './number-reading';
+
+export { extractClaims };
+export type { Claim, ClaimKind };
 
 /** off: never checked; warn: checked, recorded in the result, accepted; enforce: bounced once, then unsupported_answer. */
 export const VALIDATOR_MODES = ['off', 'warn', 'enforce'] as const;
@@ -14,16 +23,6 @@ export type ValidatorMode = (typeof VALIDATOR_MODES)[number];
 /** The default: enforce for runs that may move money (issue_refund on their allowlist), warn otherwise. */
 export function validatorModeFor(input: { validator?: ValidatorMode; allow: readonly string[] }): ValidatorMode {
   return input.validator ?? (input.allow.includes('issue_refund') ? 'enforce' : 'warn');
-}
-
-export type ClaimKind = 'amount' | 'date' | 'plan' | 'percent' | 'day_count';
-
-export interface Claim {
-  kind: ClaimKind;
-  /** As the answer wrote it (bounded). */
-  text: string;
-  /** Evidence keys: the claim is supported when every key of at least one alternative is in the evidence. */
-  alternatives: string[][];
 }
 
 /** A claim as results and observations name it. */
@@ -38,138 +37,122 @@ export const VALIDATOR_TOOL = 'final';
 
 /** Bounds on what the validator reports (the answer is model text: up to 32 KiB). */
 export const MAX_REPORTED_CLAIMS = 20;
-const MAX_CLAIM_CHARS = 64;
 
-const NUM = String.raw`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`;
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const MONTH = String.raw`(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`;
+// --- the evidence ---
 
-interface Pattern {
-  kind: ClaimKind;
-  re: RegExp;
-  keys: (m: RegExpExecArray) => string[][] | undefined;
-}
-
-// Order matters: a span claimed by an earlier pattern is not read again ("USD 14 May 2026" is an
-// amount, then a date of May 2026 without a day: none).
-const PATTERNS: Pattern[] = [
-  {
-    kind: 'amount',
-    re: new RegExp(String.raw`(?:US\$|\$|€|£|¥)\s?(${NUM})|\b(?:USD|EUR|GBP|CAD|AUD|CHF|JPY)\s?(${NUM})`, 'gi'),
-    keys: (m) => [[numberKey(m[1] ?? m[2]!)]],
-  },
-  {
-    kind: 'amount',
-    re: new RegExp(String.raw`\b(${NUM})\s?(?:USD|EUR|GBP|CAD|AUD|CHF|JPY|dollars?|euros?|pounds?)\b`, 'gi'),
-    keys: (m) => [[numberKey(m[1]!)]],
-  },
-  {
-    kind: 'date',
-    re: /\b(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g,
-    keys: (m) => dateKeys(+m[1]!, +m[2]!, +m[3]!),
-  },
-  {
-    kind: 'date',
-    re: new RegExp(String.raw`\b${MONTH}\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?\b`, 'gi'),
-    keys: (m) => dateKeys(m[3] ? +m[3] : undefined, monthOf(m[1]!), +m[2]!),
-  },
-  {
-    kind: 'date',
-    re: new RegExp(String.raw`\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?${MONTH}\.?(?:,?\s+(\d{4}))?\b`, 'gi'),
-    keys: (m) => dateKeys(m[3] ? +m[3] : undefined, monthOf(m[2]!), +m[1]!),
-  },
-  {
-    // 03/04/2026 is March 4 or 3 April: either reading supports it.
-    kind: 'date',
-    re: /\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b/g,
-    keys: (m) => {
-      const alternatives = [...(dateKeys(+m[3]!, +m[1]!, +m[2]!) ?? []), ...(dateKeys(+m[3]!, +m[2]!, +m[1]!) ?? [])];
-      return alternatives.length > 0 ? alternatives : undefined;
-    },
-  },
-  {
-    // 15% is 15 or 0.15 in the data.
-    kind: 'percent',
-    re: new RegExp(String.raw`\b(${NUM})\s?(?:%|percent\b|per cent\b)`, 'gi'),
-    keys: (m) => {
-      const n = parseNumber(m[1]!);
-      return [[`n:${canonical(n)}`], [`n:${canonical(n / 100)}`]];
-    },
-  },
-  {
-    // "14 days", "14-day", "2 business days", "2 weeks" (2 or 14 in the data).
-    kind: 'day_count',
-    re: new RegExp(String.raw`\b(${NUM})(?:\s|-)?(?:(?:business|calendar|working)\s)?(days?|weeks?)\b`, 'gi'),
-    keys: (m) => {
-      const n = parseNumber(m[1]!);
-      return /^week/i.test(m[2]!) ? [[`n:${canonical(n)}`], [`n:${canonical(n * 7)}`]] : [[`n:${canonical(n)}`]];
-    },
-  },
-  {
-    kind: 'plan',
-    re: /\b([A-Za-z][A-Za-z0-9_-]*)\s+(?:plan|tier)s?\b|\b(?:plan|tier)\s*[:=]\s*"?([A-Za-z][A-Za-z0-9_-]*)/gi,
-    keys: (m) => {
-      const words = wordsOf(m[1] ?? m[2]!);
-      if (words.length === 0 || words.every((w) => NOT_PLAN_NAMES.has(w))) return undefined;
-      return [words.map((w) => `w:${w}`)];
-    },
-  },
-];
-
-/** Words before "plan" that name no plan ("your plan", "the refund plan"). */
-const NOT_PLAN_NAMES = new Set(
-  (
-    'a an the your their his her my our its this that these those current same any each every no which what ' +
-    'new old paid other another different whole entire s user customer account billing payment refund not ' +
-    'subscription pricing action their price annual yearly'
-  ).split(' '),
-);
-
-/** Every figure the answer states, in order. */
-export function extractClaims(answer: string): Claim[] {
-  const taken: Array<[number, number]> = [];
-  const found: Array<{ at: number; claim: Claim }> = [];
-  for (const pattern of PATTERNS) {
-    pattern.re.lastIndex = 0;
-    for (let m = pattern.re.exec(answer); m !== null; m = pattern.re.exec(answer)) {
-      const start = m.index;
-      const end = start + m[0].length;
-      if (taken.some(([s, e]) => start < e && end > s)) continue;
-      const alternatives = pattern.keys(m);
-      if (!alternatives) continue;
-      taken.push([start, end]);
-      found.push({ at: start, claim: { kind: pattern.kind, text: bounded(m[0].trim()), alternatives } });
-    }
-  }
-  return found.sort((a, b) => a.at - b.at).map((f) => f.claim);
-}
+/** Keys whose values identify things (a user, a refund, an idempotency key): never figures. */
+const ID_KEY = /(?:^|[_-])(?:id|ids|key|keys|uuid|guid|hash|fence|token|etag|nonce|seq)$|[a-z](?:Id|Key|Uuid|Hash)$/;
+/** Keys whose numbers are hundredths: price_cents 4999 is 49.99. */
+const CENTS_KEY = /cents?$|_minor$|minor_units?$/i;
+/** Keys under which observations name plans: their words are plan names. */
+const PLAN_KEY = /plan|tier|subscription|membership|package|sku|product/i;
 
 /** The figures observations hold: numbers, dates and words, from values and keys alike. */
 export function collectEvidence(observations: readonly Observation[]): Set<string> {
   const evidence = new Set<string>();
-  const stack: unknown[] = observations.filter((o) => o.source !== VALIDATOR_SOURCE).map((o) => o.data);
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (typeof value === 'number' && Number.isFinite(value)) evidence.add(`n:${canonical(value)}`);
-    else if (typeof value === 'string') addText(evidence, value);
-    else if (typeof value === 'boolean') addText(evidence, String(value));
-    else if (Array.isArray(value)) stack.push(...(value as unknown[]));
-    else if (typeof value === 'object' && value !== null) {
-      for (const [key, child] of Object.entries(value)) {
-        addText(evidence, key);
-        stack.push(child);
-      }
+  walk(observations, (value, key, _path, isKey) => {
+    const figures = !isKey && !ID_KEY.test(key);
+    if (typeof value === 'number' && Number.isFinite(value)) {
+      if (!figures) return;
+      evidence.add(numberKey(value));
+      if (CENTS_KEY.test(key)) evidence.add(numberKey(value / 100));
+    } else if (typeof value === 'string') {
+      addText(evidence, value, figures);
+    } else if (typeof value === 'boolean') {
+      evidence.add(`w:${String(value)}`);
     }
-  }
+  });
   return evidence;
 }
 
-function addText(evidence: Set<string>, text: string): void {
-  for (const m of text.matchAll(new RegExp(NUM, 'g'))) evidence.add(numberKey(m[0]));
+/** The plan names the observations know: every word under a key such as plan, tier or sku. */
+export function planVocabulary(observations: readonly Observation[]): Set<string> {
+  const words = new Set<string>();
+  walk(observations, (value, key, path) => {
+    if (typeof value === 'string' && path.some((k) => PLAN_KEY.test(k))) {
+      for (const w of wordsOf(normaliseText(value))) if (/^\p{L}+$/u.test(w)) words.add(w);
+    }
+  });
+  return words;
+}
+
+/**
+ * Every value and every object key of the observations' data, with the keys above it (a key's
+ * words are evidence, its numbers are not: {"42": ...}); the validator's own observations are skipped.
+ */
+function walk(
+  observations: readonly Observation[],
+  visit: (value: unknown, key: string, path: readonly string[], isKey: boolean) => void,
+): void {
+  const stack: Array<{ value: unknown; path: string[] }> = observations
+    .filter((o) => o.source !== VALIDATOR_SOURCE)
+    .map((o) => ({ value: o.data, path: [] }));
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    const key = path[path.length - 1] ?? '';
+    if (Array.isArray(value)) {
+      for (const child of value as unknown[]) stack.push({ value: child, path });
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [k, child] of Object.entries(value)) {
+        visit(k, k, path, true);
+        stack.push({ value: child, path: [...path, k] });
+      }
+    } else {
+      visit(value, key, path, false);
+    }
+  }
+}
+
+const NUMBER_RE = new RegExp(DIGIT_NUMBER, 'gu');
+const WORDS_RE = new RegExp(WORD_NUMBER, 'giu');
+const UNIT_AFTER = new RegExp(
+  String.raw`^(?:st|nd|rd|th|k|m|mn|bn|x|days?|weeks?|months?|years?|hours?|pct|percent|${CURRENCY_CODES})(?![\p{L}])`,
+  'iu',
+);
+const CODE_BEFORE = new RegExp(String.raw`(?:^|[^\p{L}])(?:${CURRENCY_CODES}|[a-z]{1,3}\$)$`, 'iu');
+const SCALED = /^ ?(k|thousand|m|mn|million|bn|billion)(?![\p{L}\p{N}])/iu;
+const SCALE_OF: Record<string, number> = {
+  k: 1e3,
+  thousand: 1e3,
+  m: 1e6,
+  mn: 1e6,
+  million: 1e6,
+  bn: 1e9,
+  billion: 1e9,
+};
+
+/** A number that is part of an identifier or a time: rf_59, a59f, wf-59, 10:59, #59, 59b. */
+function glued(text: string, start: number, end: number): boolean {
+  const before = text.slice(Math.max(0, start - 8), start);
+  const after = text.slice(end, end + 16);
+  if (/[\p{L}_]$/u.test(before) && !CODE_BEFORE.test(before)) return true;
+  if (/[\p{L}\p{N}_][:/@.]$|\p{L}-$|#$/u.test(before)) return true;
+  if (/^[\p{L}_]/u.test(after) && !UNIT_AFTER.test(after)) return true;
+  if (/^-\p{L}/u.test(after) && !UNIT_AFTER.test(after.slice(1))) return true;
+  return /^[:/@][\p{L}\p{N}]/u.test(after);
+}
+
+function addText(evidence: Set<string>, raw: string, figures = true): void {
+  const text = normaliseText(raw);
   for (const word of wordsOf(text)) evidence.add(`w:${word}`);
-  for (const claim of extractClaims(text)) {
-    if (claim.kind !== 'date') continue;
-    for (const alternative of claim.alternatives) for (const key of alternative) evidence.add(key);
+  if (!figures) return;
+  const dates = datesIn(text);
+  for (const date of dates) for (const key of date.keys) evidence.add(key);
+  const inDate = (s: number, e: number) => dates.some((d) => s < d.end && e > d.start);
+  for (const m of text.matchAll(NUMBER_RE)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    if (inDate(start, end) || glued(text, start, end)) continue;
+    const scale = SCALED.exec(text.slice(end, end + 12));
+    for (const n of readDigits(m[0], true)) {
+      evidence.add(numberKey(n));
+      if (scale) evidence.add(numberKey(n * SCALE_OF[scale[1]!.toLowerCase()]!));
+      if (/^ ?(?:cents?(?![\p{L}])|¢)/u.test(text.slice(end, end + 8))) evidence.add(numberKey(n / 100));
+    }
+  }
+  for (const m of text.matchAll(WORDS_RE)) {
+    const n = readNumber(m[0]);
+    if (n !== undefined) evidence.add(numberKey(n));
   }
 }
 
@@ -180,15 +163,16 @@ export interface FinalCheck {
 
 /** The answer's claims, and those no observation of the run supports (at most MAX_REPORTED_CLAIMS). */
 export function checkFinalAnswer(answer: string, observations: readonly Observation[]): FinalCheck {
-  const claims = extractClaims(answer);
+  const claims = extractClaims(answer, planVocabulary(observations));
   if (claims.length === 0) return { claims, unsupported: [] };
   const evidence = collectEvidence(observations);
-  const unsupported = claims
-    .filter((c) => !c.alternatives.some((keys) => keys.every((key) => evidence.has(key))))
-    .map(({ kind, text }) => ({ kind, text }));
-  const distinct = unsupported.filter(
-    (c, i) => unsupported.findIndex((d) => d.kind === c.kind && d.text === c.text) === i,
-  );
+  const seen = new Set<string>();
+  const distinct: ClaimText[] = [];
+  for (const { kind, text, alternatives } of claims) {
+    if (alternatives.some((keys) => keys.every((key) => evidence.has(key))) || seen.has(`${kind} ${text}`)) continue;
+    seen.add(`${kind} ${text}`);
+    distinct.push({ kind, text });
+  }
   return { claims, unsupported: distinct.slice(0, MAX_REPORTED_CLAIMS) };
 }
 
@@ -207,47 +191,4 @@ export function validatorObservation(unsupported: readonly ClaimText[]): Observa
     bytes: utf8Length(stableJson(data)),
     truncated: false,
   };
-}
-
-// --- normalisation ---
-
-/** "$1,234.50", "1234.5" and 1234.5 are one figure: n:1234.5 (two decimals kept at most). */
-function numberKey(text: string): string {
-  return `n:${canonical(parseNumber(text))}`;
-}
-
-function parseNumber(text: string): number {
-  return Number(text.replace(/,/g, ''));
-}
-
-function canonical(n: number): string {
-  return String(Math.round(n * 100) / 100);
-}
-
-function monthOf(name: string): number {
-  return MONTHS.indexOf(name.slice(0, 3).toLowerCase()) + 1;
-}
-
-/** d:YYYY-MM-DD (with a year) and md:MM-DD; undefined for an impossible date. */
-function dateKeys(year: number | undefined, month: number, day: number): string[][] | undefined {
-  if (month < 1 || month > 12 || day < 1 || day > 31) return undefined;
-  const md = `${pad(month)}-${pad(day)}`;
-  return year === undefined ? [[`md:${md}`]] : [[`d:${year}-${md}`, `md:${md}`]];
-}
-
-function pad(n: number): string {
-  return n < 10 ? `0${n}` : String(n);
-}
-
-/** Lower-case words, split at anything not a letter or digit ("pro_monthly" is pro and monthly). */
-function wordsOf(text: string): string[] {
-  return text
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((w) => w.length > 0);
-}
-
-function bounded(text: string): string {
-  const chars = Array.from(text.replace(/[\p{Cc}\p{Cs}]/gu, ' '));
-  return chars.length > MAX_CLAIM_CHARS ? chars.slice(0, MAX_CLAIM_CHARS).join('') + '…' : chars.join('');
 }

@@ -1,6 +1,7 @@
 // The final validator end to end, with a scripted model, a real worker and the real CLI: an
 // unsupported answer is bounced once (the model sees the claims) and the next one accepted; a second
-// unsupported answer ends the run unsupported_answer; warn accepts and records; off does not check;
+// unsupported answer ends the run unsupported_answer; a misstatement in markup is bounced and "may"
+// and "switch plans" are not read as figures; warn accepts and records; off does not check;
 // the default follows the allowlist; `agent run --validator` sets it. Then `agent trace -o jsonl` of
 // the bounced run: every field of the bounded event contract, decision_summary included.
 import { describe, it } from 'node:test';
@@ -125,6 +126,21 @@ describe('the final validator', () => {
       ],
     );
     assert.equal(events[2]!.stop_reason, 'unsupported_answer');
+  });
+
+  it('enforce reads figures however they are written: markup around a misstated amount is bounced, "may" and "switch plans" are no figures', async () => {
+    const { result } = await fixture.run(
+      [
+        billing(42),
+        policy(),
+        final('Yes: a refund of USD **59.00**, paid within fourteen days.'),
+        final('User 42 may get USD 49.00 back within 14 days. You may also switch plans.'),
+      ],
+      { allow: REFUND_ALLOW },
+    );
+    assert.equal(result.stop_reason, 'success');
+    assert.deepEqual(result.validation, { mode: 'enforce', verdict: 'supported', bounces: 1 });
+    assert.deepEqual(result.trace[2]?.unsupported_claims, [{ kind: 'amount', text: 'USD 59.00' }]);
   });
 
   it('warn (the default without issue_refund): accepts the answer and records the unsupported claims', async () => {

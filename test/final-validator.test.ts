@@ -1,6 +1,8 @@
 // The final validator's pure parts: which figures a final answer states (claim extraction), which of
-// them the run's observations support (normalised: "$10" is 10.00), the mode defaults, the move the
-// workflow makes (accept, bounce once, unsupported_answer), and decision_summary in the contract.
+// them the run's observations support (normalised: "$10" is 10.00), misstatements written in other
+// spellings and correct answers with figure-like words (each once accepted or refused wrongly), the
+// mode defaults, the move the workflow makes (accept, bounce once, unsupported_answer; the first
+// validator for recorded runs), and decision_summary in the contract.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -86,7 +88,10 @@ describe('claim extraction', () => {
   });
 
   it('reads a span once: an amount before a date does not become a day of the month', () => {
-    assert.deepEqual(claims('USD 14 May 2026'), [['amount', 'USD 14']]);
+    assert.deepEqual(claims('USD 14 May 2026'), [
+      ['amount', 'USD 14'],
+      ['date', 'May 2026'],
+    ]);
   });
 
   it('is linear on long hostile text', () => {
@@ -146,6 +151,121 @@ describe('claims against the evidence', () => {
   });
 });
 
+// Billing says 49: each of these answers misstates it, and each was accepted before the validator
+// read figures however they are written.
+describe('misstatements of an amount are refused however they are written', () => {
+  for (const written of [
+    '59 €',
+    '59 US dollars',
+    '59$',
+    'USD  59.00',
+    '$５９',
+    'USD **59.00**',
+    '59 bucks',
+    'fifty-nine dollars',
+  ]) {
+    it(`refuses ${JSON.stringify(written)}`, () => {
+      assert.equal(unsupported(`Yes, the refund is ${written}.`).length, 1);
+    });
+  }
+
+  it('refuses "refund of USD 59.00" when 59 is only part of an id, a key or a time of day in the data', () => {
+    const answer = 'I issued a refund of USD 59.00 to user 42.';
+    for (const data of [
+      { refund: { refund_id: 59, user_id: 42, amount_usd: 49, currency: 'USD', state: 'confirmed' } },
+      { idempotency_key: 'agent-run-59:3:issue_refund:5f59e2' },
+      { created_at: '2026-03-03T10:59:00.000Z' },
+      { note: 'ticket rf_59 filed at 10:59 by #59' },
+    ]) {
+      assert.deepEqual(
+        unsupported(answer, [BILLING, observation('issue_refund', data)]),
+        ['USD 59.00'],
+        stableJson(data),
+      );
+    }
+  });
+
+  it('reads "€49,99" as 49.99 (a decimal comma), not 49', () => {
+    assert.deepEqual(
+      extractClaims('€49,99').map((c) => c.alternatives),
+      [[['n:49.99']]],
+    );
+    assert.deepEqual(unsupported('The refund is €49,99.'), ['€49,99']);
+    assert.deepEqual(unsupported('The refund is €49,99.', [observation('billing', { price: 49.99 })]), []);
+  });
+
+  it('reads number words up to the thousands and slang', () => {
+    const data = [observation('billing', { total: 1205, fee: 49.99, deposit: 2000 })];
+    assert.deepEqual(
+      unsupported(
+        'One thousand two hundred and five euros, forty-nine dollars and ninety-nine cents, 2 grand, a thousand bucks.',
+        data,
+      ),
+      ['a thousand bucks'],
+    );
+  });
+});
+
+// Each of these answers is correct, and each was refused: a word read as a figure it is not.
+describe('correct answers are accepted: words are figures only where they are used as one', () => {
+  const user7 = [
+    observation('get_user_billing', { currency: 'USD', plan: 'free', price_usd: 0, days_since_first_payment: 120 }),
+    observation('search_policy', [
+      { id: 'free-v1', snippet: 'Free plan has no billable payments and cannot be refunded.' },
+    ]),
+  ];
+
+  it('"User 7 may not get a refund ... (USD 0.00)": a number before "may" is no date', () => {
+    assert.deepEqual(
+      unsupported('User 7 may not get a refund: the Free plan has no billable payments (USD 0.00).', user7),
+      [],
+    );
+    assert.deepEqual(unsupported('User 7 May not get a refund (USD 0.00).', user7), []);
+  });
+
+  it('"... USD 49.00 ... You may also switch plans.": "switch" is no plan', () => {
+    assert.deepEqual(unsupported('Yes: USD 49.00 within 14 days. You may also switch plans.'), []);
+  });
+
+  it('"cheaper tier" and "cancel plan" name no plan', () => {
+    assert.deepEqual(unsupported('A cheaper tier exists; you may cancel plan renewals at any time.'), []);
+  });
+
+  it('a month name is a date where it is used as one', () => {
+    assert.deepEqual(claims('Renews on 7 May, on May 8, the 9th of May, 10 May 2026; in March 2026.'), [
+      ['date', '7 May'],
+      ['date', 'May 8'],
+      ['date', '9th of May'],
+      ['date', '10 May 2026'],
+      ['date', 'March 2026'],
+    ]);
+    assert.deepEqual(claims('You may 3 times; they march 5 abreast; Jan 5 is capitalised, jan 5 is not.'), [
+      ['date', 'Jan 5'],
+    ]);
+  });
+
+  it('a plan is a name the data or the usual vocabulary knows, an identifier, or a proper name', () => {
+    const data = [observation('catalog', { plans: [{ sku: 'zephyr', price: 9 }] }), BILLING];
+    assert.deepEqual(
+      unsupported('The Zephyr plan, the Pro monthly plan, the Enterprise tier and the Orion plan.', data),
+      ['Enterprise tier', 'Orion plan'],
+    );
+    assert.deepEqual(claims('An annual plan, a monthly subscription, Switch Plans, Cheaper Tier.'), []);
+  });
+});
+
+describe('the validator before it read phrasings', () => {
+  const history: HistoryEntry[] = [
+    { step: 1, action: { kind: 'tool', name: 'get_user_billing', args: { user_id: 42 } }, observation: BILLING },
+  ];
+
+  it('decides as it did for runs recorded without the money-limits patch', () => {
+    const answer = { kind: 'final' as const, answer: 'Refunded 59 €.' };
+    assert.equal(finalMove(answer, 2, history, 'enforce', false).next, 'finish');
+    assert.equal(finalMove(answer, 2, history, 'enforce', true).next, 'bounce');
+  });
+});
+
 describe('validator mode', () => {
   it('defaults to enforce when issue_refund is allowed, warn otherwise; an explicit mode wins', () => {
     assert.equal(validatorModeFor({ allow: ['get_user_billing', 'issue_refund'] }), 'enforce');
@@ -162,7 +282,7 @@ describe('finalMove', () => {
   const wrong = { kind: 'final' as const, answer: 'Refunded $59.' };
 
   it('enforce: bounces the first unsupported answer with an observation naming the claims', () => {
-    const move = finalMove(wrong, 2, history, 'enforce');
+    const move = finalMove(wrong, 2, history, 'enforce', true);
     assert.equal(move.next, 'bounce');
     if (move.next !== 'bounce') return;
     assert.deepEqual(move.trace.unsupported_claims, [{ kind: 'amount', text: '$59' }]);
@@ -175,20 +295,20 @@ describe('finalMove', () => {
   });
 
   it('enforce: a second unsupported answer ends the run unsupported_answer; a supported one is accepted', () => {
-    const bounced = finalMove(wrong, 2, history, 'enforce');
+    const bounced = finalMove(wrong, 2, history, 'enforce', true);
     assert.equal(bounced.next, 'bounce');
     if (bounced.next !== 'bounce') return;
     const after = [...history, bounced.history];
-    const again = finalMove(wrong, 3, after, 'enforce');
+    const again = finalMove(wrong, 3, after, 'enforce', true);
     assert.equal(again.next, 'stop');
     assert.equal(again.next === 'stop' && again.reason, 'unsupported_answer');
     assert.equal(again.next === 'stop' && again.extra?.validation?.verdict, 'unsupported');
-    const right = finalMove({ kind: 'final', answer: 'Refunded $49.' }, 3, after, 'enforce');
+    const right = finalMove({ kind: 'final', answer: 'Refunded $49.' }, 3, after, 'enforce', true);
     assert.deepEqual(right, { next: 'finish', validation: { mode: 'enforce', verdict: 'supported', bounces: 1 } });
   });
 
   it('warn accepts and records the claims; off does not check', () => {
-    assert.deepEqual(finalMove(wrong, 2, history, 'warn'), {
+    assert.deepEqual(finalMove(wrong, 2, history, 'warn', true), {
       next: 'finish',
       validation: {
         mode: 'warn',
@@ -197,7 +317,7 @@ describe('finalMove', () => {
         unsupported_claims: [{ kind: 'amount', text: '$59' }],
       },
     });
-    assert.deepEqual(finalMove(wrong, 2, history, 'off'), {
+    assert.deepEqual(finalMove(wrong, 2, history, 'off', true), {
       next: 'finish',
       validation: { mode: 'off', verdict: 'unchecked', bounces: 0 },
     });

@@ -334,7 +334,7 @@ class AgentRun {
       if (move.next === 'finish') {
         let validation: FinalValidation | undefined;
         if (this.patches.validator) {
-          const checked = finalMove(move.action, step, this.history, validatorMode);
+          const checked = finalMove(move.action, step, this.history, validatorMode, this.patches.limits);
           if (checked.next === 'stop') return this.stopMove(checked);
           if (checked.next !== 'finish') {
             // Bounced: the model sees which figures no observation supports, and answers again.

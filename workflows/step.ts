@@ -23,6 +23,7 @@ import type {
 } from '../common/types';
 import { argsHash } from '../common/hash';
 import { checkFinalAnswer, VALIDATOR_SOURCE, VALIDATOR_TOOL, validatorObservation } from '../common/final-validator';
+import { checkFinalAnswerV1 } from '../common/final-validator-v1';
 import type { ValidatorMode } from '../common/final-validator';
 import { boundedRaw } from './bounded';
 import { checkToolCall } from './gateway';
@@ -264,16 +265,19 @@ export type FinalMove =
  * unsupported answer goes back to the model as an observation naming the claims (bounce), a second
  * ends the run unsupported_answer; warn: accepted, the claims recorded in the result; off: accepted
  * unchecked. Bounces are counted from the history, so the count survives continue-as-new.
+ * `phrasings`: the validator that reads figures however they are written (runs with the
+ * money-limits patch); without it, the first one, as older runs recorded their verdicts.
  */
 export function finalMove(
   action: FinalAction,
   step: number,
   history: readonly HistoryEntry[],
   mode: ValidatorMode,
+  phrasings: boolean,
 ): FinalMove {
   const bounces = history.filter((h) => h.observation.source === VALIDATOR_SOURCE).length;
   if (mode === 'off') return { next: 'finish', validation: { mode, verdict: 'unchecked', bounces } };
-  const { unsupported } = checkFinalAnswer(
+  const { unsupported } = (phrasings ? checkFinalAnswer : checkFinalAnswerV1)(
     action.answer,
     history.map((h) => h.observation),
   );
