@@ -5,15 +5,17 @@
 // scrubbed of secrets (an error body may echo the API key).
 // Cost: every attempt that reported usage is priced here and added to a ledger that travels from
 // attempt to attempt in the heartbeat details (a failed attempt's report carries its last ones) and
-// out with the final success or failure, so the run charges each attempt exactly once.
-import { Context, ApplicationFailure } from '@temporalio/activity';
+// out with the final success, failure or cancellation, so the run charges each attempt exactly once.
+// With a dollar budget, every attempt (retries too) is checked against what its decision has left
+// after the earlier attempts' charges before it is sent.
+import { Context, ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import type * as OpenAiModule from 'openai';
 import type OpenAI from 'openai';
 import type { AttemptCharge } from '../common/budget';
-import { attemptCost, estimateTokens, ledgerOf } from '../common/cost';
+import { attemptCap, attemptCost, COMPLETION_CAP_TOKENS, estimateTokens, ledgerOf, ledgerUsd } from '../common/cost';
 import type { LlmPricing } from '../common/cost';
 import type { DecideInput, DecideLedger, DecideOutput } from '../common/types';
-import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/types';
+import { LLM_BUDGET, LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/types';
 import { limitedFetch, responseTooLarge } from './limited-fetch';
 import type { LlmConfig } from './llm-config';
 import type { LlmLimiter } from './llm-lease';
@@ -55,6 +57,20 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
     }));
   const secrets = [config.apiKey, ...secretsFromEnv()];
 
+  /** The cap this attempt can pay for with what its decision has left; throws when none fits. */
+  const affordableCap = (input: DecideInput, prompt: string, ledger: readonly AttemptCharge[]): number => {
+    const left = input.left_usd! - ledgerUsd(ledger);
+    const promptTokens = estimateTokens(prompt.length) + overheadTokens();
+    const cap = attemptCap(left, promptTokens, config.price, input.max_completion_tokens ?? COMPLETION_CAP_TOKENS);
+    if (cap !== undefined) return cap;
+    throw ApplicationFailure.create({
+      message: `LLM attempt not sent: the dollar budget left for this decision ($${Math.max(0, left).toFixed(6)}) cannot pay for it`,
+      type: LLM_BUDGET,
+      nonRetryable: true,
+      details: [{ attempts: [...ledger] } satisfies DecideLedger],
+    });
+  };
+
   return async function decide(input: DecideInput): Promise<DecideOutput> {
     const ctx = Context.current();
     const { attempt } = ctx.info;
@@ -72,7 +88,8 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
     const beat = setInterval(() => ctx.heartbeat({ attempts: ledger } satisfies DecideLedger), HEARTBEAT_EVERY_MS);
     try {
       const prompt = JSON.stringify(input.payload);
-      const maxCompletion = input.max_completion_tokens;
+      const maxCompletion =
+        input.left_usd === undefined ? input.max_completion_tokens : affordableCap(input, prompt, ledger);
       const call = () =>
         client().chat.completions.create(
           {
@@ -138,8 +155,13 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
  */
 export function createLlmPricing(config: LlmConfig) {
   return async function llm_pricing(): Promise<LlmPricing> {
-    return { model: config.model, ...config.price, overhead_tokens: estimateTokens(SYSTEM_PROMPT.length) + 16 };
+    return { model: config.model, ...config.price, overhead_tokens: overheadTokens() };
   };
+}
+
+/** The estimated tokens of the system prompt and the message framing, on top of a decision's payload. */
+function overheadTokens(): number {
+  return estimateTokens(SYSTEM_PROMPT.length) + 16;
 }
 
 /** The decision's step from its idempotency key (`...:decide:<step>`). */
@@ -182,9 +204,11 @@ function classify(err: unknown, ctx: Context, secrets: readonly string[], ledger
   const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = openai();
   // Every failure carries the attempts charged so far: the last one is what the run sees.
   const details = [{ attempts: ledger } satisfies DecideLedger];
-  // A cancelled activity: rethrow what the SDK expects so Temporal records a cancellation.
+  // A cancelled activity: a CancelledFailure, so Temporal records a cancellation; its details carry
+  // the attempts charged so far, so a run cut off by a cancel or a deadline still adds them.
   if (err instanceof APIUserAbortError || ctx.cancellationSignal.aborted) {
-    return ctx.cancellationSignal.reason ?? err;
+    const reason: unknown = ctx.cancellationSignal.reason;
+    return new CancelledFailure(reason instanceof Error ? reason.message : 'cancelled', details);
   }
   const message = (err: Error) => scrubSecrets(err.message, secrets).slice(0, 1000);
   if (err instanceof APIConnectionTimeoutError || err instanceof APIConnectionError) {

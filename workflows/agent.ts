@@ -29,7 +29,7 @@ import type {
   ReconcileOutput,
   ToolInput,
 } from '../common/types';
-import { addTokens, budgetExhausted, EMPTY_USAGE, remaining, resolveBudget } from '../common/budget';
+import { addTokens, budgetExhausted, EMPTY_USAGE, remaining, resolveBudget, roundUsd } from '../common/budget';
 import type { AttemptCharge, Budget, Remaining, Usage } from '../common/budget';
 import { chargeAttempts, ledgerOf, planDecision, windDownNotice } from '../common/cost';
 import type { DecisionPlan, LlmPricing, WindDownReason } from '../common/cost';
@@ -59,7 +59,7 @@ import { STATE_QUERY_DESCRIPTION, stateQuery } from '../common/queries';
 import type { StopReason } from '../common/stop-reasons';
 import { loopSignature, TOOL_REGISTRY } from '../common/tool-catalog';
 import type { ToolSpec } from '../common/tool-catalog';
-import { CANCELLED_RESULT_MEMO, EFFECTS_MEMO, LLM_REJECTED, LLM_TIMEOUT } from '../common/types';
+import { CANCELLED_RESULT_MEMO, EFFECTS_MEMO, LLM_BUDGET, LLM_REJECTED, LLM_TIMEOUT } from '../common/types';
 import type {
   AgentInput,
   AgentResult,
@@ -315,11 +315,13 @@ class AgentRun {
       this.publish('running');
       this.setPhase('deciding');
 
-      const decision = await this.decide(
-        step,
-        payload,
-        plan.kind === 'decide' ? plan.max_completion_tokens : undefined,
-      );
+      const cap = plan.kind === 'decide' ? plan.max_completion_tokens : undefined;
+      // Every attempt of the decision, retries included, is checked by the activity against this.
+      const leftUsd =
+        this.patches.limits && cap !== undefined
+          ? roundUsd(this.budget.max_usd - (this.usage.cost_usd ?? 0))
+          : undefined;
+      const decision = await this.decide(step, payload, cap, leftUsd);
       if ('stop' in decision) {
         this.charge(decision.attempts);
         return this.stop(decision.stop);
@@ -544,6 +546,7 @@ class AgentRun {
     step: number,
     payload: DecisionPayload,
     maxCompletionTokens: number | undefined,
+    leftUsd?: number,
   ): Promise<DecideOutput | { stop: StopReason; attempts: AttemptCharge[] }> {
     const { decide } = proxyActivities<{ decide: DecideFn }>({
       activityId: `${step}-decide`,
@@ -569,18 +572,29 @@ class AgentRun {
         payload,
         idempotency_key: decideKey(info.workflowId, info.firstExecutionRunId, step),
         ...(maxCompletionTokens !== undefined ? { max_completion_tokens: maxCompletionTokens } : {}),
+        ...(leftUsd !== undefined ? { left_usd: leftUsd } : {}),
         trace: { step, role: 'decide' },
       });
     } catch (err) {
+      // The attempts that reported usage before the decision failed for good are charged too.
+      const attempts = this.cost ? failureLedger(err) : [];
+      // So are those of a decision a cancel or a deadline cut off (its cancellation or its last
+      // heartbeat carries them), before the run ends for that reason.
+      if (this.patches.limits && (isCancellation(err) || this.cutOff())) this.charge(attempts);
       if (isCancellation(err)) throw err;
       // A hung or dead worker's attempt times out after the cancel or the deadline: that is
       // still the cancel or the deadline, not an LLM timeout.
       this.throwIfCutOff();
-      // The attempts that reported usage before the decision failed for good are charged too.
-      return { stop: classifyLlmFailure(err), attempts: this.cost ? failureLedger(err) : [] };
+      return { stop: classifyLlmFailure(err), attempts };
     }
+    if (this.patches.limits && this.cutOff()) this.charge(decision.attempts ?? []);
     this.throwIfCutOff();
     return decision;
+  }
+
+  /** Whether a cancel or a deadline has cut the run off (the loop's scope was cancelled). */
+  private cutOff(): boolean {
+    return this.v2 && this.loopScope?.consideredCancelled === true;
   }
 
   /**
@@ -589,7 +603,7 @@ class AgentRun {
    * must not carry on, or hand a cancelled run's work to a new run, after the scope was cancelled.
    */
   private throwIfCutOff(): void {
-    if (this.v2 && this.loopScope?.consideredCancelled) {
+    if (this.cutOff()) {
       throw new CancelledFailure(this.intent === 'max_seconds' ? 'max_seconds reached' : 'cancelled by operator');
     }
   }
@@ -881,10 +895,13 @@ class AgentRun {
   }
 }
 
-/** The attempts a failed decide activity reported: in its failure's details, or its last heartbeat's (a timeout). */
+/**
+ * The attempts a failed or cancelled decide activity reported: in its failure's or cancellation's
+ * details, or its last heartbeat's (a timeout).
+ */
 function failureLedger(err: unknown): AttemptCharge[] {
   const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof ApplicationFailure) return ledgerOf(cause.details?.[0]);
+  if (cause instanceof ApplicationFailure || cause instanceof CancelledFailure) return ledgerOf(cause.details?.[0]);
   if (cause instanceof TimeoutFailure) return ledgerOf(cause.lastHeartbeatDetails);
   return [];
 }
@@ -899,5 +916,6 @@ function classifyLlmFailure(err: unknown): StopReason {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof TimeoutFailure) return 'llm_timeout';
   if (cause instanceof ApplicationFailure && cause.type === LLM_TIMEOUT) return 'llm_timeout';
+  if (cause instanceof ApplicationFailure && cause.type === LLM_BUDGET) return 'budget_exhausted:usd';
   return 'llm_error';
 }
