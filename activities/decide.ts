@@ -14,6 +14,7 @@ import type OpenAI from 'openai';
 import type { AttemptCharge } from '../common/budget';
 import { attemptCap, attemptCost, COMPLETION_CAP_TOKENS, estimateTokens, ledgerOf, ledgerUsd } from '../common/cost';
 import type { LlmPricing } from '../common/cost';
+import { attemptChargedSignal } from '../common/attempt-charged';
 import type { DecideInput, DecideLedger, DecideOutput } from '../common/types';
 import { LLM_BUDGET, LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/types';
 import { limitedFetch, responseTooLarge } from './limited-fetch';
@@ -77,11 +78,18 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
     const step = stepOfKey(input.idempotency_key);
     // The attempts before this one that reported usage (their heartbeats, or their failure reports).
     const ledger: AttemptCharge[] = ledgerOf(ctx.info.heartbeatDetails).filter((a) => a.attempt < attempt);
-    const charge = (usage: unknown, outcome: AttemptCharge['outcome']): void => {
+    const charge = (usage: unknown, outcome: AttemptCharge['outcome']): AttemptCharge | undefined => {
       const counts = usageCounts(usage);
-      if (counts.prompt_tokens + counts.completion_tokens === 0) return;
-      ledger.push({ step, attempt, outcome, ...counts, cost_usd: attemptCost(counts, config.price) });
+      if (counts.prompt_tokens + counts.completion_tokens === 0) return undefined;
+      const entry: AttemptCharge = { step, attempt, outcome, ...counts, cost_usd: attemptCost(counts, config.price) };
+      ledger.push(entry);
       ctx.heartbeat({ attempts: ledger } satisfies DecideLedger);
+      return entry;
+    };
+    // A paid attempt that fails is told to the run before the failure is reported (see attempt-charged.ts).
+    const chargeFailed = async (usage: unknown): Promise<void> => {
+      const entry = charge(usage, 'failed');
+      if (entry && input.report_charges) await reportCharge(ctx, entry);
     };
     // Heartbeats carry cancellation to us (the signal aborts the HTTP request at once) and the ledger.
     ctx.heartbeat({ attempts: ledger } satisfies DecideLedger);
@@ -118,7 +126,7 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
       if (typeof content !== 'string') {
         // An answer without a message (no choices, a null content) is malformed: it is paid for
         // if it reported usage, and retried.
-        charge(completion.usage, 'failed');
+        await chargeFailed(completion.usage);
         throw ApplicationFailure.create({
           message: 'LLM answered without a message (no choices or no content)',
           type: LLM_RETRYABLE,
@@ -141,7 +149,7 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
         };
       // An error answer that reported usage (some providers do on a 5xx after partial work) is paid for too.
       if (err instanceof openai().APIError && !ctx.cancellationSignal.aborted)
-        charge((err.error as { usage?: unknown } | undefined)?.usage, 'failed');
+        await chargeFailed((err.error as { usage?: unknown } | undefined)?.usage);
       throw classify(err, ctx, secrets, ledger);
     } finally {
       clearInterval(beat);
@@ -162,6 +170,34 @@ export function createLlmPricing(config: LlmConfig) {
 /** The estimated tokens of the system prompt and the message framing, on top of a decision's payload. */
 function overheadTokens(): number {
   return estimateTokens(SYSTEM_PROMPT.length) + 16;
+}
+
+/** How long a paid failed attempt waits for its Signal to be recorded before it fails anyway. */
+const REPORT_TIMEOUT_MS = 5_000;
+
+/**
+ * Signals a paid failed attempt to the run. Best effort: if the Signal is not recorded in time the
+ * attempt's ledger still reaches the run (its failure, the next attempt's heartbeats), except when a
+ * cancel falls between two attempts; the worker logs the miss.
+ */
+async function reportCharge(ctx: Context, entry: AttemptCharge): Promise<void> {
+  const run = ctx.info.workflowExecution;
+  if (!run) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const signalled = ctx.client.workflow.getHandle(run.workflowId, run.runId).signal(attemptChargedSignal, entry);
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`not recorded within ${REPORT_TIMEOUT_MS} ms`)), REPORT_TIMEOUT_MS);
+    });
+    await Promise.race([signalled, late]);
+  } catch (err) {
+    ctx.log.warn('decide: could not Signal a paid failed attempt to its run', {
+      attempt: entry.attempt,
+      error: err instanceof Error ? err.message.slice(0, 200) : String(err).slice(0, 200),
+    });
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The decision's step from its idempotency key (`...:decide:<step>`). */

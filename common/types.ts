@@ -214,6 +214,8 @@ export interface DecideInput {
    * (LLM_BUDGET). Absent: the run has no dollar budget (or predates the check).
    */
   left_usd?: number;
+  /** Tell the run of each paid failed attempt at once (the attempt_charged Signal, common/attempt-charged.ts). */
+  report_charges?: boolean;
 }
 
 export interface DecideOutput {

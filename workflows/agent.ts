@@ -34,6 +34,12 @@ import type { AttemptCharge, Budget, Remaining, Usage } from '../common/budget';
 import { chargeAttempts, ledgerOf, planDecision, windDownNotice } from '../common/cost';
 import type { DecisionPlan, LlmPricing, WindDownReason } from '../common/cost';
 import { checkExtend, EXTEND_UPDATE_DESCRIPTION, extendedBudget, extendUpdate } from '../common/extend';
+import {
+  ATTEMPT_CHARGED_DESCRIPTION,
+  attemptChargedSignal,
+  checkAttemptCharged,
+  withSignalled,
+} from '../common/attempt-charged';
 import type { BudgetExtension, ExtendReceipt, ExtendRequest } from '../common/extend';
 import { decideSummary, toolCallSummary } from './activity-summary';
 import type { Action, EscalateAction } from '../common/contract';
@@ -107,6 +113,11 @@ export async function reactAgent(input: AgentInput): Promise<AgentResult> {
     validator: (request) => run.validateExtend(request),
     description: EXTEND_UPDATE_DESCRIPTION,
   });
+  if (patches.limits) {
+    setHandler(attemptChargedSignal, (value) => run.attemptCharged(value), {
+      description: ATTEMPT_CHARGED_DESCRIPTION,
+    });
+  }
   return run.execute();
 }
 
@@ -169,6 +180,8 @@ class AgentRun {
   private topupDeclined: boolean;
   /** The steps whose decision was a wind-down, and why. */
   private readonly windDowns = new Map<number, WindDownReason>();
+  /** The decision running now, and the failed attempts its activity Signalled (by attempt). */
+  private deciding: { step: number; signalled: Map<number, AttemptCharge> } | undefined;
 
   constructor(
     private readonly input: AgentInput,
@@ -566,6 +579,11 @@ class AgentRun {
       },
     });
     const info = workflowInfo();
+    const signalled = new Map<number, AttemptCharge>();
+    // The ledger the activity reported, plus the paid attempts it Signalled and the ledger lacks.
+    const ledger = (attempts: readonly AttemptCharge[]): AttemptCharge[] =>
+      this.patches.limits ? withSignalled(attempts, signalled) : [...attempts];
+    if (this.patches.limits) this.deciding = { step, signalled };
     let decision: DecideOutput;
     try {
       decision = await decide({
@@ -573,11 +591,13 @@ class AgentRun {
         idempotency_key: decideKey(info.workflowId, info.firstExecutionRunId, step),
         ...(maxCompletionTokens !== undefined ? { max_completion_tokens: maxCompletionTokens } : {}),
         ...(leftUsd !== undefined ? { left_usd: leftUsd } : {}),
+        ...(this.patches.limits ? { report_charges: true } : {}),
         trace: { step, role: 'decide' },
       });
     } catch (err) {
+      this.deciding = undefined;
       // The attempts that reported usage before the decision failed for good are charged too.
-      const attempts = this.cost ? failureLedger(err) : [];
+      const attempts = this.cost ? ledger(failureLedger(err)) : [];
       // So are those of a decision a cancel or a deadline cut off (its cancellation or its last
       // heartbeat carries them), before the run ends for that reason.
       if (this.patches.limits && (isCancellation(err) || this.cutOff())) this.charge(attempts);
@@ -587,9 +607,22 @@ class AgentRun {
       this.throwIfCutOff();
       return { stop: classifyLlmFailure(err), attempts };
     }
+    this.deciding = undefined;
+    if (this.patches.limits) decision = { ...decision, attempts: ledger(decision.attempts ?? []) };
     if (this.patches.limits && this.cutOff()) this.charge(decision.attempts ?? []);
     this.throwIfCutOff();
     return decision;
+  }
+
+  /** The attempt_charged Signal: a failed attempt of the decision running now; anything else is dropped. */
+  attemptCharged(value: unknown): void {
+    const deciding = this.deciding;
+    const checked = checkAttemptCharged(
+      value,
+      deciding && { step: deciding.step, maxAttempts: this.input.llm_max_attempts ?? 3 },
+    );
+    if (typeof checked === 'string' || !deciding) return;
+    if (!deciding.signalled.has(checked.attempt)) deciding.signalled.set(checked.attempt, checked);
   }
 
   /** Whether a cancel or a deadline has cut the run off (the loop's scope was cancelled). */
