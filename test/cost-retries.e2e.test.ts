@@ -4,15 +4,21 @@
 // worst case (512 completion tokens, $1.024) does not depend on the prompt's size.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { byStep, final, noMessage, serverErrorWithUsage } from '../scripts/scripted-replies';
+import { byStep, final, noMessage } from '../scripts/scripted-replies';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { cancelRun, runResult } from '../client/agent-client';
 import type { AgentResult } from '../common/types';
 import { agentFixture } from './helpers/agent-fixture';
 import { eventually } from './helpers/harness';
+import type { WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+
+const { PendingActivityState } = temporal.api.enums.v1;
 
 const MODEL = 'spend-test-model';
 const pricesDir = mkdtempSync(path.join(tmpdir(), 'cost-retries-e2e-'));
@@ -31,6 +37,13 @@ const fixture = agentFixture({
 });
 let metricsUrl: string;
 
+const exec = promisify(execFile);
+function temporalCli(args: string[]) {
+  const cli = process.env.TEMPORAL_CLI_PATH;
+  assert.ok(cli, 'TEMPORAL_CLI_PATH is set by `npm test`');
+  return exec(cli, [...args, '--address', fixture.env.address, '--namespace', fixture.env.namespace]);
+}
+
 /** The worker's charged dollars for failed attempts so far (Prometheus text format). */
 async function failedUsdCharged(): Promise<number> {
   const text = await (await fetch(metricsUrl)).text();
@@ -42,7 +55,26 @@ const attemptRows = (result: AgentResult) =>
   result.usage.attempts?.map((a) => [a.step, a.attempt, a.outcome, a.completion_tokens]);
 
 /** A paid failure: an HTTP 500 whose body reports 10 completion tokens ($0.02). */
-const paidFailure = (): Reply => serverErrorWithUsage({ prompt_tokens: 40, completion_tokens: 10, total_tokens: 50 });
+const paidFailure = (headers: Record<string, string> = {}): Reply => ({
+  status: 500,
+  headers,
+  body: {
+    error: {
+      message: 'scripted LLM: HTTP 500 after partial work',
+      type: 'server_error',
+      usage: { prompt_tokens: 40, completion_tokens: 10, total_tokens: 50 },
+    },
+  },
+});
+
+/** Resolves when the run's decision waits, on the server, for its second attempt (the retry backoff). */
+const inBackoff = (handle: WorkflowHandle) =>
+  eventually('the decision waiting between two attempts', async () => {
+    const pending = (await handle.describe()).raw.pendingActivities?.[0];
+    return pending?.attempt === 2 && pending.state === PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED
+      ? pending
+      : undefined;
+  });
 
 describe('every attempt is reserved against what is left', () => {
   it('a retry that cannot fit is not sent: budget_exhausted:usd, one paid attempt', async () => {
@@ -105,5 +137,67 @@ describe('a decision cut off by a cancel or a deadline keeps its charges', () =>
     assert.deepEqual(attemptRows(result), [[1, 1, 'failed', 10]]);
     assert.equal(result.usage.cost_usd, 0.02);
     assert.equal(result.usage.llm_calls, 1);
+  });
+
+  it('cancelled between two attempts (a 30 s Retry-After): the paid first attempt is in the result', async () => {
+    const { id, handle } = await fixture.start(
+      byStep({ 1: [paidFailure({ 'retry-after': '30' }), final('never asked')] }),
+      { budget: { max_usd: 5 } },
+    );
+    await inBackoff(handle);
+    await cancelRun(fixture.client, id, 'stuck between retries');
+    const result = await runResult(handle);
+    assert.equal(result.stop_reason, 'cancelled');
+    assert.equal(fixture.llm.requests(id).length, 1);
+    assert.deepEqual(attemptRows(result), [[1, 1, 'failed', 10]]);
+    assert.equal(result.usage.cost_usd, 0.02);
+    assert.equal(result.usage.llm_calls, 1);
+  });
+
+  it('cut off by max_seconds between two attempts: the paid first attempt is in the result', async () => {
+    const { id, result } = await fixture.run(
+      byStep({ 1: [paidFailure({ 'retry-after': '30' }), final('never asked')] }),
+      { budget: { max_usd: 5, max_seconds: 5 } },
+    );
+    assert.equal(result.stop_reason, 'max_seconds');
+    assert.equal(fixture.llm.requests(id).length, 1);
+    assert.deepEqual(attemptRows(result), [[1, 1, 'failed', 10]]);
+    assert.equal(result.usage.cost_usd, 0.02);
+  });
+
+  it("hostile llm_attempt_charged Signals through Temporal's CLI are dropped; the run is unharmed", async () => {
+    const { id, handle } = await fixture.start(byStep({ 1: { hang: true } }), { budget: { max_usd: 5 } });
+    await fixture.llm.waitFor((r) => r.workflowId === id, 30_000);
+    const charge = { step: 1, attempt: 1, outcome: 'failed', prompt_tokens: 1, completion_tokens: 1, cost_usd: 0.5 };
+    const hostile: string[] = [
+      'x',
+      null,
+      [charge],
+      { ...charge, cost_usd: -5 },
+      { ...charge, cost_usd: 1e12 },
+      { ...charge, step: 2 },
+      { ...charge, attempt: 0 },
+      { ...charge, attempt: 4 },
+      { ...charge, attempt: 1.5 },
+      { ...charge, outcome: 'ok' },
+      { ...charge, prompt_tokens: -1 },
+      { ...charge, completion_tokens: 1e300 },
+      { ...charge, cost_usd: '0.5' },
+      { ...charge, extra: 1 },
+      { ...charge, step: undefined },
+    ].map((input) => JSON.stringify(input));
+    hostile.push(`{"__proto__":{"cost_usd":0.5},"step":1,"attempt":1,"outcome":"failed"}`, '{"constructor":{}}');
+    for (const input of hostile) {
+      await temporalCli(['workflow', 'signal', '--workflow-id', id, '--name', 'llm_attempt_charged', '--input', input]);
+    }
+    await cancelRun(fixture.client, id, 'after hostile signals');
+    const result = await runResult(handle);
+    assert.equal(result.stop_reason, 'cancelled');
+    assert.equal(result.usage.cost_usd ?? 0, 0);
+    assert.equal(result.usage.llm_calls, 0);
+    assert.equal(result.usage.attempts?.length ?? 0, 0);
+    const events = (await handle.fetchHistory()).events ?? [];
+    assert.equal(events.filter((e) => e.workflowExecutionSignaledEventAttributes).length, hostile.length);
+    assert.equal(events.filter((e) => e.workflowTaskFailedEventAttributes).length, 0);
   });
 });
