@@ -5,15 +5,18 @@
 // scrubbed of secrets (an error body may echo the API key).
 // Cost: every attempt that reported usage is priced here and added to a ledger that travels from
 // attempt to attempt in the heartbeat details (a failed attempt's report carries its last ones) and
-// out with the final success or failure, so the run charges each attempt exactly once.
-import { Context, ApplicationFailure } from '@temporalio/activity';
+// out with the final success, failure or cancellation, so the run charges each attempt exactly once.
+// With a dollar budget, every attempt (retries too) is checked against what its decision has left
+// after the earlier attempts' charges before it is sent.
+import { Context, ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import type * as OpenAiModule from 'openai';
 import type OpenAI from 'openai';
 import type { AttemptCharge } from '../common/budget';
-import { attemptCost, estimateTokens, ledgerOf } from '../common/cost';
+import { attemptCap, attemptCost, COMPLETION_CAP_TOKENS, estimateTokens, ledgerOf, ledgerUsd } from '../common/cost';
 import type { LlmPricing } from '../common/cost';
+import { attemptChargedSignal } from '../common/attempt-charged';
 import type { DecideInput, DecideLedger, DecideOutput } from '../common/types';
-import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/types';
+import { LLM_BUDGET, LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/types';
 import { limitedFetch, responseTooLarge } from './limited-fetch';
 import type { LlmConfig } from './llm-config';
 import type { LlmLimiter } from './llm-lease';
@@ -55,24 +58,46 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
     }));
   const secrets = [config.apiKey, ...secretsFromEnv()];
 
+  /** The cap this attempt can pay for with what its decision has left; throws when none fits. */
+  const affordableCap = (input: DecideInput, prompt: string, ledger: readonly AttemptCharge[]): number => {
+    const left = input.left_usd! - ledgerUsd(ledger);
+    const promptTokens = estimateTokens(prompt.length) + overheadTokens();
+    const cap = attemptCap(left, promptTokens, config.price, input.max_completion_tokens ?? COMPLETION_CAP_TOKENS);
+    if (cap !== undefined) return cap;
+    throw ApplicationFailure.create({
+      message: `LLM attempt not sent: the dollar budget left for this decision ($${Math.max(0, left).toFixed(6)}) cannot pay for it`,
+      type: LLM_BUDGET,
+      nonRetryable: true,
+      details: [{ attempts: [...ledger] } satisfies DecideLedger],
+    });
+  };
+
   return async function decide(input: DecideInput): Promise<DecideOutput> {
     const ctx = Context.current();
     const { attempt } = ctx.info;
     const step = stepOfKey(input.idempotency_key);
     // The attempts before this one that reported usage (their heartbeats, or their failure reports).
     const ledger: AttemptCharge[] = ledgerOf(ctx.info.heartbeatDetails).filter((a) => a.attempt < attempt);
-    const charge = (usage: unknown, outcome: AttemptCharge['outcome']): void => {
+    const charge = (usage: unknown, outcome: AttemptCharge['outcome']): AttemptCharge | undefined => {
       const counts = usageCounts(usage);
-      if (counts.prompt_tokens + counts.completion_tokens === 0) return;
-      ledger.push({ step, attempt, outcome, ...counts, cost_usd: attemptCost(counts, config.price) });
+      if (counts.prompt_tokens + counts.completion_tokens === 0) return undefined;
+      const entry: AttemptCharge = { step, attempt, outcome, ...counts, cost_usd: attemptCost(counts, config.price) };
+      ledger.push(entry);
       ctx.heartbeat({ attempts: ledger } satisfies DecideLedger);
+      return entry;
+    };
+    // A paid attempt that fails is told to the run before the failure is reported (see attempt-charged.ts).
+    const chargeFailed = async (usage: unknown): Promise<void> => {
+      const entry = charge(usage, 'failed');
+      if (entry && input.report_charges) await reportCharge(ctx, entry);
     };
     // Heartbeats carry cancellation to us (the signal aborts the HTTP request at once) and the ledger.
     ctx.heartbeat({ attempts: ledger } satisfies DecideLedger);
     const beat = setInterval(() => ctx.heartbeat({ attempts: ledger } satisfies DecideLedger), HEARTBEAT_EVERY_MS);
     try {
       const prompt = JSON.stringify(input.payload);
-      const maxCompletion = input.max_completion_tokens;
+      const maxCompletion =
+        input.left_usd === undefined ? input.max_completion_tokens : affordableCap(input, prompt, ledger);
       const call = () =>
         client().chat.completions.create(
           {
@@ -101,7 +126,7 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
       if (typeof content !== 'string') {
         // An answer without a message (no choices, a null content) is malformed: it is paid for
         // if it reported usage, and retried.
-        charge(completion.usage, 'failed');
+        await chargeFailed(completion.usage);
         throw ApplicationFailure.create({
           message: 'LLM answered without a message (no choices or no content)',
           type: LLM_RETRYABLE,
@@ -124,7 +149,7 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
         };
       // An error answer that reported usage (some providers do on a 5xx after partial work) is paid for too.
       if (err instanceof openai().APIError && !ctx.cancellationSignal.aborted)
-        charge((err.error as { usage?: unknown } | undefined)?.usage, 'failed');
+        await chargeFailed((err.error as { usage?: unknown } | undefined)?.usage);
       throw classify(err, ctx, secrets, ledger);
     } finally {
       clearInterval(beat);
@@ -138,8 +163,41 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
  */
 export function createLlmPricing(config: LlmConfig) {
   return async function llm_pricing(): Promise<LlmPricing> {
-    return { model: config.model, ...config.price, overhead_tokens: estimateTokens(SYSTEM_PROMPT.length) + 16 };
+    return { model: config.model, ...config.price, overhead_tokens: overheadTokens() };
   };
+}
+
+/** The estimated tokens of the system prompt and the message framing, on top of a decision's payload. */
+function overheadTokens(): number {
+  return estimateTokens(SYSTEM_PROMPT.length) + 16;
+}
+
+/** How long a paid failed attempt waits for its Signal to be recorded before it fails anyway. */
+const REPORT_TIMEOUT_MS = 5_000;
+
+/**
+ * Signals a paid failed attempt to the run. Best effort: if the Signal is not recorded in time the
+ * attempt's ledger still reaches the run (its failure, the next attempt's heartbeats), except when a
+ * cancel falls between two attempts; the worker logs the miss.
+ */
+async function reportCharge(ctx: Context, entry: AttemptCharge): Promise<void> {
+  const run = ctx.info.workflowExecution;
+  if (!run) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const signalled = ctx.client.workflow.getHandle(run.workflowId, run.runId).signal(attemptChargedSignal, entry);
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`not recorded within ${REPORT_TIMEOUT_MS} ms`)), REPORT_TIMEOUT_MS);
+    });
+    await Promise.race([signalled, late]);
+  } catch (err) {
+    ctx.log.warn('decide: could not Signal a paid failed attempt to its run', {
+      attempt: entry.attempt,
+      error: err instanceof Error ? err.message.slice(0, 200) : String(err).slice(0, 200),
+    });
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The decision's step from its idempotency key (`...:decide:<step>`). */
@@ -182,9 +240,11 @@ function classify(err: unknown, ctx: Context, secrets: readonly string[], ledger
   const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = openai();
   // Every failure carries the attempts charged so far: the last one is what the run sees.
   const details = [{ attempts: ledger } satisfies DecideLedger];
-  // A cancelled activity: rethrow what the SDK expects so Temporal records a cancellation.
+  // A cancelled activity: a CancelledFailure, so Temporal records a cancellation; its details carry
+  // the attempts charged so far, so a run cut off by a cancel or a deadline still adds them.
   if (err instanceof APIUserAbortError || ctx.cancellationSignal.aborted) {
-    return ctx.cancellationSignal.reason ?? err;
+    const reason: unknown = ctx.cancellationSignal.reason;
+    return new CancelledFailure(reason instanceof Error ? reason.message : 'cancelled', details);
   }
   const message = (err: Error) => scrubSecrets(err.message, secrets).slice(0, 1000);
   if (err instanceof APIConnectionTimeoutError || err instanceof APIConnectionError) {

@@ -73,6 +73,31 @@ export function ledgerOf(details: unknown): AttemptCharge[] {
   );
 }
 
+/**
+ * The completion cap one LLM attempt can pay for with `leftUsd`, its prompt estimated at
+ * `promptTokens` and its cap at most `maxCap`; undefined when not even the smallest useful cap
+ * (or the prompt alone) fits. The decide activity asks this before every attempt, retries included.
+ */
+export function attemptCap(
+  leftUsd: number,
+  promptTokens: number,
+  price: ModelPrice,
+  maxCap: number,
+): number | undefined {
+  const promptUsd = (promptTokens * price.input_usd_per_mtok) / 1e6;
+  if (!(leftUsd >= promptUsd)) return undefined;
+  const perToken = price.output_usd_per_mtok / 1e6;
+  // The epsilon keeps binary fractions ($0.476 / $0.002 = 237.99999999999997) from losing a token.
+  const affordable = perToken > 0 ? Math.floor(roundUsd(leftUsd - promptUsd) / perToken + 1e-6) : maxCap;
+  const cap = Math.min(maxCap, affordable);
+  return cap >= MIN_COMPLETION_TOKENS ? cap : undefined;
+}
+
+/** What the attempts in a ledger were charged, together. */
+export function ledgerUsd(attempts: readonly AttemptCharge[]): number {
+  return roundUsd(attempts.reduce((sum, a) => sum + a.cost_usd, 0));
+}
+
 /** Why a run winds down: the budget that cannot pay for a tool step plus a final answer. */
 export type WindDownReason = 'max_usd' | 'max_steps' | 'max_tool_calls' | 'max_tokens';
 

@@ -208,6 +208,14 @@ export interface DecideInput {
   idempotency_key: string;
   /** The completion cap the call must send (the dollar budget reserved it); absent: none. */
   max_completion_tokens?: number;
+  /**
+   * What is left of the dollar budget for this decision, all its attempts together: each attempt
+   * subtracts what the earlier ones were charged and lowers its cap to fit, or is not sent
+   * (LLM_BUDGET). Absent: the run has no dollar budget (or predates the check).
+   */
+  left_usd?: number;
+  /** Tell the run of each paid failed attempt at once (the attempt_charged Signal, common/attempt-charged.ts). */
+  report_charges?: boolean;
 }
 
 export interface DecideOutput {
@@ -256,3 +264,5 @@ export interface ReconcileOutput {
 export const LLM_TIMEOUT = 'LlmTimeout';
 export const LLM_RETRYABLE = 'LlmRetryable';
 export const LLM_REJECTED = 'LlmRejected';
+/** An attempt the dollar budget left for its decision could not pay for: not sent, not retried. */
+export const LLM_BUDGET = 'LlmBudgetExhausted';

@@ -29,11 +29,17 @@ import type {
   ReconcileOutput,
   ToolInput,
 } from '../common/types';
-import { addTokens, budgetExhausted, EMPTY_USAGE, remaining, resolveBudget } from '../common/budget';
+import { addTokens, budgetExhausted, EMPTY_USAGE, remaining, resolveBudget, roundUsd } from '../common/budget';
 import type { AttemptCharge, Budget, Remaining, Usage } from '../common/budget';
 import { chargeAttempts, ledgerOf, planDecision, windDownNotice } from '../common/cost';
 import type { DecisionPlan, LlmPricing, WindDownReason } from '../common/cost';
 import { checkExtend, EXTEND_UPDATE_DESCRIPTION, extendedBudget, extendUpdate } from '../common/extend';
+import {
+  ATTEMPT_CHARGED_DESCRIPTION,
+  attemptChargedSignal,
+  checkAttemptCharged,
+  withSignalled,
+} from '../common/attempt-charged';
 import type { BudgetExtension, ExtendReceipt, ExtendRequest } from '../common/extend';
 import { decideSummary, toolCallSummary } from './activity-summary';
 import type { Action, EscalateAction } from '../common/contract';
@@ -59,7 +65,7 @@ import { STATE_QUERY_DESCRIPTION, stateQuery } from '../common/queries';
 import type { StopReason } from '../common/stop-reasons';
 import { loopSignature, TOOL_REGISTRY } from '../common/tool-catalog';
 import type { ToolSpec } from '../common/tool-catalog';
-import { CANCELLED_RESULT_MEMO, EFFECTS_MEMO, LLM_REJECTED, LLM_TIMEOUT } from '../common/types';
+import { CANCELLED_RESULT_MEMO, EFFECTS_MEMO, LLM_BUDGET, LLM_REJECTED, LLM_TIMEOUT } from '../common/types';
 import type {
   AgentInput,
   AgentResult,
@@ -107,6 +113,11 @@ export async function reactAgent(input: AgentInput): Promise<AgentResult> {
     validator: (request) => run.validateExtend(request),
     description: EXTEND_UPDATE_DESCRIPTION,
   });
+  if (patches.limits) {
+    setHandler(attemptChargedSignal, (value) => run.attemptCharged(value), {
+      description: ATTEMPT_CHARGED_DESCRIPTION,
+    });
+  }
   return run.execute();
 }
 
@@ -169,6 +180,8 @@ class AgentRun {
   private topupDeclined: boolean;
   /** The steps whose decision was a wind-down, and why. */
   private readonly windDowns = new Map<number, WindDownReason>();
+  /** The decision running now, and the failed attempts its activity Signalled (by attempt). */
+  private deciding: { step: number; signalled: Map<number, AttemptCharge> } | undefined;
 
   constructor(
     private readonly input: AgentInput,
@@ -317,11 +330,13 @@ class AgentRun {
       this.publish('running');
       this.setPhase('deciding');
 
-      const decision = await this.decide(
-        step,
-        payload,
-        plan.kind === 'decide' ? plan.max_completion_tokens : undefined,
-      );
+      const cap = plan.kind === 'decide' ? plan.max_completion_tokens : undefined;
+      // Every attempt of the decision, retries included, is checked by the activity against this.
+      const leftUsd =
+        this.patches.limits && cap !== undefined
+          ? roundUsd(this.budget.max_usd - (this.usage.cost_usd ?? 0))
+          : undefined;
+      const decision = await this.decide(step, payload, cap, leftUsd);
       if ('stop' in decision) {
         this.charge(decision.attempts);
         return this.stop(decision.stop);
@@ -546,6 +561,7 @@ class AgentRun {
     step: number,
     payload: DecisionPayload,
     maxCompletionTokens: number | undefined,
+    leftUsd?: number,
   ): Promise<DecideOutput | { stop: StopReason; attempts: AttemptCharge[] }> {
     const { decide } = proxyActivities<{ decide: DecideFn }>({
       activityId: `${step}-decide`,
@@ -565,24 +581,55 @@ class AgentRun {
       },
     });
     const info = workflowInfo();
+    const signalled = new Map<number, AttemptCharge>();
+    // The ledger the activity reported, plus the paid attempts it Signalled and the ledger lacks.
+    const ledger = (attempts: readonly AttemptCharge[]): AttemptCharge[] =>
+      this.patches.limits ? withSignalled(attempts, signalled) : [...attempts];
+    if (this.patches.limits) this.deciding = { step, signalled };
     let decision: DecideOutput;
     try {
       decision = await decide({
         payload,
         idempotency_key: decideKey(info.workflowId, info.firstExecutionRunId, step),
         ...(maxCompletionTokens !== undefined ? { max_completion_tokens: maxCompletionTokens } : {}),
+        ...(leftUsd !== undefined ? { left_usd: leftUsd } : {}),
+        ...(this.patches.limits ? { report_charges: true } : {}),
         trace: { step, role: 'decide' },
       });
     } catch (err) {
+      this.deciding = undefined;
+      // The attempts that reported usage before the decision failed for good are charged too.
+      const attempts = this.cost ? ledger(failureLedger(err)) : [];
+      // So are those of a decision a cancel or a deadline cut off (its cancellation or its last
+      // heartbeat carries them), before the run ends for that reason.
+      if (this.patches.limits && (isCancellation(err) || this.cutOff())) this.charge(attempts);
       if (isCancellation(err)) throw err;
       // A hung or dead worker's attempt times out after the cancel or the deadline: that is
       // still the cancel or the deadline, not an LLM timeout.
       this.throwIfCutOff();
-      // The attempts that reported usage before the decision failed for good are charged too.
-      return { stop: classifyLlmFailure(err), attempts: this.cost ? failureLedger(err) : [] };
+      return { stop: classifyLlmFailure(err), attempts };
     }
+    this.deciding = undefined;
+    if (this.patches.limits) decision = { ...decision, attempts: ledger(decision.attempts ?? []) };
+    if (this.patches.limits && this.cutOff()) this.charge(decision.attempts ?? []);
     this.throwIfCutOff();
     return decision;
+  }
+
+  /** The attempt_charged Signal: a failed attempt of the decision running now; anything else is dropped. */
+  attemptCharged(value: unknown): void {
+    const deciding = this.deciding;
+    const checked = checkAttemptCharged(
+      value,
+      deciding && { step: deciding.step, maxAttempts: this.input.llm_max_attempts ?? 3 },
+    );
+    if (typeof checked === 'string' || !deciding) return;
+    if (!deciding.signalled.has(checked.attempt)) deciding.signalled.set(checked.attempt, checked);
+  }
+
+  /** Whether a cancel or a deadline has cut the run off (the loop's scope was cancelled). */
+  private cutOff(): boolean {
+    return this.v2 && this.loopScope?.consideredCancelled === true;
   }
 
   /**
@@ -591,7 +638,7 @@ class AgentRun {
    * must not carry on, or hand a cancelled run's work to a new run, after the scope was cancelled.
    */
   private throwIfCutOff(): void {
-    if (this.v2 && this.loopScope?.consideredCancelled) {
+    if (this.cutOff()) {
       throw new CancelledFailure(this.intent === 'max_seconds' ? 'max_seconds reached' : 'cancelled by operator');
     }
   }
@@ -893,10 +940,13 @@ class AgentRun {
   }
 }
 
-/** The attempts a failed decide activity reported: in its failure's details, or its last heartbeat's (a timeout). */
+/**
+ * The attempts a failed or cancelled decide activity reported: in its failure's or cancellation's
+ * details, or its last heartbeat's (a timeout).
+ */
 function failureLedger(err: unknown): AttemptCharge[] {
   const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof ApplicationFailure) return ledgerOf(cause.details?.[0]);
+  if (cause instanceof ApplicationFailure || cause instanceof CancelledFailure) return ledgerOf(cause.details?.[0]);
   if (cause instanceof TimeoutFailure) return ledgerOf(cause.lastHeartbeatDetails);
   return [];
 }
@@ -911,5 +961,6 @@ function classifyLlmFailure(err: unknown): StopReason {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof TimeoutFailure) return 'llm_timeout';
   if (cause instanceof ApplicationFailure && cause.type === LLM_TIMEOUT) return 'llm_timeout';
+  if (cause instanceof ApplicationFailure && cause.type === LLM_BUDGET) return 'budget_exhausted:usd';
   return 'llm_error';
 }
