@@ -42,7 +42,9 @@ describe('Web UI on the PostgreSQL-backed server', () => {
       async () => {
         const r = await fetch(`${ui.url}/api/v1/namespaces/${fixture.env.namespace}/workflows?query=${query}`);
         const body = (await r.json()) as { executions?: UiExecution[] };
-        return body.executions?.length ? body.executions : undefined;
+        // Visibility is eventually consistent: the run can be listed before its close is.
+        const closed = body.executions?.[0]?.status === 'WORKFLOW_EXECUTION_STATUS_COMPLETED';
+        return closed ? body.executions : undefined;
       },
       30_000,
     );
