@@ -51,6 +51,8 @@ interface Scenario {
   input?: Partial<AgentInput>;
   /** A top-up sent once the run waits for one. */
   extend?: ExtendRequest;
+  /** With cancelAfterKey: wait this long after that request before cancelling. */
+  cancelDelayMs?: number;
 }
 
 const REFUND_ALLOW = [...DEFAULT_ALLOWED_TOOLS, 'issue_refund'];
@@ -163,6 +165,30 @@ const SCENARIOS: Scenario[] = [
       { action: { kind: 'final', answer: 'Yes: USD 49.00 on the pro_monthly plan.' } },
     ],
   },
+  // Money and limits: a paid attempt's charge survives a cancel that lands while the retry waits
+  // out a Retry-After (the attempt reports itself by Signal); a retry that cannot fit what is left
+  // is not sent.
+  {
+    name: 'retry-cancelled-in-backoff',
+    budget: { max_usd: 50 },
+    replies: [
+      {
+        ...serverErrorWithUsage({ prompt_tokens: 40, completion_tokens: 10, total_tokens: 50 }),
+        headers: { 'retry-after': '30' },
+      },
+      { action: { kind: 'final', answer: 'never asked' } },
+    ],
+    cancelAfterKey: 'decide:1',
+    cancelDelayMs: 2_000,
+  },
+  {
+    name: 'retry-budget-exhausted',
+    budget: { max_usd: 2.2 },
+    replies: [
+      noMessage({ prompt_tokens: 30, completion_tokens: 512 }),
+      { action: { kind: 'final', answer: 'never asked' } },
+    ],
+  },
 ];
 
 async function main(): Promise<void> {
@@ -224,6 +250,7 @@ async function main(): Promise<void> {
           (r) => r.workflowId === id && (r.idempotencyKey ?? '').endsWith(`:${scenario.cancelAfterKey}`),
           20_000,
         );
+        if (scenario.cancelDelayMs) await new Promise((r) => setTimeout(r, scenario.cancelDelayMs));
         await cancelRun(client, id, 'recording a cancelled run');
       }
       for (const answer of scenario.answers ?? []) {
