@@ -42,12 +42,15 @@ import {
   gate,
   historyOf,
   llmRequest,
+  median,
+  retriedAttempts,
   startedActivity,
   timeline,
   untilWallClock,
   waitStarted,
+  workflowTaskTimeouts,
 } from './helpers/fault-matrix';
-import type { Gate, StepReply } from './helpers/fault-matrix';
+import type { Gate, RetriedAttempt, StepReply } from './helpers/fault-matrix';
 
 // ---- the matrix -------------------------------------------------------------------------------
 
@@ -781,6 +784,153 @@ describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', 
     });
   }
 });
+
+// ---- one worker hung (SIGSTOP) among healthy ones, no cancel: every run still succeeds ---------
+//
+// Three workers on one queue (search_policy's first attempt takes TOOL_PAUSE_MS, so a hang lands
+// while tools run), rounds of FLEET_RUNS runs of the refund scenario: all healthy (the baseline);
+// one worker stopped before the runs start (it still holds open polls, and takes workflow tasks
+// it never runs); then, that one resumed, the worker running the most search_policy calls stopped
+// mid-run (its attempts die, and their retries meet its open polls, again and again). Every run
+// must succeed on a budget with no room for a counted retry, and a dead attempt must be noticed by
+// its heartbeat timeout, not its start-to-close. Time added: each round's median against the baseline.
+
+const FLEET_RUNS = 6;
+/** The trace: three tools, then the answer (marked 'final': the budget's last step is a wind-down). */
+const FLEET_TRACE = ['get_user_profile', BILLING, 'search_policy', 'final'];
+
+interface FleetRun {
+  id: string;
+  result: AgentResult;
+  startToCloseMs: number;
+  retried: RetriedAttempt[];
+  workflowTaskTimeouts: string[];
+}
+
+describe('fault matrix: hung worker, no cancel, healthy workers', () => {
+  let queue!: TemporalEnv;
+  const fleet: WorkerProcess[] = [];
+  before(async () => {
+    queue = fixture.queue('fm-fleet');
+    for (let i = 0; i < 3; i++)
+      fleet.push(fixture.startWorker({ OPENAI_TIMEOUT_SECONDS: '120', ...KNOBS.plain }, queue));
+    await Promise.all(fleet.map((w) => w.ready));
+    await fleetRound(queue); // warm-up: a fresh worker's first workflow tasks take seconds
+  });
+  after(() => Promise.all(fleet.map((w) => w.kill())));
+
+  it('hung worker, no cancel', { timeout: CELL_TIMEOUT_MS }, async (t) => {
+    const rounds: Array<[string, FleetRun[]]> = [];
+    const round = async (name: string, runs: Promise<FleetRun[]>): Promise<FleetRun[]> => {
+      const done = await runs;
+      rounds.push([name, done]);
+      t.diagnostic(
+        `${name}: median ${median(done.map((r) => r.startToCloseMs))} ms; ` +
+          done
+            .map(
+              (r) =>
+                `${r.result.stop_reason} ${r.startToCloseMs} ms` +
+                (r.retried.length
+                  ? ` retried ${r.retried.map((a) => `${a.activity} attempt ${a.attempt} after ${a.before}`)}`
+                  : '') +
+                (r.workflowTaskTimeouts.length ? ` workflow task timeouts ${r.workflowTaskTimeouts}` : ''),
+            )
+            .join(' | '),
+      );
+      return done;
+    };
+
+    const healthy = await round('healthy', fleetRound(queue));
+    const stoppedFirst = fleet[0]!;
+    stoppedFirst.hang();
+    await round('stopped before start', fleetRound(queue));
+    stoppedFirst.resume();
+    let inFlightOnHung = 0;
+    const midRun = await round(
+      'stopped mid-run',
+      fleetRound(queue, (runningOn) => {
+        const count = (w: WorkerProcess) => runningOn.filter((id) => id === w.identity).length;
+        const hung = [...fleet].sort((a, b) => count(b) - count(a))[0]!;
+        inFlightOnHung = count(hung);
+        hung.hang();
+      }),
+    );
+
+    const baseline = median(healthy.map((r) => r.startToCloseMs));
+    for (const [name, runs] of rounds) {
+      const ok = runs.filter((r) => r.result.stop_reason === 'success').length;
+      const added = (rs: FleetRun[]) => (rs.length ? `${median(rs.map((r) => r.startToCloseMs)) - baseline} ms` : '-');
+      // The runs the hung worker held up: a retried attempt, or a workflow task it took.
+      const touched = runs.filter((r) => r.retried.length + r.workflowTaskTimeouts.length > 0);
+      t.diagnostic(
+        `${name}: ${ok}/${runs.length} runs succeeded; time added (median) ${added(runs)}, ` +
+          `${added(touched)} for the ${touched.length} runs it held up`,
+      );
+    }
+    const all = rounds.flatMap(([name, runs]) => runs.map((r) => ({ name, ...r })));
+    assert.deepEqual(
+      all.filter((r) => r.result.stop_reason !== 'success').map((r) => `${r.name}: ${r.result.stop_reason}`),
+      [],
+      'runs that did not succeed',
+    );
+    for (const r of all) {
+      // The budget counts a call once, however many attempts it took: 3 tool calls in 4 steps.
+      assert.deepEqual(
+        r.result.trace.map((e) => e.tool),
+        FLEET_TRACE,
+      );
+      assert.deepEqual([r.result.usage.steps, r.result.usage.tool_calls], [4, 3]);
+      // A dead attempt is noticed by its heartbeat timeout, not at its start-to-close (10 s).
+      for (const a of r.retried)
+        assert.notEqual(a.before, 'START_TO_CLOSE', `${r.name}: ${r.id}: ${a.activity} attempt ${a.attempt}`);
+    }
+    // The fault hit: tools were running on the worker that hung, and their retries went elsewhere.
+    assert.ok(inFlightOnHung > 0, 'search_policy calls in flight on the hung worker');
+    assert.ok(
+      midRun.some((r) => r.retried.some((a) => a.activity === 'search_policy' && a.before === 'HEARTBEAT')),
+      'a search_policy attempt died with its worker and was retried',
+    );
+  });
+});
+
+/**
+ * FLEET_RUNS runs of the refund scenario on `queue`, concurrently, each on a budget of exactly its
+ * 4 steps and 3 tool calls. `hang` is called once every run's search_policy is running, with the
+ * identities of the workers running them.
+ */
+async function fleetRound(queue: TemporalEnv, hang?: (runningOn: string[]) => void): Promise<FleetRun[]> {
+  const ids = Array.from({ length: FLEET_RUNS }, () => uniqueId('fm-fleet'));
+  const handles = await Promise.all(
+    ids.map((id) => {
+      fixture.llm.script(
+        id,
+        byStep({
+          1: tool('get_user_profile', { user_id: 42 }),
+          2: tool(BILLING, { user_id: 42 }),
+          3: tool('search_policy', { query: 'refund window' }),
+          4: finalAnswer('done'),
+        }),
+      );
+      const budget = { max_steps: 4, max_tool_calls: 3, max_seconds: 300 };
+      return startRun(fixture.client, queue, agentInput({ budget }), id);
+    }),
+  );
+  if (hang) hang(await Promise.all(handles.map(async (h) => (await waitStarted(h, 'search_policy')).identity)));
+  return Promise.all(
+    handles.map(async (handle) => {
+      const result = await runResult(handle);
+      const events = await historyOf(handle);
+      const d = await handle.describe();
+      return {
+        id: handle.workflowId,
+        result,
+        startToCloseMs: d.closeTime!.getTime() - d.startTime.getTime(),
+        retried: retriedAttempts(events),
+        workflowTaskTimeouts: workflowTaskTimeouts(events),
+      };
+    }),
+  );
+}
 
 // ---- Temporal server SIGKILL and restart on the same SQLite file: one restart for six runs ----
 
