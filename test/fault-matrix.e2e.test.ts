@@ -50,7 +50,7 @@ import {
   waitStarted,
   workflowTaskTimeouts,
 } from './helpers/fault-matrix';
-import type { Gate, RetriedAttempt, StepReply } from './helpers/fault-matrix';
+import type { Gate, RetriedAttempt, StepReply, WorkflowTaskTimeout } from './helpers/fault-matrix';
 
 // ---- the matrix -------------------------------------------------------------------------------
 
@@ -788,12 +788,13 @@ describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', 
 // ---- one worker hung (SIGSTOP) among healthy ones, no cancel: every run still succeeds ---------
 //
 // Three workers on one queue (search_policy's first attempt takes TOOL_PAUSE_MS, so a hang lands
-// while tools run), rounds of FLEET_RUNS runs of the refund scenario: all healthy (the baseline);
-// one worker stopped before the runs start (it still holds open polls, and takes workflow tasks
-// it never runs); then, that one resumed, the worker running the most search_policy calls stopped
-// mid-run (its attempts die, and their retries meet its open polls, again and again). Every run
-// must succeed on a budget with no room for a counted retry, and a dead attempt must be noticed by
-// its heartbeat timeout, not its start-to-close. Time added: each round's median against the baseline.
+// while tools run) and rounds of FLEET_RUNS runs of the refund scenario: all healthy (the
+// baseline); one worker stopped before the runs start (it still holds open polls, and takes
+// workflow tasks it never runs); then, that one resumed, the worker running the most search_policy
+// calls stopped mid-run (its attempts die, and their retries meet its open polls). Every run must
+// succeed on a budget of exactly its steps and tool calls, and a dead attempt must end at its
+// heartbeat timeout, not its start-to-close. Figures: runs succeeded, time added (each round's
+// median against the baseline's), and how long the hung worker held the runs it touched.
 
 const FLEET_RUNS = 6;
 /** The trace: three tools, then the answer (marked 'final': the budget's last step is a wind-down). */
@@ -804,7 +805,9 @@ interface FleetRun {
   result: AgentResult;
   startToCloseMs: number;
   retried: RetriedAttempt[];
-  workflowTaskTimeouts: string[];
+  workflowTaskTimeouts: WorkflowTaskTimeout[];
+  /** Time the hung worker held this run: its timed-out workflow tasks, and its calls from the hang to the live attempt. */
+  heldMs: number;
 }
 
 describe('fault matrix: hung worker, no cancel, healthy workers', () => {
@@ -820,54 +823,30 @@ describe('fault matrix: hung worker, no cancel, healthy workers', () => {
   after(() => Promise.all(fleet.map((w) => w.kill())));
 
   it('hung worker, no cancel', { timeout: CELL_TIMEOUT_MS }, async (t) => {
-    const rounds: Array<[string, FleetRun[]]> = [];
-    const round = async (name: string, runs: Promise<FleetRun[]>): Promise<FleetRun[]> => {
-      const done = await runs;
-      rounds.push([name, done]);
-      t.diagnostic(
-        `${name}: median ${median(done.map((r) => r.startToCloseMs))} ms; ` +
-          done
-            .map(
-              (r) =>
-                `${r.result.stop_reason} ${r.startToCloseMs} ms` +
-                (r.retried.length
-                  ? ` retried ${r.retried.map((a) => `${a.activity} attempt ${a.attempt} after ${a.before}`)}`
-                  : '') +
-                (r.workflowTaskTimeouts.length ? ` workflow task timeouts ${r.workflowTaskTimeouts}` : ''),
-            )
-            .join(' | '),
-      );
-      return done;
-    };
-
-    const healthy = await round('healthy', fleetRound(queue));
-    const stoppedFirst = fleet[0]!;
-    stoppedFirst.hang();
-    await round('stopped before start', fleetRound(queue));
-    stoppedFirst.resume();
+    const healthy = await fleetRound(queue);
+    fleet[0]!.hang();
+    const stoppedFirst = await fleetRound(queue, Date.now());
+    fleet[0]!.resume();
     let inFlightOnHung = 0;
-    const midRun = await round(
-      'stopped mid-run',
-      fleetRound(queue, (runningOn) => {
-        const count = (w: WorkerProcess) => runningOn.filter((id) => id === w.identity).length;
-        const hung = [...fleet].sort((a, b) => count(b) - count(a))[0]!;
-        inFlightOnHung = count(hung);
-        hung.hang();
-      }),
-    );
+    const midRun = await fleetRound(queue, (runningOn) => {
+      const count = (w: WorkerProcess) => runningOn.filter((id) => id === w.identity).length;
+      const hung = [...fleet].sort((a, b) => count(b) - count(a))[0]!;
+      inFlightOnHung = count(hung);
+      hung.hang();
+    });
 
     const baseline = median(healthy.map((r) => r.startToCloseMs));
-    for (const [name, runs] of rounds) {
+    const rounds = { healthy, 'stopped before start': stoppedFirst, 'stopped mid-run': midRun };
+    for (const [name, runs] of Object.entries(rounds)) {
       const ok = runs.filter((r) => r.result.stop_reason === 'success').length;
-      const added = (rs: FleetRun[]) => (rs.length ? `${median(rs.map((r) => r.startToCloseMs)) - baseline} ms` : '-');
-      // The runs the hung worker held up: a retried attempt, or a workflow task it took.
-      const touched = runs.filter((r) => r.retried.length + r.workflowTaskTimeouts.length > 0);
+      const held = runs.filter((r) => r.heldMs > 0);
       t.diagnostic(
-        `${name}: ${ok}/${runs.length} runs succeeded; time added (median) ${added(runs)}, ` +
-          `${added(touched)} for the ${touched.length} runs it held up`,
+        `${name}: ${ok}/${runs.length} runs succeeded, time added (median) ${median(runs.map((r) => r.startToCloseMs)) - baseline} ms` +
+          (held.length ? `; held ${held.length} runs for ${median(held.map((r) => r.heldMs))} ms (median)` : '') +
+          ` | ${runs.map(describeFleetRun).join(' | ')}`,
       );
     }
-    const all = rounds.flatMap(([name, runs]) => runs.map((r) => ({ name, ...r })));
+    const all = Object.entries(rounds).flatMap(([name, runs]) => runs.map((r) => ({ name, ...r })));
     assert.deepEqual(
       all.filter((r) => r.result.stop_reason !== 'success').map((r) => `${r.name}: ${r.result.stop_reason}`),
       [],
@@ -880,11 +859,11 @@ describe('fault matrix: hung worker, no cancel, healthy workers', () => {
         FLEET_TRACE,
       );
       assert.deepEqual([r.result.usage.steps, r.result.usage.tool_calls], [4, 3]);
-      // A dead attempt is noticed by its heartbeat timeout, not at its start-to-close (10 s).
+      // A dead attempt is noticed at its heartbeat timeout, not at its start-to-close (10 s).
       for (const a of r.retried)
         assert.notEqual(a.before, 'START_TO_CLOSE', `${r.name}: ${r.id}: ${a.activity} attempt ${a.attempt}`);
     }
-    // The fault hit: tools were running on the worker that hung, and their retries went elsewhere.
+    // The fault hit: tools were running on the worker that hung, and a live worker took them over.
     assert.ok(inFlightOnHung > 0, 'search_policy calls in flight on the hung worker');
     assert.ok(
       midRun.some((r) => r.retried.some((a) => a.activity === 'search_policy' && a.before === 'HEARTBEAT')),
@@ -893,15 +872,25 @@ describe('fault matrix: hung worker, no cancel, healthy workers', () => {
   });
 });
 
+function describeFleetRun(r: FleetRun): string {
+  const retried = r.retried.map((a) => `${a.activity} attempt ${a.attempt} after ${a.before}`);
+  const tasks = r.workflowTaskTimeouts.map((w) => `${w.type} ${w.ms} ms`);
+  return (
+    `${r.result.stop_reason} ${r.startToCloseMs} ms` +
+    (retried.length ? `, retried ${retried.join(', ')}` : '') +
+    (tasks.length ? `, workflow tasks timed out ${tasks.join(', ')}` : '')
+  );
+}
+
 /**
  * FLEET_RUNS runs of the refund scenario on `queue`, concurrently, each on a budget of exactly its
- * 4 steps and 3 tool calls. `hang` is called once every run's search_policy is running, with the
- * identities of the workers running them.
+ * 4 steps and 3 tool calls. `hang`: when a worker was stopped (epoch ms), or a function that stops
+ * one once every run's search_policy is running, given the identities of the workers running them.
  */
-async function fleetRound(queue: TemporalEnv, hang?: (runningOn: string[]) => void): Promise<FleetRun[]> {
-  const ids = Array.from({ length: FLEET_RUNS }, () => uniqueId('fm-fleet'));
+async function fleetRound(queue: TemporalEnv, hang?: number | ((runningOn: string[]) => void)): Promise<FleetRun[]> {
   const handles = await Promise.all(
-    ids.map((id) => {
+    Array.from({ length: FLEET_RUNS }, () => {
+      const id = uniqueId('fm-fleet');
       fixture.llm.script(
         id,
         byStep({
@@ -915,18 +904,26 @@ async function fleetRound(queue: TemporalEnv, hang?: (runningOn: string[]) => vo
       return startRun(fixture.client, queue, agentInput({ budget }), id);
     }),
   );
-  if (hang) hang(await Promise.all(handles.map(async (h) => (await waitStarted(h, 'search_policy')).identity)));
+  let hungAtMs = typeof hang === 'number' ? hang : Infinity;
+  if (typeof hang === 'function') {
+    hang(await Promise.all(handles.map(async (h) => (await waitStarted(h, 'search_policy')).identity)));
+    hungAtMs = Date.now();
+  }
   return Promise.all(
     handles.map(async (handle) => {
       const result = await runResult(handle);
       const events = await historyOf(handle);
       const d = await handle.describe();
+      const retried = retriedAttempts(events);
+      const tasks = workflowTaskTimeouts(events);
+      const heldCalls = retried.map((a) => Math.max(0, a.startedAtMs - Math.max(a.scheduledAtMs, hungAtMs)) || 0);
       return {
         id: handle.workflowId,
         result,
         startToCloseMs: d.closeTime!.getTime() - d.startTime.getTime(),
-        retried: retriedAttempts(events),
-        workflowTaskTimeouts: workflowTaskTimeouts(events),
+        retried,
+        workflowTaskTimeouts: tasks,
+        heldMs: [...heldCalls, ...tasks.map((w) => w.ms)].reduce((a, b) => a + b, 0),
       };
     }),
   );

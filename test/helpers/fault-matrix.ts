@@ -94,6 +94,9 @@ export interface RetriedAttempt {
   attempt: number;
   /** How the attempt before it ended: HEARTBEAT, START_TO_CLOSE (a timeout), or the failure's message. */
   before: string;
+  /** When the activity was scheduled, and when its finishing attempt started (epoch ms). */
+  scheduledAtMs: number;
+  startedAtMs: number;
 }
 
 /**
@@ -106,21 +109,39 @@ export function retriedAttempts(events: HistoryEvent[]): RetriedAttempt[] {
     if (!started || (started.attempt ?? 1) <= 1) return [];
     const failure = started.lastFailure;
     const timeout = failure?.timeoutFailureInfo?.timeoutType;
+    const scheduled = events.find((s) => String(s.eventId) === String(started.scheduledEventId));
     return [
       {
         activity: activityTypeOf(events, started.scheduledEventId) ?? '?',
         attempt: started.attempt ?? 1,
         before: timeout ? TimeoutType[timeout].replace('TIMEOUT_TYPE_', '') : (failure?.message ?? '?'),
+        scheduledAtMs: scheduled ? eventTimeMs(scheduled) : NaN,
+        startedAtMs: eventTimeMs(e),
       },
     ];
   });
 }
 
-/** The run's workflow tasks that timed out (a hung worker took them): START_TO_CLOSE or SCHEDULE_TO_START (sticky queue). */
-export function workflowTaskTimeouts(events: HistoryEvent[]): string[] {
+export interface WorkflowTaskTimeout {
+  /** START_TO_CLOSE (a worker took it and never answered) or SCHEDULE_TO_START (nobody took it from a sticky queue). */
+  type: string;
+  /** From its scheduling (START_TO_CLOSE: its start) to the timeout. */
+  ms: number;
+}
+
+/** The run's workflow tasks that timed out: the ones a hung worker held. */
+export function workflowTaskTimeouts(events: HistoryEvent[]): WorkflowTaskTimeout[] {
+  const at = (id: unknown) => events.find((e) => String(e.eventId) === String(id));
   return events.flatMap((e) => {
-    const t = e.workflowTaskTimedOutEventAttributes?.timeoutType;
-    return t ? [TimeoutType[t].replace('TIMEOUT_TYPE_', '')] : [];
+    const timedOut = e.workflowTaskTimedOutEventAttributes;
+    if (!timedOut?.timeoutType) return [];
+    const from = at(timedOut.startedEventId) ?? at(timedOut.scheduledEventId);
+    return [
+      {
+        type: TimeoutType[timedOut.timeoutType].replace('TIMEOUT_TYPE_', ''),
+        ms: from ? eventTimeMs(e) - eventTimeMs(from) : NaN,
+      },
+    ];
   });
 }
 
