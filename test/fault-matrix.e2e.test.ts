@@ -3,8 +3,9 @@
 // real openai client against the scripted model, and the real SQLite refunds service. Each cell
 // asserts the stop reason, the result's effects list against the refunds database, and, for a
 // cancel, that nothing happened after it; cells with a hung worker also assert how soon the run
-// closed. docs/faults.md has the table, the expected outcome of every cell and why each fault is
-// applied the way it is.
+// closed. One more cell has no cancel at all: a worker hung among healthy ones, where every run must
+// still succeed. docs/faults.md has the table, the expected outcome of every cell and why each fault
+// is applied the way it is.
 //
 // Cells run concurrently, in groups that share their workers and, where the fault allows, the
 // fault itself (one SIGKILL, one server restart, one SIGSTOP for several runs).
