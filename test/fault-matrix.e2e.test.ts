@@ -3,8 +3,9 @@
 // real openai client against the scripted model, and the real SQLite refunds service. Each cell
 // asserts the stop reason, the result's effects list against the refunds database, and, for a
 // cancel, that nothing happened after it; cells with a hung worker also assert how soon the run
-// closed. docs/faults.md has the table, the expected outcome of every cell and why each fault is
-// applied the way it is.
+// closed. One more cell has no cancel at all: a worker hung among healthy ones, where every run must
+// still succeed. docs/faults.md has the table, the expected outcome of every cell and why each fault
+// is applied the way it is.
 //
 // Cells run concurrently, in groups that share their workers and, where the fault allows, the
 // fault itself (one SIGKILL, one server restart, one SIGSTOP for several runs).
@@ -42,12 +43,15 @@ import {
   gate,
   historyOf,
   llmRequest,
+  median,
+  retriedAttempts,
   startedActivity,
   timeline,
   untilWallClock,
   waitStarted,
+  workflowTaskTimeouts,
 } from './helpers/fault-matrix';
-import type { Gate, StepReply } from './helpers/fault-matrix';
+import type { Gate, RetriedAttempt, StepReply, WorkflowTaskTimeout } from './helpers/fault-matrix';
 
 // ---- the matrix -------------------------------------------------------------------------------
 
@@ -781,6 +785,150 @@ describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', 
     });
   }
 });
+
+// ---- one worker hung (SIGSTOP) among healthy ones, no cancel: every run still succeeds ---------
+//
+// Three workers on one queue (search_policy's first attempt takes TOOL_PAUSE_MS, so a hang lands
+// while tools run) and rounds of FLEET_RUNS runs of the refund scenario: all healthy (the
+// baseline); one worker stopped before the runs start (it still holds open polls, and takes
+// workflow tasks it never runs); then, that one resumed, the worker running the most search_policy
+// calls stopped mid-run (its attempts die, and their retries meet its open polls). Every run must
+// succeed on a budget of exactly its steps and tool calls, and a dead attempt must end at its
+// heartbeat timeout, not its start-to-close. Figures: runs succeeded, time added (each round's
+// median against the baseline's), and how long the hung worker held the runs it touched.
+
+const FLEET_RUNS = 6;
+/** The trace: three tools, then the answer (marked 'final': the budget's last step is a wind-down). */
+const FLEET_TRACE = ['get_user_profile', BILLING, 'search_policy', 'final'];
+
+interface FleetRun {
+  id: string;
+  result: AgentResult;
+  startToCloseMs: number;
+  retried: RetriedAttempt[];
+  workflowTaskTimeouts: WorkflowTaskTimeout[];
+  /** Time the hung worker held this run: its timed-out workflow tasks, and its calls from the hang to the live attempt. */
+  heldMs: number;
+}
+
+describe('fault matrix: hung worker, no cancel, healthy workers', () => {
+  let queue!: TemporalEnv;
+  const fleet: WorkerProcess[] = [];
+  before(async () => {
+    queue = fixture.queue('fm-fleet');
+    for (let i = 0; i < 3; i++)
+      fleet.push(fixture.startWorker({ OPENAI_TIMEOUT_SECONDS: '120', ...KNOBS.plain }, queue));
+    await Promise.all(fleet.map((w) => w.ready));
+    await fleetRound(queue); // warm-up: a fresh worker's first workflow tasks take seconds
+  });
+  after(() => Promise.all(fleet.map((w) => w.kill())));
+
+  it('hung worker, no cancel', { timeout: CELL_TIMEOUT_MS }, async (t) => {
+    const healthy = await fleetRound(queue);
+    fleet[0]!.hang();
+    const stoppedFirst = await fleetRound(queue, Date.now());
+    fleet[0]!.resume();
+    let inFlightOnHung = 0;
+    const midRun = await fleetRound(queue, (runningOn) => {
+      const count = (w: WorkerProcess) => runningOn.filter((id) => id === w.identity).length;
+      const hung = [...fleet].sort((a, b) => count(b) - count(a))[0]!;
+      inFlightOnHung = count(hung);
+      hung.hang();
+    });
+
+    const baseline = median(healthy.map((r) => r.startToCloseMs));
+    const rounds = { healthy, 'stopped before start': stoppedFirst, 'stopped mid-run': midRun };
+    for (const [name, runs] of Object.entries(rounds)) {
+      const ok = runs.filter((r) => r.result.stop_reason === 'success').length;
+      const held = runs.filter((r) => r.heldMs > 0);
+      t.diagnostic(
+        `${name}: ${ok}/${runs.length} runs succeeded, time added (median) ${median(runs.map((r) => r.startToCloseMs)) - baseline} ms` +
+          (held.length ? `; held ${held.length} runs for ${median(held.map((r) => r.heldMs))} ms (median)` : '') +
+          ` | ${runs.map(describeFleetRun).join(' | ')}`,
+      );
+    }
+    const all = Object.entries(rounds).flatMap(([name, runs]) => runs.map((r) => ({ name, ...r })));
+    assert.deepEqual(
+      all.filter((r) => r.result.stop_reason !== 'success').map((r) => `${r.name}: ${r.result.stop_reason}`),
+      [],
+      'runs that did not succeed',
+    );
+    for (const r of all) {
+      // The budget counts a call once, however many attempts it took: 3 tool calls in 4 steps.
+      assert.deepEqual(
+        r.result.trace.map((e) => e.tool),
+        FLEET_TRACE,
+      );
+      assert.deepEqual([r.result.usage.steps, r.result.usage.tool_calls], [4, 3]);
+      // A dead attempt is noticed at its heartbeat timeout, not at its start-to-close (10 s).
+      for (const a of r.retried)
+        assert.notEqual(a.before, 'START_TO_CLOSE', `${r.name}: ${r.id}: ${a.activity} attempt ${a.attempt}`);
+    }
+    // The fault hit: tools were running on the worker that hung, and a live worker took them over.
+    assert.ok(inFlightOnHung > 0, 'search_policy calls in flight on the hung worker');
+    assert.ok(
+      midRun.some((r) => r.retried.some((a) => a.activity === 'search_policy' && a.before === 'HEARTBEAT')),
+      'a search_policy attempt died with its worker and was retried',
+    );
+  });
+});
+
+function describeFleetRun(r: FleetRun): string {
+  const retried = r.retried.map((a) => `${a.activity} attempt ${a.attempt} after ${a.before}`);
+  const tasks = r.workflowTaskTimeouts.map((w) => `${w.type} ${w.ms} ms`);
+  return (
+    `${r.result.stop_reason} ${r.startToCloseMs} ms` +
+    (retried.length ? `, retried ${retried.join(', ')}` : '') +
+    (tasks.length ? `, workflow tasks timed out ${tasks.join(', ')}` : '')
+  );
+}
+
+/**
+ * FLEET_RUNS runs of the refund scenario on `queue`, concurrently, each on a budget of exactly its
+ * 4 steps and 3 tool calls. `hang`: when a worker was stopped (epoch ms), or a function that stops
+ * one once every run's search_policy is running, given the identities of the workers running them.
+ */
+async function fleetRound(queue: TemporalEnv, hang?: number | ((runningOn: string[]) => void)): Promise<FleetRun[]> {
+  const handles = await Promise.all(
+    Array.from({ length: FLEET_RUNS }, () => {
+      const id = uniqueId('fm-fleet');
+      fixture.llm.script(
+        id,
+        byStep({
+          1: tool('get_user_profile', { user_id: 42 }),
+          2: tool(BILLING, { user_id: 42 }),
+          3: tool('search_policy', { query: 'refund window' }),
+          4: finalAnswer('done'),
+        }),
+      );
+      const budget = { max_steps: 4, max_tool_calls: 3, max_seconds: 300 };
+      return startRun(fixture.client, queue, agentInput({ budget }), id);
+    }),
+  );
+  let hungAtMs = typeof hang === 'number' ? hang : Infinity;
+  if (typeof hang === 'function') {
+    hang(await Promise.all(handles.map(async (h) => (await waitStarted(h, 'search_policy')).identity)));
+    hungAtMs = Date.now();
+  }
+  return Promise.all(
+    handles.map(async (handle) => {
+      const result = await runResult(handle);
+      const events = await historyOf(handle);
+      const d = await handle.describe();
+      const retried = retriedAttempts(events);
+      const tasks = workflowTaskTimeouts(events);
+      const heldCalls = retried.map((a) => Math.max(0, a.startedAtMs - Math.max(a.scheduledAtMs, hungAtMs)) || 0);
+      return {
+        id: handle.workflowId,
+        result,
+        startToCloseMs: d.closeTime!.getTime() - d.startTime.getTime(),
+        retried,
+        workflowTaskTimeouts: tasks,
+        heldMs: [...heldCalls, ...tasks.map((w) => w.ms)].reduce((a, b) => a + b, 0),
+      };
+    }),
+  );
+}
 
 // ---- Temporal server SIGKILL and restart on the same SQLite file: one restart for six runs ----
 

@@ -61,6 +61,7 @@ import { checkAgentInput } from '../common/input';
 import type { PolicyDecision } from './policy';
 import { buildDecisionPayload } from '../common/decision-payload';
 import { decideKey, toolKey } from './idempotency';
+import { toolActivityOptions } from './tool-options';
 import { STATE_QUERY_DESCRIPTION, stateQuery } from '../common/queries';
 import type { StopReason } from '../common/stop-reasons';
 import { loopSignature, TOOL_REGISTRY } from '../common/tool-catalog';
@@ -650,19 +651,7 @@ class AgentRun {
       summary: this.patches.validator
         ? toolCallSummary(call, this.left())
         : `step ${call.step}: ${call.name} (${call.argsHash})`,
-      startToCloseTimeout: `${spec.timeoutSeconds} seconds`,
-      ...(spec.effectful
-        ? {
-            // An effect: a dead or hung worker is noticed in seconds (then the next attempt
-            // reconciles by key), and a cancel waits until the activity has really stopped.
-            heartbeatTimeout: '2 seconds',
-            cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-          }
-        : {
-            // Read-only and short: a cancel need not wait for the tool to acknowledge.
-            cancellationType: ActivityCancellationType.TRY_CANCEL,
-          }),
-      retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumAttempts: spec.maxAttempts },
+      ...toolActivityOptions(spec, this.patches.limits),
     });
     const tool = tools[call.name]!;
     return tool({

@@ -27,7 +27,15 @@ export function toolActivity(tool: ToolDefinition, deps: ToolDeps): ToolFn {
       const parsed = tool.args.safeParse(input.args);
       // The workflow's gateway checked the schema first; reaching this is a bug, not a retryable outage.
       if (!parsed.success) throw ApplicationFailure.nonRetryable(`${tool.name}: malformed arguments`, 'ToolBadArgs');
-      return tool.handler(parsed.data, toolContext(tool.name, deps, Context.current()), input);
+      const activity = Context.current();
+      // A read-only tool beats while it runs, so an attempt on a hung worker is noticed at the
+      // heartbeat timeout, not at its start-to-close. An effect beats itself, with its progress.
+      const beat = tool.effectful ? undefined : setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
+      try {
+        return await tool.handler(parsed.data, toolContext(tool.name, deps, activity), input);
+      } finally {
+        clearInterval(beat);
+      }
     },
   }[tool.name]!;
 }

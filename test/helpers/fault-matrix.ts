@@ -14,7 +14,7 @@ import { eventually } from './harness';
 import type { WorkerProcess } from './harness';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-const { PendingActivityState } = temporal.api.enums.v1;
+const { PendingActivityState, TimeoutType } = temporal.api.enums.v1;
 
 // ---- model scripts ---------------------------------------------------------------------------
 
@@ -86,6 +86,69 @@ export function budgetDeadlineMs(events: HistoryEvent[]): number | undefined {
 
 function payloadText(p: { data?: Uint8Array | null } | null | undefined): string {
   return p?.data ? Buffer.from(p.data).toString('utf8') : '';
+}
+
+export interface RetriedAttempt {
+  activity: string;
+  /** The attempt that finished the activity. */
+  attempt: number;
+  /** How the attempt before it ended: HEARTBEAT, START_TO_CLOSE (a timeout), or the failure's message. */
+  before: string;
+  /** When the activity was scheduled, and when its finishing attempt started (epoch ms). */
+  scheduledAtMs: number;
+  startedAtMs: number;
+}
+
+/**
+ * The activities that needed more than one attempt, read from their last attempt's started event
+ * (the history records only that one, with the failure of the attempt before it).
+ */
+export function retriedAttempts(events: HistoryEvent[]): RetriedAttempt[] {
+  return events.flatMap((e) => {
+    const started = e.activityTaskStartedEventAttributes;
+    if (!started || (started.attempt ?? 1) <= 1) return [];
+    const failure = started.lastFailure;
+    const timeout = failure?.timeoutFailureInfo?.timeoutType;
+    const scheduled = events.find((s) => String(s.eventId) === String(started.scheduledEventId));
+    return [
+      {
+        activity: activityTypeOf(events, started.scheduledEventId) ?? '?',
+        attempt: started.attempt ?? 1,
+        before: timeout ? TimeoutType[timeout].replace('TIMEOUT_TYPE_', '') : (failure?.message ?? '?'),
+        scheduledAtMs: scheduled ? eventTimeMs(scheduled) : NaN,
+        startedAtMs: eventTimeMs(e),
+      },
+    ];
+  });
+}
+
+export interface WorkflowTaskTimeout {
+  /** START_TO_CLOSE (a worker took it and never answered) or SCHEDULE_TO_START (nobody took it from a sticky queue). */
+  type: string;
+  /** From its scheduling (START_TO_CLOSE: its start) to the timeout. */
+  ms: number;
+}
+
+/** The run's workflow tasks that timed out: the ones a hung worker held. */
+export function workflowTaskTimeouts(events: HistoryEvent[]): WorkflowTaskTimeout[] {
+  const at = (id: unknown) => events.find((e) => String(e.eventId) === String(id));
+  return events.flatMap((e) => {
+    const timedOut = e.workflowTaskTimedOutEventAttributes;
+    if (!timedOut?.timeoutType) return [];
+    const from = at(timedOut.startedEventId) ?? at(timedOut.scheduledEventId);
+    return [
+      {
+        type: TimeoutType[timedOut.timeoutType].replace('TIMEOUT_TYPE_', ''),
+        ms: from ? eventTimeMs(e) - eventTimeMs(from) : NaN,
+      },
+    ];
+  });
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : Math.round((sorted[mid - 1]! + sorted[mid]!) / 2);
 }
 
 export interface StartedActivity {
