@@ -177,11 +177,13 @@ export class LlmLimiter {
       inLine = true;
       // The limiter's silence counts from here: the wait in this worker's own line is not its fault.
       let heardAt = Date.now();
+      // One call may take what is left of the silence allowed (a healthy limiter answers in UPDATE_WAIT_MS).
+      const callTimeout = () => Math.max(1000, Math.min(ASK_TIMEOUT_MS, heardAt + silenceMs - Date.now()));
       for (let failures = 0; ;) {
         signal.throwIfAborted();
         let answer: AcquireResult;
         try {
-          answer = await this.ask(request, queued, signal);
+          answer = await this.ask(request, queued, withTimeout(signal, callTimeout()));
           heardAt = Date.now();
           failures = 0;
         } catch (err) {
@@ -216,7 +218,7 @@ export class LlmLimiter {
           signal.throwIfAborted();
           let seen: LeaseAnswer;
           try {
-            seen = await this.lookUp(request.id, signal);
+            seen = await this.lookUp(request.id, withTimeout(signal, callTimeout()));
             heardAt = Date.now();
           } catch (err) {
             if (signal.aborted) throw err;
@@ -245,7 +247,7 @@ export class LlmLimiter {
    * replaced the one that queued it says so instead of queueing it at the back.
    */
   private ask(request: AcquireRequest, queued: boolean, signal: AbortSignal): Promise<AcquireResult> {
-    return this.client.withAbortSignal(withTimeout(signal, ASK_TIMEOUT_MS), () =>
+    return this.client.withAbortSignal(signal, () =>
       queued
         ? this.client.workflow
             .getHandle(this.workflowId)
@@ -278,9 +280,7 @@ export class LlmLimiter {
 
   /** The `lease` query; a closed limiter refuses it (QueryRejectedError). */
   private lookUp(id: string, signal: AbortSignal): Promise<LeaseAnswer> {
-    return this.queries.withAbortSignal(withTimeout(signal, ASK_TIMEOUT_MS), () =>
-      this.queries.getHandle(this.workflowId).query(leaseQuery, id),
-    );
+    return this.queries.withAbortSignal(signal, () => this.queries.getHandle(this.workflowId).query(leaseQuery, id));
   }
 
   /** Fire and forget, but awaited: a lost release only costs capacity until the lease's TTL. */

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import {
   acquireUpdate,
@@ -20,6 +21,7 @@ import {
   releaseSignal,
 } from '../common/llm-limiter';
 import type { LimiterInput } from '../common/llm-limiter';
+import { LlmLimiter } from '../activities/llm-lease';
 import type { LimiterSnapshot } from '../common/rate-limit';
 import { runResult } from '../client/agent-client';
 import { final, profile } from '../scripts/scripted-replies';
@@ -324,5 +326,31 @@ describe('LLM rate limiter', () => {
     assert.equal((await fixture.client.workflow.getHandle(workflowId).describe()).status.name, 'RUNNING');
     await holder.handle.cancel();
     assert.equal((await runResult(holder.handle)).stop_reason, 'cancelled');
+  });
+
+  it('a limiter nobody runs (no worker polls its queue): the wait fails after the silence allowed, not the 5-minute backstop', async () => {
+    const scope = uniqueId('limiter-silent');
+    const limits = { tokens_per_minute: 0, requests_per_minute: 0, max_in_flight: 1, lease_ttl_ms: 60_000 };
+    await fixture.client.workflow.start(LIMITER_WORKFLOW_TYPE, {
+      workflowId: limiterWorkflowId(scope),
+      taskQueue: uniqueId('limiter-nobody-polls'),
+      args: [{ scope, limits } satisfies LimiterInput],
+    });
+    const limiter = new LlmLimiter(fixture.client, { scope, limits, taskQueue: 'unused', silenceMs: 3000 });
+    const cancel = new AbortController();
+    const started = Date.now();
+    const outcome = await Promise.race([
+      limiter.acquire(100, cancel.signal).then(
+        () => 'granted',
+        (err: unknown) => err,
+      ),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting after 60 s'), 60_000)),
+    ]);
+    cancel.abort();
+    assert.ok(outcome instanceof ApplicationFailure, String(outcome));
+    assert.equal(outcome.type, LIMITER_UNAVAILABLE);
+    assert.equal(outcome.nonRetryable, false, 'a silent limiter may answer again: the next attempt asks');
+    assert.match(outcome.message, /^LLM rate limiter llm-limiter:limiter-silent-\S+: it has not answered for 3 s$/);
+    assert.ok(Date.now() - started < 20_000, `failed after ${Date.now() - started} ms`);
   });
 });
