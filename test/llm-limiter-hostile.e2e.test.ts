@@ -1,9 +1,9 @@
 // Hostile messages to the LLM limiter, sent with Temporal's own CLI to every Signal and Update it
-// has: null, nothing, missing fields, wrong types, NaN-like strings, arrays, huge strings. A bad
-// Update is refused with one line, a bad Signal dropped with one line in the worker's log; the
-// limiter's workflow task never fails, and it goes on granting leases. A limiter started with a bad
-// input fails at once with one line; one that meets a bug (a carried state it cannot read) fails
-// where it is seen, instead of retrying its workflow task forever.
+// has: null, nothing, missing fields, wrong types, NaN-like strings, arrays, huge strings, payloads
+// of an unknown encoding. A bad Update is refused with one line, a bad Signal dropped with one line
+// in the worker's log; the limiter's workflow task never fails, and it goes on granting leases. A
+// limiter started with a bad input fails at once with one line; one that meets a bug (a carried
+// state it cannot read) fails where it is seen, instead of retrying its workflow task forever.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -91,6 +91,11 @@ const ANY: Input[] = [
     'big-array',
     Array.from({ length: 20_000 }, (_, i) => i),
   ),
+  // Payloads no converter can read: an unknown encoding, first or second of two arguments.
+  { flags: ['--input', '{}', '--input-meta', 'encoding=bogus'] },
+  {
+    flags: ['--input', '{}', '--input', '"x"', '--input-meta', 'encoding=json/plain', '--input-meta', 'encoding=bogus'],
+  },
 ];
 const SIGNALS: Record<string, Input[]> = {
   release: [
