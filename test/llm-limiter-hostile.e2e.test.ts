@@ -11,7 +11,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { Worker } from '@temporalio/worker';
 import { LIMITER_WORKFLOW_TYPE, limiterQuery, limiterWorkflowId } from '../common/llm-limiter';
+import { LIMITS_PATCH } from '../workflows/patches';
+import { NO_METRICS_SINKS } from '../worker/metrics';
+import { workflowCode } from '../worker/workflow-bundle';
 import { final } from '../scripts/scripted-replies';
 import { agentFixture } from './helpers/agent-fixture';
 import { eventually, uniqueId } from './helpers/harness';
@@ -229,6 +233,11 @@ describe('the LLM limiter under hostile messages', () => {
     assert.equal(state.queued.requests, 0);
     assert.equal(state.paused_until, null, 'no hostile pause took hold');
     assert.deepEqual(await taskFailures(limiterId), []);
+    // Dropping is deterministic: the history, hostile Signals included, replays on the same code.
+    const history = await fixture.client.workflow.getHandle(limiterId).fetchHistory();
+    const markers = (history.events ?? []).filter((e) => e.markerRecordedEventAttributes);
+    assert.equal(markers.length, 1, `the ${LIMITS_PATCH} marker: the limiter took the bounded path`);
+    await Worker.runReplayHistory({ ...workflowCode(undefined).options, sinks: NO_METRICS_SINKS }, history, limiterId);
   });
 
   it('a limiter started with a bad input, or meeting a state it cannot read, fails at once with one line', async () => {

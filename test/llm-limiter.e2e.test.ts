@@ -22,6 +22,9 @@ import {
 } from '../common/llm-limiter';
 import type { LimiterInput } from '../common/llm-limiter';
 import { LlmLimiter } from '../activities/llm-lease';
+import { Worker } from '@temporalio/worker';
+import { NO_METRICS_SINKS } from '../worker/metrics';
+import { workflowCode } from '../worker/workflow-bundle';
 import type { LimiterSnapshot } from '../common/rate-limit';
 import { runResult } from '../client/agent-client';
 import { final, profile } from '../scripts/scripted-replies';
@@ -279,6 +282,12 @@ describe('LLM rate limiter', () => {
     assert.equal(state.window.requests, n);
     assert.equal(state.in_use.leases, 0);
     assert.equal(await taskTimeoutSeconds(workflowId), 4, 'its continued runs have the 4 s task timeout too');
+    // Its first run (bounded path, continue-as-new) replays on the same code.
+    await Worker.runReplayHistory(
+      { ...workflowCode(undefined).options, sinks: NO_METRICS_SINKS },
+      await fixture.client.workflow.getHandle(workflowId, handle.firstExecutionRunId).fetchHistory(),
+      workflowId,
+    );
   });
 
   it('terminated under waiting runs: they end llm_error within seconds; the next decision starts a fresh limiter', async () => {
