@@ -64,6 +64,8 @@ const DEFAULT_PAUSE_MS = 1000;
 export const LIMITER_SILENCE_MS = 30_000;
 /** The server's failure of an accepted Update whose workflow closed (terminated, failed) before answering it. */
 const UPDATE_CLOSED_WORKFLOW = 'AcceptedUpdateCompletedWorkflow';
+/** The server's failure of an Update a workflow task completed without seeing (it met continue-as-new): ask again. */
+const UPDATE_UNPROCESSED = 'UnprocessedUpdate';
 /** One Update call gets this long; the limiter itself answers within UPDATE_WAIT_MS. */
 const ASK_TIMEOUT_MS = UPDATE_WAIT_MS + 10_000;
 
@@ -197,7 +199,7 @@ export class LlmLimiter {
             if (!(await this.running())) throw ended();
           } else if (refusal instanceof ApplicationFailure && refusal.type === LIMITER_FULL)
             throw fail(LIMITER_FULL, refusal.message, false);
-          else if (refusal)
+          else if (refusal && !(refusal instanceof ApplicationFailure && refusal.type === UPDATE_UNPROCESSED))
             throw fail(LIMITER_UNAVAILABLE, `it refused the request: ${refusal.message.slice(0, 300)}`, true);
           if (Date.now() - heardAt >= silenceMs)
             throw fail(LIMITER_UNAVAILABLE, `it has not answered for ${Math.round(silenceMs / 1000)} s`, false);
