@@ -120,6 +120,8 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
             usedTokens: (c) => c.usage?.total_tokens,
             rateLimited: (err) =>
               err instanceof openai().APIError && err.status === 429 ? (retryAfterMs(err.headers) ?? 0) : undefined,
+            // The limiter's own failures (LlmLimiterUnavailable/Full) carry the attempts charged so far.
+            failureDetails: () => [{ attempts: ledger } satisfies DecideLedger],
           })
         : await call();
       const content = completion.choices?.[0]?.message?.content;

@@ -4,13 +4,29 @@
 // starts it and every other one joins it. After the call the lease is released with what the call
 // really used; a 429 with Retry-After pauses the limiter for everyone and the call waits its turn
 // again, inside the same activity attempt (Temporal's retries stay for real failures).
+// A wait never outlives the limiter: if the limiter that queued the request ends (terminated, reset,
+// failed) the decision fails at once with LlmLimiterUnavailable, and if it does not answer for 30 s
+// the attempt fails with it too; the run then ends `llm_error` (docs/rate-limits.md).
 import { createHash, randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
+import {
+  ApplicationFailure,
+  Client,
+  Connection,
+  QueryRejectedError,
+  WithStartWorkflowOperation,
+  WorkflowClient,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
 import type { SignalDefinition } from '@temporalio/common';
 import type { AcquireRequest, AcquireResult, LeaseAnswer, LimiterInput } from '../common/llm-limiter';
 import {
+  LIMITER_FULL,
+  LIMITER_UNAVAILABLE,
+  LIMITER_WORKFLOW_TASK_TIMEOUT,
   LIMITER_WORKFLOW_TYPE,
+  UPDATE_WAIT_MS,
   WAITING_UPDATES,
   acquireUpdate,
   leaseQuery,
@@ -20,6 +36,7 @@ import {
   withdrawSignal,
 } from '../common/llm-limiter';
 import type { RateLimits } from '../common/rate-limit';
+import { invalidLimits } from '../common/rate-limit';
 import { agentDataConverter } from '../runtime/data-converter';
 import { readEnv } from '../runtime/env-vars';
 import type { TemporalEnv } from '../runtime/temporal-env';
@@ -40,6 +57,17 @@ const MAX_RATE_LIMITED_CALLS = 6;
 export const OUTSTANDING_PER_WORKER = 4;
 /** Pause used when a 429 carries no Retry-After. */
 const DEFAULT_PAUSE_MS = 1000;
+/**
+ * A limiter that has answered nothing (no Update, no query) for this long is not serving: the
+ * attempt fails instead of waiting on it. A healthy one answers every Update within UPDATE_WAIT_MS.
+ */
+export const LIMITER_SILENCE_MS = 30_000;
+/** The server's failure of an accepted Update whose workflow closed (terminated, failed) before answering it. */
+const UPDATE_CLOSED_WORKFLOW = 'AcceptedUpdateCompletedWorkflow';
+/** The server's failure of an Update a workflow task completed without seeing (it met continue-as-new): ask again. */
+const UPDATE_UNPROCESSED = 'UnprocessedUpdate';
+/** One Update call gets this long; the limiter itself answers within UPDATE_WAIT_MS. */
+const ASK_TIMEOUT_MS = UPDATE_WAIT_MS + 10_000;
 
 /** The worker's Prometheus metrics of the limiter (worker/metrics.ts); all optional. */
 export interface LeaseObserver {
@@ -54,6 +82,8 @@ export interface LimiterSettings {
   limits: RateLimits;
   /** The task queue the limiter workflow is started on (the worker's own). */
   taskQueue: string;
+  /** LIMITER_SILENCE_MS unless told (tests). */
+  silenceMs?: number;
 }
 
 /** A rate-limited provider answer: how long to pause everyone (ms), else undefined. */
@@ -67,18 +97,29 @@ export interface LeasedCall<T> {
   /** Tokens the answer says it used; undefined: it does not say, the reservation stands. */
   usedTokens: (value: T) => number | undefined;
   rateLimited: RateLimitedAfter;
+  /** The details a failure of the limiter itself carries (the decision's cost ledger). */
+  failureDetails?: () => unknown[];
 }
 
 export class LlmLimiter {
   // The same spelling as the worker identity Temporal shows (`<pid>@<host>`).
   private readonly holder = `${process.pid}@${os.hostname()}`;
   private readonly line = new LocalLine(OUTSTANDING_PER_WORKER);
+  /** Queries that a closed limiter refuses, instead of answering from its last state forever. */
+  private readonly queries: WorkflowClient;
 
   constructor(
     private readonly client: Client,
     readonly settings: LimiterSettings,
     private readonly observer?: LeaseObserver,
-  ) {}
+  ) {
+    this.queries = new WorkflowClient({
+      connection: client.connection,
+      namespace: client.options.namespace,
+      dataConverter: client.options.dataConverter,
+      queryRejectCondition: 'NOT_OPEN',
+    });
+  }
 
   get workflowId(): string {
     return limiterWorkflowId(this.settings.scope);
@@ -87,7 +128,7 @@ export class LlmLimiter {
   /** Runs `call` under a lease; releases it with the real usage whatever happens. */
   async run<T>(leased: LeasedCall<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const leaseId = await this.acquire(leased.tokens, leased.signal);
+      const leaseId = await this.acquire(leased.tokens, leased.signal, leased.failureDetails);
       let used = leased.tokens; // a call that failed without an answer may still have been charged
       try {
         const value = await leased.call();
@@ -109,44 +150,86 @@ export class LlmLimiter {
   /**
    * Waits for a lease; returns its id. Starts the limiter if it is not running. Near the head of
    * the queue the wait is inside the `acquire` Update; further back, the `lease` query is polled
-   * (no history) until the request is near the head.
+   * (no history) until the request is near the head. Fails with an ApplicationFailure of type
+   * LlmLimiterUnavailable when the limiter that queued the request is gone or does not answer,
+   * LlmLimiterFull when its queue is full.
    */
-  async acquire(tokens: number, signal: AbortSignal): Promise<string> {
+  async acquire(tokens: number, signal: AbortSignal, failureDetails?: () => unknown[]): Promise<string> {
     const request: AcquireRequest = { id: randomUUID(), holder: this.holder, tokens, limits: this.settings.limits };
     const started = Date.now();
+    const silenceMs = this.settings.silenceMs ?? LIMITER_SILENCE_MS;
+    const fail = (type: string, message: string, nonRetryable: boolean) =>
+      ApplicationFailure.create({
+        type,
+        message: `LLM rate limiter ${this.workflowId}: ${message}`,
+        nonRetryable,
+        details: failureDetails?.() ?? [],
+      });
+    const ended = () =>
+      fail(
+        LIMITER_UNAVAILABLE,
+        'it ended (terminated, reset or failed) while this decision waited in its queue; the next decision starts a fresh one',
+        true,
+      );
     this.observer?.waiting(1);
     let inLine = false;
+    let queued = false;
     try {
       await this.line.enter(signal);
       inLine = true;
+      // The limiter's silence counts from here: the wait in this worker's own line is not its fault.
+      let heardAt = Date.now();
+      // One call may take what is left of the silence allowed (a healthy limiter answers in UPDATE_WAIT_MS).
+      const callTimeout = () => Math.max(1000, Math.min(ASK_TIMEOUT_MS, heardAt + silenceMs - Date.now()));
       for (let failures = 0; ;) {
         signal.throwIfAborted();
-        let answer: LeaseAnswer;
+        let answer: AcquireResult;
         try {
-          answer = await this.client.withAbortSignal(signal, () => this.ask(request));
+          answer = await this.ask(request, queued, withTimeout(signal, callTimeout()));
+          heardAt = Date.now();
           failures = 0;
         } catch (err) {
           if (signal.aborted) throw err;
-          // The limiter was between runs (continue-as-new), or the server was busy: ask again.
-          if (++failures > 20) throw err;
-          await sleep(Math.min(2000, 100 * 2 ** Math.min(failures, 5)), signal);
+          const refusal = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
+          // The limiter closed under the Update (it had accepted it: the request was queued), or an
+          // Update found no limiter: ended, unless it was only continuing as new.
+          const closed = refusal instanceof ApplicationFailure && refusal.type === UPDATE_CLOSED_WORKFLOW;
+          if (closed) queued = true;
+          if (closed || (queued && err instanceof WorkflowNotFoundError)) {
+            if (!(await this.running())) throw ended();
+          } else if (refusal instanceof ApplicationFailure && refusal.type === LIMITER_FULL)
+            throw fail(LIMITER_FULL, refusal.message, false);
+          else if (refusal && !(refusal instanceof ApplicationFailure && refusal.type === UPDATE_UNPROCESSED))
+            throw fail(LIMITER_UNAVAILABLE, `it refused the request: ${refusal.message.slice(0, 300)}`, true);
+          if (Date.now() - heardAt >= silenceMs)
+            throw fail(LIMITER_UNAVAILABLE, `it has not answered for ${Math.round(silenceMs / 1000)} s`, false);
+          // Between two runs (continue-as-new), or the server was busy: ask again.
+          await sleep(Math.min(2000, 100 * 2 ** Math.min(++failures, 5)), signal);
           continue;
         }
+        if ('lost' in answer) throw ended();
         if (answer.granted) {
           this.observer?.granted(Date.now() - started, tokens);
           return answer.lease_id;
         }
+        queued = true;
         // Far back in the queue: look again later, without writing history.
-        let position = 'position' in answer ? answer.position : 0;
+        let position = answer.position;
         while (position >= WAITING_UPDATES) {
           await sleep(pollIntervalMs(position), signal);
           signal.throwIfAborted();
-          const seen = await this.client
-            .withAbortSignal(signal, () =>
-              this.client.workflow.getHandle(this.workflowId).query(leaseQuery, request.id),
-            )
-            .catch(() => undefined);
-          if (seen === undefined || !('position' in seen)) break; // granted, or unknown: ask the Update
+          let seen: LeaseAnswer;
+          try {
+            seen = await this.lookUp(request.id, withTimeout(signal, callTimeout()));
+            heardAt = Date.now();
+          } catch (err) {
+            if (signal.aborted) throw err;
+            if (err instanceof QueryRejectedError || err instanceof WorkflowNotFoundError) throw ended();
+            if (Date.now() - heardAt >= silenceMs)
+              throw fail(LIMITER_UNAVAILABLE, `it has not answered for ${Math.round(silenceMs / 1000)} s`, false);
+            continue;
+          }
+          if (!('position' in seen)) break; // granted, or unknown here: the Update tells which
           position = seen.position;
         }
       }
@@ -160,17 +243,46 @@ export class LlmLimiter {
     }
   }
 
-  /** The `acquire` Update, starting the limiter if needed (update-with-start, USE_EXISTING). */
-  private ask(request: AcquireRequest): Promise<AcquireResult> {
-    return this.client.workflow.executeUpdateWithStart(acquireUpdate, {
-      args: [request],
-      startWorkflowOperation: new WithStartWorkflowOperation(LIMITER_WORKFLOW_TYPE, {
-        workflowId: this.workflowId,
-        taskQueue: this.settings.taskQueue,
-        args: [{ scope: this.settings.scope, limits: this.settings.limits } satisfies LimiterInput],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-      }),
-    });
+  /**
+   * The `acquire` Update. The first time, update-with-start (USE_EXISTING) starts the limiter if
+   * needed; once the request was queued, a plain Update marked `again`, so that a limiter which
+   * replaced the one that queued it says so instead of queueing it at the back.
+   */
+  private ask(request: AcquireRequest, queued: boolean, signal: AbortSignal): Promise<AcquireResult> {
+    return this.client.withAbortSignal(signal, () =>
+      queued
+        ? this.client.workflow
+            .getHandle(this.workflowId)
+            .executeUpdate(acquireUpdate, { args: [{ ...request, again: true }] })
+        : this.client.workflow.executeUpdateWithStart(acquireUpdate, {
+            args: [request],
+            startWorkflowOperation: new WithStartWorkflowOperation(LIMITER_WORKFLOW_TYPE, {
+              workflowId: this.workflowId,
+              taskQueue: this.settings.taskQueue,
+              args: [{ scope: this.settings.scope, limits: this.settings.limits } satisfies LimiterInput],
+              workflowIdConflictPolicy: 'USE_EXISTING',
+              workflowTaskTimeout: LIMITER_WORKFLOW_TASK_TIMEOUT,
+            }),
+          }),
+    );
+  }
+
+  /**
+   * Whether a limiter runs under this id now: after continue-as-new it does (the next Update reaches
+   * the new run, which carried the queue); after a terminate or a failure it does not, or it is a
+   * fresh one (which answers `lost`).
+   */
+  private async running(): Promise<boolean> {
+    try {
+      return (await this.client.workflow.getHandle(this.workflowId).describe()).status.name === 'RUNNING';
+    } catch (err) {
+      return !(err instanceof WorkflowNotFoundError);
+    }
+  }
+
+  /** The `lease` query; a closed limiter refuses it (QueryRejectedError). */
+  private lookUp(id: string, signal: AbortSignal): Promise<LeaseAnswer> {
+    return this.queries.withAbortSignal(signal, () => this.queries.getHandle(this.workflowId).query(leaseQuery, id));
   }
 
   /** Fire and forget, but awaited: a lost release only costs capacity until the lease's TTL. */
@@ -181,6 +293,11 @@ export class LlmLimiter {
       /* the TTL covers it */
     }
   }
+}
+
+/** The activity's signal, or this many ms, whichever ends first. */
+function withTimeout(signal: AbortSignal, ms: number): AbortSignal {
+  return AbortSignal.any([signal, AbortSignal.timeout(ms)]);
 }
 
 /** Further back in the queue, look less often: 0.25 s near the head, at most every 3 s. */
@@ -210,6 +327,9 @@ export function limiterSettingsFromEnv(
     lease_ttl_ms: (readEnv('AGENT_LLM_LEASE_TTL_SECONDS', env) ?? llm.timeoutMs / 1000 + 30) * 1000,
   };
   if (limits.tokens_per_minute + limits.requests_per_minute + limits.max_in_flight === 0) return undefined;
+  // The limiter refuses limits it cannot work with: say so when the worker starts, not at each decision.
+  const problem = invalidLimits(limits);
+  if (problem) throw new Error(`the LLM rate limit: ${problem}`);
   const scope =
     readEnv('AGENT_LLM_LIMIT_SCOPE', env) === 'api-key'
       ? // Never the key itself: a hash names it (workflow ids are visible to every operator).

@@ -12,6 +12,22 @@
 //  - A request larger than the whole token limit is granted alone, when nothing else is counted.
 
 export const WINDOW_MS = 60_000;
+/**
+ * Closed leases are summed per second of their grant: the window is at most 61 counters whatever
+ * the traffic. A counter leaves the window a minute after the latest grant it holds, so a lease
+ * counts up to a second longer than its own minute (never shorter: the limit holds).
+ */
+export const BUCKET_MS = 1000;
+/** Request ids the limiter accepts: printable ASCII, at most this long (the worker sends a UUID). */
+export const MAX_ID_CHARS = 64;
+/** A holder's name is cut to this length (a worker's `<pid>@<host>`). */
+export const MAX_HOLDER_CHARS = 64;
+/** Leases open at once, whatever max_in_flight says: bounds what the limiter carries. */
+export const MAX_OPEN_LEASES = 1000;
+/** Requests waiting at once; the next one is refused until the queue shortens. */
+export const MAX_QUEUED = 1000;
+/** The longest lease TTL the limiter takes (a day): longer ones are nonsense, not a limit. */
+export const MAX_LEASE_TTL_MS = 86_400_000;
 /** Closed leases and waits remembered for the statistics (the query): bounded, like the history. */
 const RECENT_WAITS = 200;
 
@@ -20,7 +36,7 @@ export interface RateLimits {
   tokens_per_minute: number;
   /** Requests per minute; 0 = no request limit. */
   requests_per_minute: number;
-  /** Leases open at once; 0 = no limit. */
+  /** Leases open at once; 0 = no limit (MAX_OPEN_LEASES still applies). */
   max_in_flight: number;
   /** A lease not released after this long is expired. */
   lease_ttl_ms: number;
@@ -39,18 +55,21 @@ export interface Waiter extends LeaseRequest {
   queued_at: number;
 }
 
-export type LeaseStatus = 'open' | 'released' | 'expired';
-
+/** An open lease. Once released or expired it is folded into the window's counters and forgotten. */
 export interface Lease {
   id: string;
   holder: string;
   reserved: number;
-  /** Set on release: what the call really used (prompt + completion). */
-  used?: number;
   granted_at: number;
   expires_at: number;
   waited_ms: number;
-  status: LeaseStatus;
+}
+
+/** What closed leases granted within one second count: until `at` (the latest grant) + a minute. */
+export interface WindowCounter {
+  at: number;
+  tokens: number;
+  requests: number;
 }
 
 export interface LimiterTotals {
@@ -65,8 +84,15 @@ export interface LimiterTotals {
 export interface LimiterState {
   limits: RateLimits;
   queue: Waiter[];
-  /** Open leases, and closed ones still inside the window. */
+  /** Open leases only. */
   leases: Lease[];
+  /** Closed leases still inside the minute, summed per second of their grant. */
+  window: WindowCounter[];
+  /**
+   * The width of the window's counters; 0 = one counter per lease (exact, unbounded: only for
+   * replaying limiter runs recorded before the counters existed).
+   */
+  bucket_ms: number;
   paused_until: number;
   totals: LimiterTotals;
   /** The waits of the most recent grants, in ms (for the median and p95 `agent limits` shows). */
@@ -80,70 +106,153 @@ export interface WindowUsage {
   in_flight_tokens: number;
 }
 
-export function newLimiterState(limits: RateLimits): LimiterState {
+export function newLimiterState(limits: RateLimits, bucketMs = BUCKET_MS): LimiterState {
   return {
     limits,
     queue: [],
     leases: [],
+    window: [],
+    bucket_ms: bucketMs,
     paused_until: 0,
     totals: { granted: 0, granted_tokens: 0, released: 0, used_tokens: 0, expired: 0, pauses: 0 },
     recent_waits: [],
   };
 }
 
-/** One-line error for limits that cannot work; undefined when they are fine. */
-export function invalidLimits(limits: RateLimits): string | undefined {
-  for (const key of ['tokens_per_minute', 'requests_per_minute', 'max_in_flight'] as const) {
-    const v = limits[key];
-    if (!Number.isSafeInteger(v) || v < 0) return `${key} must be a non-negative integer, got ${v}`;
+/** A lease as the limiter carried it before the window's counters: closed ones stayed in `leases`. */
+interface CarriedLease extends Lease {
+  status?: 'open' | 'released' | 'expired';
+  used?: number;
+}
+
+/**
+ * The state a limiter run was handed by continue-as-new, in the current shape: a state carried by
+ * an older limiter (closed leases kept one by one) has its closed leases folded into the window.
+ */
+export function carriedState(carried: LimiterState, bucketMs: number): LimiterState {
+  const state: LimiterState = { ...carried, leases: [], window: [...(carried.window ?? [])], bucket_ms: bucketMs };
+  for (const lease of carried.leases as CarriedLease[]) {
+    const { status, used, ...open } = lease;
+    if (status === undefined || status === 'open') state.leases.push(open);
+    else fold(state, lease.granted_at, status === 'released' ? (used ?? 0) : lease.reserved);
   }
-  if (!Number.isFinite(limits.lease_ttl_ms) || limits.lease_ttl_ms <= 0)
-    return `lease_ttl_ms must be positive, got ${limits.lease_ttl_ms}`;
+  return state;
+}
+
+/** One-line error for limits that cannot work; undefined when they are fine. */
+export function invalidLimits(limits: unknown): string | undefined {
+  if (typeof limits !== 'object' || limits === null || Array.isArray(limits)) return 'limits must be an object';
+  const l = limits as Record<string, unknown>;
+  for (const key of ['tokens_per_minute', 'requests_per_minute', 'max_in_flight'] as const) {
+    const v = l[key];
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+      return `${key} must be a non-negative integer, got ${describe(v)}`;
+  }
+  const ttl = l.lease_ttl_ms;
+  if (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl <= 0 || ttl > MAX_LEASE_TTL_MS)
+    return `lease_ttl_ms must be positive and at most ${MAX_LEASE_TTL_MS}, got ${describe(ttl)}`;
   return undefined;
 }
 
-export function invalidRequest(req: LeaseRequest): string | undefined {
-  if (typeof req.id !== 'string' || req.id === '' || req.id.length > 500) return 'a lease request needs an id';
-  if (!Number.isSafeInteger(req.tokens) || req.tokens < 0) return `tokens must be a non-negative integer`;
+/** One-line error for a lease request that cannot be queued; undefined when it is fine. */
+export function invalidRequest(req: unknown): string | undefined {
+  if (typeof req !== 'object' || req === null || Array.isArray(req)) return 'a lease request must be an object';
+  const r = req as Record<string, unknown>;
+  if (!validId(r.id)) return `a lease request needs an id of 1 to ${MAX_ID_CHARS} printable ASCII characters`;
+  if (typeof r.tokens !== 'number' || !Number.isSafeInteger(r.tokens) || r.tokens < 0)
+    return `tokens must be a non-negative integer, got ${describe(r.tokens)}`;
   return undefined;
 }
 
-/** Queues a request (idempotent: an id already queued or leased is left where it is). */
-export function enqueue(state: LimiterState, req: LeaseRequest, now: number): void {
-  if (state.queue.some((w) => w.id === req.id) || state.leases.some((l) => l.id === req.id)) return;
-  state.queue.push({ id: req.id, holder: String(req.holder).slice(0, 200), tokens: req.tokens, queued_at: now });
+/** A request id or lease id the limiter accepts. */
+export function validId(id: unknown): id is string {
+  return typeof id === 'string' && id.length > 0 && id.length <= MAX_ID_CHARS && /^[\x20-\x7e]+$/.test(id);
 }
 
-/** The lease granted to this request id, if any (open or not). */
+/** A value named in an error message: its type, or a short rendering of a number or string. */
+function describe(v: unknown): string {
+  if (typeof v === 'number') return String(v);
+  if (typeof v === 'string') return JSON.stringify(v.length > 20 ? `${v.slice(0, 20)}...` : v);
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v;
+}
+
+/** Why this request cannot join the queue now (it is full); undefined when it can. */
+export function queueFull(state: LimiterState, id: string): string | undefined {
+  if (state.queue.length < MAX_QUEUED || known(state, id)) return undefined;
+  return `the limiter's queue is full (${state.queue.length} requests wait): ask again later`;
+}
+
+function known(state: LimiterState, id: string): boolean {
+  return state.queue.some((w) => w.id === id) || state.leases.some((l) => l.id === id);
+}
+
+/**
+ * Queues a request (idempotent: an id already queued or leased is left where it is). Returns false
+ * when it was refused: the queue is full.
+ */
+export function enqueue(state: LimiterState, req: LeaseRequest, now: number): boolean {
+  if (known(state, req.id)) return true;
+  if (state.queue.length >= MAX_QUEUED) return false;
+  state.queue.push({
+    id: req.id,
+    holder: String(req.holder).slice(0, MAX_HOLDER_CHARS),
+    tokens: req.tokens,
+    queued_at: now,
+  });
+  return true;
+}
+
+/** The open lease granted to this request id, if any. */
 export function leaseOf(state: LimiterState, id: string): Lease | undefined {
   return state.leases.find((l) => l.id === id);
 }
 
-/** Marks the leases past their TTL expired and forgets closed leases that left the window. */
+/** Adds a closed lease granted at `grantedAt` to the window's counter of its second. */
+function fold(state: LimiterState, grantedAt: number, tokens: number): void {
+  const width = state.bucket_ms;
+  const counter =
+    width > 0 ? state.window.find((c) => Math.floor(c.at / width) === Math.floor(grantedAt / width)) : undefined;
+  if (counter) {
+    counter.at = Math.max(counter.at, grantedAt);
+    counter.tokens += tokens;
+    counter.requests++;
+  } else state.window.push({ at: grantedAt, tokens, requests: 1 });
+}
+
+/** Expires the leases past their TTL and forgets the counters that left the window. */
 export function expireLeases(state: LimiterState, now: number): void {
+  const open: Lease[] = [];
   for (const lease of state.leases) {
-    if (lease.status === 'open' && now >= lease.expires_at) {
-      lease.status = 'expired';
+    if (now < lease.expires_at) open.push(lease);
+    else {
+      // Its holder died (or overran): it counts its whole reservation inside its minute.
       state.totals.expired++;
+      fold(state, lease.granted_at, lease.reserved);
     }
   }
-  state.leases = state.leases.filter((l) => l.status === 'open' || now < l.granted_at + WINDOW_MS);
+  state.leases = open;
+  state.window = state.window.filter((c) => now < c.at + WINDOW_MS);
 }
 
 /** What counts against the limits now. */
 export function windowUsage(state: LimiterState, now: number): WindowUsage {
   const usage: WindowUsage = { tokens: 0, requests: 0, in_flight: 0, in_flight_tokens: 0 };
   for (const lease of state.leases) {
-    const inWindow = now < lease.granted_at + WINDOW_MS;
     // Past its TTL an open lease is expired, whether or not expireLeases ran yet.
-    if (lease.status === 'open' && now < lease.expires_at) {
+    if (now < lease.expires_at) {
       usage.in_flight++;
       usage.in_flight_tokens += lease.reserved;
       usage.tokens += lease.reserved;
       usage.requests++;
-    } else if (inWindow) {
-      usage.tokens += lease.status === 'released' ? (lease.used ?? 0) : lease.reserved;
+    } else if (now < lease.granted_at + WINDOW_MS) {
+      usage.tokens += lease.reserved;
       usage.requests++;
+    }
+  }
+  for (const counter of state.window) {
+    if (now < counter.at + WINDOW_MS) {
+      usage.tokens += counter.tokens;
+      usage.requests += counter.requests;
     }
   }
   return usage;
@@ -155,7 +264,8 @@ export function fits(limits: RateLimits, usage: WindowUsage, tokens: number): bo
   // An oversized request would never fit: it goes alone, when nothing else is counted.
   const tokensOk = tpm === 0 || usage.tokens + tokens <= tpm || usage.tokens === 0;
   const requestsOk = limits.requests_per_minute === 0 || usage.requests < limits.requests_per_minute;
-  const inFlightOk = limits.max_in_flight === 0 || usage.in_flight < limits.max_in_flight;
+  const inFlightOk =
+    (limits.max_in_flight === 0 || usage.in_flight < limits.max_in_flight) && usage.in_flight < MAX_OPEN_LEASES;
   return tokensOk && requestsOk && inFlightOk;
 }
 
@@ -176,7 +286,6 @@ export function grantReady(state: LimiterState, now: number): Lease[] {
       granted_at: now,
       expires_at: now + state.limits.lease_ttl_ms,
       waited_ms: Math.max(0, now - head.queued_at),
-      status: 'open',
     };
     state.leases.push(lease);
     usage.tokens += lease.reserved;
@@ -194,17 +303,18 @@ export function grantReady(state: LimiterState, now: number): Lease[] {
 
 /**
  * The holder is done: the lease counts what the call used from now on (the unused part of the
- * reservation comes back). An expired lease is corrected too; an unknown id is ignored (it left the
- * window already, or the release was repeated).
+ * reservation comes back). An unknown id is ignored: the release was repeated, or the lease expired
+ * (then its whole reservation keeps counting, as the provider may have charged it).
  */
 export function release(state: LimiterState, id: string, usedTokens: number, now: number): void {
-  const lease = leaseOf(state, id);
-  const used = Number.isSafeInteger(usedTokens) && usedTokens >= 0 ? usedTokens : (lease?.reserved ?? 0);
-  if (!lease || lease.status === 'released') return;
-  if (lease.status === 'open') state.totals.released++;
-  lease.status = 'released';
-  lease.used = used;
+  const i = state.leases.findIndex((l) => l.id === id);
+  if (i < 0) return;
+  const lease = state.leases[i]!;
+  const used = Number.isSafeInteger(usedTokens) && usedTokens >= 0 ? usedTokens : lease.reserved;
+  state.leases.splice(i, 1);
+  state.totals.released++;
   state.totals.used_tokens += used;
+  fold(state, lease.granted_at, used);
   expireLeases(state, now);
 }
 
@@ -232,10 +342,8 @@ export function nextWakeAt(state: LimiterState, now: number): number | undefined
   const consider = (t: number) => {
     if (t > now && (next === undefined || t < next)) next = t;
   };
-  for (const lease of state.leases) {
-    if (lease.status === 'open') consider(lease.expires_at);
-    else consider(lease.granted_at + WINDOW_MS);
-  }
+  for (const lease of state.leases) consider(lease.expires_at);
+  for (const counter of state.window) consider(counter.at + WINDOW_MS);
   return next;
 }
 
@@ -250,17 +358,24 @@ export interface LimiterSnapshot {
   wait_ms: { median: number; p95: number; max: number; samples: number };
   paused_until: string | null;
   holders: Array<{ holder: string; leases: number; tokens: number }>;
+  /** The size of what the limiter carries to its next run (JSON characters): bounded, whatever the traffic. */
+  carried_chars: number;
 }
 
 export function snapshot(state: LimiterState, now: number): LimiterSnapshot {
   // The query must not change state: work on a copy of what expiry would touch.
-  const copy: LimiterState = { ...state, leases: state.leases.map((l) => ({ ...l })), totals: { ...state.totals } };
+  const copy: LimiterState = {
+    ...state,
+    leases: [...state.leases],
+    window: state.window.map((c) => ({ ...c })),
+    totals: { ...state.totals },
+  };
   expireLeases(copy, now);
   const usage = windowUsage(copy, now);
   const waits = [...copy.recent_waits].sort((a, b) => a - b);
   const rank = (p: number) => waits[Math.min(waits.length - 1, Math.ceil(p * waits.length) - 1)] ?? 0;
   const holders = new Map<string, { leases: number; tokens: number }>();
-  for (const lease of copy.leases.filter((l) => l.status === 'open')) {
+  for (const lease of copy.leases) {
     const h = holders.get(lease.holder) ?? { leases: 0, tokens: 0 };
     h.leases++;
     h.tokens += lease.reserved;
@@ -279,5 +394,6 @@ export function snapshot(state: LimiterState, now: number): LimiterSnapshot {
     wait_ms: { median: rank(0.5), p95: rank(0.95), max: waits[waits.length - 1] ?? 0, samples: waits.length },
     paused_until: now < copy.paused_until ? new Date(copy.paused_until).toISOString() : null,
     holders: [...holders].map(([holder, h]) => ({ holder, ...h })),
+    carried_chars: JSON.stringify(state).length,
   };
 }

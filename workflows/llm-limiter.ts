@@ -3,37 +3,66 @@
 // Decide activities ask through the `acquire` Update (update-with-start, USE_EXISTING), which
 // returns when their turn comes; they `release` what they did not use and `pause` everyone on a
 // 429. The grant rules are pure (common/rate-limit.ts). The state survives worker restarts (it is
-// the workflow's) and a long history (continue-as-new carries it, the queue's order included).
-import { allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
+// the workflow's) and a long history (continue-as-new carries it, the queue's order included); what
+// it carries is bounded: the open leases, the queue (both capped) and a window of per-second counters.
+// Every message is checked first: a bad Update is refused, a bad Signal dropped with a log line.
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  log,
+  makeContinueAsNewFunc,
+  continueAsNew,
+  patched,
+  setHandler,
+  setWorkflowOptions,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { AcquireRequest, AcquireResult, LeaseAnswer, LimiterInput } from '../common/llm-limiter';
 import {
   acquireUpdate,
+  decodedArgument,
+  invalidAcquire,
+  invalidInput,
   leaseQuery,
+  LIMITER_FULL,
+  LIMITER_WORKFLOW_TASK_TIMEOUT,
   limiterQuery,
+  parsePause,
+  parseRelease,
+  parseWithdraw,
   pauseSignal,
   releaseSignal,
+  undecodedSignal,
   UPDATE_WAIT_MS,
   WAITING_UPDATES,
   withdrawSignal,
 } from '../common/llm-limiter';
 import {
+  BUCKET_MS,
+  carriedState,
   enqueue,
   grantReady,
-  invalidLimits,
-  invalidRequest,
   leaseOf,
   newLimiterState,
   nextWakeAt,
   pause,
+  queueFull,
   release,
   snapshot,
   withdraw,
 } from '../common/rate-limit';
+import { LIMITS_PATCH } from './patches';
 
 const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 2000;
 
 export async function llmLimiter(input: LimiterInput): Promise<void> {
-  const state = input.state ?? newLimiterState(input.limits);
+  const problem = invalidInput(input);
+  if (problem) throw ApplicationFailure.nonRetryable(`llmLimiter input: ${problem}`, 'InvalidLimiterInput');
+  // Runs recorded before the window's per-second counters keep one counter per closed lease.
+  const bounded = patched(LIMITS_PATCH);
+  const bucketMs = bounded ? BUCKET_MS : 0;
+  const state = input.state ? carriedState(input.state, bucketMs) : newLimiterState(input.limits, bucketMs);
   // Bumped by every message: the loop re-evaluates grants when it changes.
   let version = 0;
   let closing = false;
@@ -46,12 +75,19 @@ export async function llmLimiter(input: LimiterInput): Promise<void> {
     return position >= 0 ? { granted: false, position } : { granted: false, unknown: true };
   };
   let waitingInUpdate = 0;
+  // A message that is not what its name promises: one line in the worker's log, nothing else.
+  const drop = (name: string, why: string): void => {
+    log.warn(`llmLimiter: dropped a ${name} signal: ${why}`);
+  };
 
   setHandler(
     acquireUpdate,
     async (req: AcquireRequest): Promise<AcquireResult> => {
+      // Asked again, but never queued here: the limiter that queued it is gone (terminated, reset).
+      if (req.again === true && bounded && 'unknown' in answer(req.id)) return { granted: false, lost: true };
       state.limits = req.limits;
-      enqueue(state, req, Date.now());
+      if (!enqueue(state, req, Date.now()))
+        throw ApplicationFailure.create({ type: LIMITER_FULL, message: queueFull(state, req.id) });
       grantReady(state, Date.now());
       version++;
       let now = answer(req.id);
@@ -66,35 +102,38 @@ export async function llmLimiter(input: LimiterInput): Promise<void> {
         now = answer(req.id);
       }
       if (now.granted) return now;
-      // Withdrawn meanwhile (or unknown): position 0 makes the acquirer ask again at once.
-      return { granted: false, position: 'position' in now ? now.position : 0 };
+      if ('position' in now) return now;
+      // Gone from the queue meanwhile: only a withdraw does that, and then nobody waits for it.
+      return bounded ? { granted: false, lost: true } : { granted: false, position: 0 };
     },
     {
-      // A malformed request is rejected before it enters the history.
-      validator: (req: AcquireRequest) => {
-        const problem = invalidRequest(req) ?? invalidLimits(req.limits);
+      // A malformed request, or one that finds the queue full, is refused before it enters the history.
+      validator: (req: unknown) => {
+        const problem = invalidAcquire(req);
         if (problem) throw new Error(problem);
+        const r = req as AcquireRequest;
+        const full = r.again === true ? undefined : queueFull(state, r.id);
+        if (full) throw ApplicationFailure.create({ type: LIMITER_FULL, message: full });
       },
       description:
         'Ask for a lease of {id, holder, tokens, limits}: granted, else the place in the FIFO queue (the head waits here).',
     },
   );
-  setHandler(leaseQuery, (id: string) => answer(id), {
+  setHandler(leaseQuery, (id: unknown) => (typeof id === 'string' ? answer(id) : { granted: false, unknown: true }), {
     description: 'Where the lease request with this id stands: granted, its place in the queue, or unknown.',
   });
-  setHandler(releaseSignal, ({ lease_id, used_tokens }) => {
-    release(state, lease_id, used_tokens, Date.now());
-    version++;
-  });
-  setHandler(pauseSignal, ({ retry_after_ms }) => {
-    const ms = Number.isFinite(retry_after_ms) ? Math.min(Math.max(retry_after_ms, 0), 60_000) : 0;
-    pause(state, Date.now() + ms);
-    version++;
-  });
-  setHandler(withdrawSignal, ({ id }) => {
-    withdraw(state, id);
-    version++;
-  });
+  // Signals: decoded here (a payload that cannot be read is dropped too), then checked.
+  const onSignal = <M>(name: string, parse: (value: unknown) => M | string, apply: (m: M) => void) =>
+    setHandler(undecodedSignal(name), (...args: unknown[]) => {
+      const arg = decodedArgument(args[0]);
+      const m = typeof arg === 'string' ? arg : parse(arg.value);
+      if (typeof m === 'string') return drop(name, m);
+      apply(m);
+      version++;
+    });
+  onSignal(releaseSignal.name, parseRelease, (m) => release(state, m.lease_id, m.used_tokens, Date.now()));
+  onSignal(pauseSignal.name, parsePause, (m) => pause(state, Date.now() + m.retry_after_ms));
+  onSignal(withdrawSignal.name, parseWithdraw, (m) => withdraw(state, m.id));
   setHandler(limiterQuery, () => ({ scope: input.scope, ...snapshot(state, Date.now()) }), {
     description: 'The limits, what this minute counts, leases in use, the queue, grants and wait times.',
   });
@@ -110,9 +149,17 @@ export async function llmLimiter(input: LimiterInput): Promise<void> {
     else await condition(() => version !== seen, Math.max(1, wake - now));
   }
   // Acquirers waiting in the Update are answered (their place in the queue is carried over); then
-  // the state moves to a fresh run.
+  // the state moves to a fresh run, with the same short workflow task timeout.
   grantReady(state, Date.now());
   closing = true;
   await condition(allHandlersFinished);
-  await continueAsNew<typeof llmLimiter>({ ...input, state });
+  const next: LimiterInput = { ...input, state };
+  await (bounded
+    ? makeContinueAsNewFunc<typeof llmLimiter>({ workflowTaskTimeout: LIMITER_WORKFLOW_TASK_TIMEOUT })(next)
+    : continueAsNew<typeof llmLimiter>(next));
 }
+
+// A bug (an error thrown by this code, or a state it cannot read) fails the limiter where everyone
+// sees it, instead of retrying its workflow task forever while every decision of the fleet waits:
+// waiting decisions then fail with LlmLimiterUnavailable, later ones start a fresh limiter.
+setWorkflowOptions({ failureExceptionTypes: [Error] }, llmLimiter);
