@@ -5,7 +5,7 @@
 // With scenario names, only those are (re-)recorded; the others stay as they are.
 // HISTORY_SUFFIX=.x writes <scenario>.x.json instead, keeping histories recorded by older code (each
 // patch has its set: <scenario>.json before any, .search-attributes-v1, .fault-guarantees-v1,
-// .batched-upserts-v1, .final-validator-v1, .cost-budget-v1; record a new set with a new patch id).
+// .batched-upserts-v1, .final-validator-v1, .cost-budget-v1, .money-limits-v1; record a new set with a new patch id).
 // test/fixtures/histories/legacy-*.json were recorded with the code from before issue 3 (an
 // escalate action, a read about another user, issue_refund when it was not registered): they prove
 // that the patched() guards keep such runs on their old paths. This script cannot re-record them.

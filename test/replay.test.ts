@@ -17,6 +17,7 @@ import {
   EFFECTS_PATCH,
   FAULTS_PATCH,
   FINAL_VALIDATOR_PATCH,
+  LIMITS_PATCH,
 } from '../workflows/patches';
 import type { AgentResult } from '../common/types';
 import type { AttemptCharge } from '../common/budget';
@@ -54,11 +55,12 @@ describe('replay of recorded histories', () => {
       BATCHED_UPSERTS_PATCH,
       FINAL_VALIDATOR_PATCH,
       COST_PATCH,
+      LIMITS_PATCH,
     ]) {
       assert.ok(recorded.has(patch), `a history recorded with ${patch} (scripts/record-histories.ts)`);
     }
     // The newest patch stands for the older ones: a run recording it records no other marker.
-    for (const newest of [BATCHED_UPSERTS_PATCH, FINAL_VALIDATOR_PATCH, COST_PATCH]) {
+    for (const newest of [BATCHED_UPSERTS_PATCH, FINAL_VALIDATOR_PATCH, COST_PATCH, LIMITS_PATCH]) {
       for (const file of files.filter((f) => patchesIn(f).includes(newest))) {
         assert.deepEqual(patchesIn(file), [newest], file);
       }
@@ -80,7 +82,7 @@ describe('replay of recorded histories', () => {
   });
 
   it('counts the same cost on replay: every attempt of the history charged once, none twice', async () => {
-    const costFiles = files.filter((f) => patchesIn(f).includes(COST_PATCH));
+    const costFiles = files.filter((f) => patchesIn(f).some((p) => p === COST_PATCH || p === LIMITS_PATCH));
     const checked: string[] = [];
     for (const file of costFiles) {
       const history = load(file);
@@ -126,6 +128,7 @@ describe('replay of recorded histories', () => {
       checked.push(file);
     }
     assert.ok(checked.includes('retry-charged.cost-budget-v1.json'), `checked ${checked.join(', ')}`);
+    assert.ok(checked.includes('retry-charged.money-limits-v1.json'), `checked ${checked.join(', ')}`);
     const retry = resultOf(load('retry-charged.cost-budget-v1.json').events ?? [])!;
     assert.deepEqual(
       retry.usage.attempts?.map((a) => [a.step, a.attempt, a.outcome]),
