@@ -8,6 +8,9 @@
 // out with the final success, failure or cancellation, so the run charges each attempt exactly once.
 // With a dollar budget, every attempt (retries too) is checked against what its decision has left
 // after the earlier attempts' charges before it is sent.
+// Requests: Temporal's attempts include retries lost to a hung worker, so each attempt says in the
+// same ledger that it is sending before it sends, and a decision makes at most `max_requests`
+// requests (common/llm-requests.ts); the failure of the last one is final.
 import { Context, ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import type * as OpenAiModule from 'openai';
 import type OpenAI from 'openai';
@@ -17,6 +20,7 @@ import type { LlmPricing } from '../common/cost';
 import { attemptChargedSignal } from '../common/attempt-charged';
 import type { DecideInput, DecideLedger, DecideOutput } from '../common/types';
 import { LLM_BUDGET, LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/types';
+import { requestTurn, sentBefore } from '../common/llm-requests';
 import { limitedFetch, responseTooLarge } from './limited-fetch';
 import type { LlmConfig } from './llm-config';
 import type { LlmLimiter } from './llm-lease';
@@ -78,12 +82,16 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
     const step = stepOfKey(input.idempotency_key);
     // The attempts before this one that reported usage (their heartbeats, or their failure reports).
     const ledger: AttemptCharge[] = ledgerOf(ctx.info.heartbeatDetails).filter((a) => a.attempt < attempt);
+    // The attempts before this one that sent their request, and whether this one may send.
+    const sent = sentBefore(ctx.info.heartbeatDetails, attempt);
+    const turn = requestTurn(sent, input.max_requests);
+    const details = (): DecideLedger => ({ attempts: ledger, sent });
     const charge = (usage: unknown, outcome: AttemptCharge['outcome']): AttemptCharge | undefined => {
       const counts = usageCounts(usage);
       if (counts.prompt_tokens + counts.completion_tokens === 0) return undefined;
       const entry: AttemptCharge = { step, attempt, outcome, ...counts, cost_usd: attemptCost(counts, config.price) };
       ledger.push(entry);
-      ctx.heartbeat({ attempts: ledger } satisfies DecideLedger);
+      ctx.heartbeat(details());
       return entry;
     };
     // A paid attempt that fails is told to the run before the failure is reported (see attempt-charged.ts).
@@ -91,15 +99,42 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
       const entry = charge(usage, 'failed');
       if (entry && input.report_charges) await reportCharge(ctx, entry);
     };
+    if (turn === 'spent') {
+      // Only an attempt that died after sending leaves the count spent (a failed last request is
+      // final): its worker stopped or crashed, so the decision ends as that attempt's timeout would.
+      throw ApplicationFailure.create({
+        message: `LLM not asked again: the decision's ${sent.length} requests are spent, the last one's attempt ended without an answer (its worker stopped)`,
+        type: LLM_TIMEOUT,
+        nonRetryable: true,
+        details: [details()],
+      });
+    }
+    // Says, before sending, that this attempt is sending: the first heartbeat when nothing is
+    // awaited before the call, so that it goes out at once (the SDK throttles later ones).
+    const sending = () => {
+      sent.push(attempt);
+      ctx.heartbeat(details());
+    };
     // Heartbeats carry cancellation to us (the signal aborts the HTTP request at once) and the ledger.
-    ctx.heartbeat({ attempts: ledger } satisfies DecideLedger);
-    const beat = setInterval(() => ctx.heartbeat({ attempts: ledger } satisfies DecideLedger), HEARTBEAT_EVERY_MS);
+    if (limiter) ctx.heartbeat(details());
+    const beat = setInterval(() => ctx.heartbeat(details()), HEARTBEAT_EVERY_MS);
+    // The failure of the decision's last request is final, with the type its retries would have ended with.
+    const final = (failure: unknown): unknown =>
+      turn === 'last' && sent.includes(attempt) && failure instanceof ApplicationFailure && !failure.nonRetryable
+        ? ApplicationFailure.create({
+            message: failure.message,
+            type: failure.type ?? undefined,
+            nonRetryable: true,
+            details: [details()],
+          })
+        : failure;
     try {
       const prompt = JSON.stringify(input.payload);
       const maxCompletion =
         input.left_usd === undefined ? input.max_completion_tokens : affordableCap(input, prompt, ledger);
-      const call = () =>
-        client().chat.completions.create(
+      const call = () => {
+        if (!sent.includes(attempt)) sending();
+        return client().chat.completions.create(
           {
             model: config.model,
             temperature: 0,
@@ -112,6 +147,7 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
           },
           { signal: ctx.cancellationSignal, headers: { 'Idempotency-Key': input.idempotency_key } },
         );
+      };
       const completion = limiter
         ? await limiter.run({
             tokens: reservedTokens(SYSTEM_PROMPT.length + prompt.length, maxCompletion),
@@ -132,13 +168,13 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
         throw ApplicationFailure.create({
           message: 'LLM answered without a message (no choices or no content)',
           type: LLM_RETRYABLE,
-          details: [{ attempts: ledger } satisfies DecideLedger],
+          details: [details()],
         });
       }
       charge(completion.usage, 'ok');
       return { ...boundedOutput(content, completion.model, completion.usage), attempts: ledger };
     } catch (err) {
-      if (err instanceof ApplicationFailure) throw err;
+      if (err instanceof ApplicationFailure) throw final(err);
       // A 2xx answer too large to even read is the model's answer being too large.
       const tooLarge = responseTooLarge(err);
       if (tooLarge && !ctx.cancellationSignal.aborted)
@@ -152,7 +188,7 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
       // An error answer that reported usage (some providers do on a 5xx after partial work) is paid for too.
       if (err instanceof openai().APIError && !ctx.cancellationSignal.aborted)
         await chargeFailed((err.error as { usage?: unknown } | undefined)?.usage);
-      throw classify(err, ctx, secrets, ledger);
+      throw final(classify(err, ctx, secrets, details()));
     } finally {
       clearInterval(beat);
     }
@@ -238,10 +274,10 @@ function tokens(value: unknown): number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
 }
 
-function classify(err: unknown, ctx: Context, secrets: readonly string[], ledger: AttemptCharge[]): unknown {
+function classify(err: unknown, ctx: Context, secrets: readonly string[], ledger: DecideLedger): unknown {
   const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } = openai();
   // Every failure carries the attempts charged so far: the last one is what the run sees.
-  const details = [{ attempts: ledger } satisfies DecideLedger];
+  const details = [ledger];
   // A cancelled activity: a CancelledFailure, so Temporal records a cancellation; its details carry
   // the attempts charged so far, so a run cut off by a cancel or a deadline still adds them.
   if (err instanceof APIUserAbortError || ctx.cancellationSignal.aborted) {

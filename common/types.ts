@@ -216,6 +216,12 @@ export interface DecideInput {
   left_usd?: number;
   /** Tell the run of each paid failed attempt at once (the attempt_charged Signal, common/attempt-charged.ts). */
   report_charges?: boolean;
+  /**
+   * The model requests this decision may make (llm_max_attempts): only attempts that sent one count
+   * (common/llm-requests.ts), so retries lost to a hung worker's polls do not use them up. Absent:
+   * Temporal's attempts are the requests (runs that predate the count).
+   */
+  max_requests?: number;
 }
 
 export interface DecideOutput {
@@ -238,6 +244,8 @@ export interface DecideOutput {
 /** What a failed decide activity carries (failure details, heartbeat details): the attempts it was charged for. */
 export interface DecideLedger {
   attempts: AttemptCharge[];
+  /** The attempts that sent their model request (each one says so before sending). */
+  sent?: number[];
 }
 
 export interface ToolInput {

@@ -177,7 +177,7 @@ describe('a decision cut off by a cancel or a deadline keeps its charges', () =>
       { ...charge, cost_usd: 1e12 },
       { ...charge, step: 2 },
       { ...charge, attempt: 0 },
-      { ...charge, attempt: 4 },
+      { ...charge, attempt: 14 }, // beyond llm_max_attempts (3) + 10 Temporal attempts
       { ...charge, attempt: 1.5 },
       { ...charge, outcome: 'ok' },
       { ...charge, prompt_tokens: -1 },

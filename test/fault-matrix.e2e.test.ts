@@ -792,12 +792,22 @@ describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', 
 // while tools run) and rounds of FLEET_RUNS runs of the refund scenario: all healthy (the
 // baseline); one worker stopped before the runs start (it still holds open polls, and takes
 // workflow tasks it never runs); then, that one resumed, the worker running the most search_policy
-// calls stopped mid-run (its attempts die, and their retries meet its open polls). Every run must
-// succeed on a budget of exactly its steps and tool calls, and a dead attempt must end at its
-// heartbeat timeout, not its start-to-close. Figures: runs succeeded, time added (each round's
+// calls stopped mid-run (its attempts die, and their retries meet its open polls); then, that one
+// resumed, the model slowed on each run's first decision and the worker running the most of them
+// stopped (requests in flight die with it, and their retries meet its open polls: Temporal attempts
+// that send no request, so they must not use up llm_max_attempts). Every run must succeed on a
+// budget of exactly its steps and tool calls, and a dead attempt must end at its heartbeat
+// timeout, not its start-to-close. Figures: runs succeeded, time added (each round's
 // median against the baseline's), and how long the hung worker held the runs it touched.
 
 const FLEET_RUNS = 6;
+/** How long the model takes over each run's first request in the mid-decision round (its retries answer at once). */
+const DECISION_DELAY_MS = 8_000;
+/**
+ * The mid-decision round's llm_max_attempts: two requests, so one retry lost to the hung worker's
+ * polls was enough to end a run llm_timeout when Temporal's attempts were the requests.
+ */
+const DECISION_REQUESTS = 2;
 /** The trace: three tools, then the answer (marked 'final': the budget's last step is a wind-down). */
 const FLEET_TRACE = ['get_user_profile', BILLING, 'search_policy', 'final'];
 
@@ -828,16 +838,27 @@ describe('fault matrix: hung worker, no cancel, healthy workers', () => {
     fleet[0]!.hang();
     const stoppedFirst = await fleetRound(queue, Date.now());
     fleet[0]!.resume();
-    let inFlightOnHung = 0;
-    const midRun = await fleetRound(queue, (runningOn) => {
+    // Stops the worker running the most calls in flight; returns how many it was running.
+    let stopped: WorkerProcess | undefined;
+    const stopBusiest = (runningOn: string[]): number => {
       const count = (w: WorkerProcess) => runningOn.filter((id) => id === w.identity).length;
-      const hung = [...fleet].sort((a, b) => count(b) - count(a))[0]!;
-      inFlightOnHung = count(hung);
-      hung.hang();
-    });
+      stopped = [...fleet].sort((a, b) => count(b) - count(a))[0]!;
+      stopped.hang();
+      return count(stopped);
+    };
+    let inFlightOnHung = 0;
+    const midRun = await fleetRound(queue, (runningOn) => (inFlightOnHung = stopBusiest(runningOn)));
+    stopped!.resume();
+    let decidingOnHung = 0;
+    const midDecision = await fleetRound(queue, (runningOn) => (decidingOnHung = stopBusiest(runningOn)), 'decide');
 
     const baseline = median(healthy.map((r) => r.startToCloseMs));
-    const rounds = { healthy, 'stopped before start': stoppedFirst, 'stopped mid-run': midRun };
+    const rounds = {
+      healthy,
+      'stopped before start': stoppedFirst,
+      'stopped mid-run': midRun,
+      'stopped mid-decision': midDecision,
+    };
     for (const [name, runs] of Object.entries(rounds)) {
       const ok = runs.filter((r) => r.result.stop_reason === 'success').length;
       const held = runs.filter((r) => r.heldMs > 0);
@@ -870,6 +891,12 @@ describe('fault matrix: hung worker, no cancel, healthy workers', () => {
       midRun.some((r) => r.retried.some((a) => a.activity === 'search_policy' && a.before === 'HEARTBEAT')),
       'a search_policy attempt died with its worker and was retried',
     );
+    // And decisions: requests were in flight on the worker that hung, and their decisions were retried.
+    assert.ok(decidingOnHung > 0, 'decisions in flight on the hung worker');
+    assert.ok(
+      midDecision.some((r) => r.retried.some((a) => a.activity === 'decide' && a.before === 'HEARTBEAT')),
+      'a decide attempt died with its worker and was retried',
+    );
   });
 });
 
@@ -886,28 +913,40 @@ function describeFleetRun(r: FleetRun): string {
 /**
  * FLEET_RUNS runs of the refund scenario on `queue`, concurrently, each on a budget of exactly its
  * 4 steps and 3 tool calls. `hang`: when a worker was stopped (epoch ms), or a function that stops
- * one once every run's search_policy is running, given the identities of the workers running them.
+ * one once every run's `inFlight` activity is running, given the identities of the workers running
+ * them; for 'decide' the model takes DECISION_DELAY_MS over each run's first request.
  */
-async function fleetRound(queue: TemporalEnv, hang?: number | ((runningOn: string[]) => void)): Promise<FleetRun[]> {
+async function fleetRound(
+  queue: TemporalEnv,
+  hang?: number | ((runningOn: string[]) => void),
+  inFlight: 'search_policy' | 'decide' = 'search_policy',
+): Promise<FleetRun[]> {
   const handles = await Promise.all(
     Array.from({ length: FLEET_RUNS }, () => {
       const id = uniqueId('fm-fleet');
       fixture.llm.script(
         id,
         byStep({
-          1: tool('get_user_profile', { user_id: 42 }),
+          1:
+            inFlight === 'decide'
+              ? [
+                  tool('get_user_profile', { user_id: 42 }, { delayMs: DECISION_DELAY_MS }),
+                  tool('get_user_profile', { user_id: 42 }),
+                ]
+              : tool('get_user_profile', { user_id: 42 }),
           2: tool(BILLING, { user_id: 42 }),
           3: tool('search_policy', { query: 'refund window' }),
           4: finalAnswer('done'),
         }),
       );
       const budget = { max_steps: 4, max_tool_calls: 3, max_seconds: 300 };
-      return startRun(fixture.client, queue, agentInput({ budget }), id);
+      const input = agentInput({ budget, ...(inFlight === 'decide' ? { llm_max_attempts: DECISION_REQUESTS } : {}) });
+      return startRun(fixture.client, queue, input, id);
     }),
   );
   let hungAtMs = typeof hang === 'number' ? hang : Infinity;
   if (typeof hang === 'function') {
-    hang(await Promise.all(handles.map(async (h) => (await waitStarted(h, 'search_policy')).identity)));
+    hang(await Promise.all(handles.map(async (h) => (await waitStarted(h, inFlight)).identity)));
     hungAtMs = Date.now();
   }
   return Promise.all(

@@ -5,7 +5,6 @@ import {
   ApplicationFailure,
   CancellationScope,
   CancelledFailure,
-  ActivityCancellationType,
   TimeoutFailure,
   condition,
   continueAsNew,
@@ -62,11 +61,12 @@ import type { PolicyDecision } from './policy';
 import { buildDecisionPayload } from '../common/decision-payload';
 import { decideKey, toolKey } from './idempotency';
 import { toolActivityOptions } from './tool-options';
+import { decideActivityOptions, decideMaxAttempts } from './decide-options';
 import { STATE_QUERY_DESCRIPTION, stateQuery } from '../common/queries';
 import type { StopReason } from '../common/stop-reasons';
 import { loopSignature, TOOL_REGISTRY } from '../common/tool-catalog';
 import type { ToolSpec } from '../common/tool-catalog';
-import { CANCELLED_RESULT_MEMO, EFFECTS_MEMO, LLM_BUDGET, LLM_REJECTED, LLM_TIMEOUT } from '../common/types';
+import { CANCELLED_RESULT_MEMO, EFFECTS_MEMO, LLM_BUDGET, LLM_TIMEOUT } from '../common/types';
 import type {
   AgentInput,
   AgentResult,
@@ -567,19 +567,7 @@ class AgentRun {
     const { decide } = proxyActivities<{ decide: DecideFn }>({
       activityId: `${step}-decide`,
       summary: this.patches.validator ? decideSummary(step, this.left()) : `step ${step}: decide`,
-      // Per-attempt cap is the HTTP client's timeout (OPENAI_TIMEOUT_SECONDS, worker side);
-      // this is the backstop. A short heartbeat timeout notices a dead worker in seconds.
-      startToCloseTimeout: '5 minutes',
-      heartbeatTimeout: '2 seconds',
-      // Wait for the activity to confirm, so a cancelled run has really aborted its LLM request.
-      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-      retry: {
-        initialInterval: '1 second',
-        backoffCoefficient: 2,
-        maximumInterval: '20 seconds',
-        maximumAttempts: this.input.llm_max_attempts ?? 3,
-        nonRetryableErrorTypes: [LLM_REJECTED],
-      },
+      ...decideActivityOptions(this.llmMaxRequests(), this.patches.limits),
     });
     const info = workflowInfo();
     const signalled = new Map<number, AttemptCharge>();
@@ -594,7 +582,7 @@ class AgentRun {
         idempotency_key: decideKey(info.workflowId, info.firstExecutionRunId, step),
         ...(maxCompletionTokens !== undefined ? { max_completion_tokens: maxCompletionTokens } : {}),
         ...(leftUsd !== undefined ? { left_usd: leftUsd } : {}),
-        ...(this.patches.limits ? { report_charges: true } : {}),
+        ...(this.patches.limits ? { report_charges: true, max_requests: this.llmMaxRequests() } : {}),
         trace: { step, role: 'decide' },
       });
     } catch (err) {
@@ -617,12 +605,17 @@ class AgentRun {
     return decision;
   }
 
+  /** The model requests one decision may make. */
+  private llmMaxRequests(): number {
+    return this.input.llm_max_attempts ?? 3;
+  }
+
   /** The attempt_charged Signal: a failed attempt of the decision running now; anything else is dropped. */
   attemptCharged(value: unknown): void {
     const deciding = this.deciding;
     const checked = checkAttemptCharged(
       value,
-      deciding && { step: deciding.step, maxAttempts: this.input.llm_max_attempts ?? 3 },
+      deciding && { step: deciding.step, maxAttempts: decideMaxAttempts(this.llmMaxRequests(), this.patches.limits) },
     );
     if (typeof checked === 'string' || !deciding) return;
     if (!deciding.signalled.has(checked.attempt)) deciding.signalled.set(checked.attempt, checked);
