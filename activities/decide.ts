@@ -116,7 +116,9 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
       ctx.heartbeat(details());
     };
     // Heartbeats carry cancellation to us (the signal aborts the HTTP request at once) and the ledger.
-    if (limiter) ctx.heartbeat(details());
+    // With a limiter, asking it for a lease counts as a request: a limiter that does not answer
+    // ends the decision after llm_max_attempts waits, not after every attempt a hung worker adds.
+    if (limiter) sending();
     const beat = setInterval(() => ctx.heartbeat(details()), HEARTBEAT_EVERY_MS);
     // The failure of the decision's last request is final, with the type its retries would have ended with.
     const final = (failure: unknown): unknown =>
@@ -157,7 +159,7 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
             rateLimited: (err) =>
               err instanceof openai().APIError && err.status === 429 ? (retryAfterMs(err.headers) ?? 0) : undefined,
             // The limiter's own failures (LlmLimiterUnavailable/Full) carry the attempts charged so far.
-            failureDetails: () => [{ attempts: ledger } satisfies DecideLedger],
+            failureDetails: () => [details()],
           })
         : await call();
       const content = completion.choices?.[0]?.message?.content;
