@@ -61,7 +61,7 @@ describe('a tool call on a fleet where a worker may hang', () => {
   });
 
   it('new runs: a heartbeat timeout, and enough attempts and time to get past a hung worker', () => {
-    for (const spec of TOOLS) {
+    for (const spec of TOOLS.filter((t) => !t.effectful)) {
       const o = toolActivityOptions(spec, true);
       const s = (d: Duration | undefined) => msToNumber(d!) / 1000;
       assert.equal(s(o.heartbeatTimeout), TOOL_HEARTBEAT_TIMEOUT_S, spec.name);
@@ -76,9 +76,17 @@ describe('a tool call on a fleet where a worker may hang', () => {
     }
   });
 
-  it('runs recorded before LIMITS_PATCH keep their options', () => {
-    for (const spec of TOOLS) {
-      assert.deepEqual(toolActivityOptions(spec, false), {
+  it('runs recorded before LIMITS_PATCH keep their options, and effects keep them in every run', () => {
+    const cases = [
+      ...TOOLS.map((spec) => [spec, false] as const),
+      ...TOOLS.filter((t) => t.effectful).map((spec) => [spec, true] as const),
+    ];
+    assert.ok(
+      cases.some(([spec, limits]) => spec.effectful && limits),
+      'an effectful tool is checked',
+    );
+    for (const [spec, limits] of cases) {
+      assert.deepEqual(toolActivityOptions(spec, limits), {
         startToCloseTimeout: `${spec.timeoutSeconds} seconds`,
         ...(spec.effectful
           ? { heartbeatTimeout: '2 seconds', cancellationType: 'WAIT_CANCELLATION_COMPLETED' }

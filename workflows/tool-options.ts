@@ -19,7 +19,7 @@ const MAX_RETRY_INTERVAL_S = 1;
 /**
  * The activity options of a call to `spec`. `limits`: the run records LIMITS_PATCH; a run recorded
  * before it replays with the options it had (read-only tools without heartbeats, spec.maxAttempts
- * attempts and no schedule-to-close bound).
+ * attempts and no schedule-to-close bound). Effects keep those options in every run.
  */
 export function toolActivityOptions(spec: ToolSpec, limits: boolean): ActivityOptions {
   const seconds = (n: number) => `${n} seconds` as const;
@@ -28,7 +28,9 @@ export function toolActivityOptions(spec: ToolSpec, limits: boolean): ActivityOp
       { cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED }
     : // Read-only and short: a cancel need not wait for the tool to acknowledge.
       { cancellationType: ActivityCancellationType.TRY_CANCEL };
-  if (!limits) {
+  // An effect keeps the options it had: it already heartbeats, and its timing against a cancel or
+  // a deadline (reconcile by key before the run ends) is what the exactly-once tests pin down.
+  if (!limits || spec.effectful) {
     return {
       startToCloseTimeout: seconds(spec.timeoutSeconds),
       ...(spec.effectful ? { heartbeatTimeout: seconds(TOOL_HEARTBEAT_TIMEOUT_S) } : {}),
