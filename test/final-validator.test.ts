@@ -101,6 +101,23 @@ describe('claim extraction', () => {
     // Generous: catastrophic backtracking would take minutes, not a second.
     assert.ok(Number(process.hrtime.bigint() - started) / 1e9 < 5);
   });
+
+  it('is linear on space-grouped digits that never end a number (each group would restart the scan)', () => {
+    const time = (text: string) => {
+      const started = process.hrtime.bigint();
+      checkFinalAnswer(text, EVIDENCE);
+      return Number(process.hrtime.bigint() - started);
+    };
+    for (const tail of ['1 days', '1 %']) {
+      const hostile = 'Refund of 1' + ' 111'.repeat(8150) + tail;
+      const baseline = 'Refund of 1' + ' x11'.repeat(8150) + tail;
+      time(baseline);
+      time(hostile.slice(0, 2000));
+      // Quadratic was over a thousand times the baseline; linear is about the same, noise included.
+      const ratio = time(hostile) / time(baseline);
+      assert.ok(ratio < 40, `${tail}: ${ratio.toFixed(1)} times the baseline`);
+    }
+  });
 });
 
 describe('claims against the evidence', () => {
