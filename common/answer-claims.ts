@@ -70,7 +70,7 @@ export function numberKey(n: number): string {
 /** The number and its restatement, if any. */
 function numbers(g: Record<string, string | undefined>): number[] | undefined {
   const out: number[] = [];
-  for (const raw of [g.n, g.again, g.to]) {
+  for (const raw of [g.from, g.n, g.again, g.to]) {
     if (raw === undefined) continue;
     const n = readNumber(raw);
     if (n === undefined) return undefined;
@@ -399,10 +399,10 @@ const PATTERNS: Pattern[] = [
       ),
   },
   {
-    // "14 days", "14-day", "2 business days", "30 more days", "30 business-days", "fourteen days", "2 weeks" (2 or 14 in the data).
+    // "14 days", "14-day", "2 business days", "30 more days", "30 business-days", "3 to 5 days" (both), "fourteen days", "2 weeks" (2 or 14 in the data).
     kind: 'day_count',
     re: re(
-      String.raw`${START}(?<n>${NUMBER})${AGAIN}${JOIN}(?:(?:business|calendar|working|banking|bank|school|full|more|additional|extra|further|consecutive|straight|remaining)[ -])?(?<unit>days?|weeks?|fortnights?)(?![\p{L}])`,
+      String.raw`${START}(?:(?<from>${DIGIT_NUMBER})(?: ?- ?| to ))?(?<n>${NUMBER})${AGAIN}${JOIN}(?:(?:business|calendar|working|banking|bank|school|full|more|additional|extra|further|consecutive|straight|remaining)[ -])?(?<unit>days?|weeks?|fortnights?)(?![\p{L}])`,
     ),
     read: (m) => {
       const unit = m.groups!.unit!.toLowerCase();

@@ -428,6 +428,7 @@ describe('breaks an adversary found', () => {
     assert.deepEqual(refused('USD 49-590', [observation('b', { low: 49, high: 590 })]), []);
     assert.deepEqual(refused('January 15-20, 2026'), ['January 15-20, 2026']);
     assert.deepEqual(refused('January 15-20, 2026', [observation('b', { from: '2026-01-15', to: '2026-01-20' })]), []);
+    assert.deepEqual(refused('3 to 14 business days, 2-14 days'), ['3 to 14 business days']);
   });
 
   it('reads "$.99", ".5%", "20-pc" and "%20"', () => {
