@@ -20,8 +20,20 @@ const MAX_CLAIM_CHARS = 64;
 // --- numbers and currencies ---
 
 const NUMBER = `${DIGIT_NUMBER}|${WORD_NUMBER}`;
-const SCALE = String.raw`(?:k|m|mn|bn|thousand|million|billion)(?![\p{L}\p{N}])`;
-const SCALES: Record<string, number> = { k: 1e3, thousand: 1e3, m: 1e6, mn: 1e6, million: 1e6, bn: 1e9, billion: 1e9 };
+const SCALE = String.raw`(?:k|m|mn|mln|mil|mill|bn|hundred|thousand|million|billion)(?![\p{L}\p{N}])\.?`;
+const SCALES: Record<string, number> = {
+  k: 1e3,
+  hundred: 1e2,
+  thousand: 1e3,
+  m: 1e6,
+  mn: 1e6,
+  mln: 1e6,
+  mil: 1e6,
+  mill: 1e6,
+  million: 1e6,
+  bn: 1e9,
+  billion: 1e9,
+};
 /** ISO 4217 codes people write; none that is also an English word (ALL, TRY, CUP, TOP). */
 export const CURRENCY_CODES =
   'USD|EUR|GBP|JPY|CNY|RMB|INR|CAD|AUD|NZD|CHF|SEK|NOK|DKK|PLN|CZK|HUF|BRL|MXN|ZAR|SGD|HKD|KRW|ILS|AED|SAR|THB|IDR|NGN|EGP|ARS|CLP|VND|TWD|UAH|RON|BGN|ISK';
@@ -31,10 +43,14 @@ const SYMBOL = String.raw`[a-z]{1,3}\$|(?!¢)\p{Sc}`;
 const QUALIFIER = String.raw`(?:US|U\.S\.|American|Canadian|Australian|Aussie|New Zealand|Kiwi|Hong Kong|Singapore|Singaporean|New Taiwan|Taiwan|Swiss|British|Japanese|Chinese|Indian|Mexican|Brazilian|Chilean|Argentine|Colombian|Philippine|South African|Swedish|Norwegian|Danish|Polish|Czech|Hungarian|Turkish|Israeli) `;
 const CURRENCY_WORD = String.raw`(?:dollars?|euros?|pounds?(?: sterling)?|sterling|yen|yuan|renminbi|francs?|rupees?|pesos?|reais|zlotys?|shekels?|lira|bucks?|quid|grand)(?![\p{L}])`;
 const CENTS = String.raw`(?:cents?(?![\p{L}])|¢)`;
+/** Cents after the whole units: "fifty dollars and ninety-nine cents", "49 dollars 99 cents". */
+const MORE_CENTS = String.raw`(?:,? (?:and )?(?<cents>${NUMBER}) ?${CENTS})?`;
 /** Between a number and its unit: nothing, a space or a hyphen ("14-day", and "**14**-day" is "14 -day"). */
 const JOIN = String.raw`(?: ?- ?| )?`;
 /** A restatement in parentheses: "fourteen (14) days", "USD 49 (forty-nine)"; both must be supported. */
 const AGAIN = String.raw`(?: ?\((?<again>${NUMBER})\))?`;
+/** The other end of a range: "USD 49-590", "$49 to $59"; both ends must be supported. */
+const TO = String.raw`(?:(?: ?- ?| to )(?:${SYMBOL}|${CODE})? ?(?<to>${DIGIT_NUMBER}))?`;
 /** A price's empty decimals: "59,-", "59.--". */
 const DASHES = String.raw`(?:[.,]-{1,2}(?!-))?`;
 /** Not inside a word or a number. */
@@ -42,7 +58,7 @@ const START = String.raw`(?<![\p{L}\p{N}.,'])`;
 
 /** A number as the answer wrote it: digits (thousands separators, decimal comma) or words. */
 export function readNumber(raw: string): number | undefined {
-  const value = /^\d/.test(raw) ? readDigits(raw)[0] : readWords(raw);
+  const value = /^\.?\d/.test(raw) ? readDigits(raw)[0] : readWords(raw);
   return value !== undefined && Number.isFinite(value) ? value : undefined;
 }
 
@@ -53,10 +69,14 @@ export function numberKey(n: number): string {
 
 /** The number and its restatement, if any. */
 function numbers(g: Record<string, string | undefined>): number[] | undefined {
-  const n = readNumber(g.n!);
-  const again = g.again === undefined ? undefined : readNumber(g.again);
-  if (n === undefined || (g.again !== undefined && again === undefined)) return undefined;
-  return again === undefined ? [n] : [n, again];
+  const out: number[] = [];
+  for (const raw of [g.from, g.n, g.again, g.to]) {
+    if (raw === undefined) continue;
+    const n = readNumber(raw);
+    if (n === undefined) return undefined;
+    out.push(n);
+  }
+  return out;
 }
 
 /** One alternative per reading: the keys of every number (and restatement) read that way. */
@@ -67,7 +87,11 @@ function alternatives(g: Record<string, string | undefined>, ...readings: Array<
 }
 
 function amount(g: Record<string, string | undefined>, divisor = 1): string[][] | undefined {
-  const scale = g.scale ? SCALES[g.scale.toLowerCase()]! : g.word?.toLowerCase() === 'grand' ? 1e3 : 1;
+  const scale = g.scale
+    ? SCALES[g.scale.toLowerCase().replace(/\.$/, '')]!
+    : g.word?.toLowerCase() === 'grand'
+      ? 1e3
+      : 1;
   const cents = g.cents ? readNumber(g.cents) : 0;
   if (cents === undefined) return undefined;
   return alternatives(g, (n) => (n * scale) / divisor + cents / 100);
@@ -79,6 +103,8 @@ export interface DateFact {
   year?: number;
   month: number;
   day?: number;
+  /** The last day of a range in the same month. */
+  until?: number;
 }
 
 const MONTH = String.raw`(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)(?![\p{L}])\.?`;
@@ -127,6 +153,14 @@ function validDate(fact: DateFact): DateFact | undefined {
   return month === 2 && day === 29 && !leap ? undefined : fact;
 }
 
+/** The day a date names, or both ends of a range of days (none when the range is not a valid one). */
+function days(f: DateFact): DateFact[] {
+  const { until, ...day } = f;
+  if (until === undefined) return [day];
+  const last = validDate({ ...day, day: until });
+  return last && f.day !== undefined && until > f.day ? [day, last] : [];
+}
+
 const pad = (n: number) => (n < 10 ? `0${n}` : String(n));
 
 /** What a date claims: the day (with its year, when written), or the month of a year. */
@@ -147,7 +181,11 @@ interface DatePattern {
   facts: (g: Record<string, string | undefined>, before: string) => Array<DateFact | undefined> | undefined;
 }
 
-const YEAR = String.raw`(?:,? (?<year>\d{4})(?!\d))?`;
+const YEAR = String.raw`(?:(?:,? |-)(?<year>\d{4})(?!\d))?`;
+/** "January, 16 2026": a comma after the month only before a day and a year (not in "of May, 10 May"). */
+const COMMA_BEFORE_DAY = String.raw`, (?=\d{1,2}(?:st|nd|rd|th)?,? \d{4}(?!\d))`;
+/** The last day of a range: "January 15-20, 2026"; both days must be supported. */
+const UNTIL = String.raw`(?: ?- ?(?<until>\d{1,2})(?![\p{N}:]))?`;
 
 /** Dates in digits: read before amounts, so that no part of one is read as a number. */
 const DIGIT_DATES: DatePattern[] = [
@@ -156,6 +194,11 @@ const DIGIT_DATES: DatePattern[] = [
       String.raw`(?<![\p{N}.,/-])(?<year>\d{4})-(?<month>\d{1,2})-(?<day>\d{1,2})(?:(?:T| )\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?: ?(?:Z|UTC|GMT|[+-]\d{2}:?\d{2}))?)?(?!\p{N})`,
       'giu',
     ),
+    facts: (g) => [{ year: +g.year!, month: +g.month!, day: +g.day! }],
+  },
+  {
+    // 20260116: a year from 1900 to 2099, a month and a day, never a price ("$20260116").
+    re: /(?<![\p{N}\p{Sc}.,/-])(?<year>(?:19|20)\d{2})(?<month>0[1-9]|1[0-2])(?<day>0[1-9]|[12]\d|3[01])(?!\p{N}|[.,]\p{N})/gu,
     facts: (g) => [{ year: +g.year!, month: +g.month!, day: +g.day! }],
   },
   {
@@ -176,19 +219,26 @@ const DIGIT_DATES: DatePattern[] = [
 const WORD_DATES: DatePattern[] = [
   {
     re: new RegExp(
-      String.raw`(?<![\p{L}])(?<month>${MONTH}) (?:the )?(?:(?<digits>\d{1,2})(?:st|nd|rd|th)?|(?<words>${ORDINAL_DAY}))(?![\p{L}\p{N}])${YEAR}`,
+      String.raw`(?<![\p{L}])(?<month>${MONTH})(?: |-|${COMMA_BEFORE_DAY})(?:the )?(?:(?<digits>\d{1,2})(?:st|nd|rd|th)?|(?<words>${ORDINAL_DAY}))(?![\p{L}\p{N}])${UNTIL}${YEAR}`,
       'giu',
     ),
     facts: (g) => {
       const month = monthOf(g.month!);
       return month === undefined
         ? undefined
-        : [{ year: g.year ? +g.year : undefined, month, day: dayOf(g.digits, g.words) }];
+        : [
+            {
+              year: g.year ? +g.year : undefined,
+              month,
+              day: dayOf(g.digits, g.words),
+              until: dayOf(g.until, undefined),
+            },
+          ];
     },
   },
   {
     re: new RegExp(
-      String.raw`(?<![\p{L}\p{N}.,])(?:(?<digits>\d{1,2})(?<suffix>st|nd|rd|th)?|(?<words>${ORDINAL_DAY})) (?<of>of )?(?<month>${MONTH})${YEAR}`,
+      String.raw`(?<![\p{L}\p{N}.,])(?:(?<digits>\d{1,2})(?<suffix>st|nd|rd|th)?|(?<words>${ORDINAL_DAY}))(?: (?<of>of )?|-)(?<month>${MONTH})${YEAR}`,
       'giu',
     ),
     facts: (g, before) => {
@@ -232,7 +282,8 @@ const NOT_PLAN_NAMES = new Set(
   ).split(' '),
 );
 const PLAN_NOUN = /(?<![\p{L}\p{N}_])(?:plan|tier|subscription|membership)s?(?![\p{L}\p{N}_])/giu;
-const TOKEN_BEFORE = /([\p{L}\p{N}][\p{L}\p{N}_'-]*) $/u;
+/** The word before a plan noun: "Pro plan", "Premium-tier", the "Premium" plan (quotes kept in the span). */
+const TOKEN_BEFORE = /(?<![\p{L}\p{N}_'-])["“”«»]?([\p{L}\p{N}](?:[\p{L}\p{N}_']|-(?=[\p{L}\p{N}]))*)["“”«»]?[ -]$/u;
 
 function isPlanToken(token: string, before: string | undefined, vocabulary: ReadonlySet<string>): boolean {
   const lower = token.toLowerCase().replace(/'s?$/, '');
@@ -259,7 +310,7 @@ function planBefore(text: string, at: number, noun: string, vocabulary: Readonly
   }
   const run: typeof tokens = [];
   for (let i = tokens.length - 1; i >= 0 && run.length < 3; i--) {
-    const before = /^(?:plan|tier)s?$/.test(noun) ? tokens[i - 1]?.token : undefined;
+    const before = /^(?:plan|tier)s?$/i.test(noun) ? tokens[i - 1]?.token : undefined;
     if (!isPlanToken(tokens[i]!.token, before, vocabulary)) break;
     run.unshift(tokens[i]!);
   }
@@ -297,7 +348,9 @@ function datePattern(p: DatePattern): Pattern {
     read: (m, text) => {
       const facts = p.facts(m.groups ?? {}, text.slice(Math.max(0, m.index - 40), m.index));
       const valid = (facts ?? []).map((f) => f && validDate(f)).filter((f) => f !== undefined);
-      return valid.length > 0 ? { alternatives: valid.map((f) => [dateClaimKey(f)]) } : undefined;
+      if (valid.length === 0) return undefined;
+      const keys = valid.map((f) => days(f).map(dateClaimKey));
+      return keys.every((k) => k.length > 0) ? { alternatives: keys } : undefined;
     },
   };
 }
@@ -308,10 +361,11 @@ const wrap = (alternatives: string[][] | undefined): Read | undefined => (altern
 const PATTERNS: Pattern[] = [
   ...DIGIT_DATES.map(datePattern),
   {
-    // $49, USD 49.00, US$ 1.2k, € fifty; not a sign after a number ("59 $ 14 days" is 59 dollars).
+    // $49, USD 49.00, US$ 1.2k, € fifty, $3 hundred, USD 49-590; a sign between numbers is the
+    // later one's ("2 $59 charges" is $59).
     kind: 'amount',
     re: re(
-      String.raw`(?<![\p{L}\p{N}])(?<!\p{N} )(?:${SYMBOL}|${CODE})(?: ?[:=-] ?| )?(?<n>${NUMBER})${DASHES}${AGAIN}(?: ?(?<scale>${SCALE}))?(?: and (?<cents>${NUMBER}) ?${CENTS})?`,
+      String.raw`(?<![\p{L}\p{N}])(?:${SYMBOL}|${CODE})(?: ?[:=-] ?| )?(?<n>${NUMBER})${DASHES}${AGAIN}(?: ?(?<scale>${SCALE}))?${TO}${MORE_CENTS}`,
     ),
     read: (m) => wrap(amount(m.groups!)),
   },
@@ -319,7 +373,7 @@ const PATTERNS: Pattern[] = [
     // 49 USD, 59 €, 59$, 59 US dollars, fifty-nine dollars and ninety-nine cents, 59 bucks, 2 grand.
     kind: 'amount',
     re: re(
-      String.raw`${START}(?<n>${NUMBER})${DASHES}${AGAIN}(?: ?(?<scale>${SCALE}))?${JOIN}(?:${SYMBOL}|${CODE}|(?:${QUALIFIER})?(?<word>${CURRENCY_WORD}))(?: and (?<cents>${NUMBER}) ?${CENTS})?`,
+      String.raw`${START}(?<n>${NUMBER})${DASHES}${AGAIN}(?: ?(?<scale>${SCALE}))?${JOIN}(?:(?:${SYMBOL}|${CODE})(?! ?[:=-]? ?\d)|(?:${QUALIFIER})?(?<word>${CURRENCY_WORD}))${MORE_CENTS}`,
     ),
     read: (m) => wrap(amount(m.groups!)),
   },
@@ -330,25 +384,25 @@ const PATTERNS: Pattern[] = [
   },
   ...WORD_DATES.map(datePattern),
   {
-    // 15% is 15 or 0.15 in the data.
+    // 15% is 15 or 0.15 in the data; "20-pc" and "%20" too.
     kind: 'percent',
     re: re(
-      String.raw`${START}(?<n>${NUMBER})${AGAIN}${JOIN}(?:%|(?:percent|per cent|per-cent|pct|percentage points?)(?![\p{L}]))`,
+      String.raw`${START}(?:(?<n>${NUMBER})${AGAIN}${JOIN}(?:%|(?:percent|per cent|per-cent|pct|pc|percentage points?)(?![\p{L}]))|(?<![\p{L}\p{N}])% ?(?<m>${DIGIT_NUMBER}))`,
     ),
     read: (m) =>
       wrap(
         alternatives(
-          m.groups!,
+          m.groups!.m === undefined ? m.groups! : { n: m.groups!.m },
           (n) => n,
           (n) => n / 100,
         ),
       ),
   },
   {
-    // "14 days", "14-day", "2 business days", "fourteen days", "2 weeks" (2 or 14 in the data).
+    // "14 days", "14-day", "2 business days", "30 more days", "30 business-days", "3 to 5 days" (both), "fourteen days", "2 weeks" (2 or 14 in the data).
     kind: 'day_count',
     re: re(
-      String.raw`${START}(?<n>${NUMBER})${AGAIN}${JOIN}(?:(?:business|calendar|working|banking|bank|school|full) )?(?<unit>days?|weeks?|fortnights?)(?![\p{L}])`,
+      String.raw`${START}(?:(?<from>${DIGIT_NUMBER})(?: ?- ?| to ))?(?<n>${NUMBER})${AGAIN}${JOIN}(?:(?:business|calendar|working|banking|bank|school|full|more|additional|extra|further|consecutive|straight|remaining)[ -])?(?<unit>days?|weeks?|fortnights?)(?![\p{L}])`,
     ),
     read: (m) => {
       const unit = m.groups!.unit!.toLowerCase();
@@ -425,7 +479,7 @@ export function datesIn(text: string): Array<{ start: number; end: number; keys:
         p.re.lastIndex = start + 1;
         continue;
       }
-      out.push({ start, end, keys: facts.flatMap(dateEvidenceKeys) });
+      out.push({ start, end, keys: facts.flatMap(days).flatMap(dateEvidenceKeys) });
     }
   }
   return out;

@@ -41,7 +41,10 @@ export const MAX_REPORTED_CLAIMS = 20;
 // --- the evidence ---
 
 /** Keys whose values identify things (a user, a refund, an idempotency key): never figures. */
-const ID_KEY = /(?:^|[_-])(?:id|ids|key|keys|uuid|guid|hash|fence|token|etag|nonce|seq)$|[a-z](?:Id|Key|Uuid|Hash)$/;
+const ID_KEY = /(?:^|[_-])(?:id|ids|key|keys|uuid|guid|hash|fence|token|etag|nonce|seq)$/i;
+/** camelCase and CAPS ends: userId, userID, apiKey. */
+const ID_KEY_CAMEL = /[a-z](?:Id|ID|Ids|IDs|Key|KEY|Uuid|UUID|Hash)$/;
+const isIdKey = (key: string) => ID_KEY.test(key) || ID_KEY_CAMEL.test(key);
 /** Keys whose numbers are hundredths: price_cents 4999 is 49.99. */
 const CENTS_KEY = /cents?$|_minor$|minor_units?$/i;
 /** Keys under which observations name plans: their words are plan names. */
@@ -51,7 +54,7 @@ const PLAN_KEY = /plan|tier|subscription|membership|package|sku|product/i;
 export function collectEvidence(observations: readonly Observation[]): Set<string> {
   const evidence = new Set<string>();
   walk(observations, (value, key, _path, isKey) => {
-    const figures = !isKey && !ID_KEY.test(key);
+    const figures = !isKey && !isIdKey(key);
     if (typeof value === 'number' && Number.isFinite(value)) {
       if (!figures) return;
       evidence.add(numberKey(value));
@@ -106,7 +109,7 @@ function walk(
 const NUMBER_RE = new RegExp(DIGIT_NUMBER, 'gu');
 const WORDS_RE = new RegExp(WORD_NUMBER, 'giu');
 const UNIT_AFTER = new RegExp(
-  String.raw`^(?:st|nd|rd|th|k|m|mn|bn|x|days?|weeks?|months?|years?|hours?|pct|percent|${CURRENCY_CODES})(?![\p{L}])`,
+  String.raw`^(?:k|m|mn|bn|x|days?|weeks?|months?|years?|hours?|pct|percent|${CURRENCY_CODES})(?![\p{L}])`,
   'iu',
 );
 const CODE_BEFORE = new RegExp(String.raw`(?:^|[^\p{L}])(?:${CURRENCY_CODES}|[a-z]{1,3}\$)$`, 'iu');
@@ -121,7 +124,7 @@ const SCALE_OF: Record<string, number> = {
   billion: 1e9,
 };
 
-/** A number that is part of an identifier or a time: rf_59, a59f, wf-59, 10:59, #59, 59b. */
+/** A number that is part of an identifier, a time or an ordinal: rf_59, a59f, wf-59, 10:59, #59, 59b, 59th. */
 function glued(text: string, start: number, end: number): boolean {
   const before = text.slice(Math.max(0, start - 8), start);
   const after = text.slice(end, end + 16);

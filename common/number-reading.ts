@@ -6,10 +6,15 @@
 const GROUPED = String.raw`[1-9]\d{0,2}(?:(?:,\d{3})+|(?:\.\d{3})+|(?:'\d{3})+|(?: \d{3})+)(?:[.,]\d+)?`;
 /** Lakh and crore: 1,20,000 and 12,34,56,789. */
 const INDIAN = String.raw`[1-9]\d?(?:,\d{2})+,\d{3}(?:\.\d+)?`;
-const PLAIN = String.raw`\d+(?:[.,]\d+)?`;
+/** "49", "49,99", and ".99" with no leading zero (never after a letter: "v.5"). */
+const PLAIN = String.raw`\d+(?:[.,]\d+)?|(?<![\p{L}])\.\d+`;
 
-/** A number in digits, never a piece of a longer one. */
-export const DIGIT_NUMBER = String.raw`(?<![\d.,'])(?:${INDIAN}|${GROUPED}|${PLAIN})(?!\d|[.,']\d)`;
+/**
+ * A number in digits, never a piece of a longer one. Nor does one start at a group of three digits
+ * after "digit space" ("1 111"): that group belongs to the number before it, and starting there
+ * would rescan every later group once per group (quadratic on "1 111 111 ... 1111").
+ */
+export const DIGIT_NUMBER = String.raw`(?<![\d.,'])(?!(?<=\d )\d{3}(?!\d))(?:${INDIAN}|${GROUPED}|${PLAIN})(?!\d|[.,']\d)`;
 
 const UNITS = [
   'zero',

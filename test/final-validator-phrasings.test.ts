@@ -210,7 +210,7 @@ function amountText(value: number, f: typeof amountForm extends fc.Arbitrary<inf
 const percentForm = fc.record({
   words: fc.boolean(),
   point: fc.constantFrom('.', ','),
-  unit: fc.constantFrom('%', ' %', '％', ' percent', ' per cent', '-percent', ' pct'),
+  unit: fc.constantFrom('%', ' %', '％', ' percent', ' per cent', '-percent', ' pct', '-pc'),
   script: digitScript,
   mark: markup,
   ws: wordStyle,
@@ -230,7 +230,7 @@ const dayForm = fc.record({
   /** "fourteen (14) days". */
   restate: fc.boolean(),
   join: fc.constantFrom(' ', '-', '\u00a0', '  '),
-  kind: fc.constantFrom('', 'business ', 'calendar ', 'working '),
+  kind: fc.constantFrom('', 'business ', 'calendar ', 'working ', 'more ', 'additional ', 'consecutive ', 'business-'),
   plural: fc.boolean(),
   script: digitScript,
   mark: markup,
@@ -241,7 +241,8 @@ function dayText(n: number, unit: 'day' | 'week', f: typeof dayForm extends fc.A
   const digits = inScript(String(n), f.script);
   const num = f.restate ? `${toWords(n, f.ws)} (${digits})` : f.words ? toWords(n, f.ws) : digits;
   const join = f.kind ? ' ' : f.join;
-  return `${marked(num, f.mark)}${join}${f.kind}${unit}${f.plural && join !== '-' ? 's' : ''}`;
+  const plural = f.plural && (f.kind ? !f.kind.endsWith('-') : join !== '-');
+  return `${marked(num, f.mark)}${join}${f.kind}${unit}${plural ? 's' : ''}`;
 }
 
 // --- dates ---
@@ -317,7 +318,19 @@ function nearDate(t: Day, how: number): Day {
   return t;
 }
 
-type DateForm = 'iso' | 'isotime' | 'mdy' | 'dmy' | 'md' | 'dm' | 'ordinal-words' | 'slash' | 'ymd-slash';
+type DateForm =
+  | 'iso'
+  | 'isotime'
+  | 'mdy'
+  | 'dmy'
+  | 'md'
+  | 'dm'
+  | 'ordinal-words'
+  | 'slash'
+  | 'ymd-slash'
+  | 'compact'
+  | 'dmy-hyphen'
+  | 'mdy-hyphen';
 
 function dateText(v: Day, form: DateForm, o: { abbr: boolean; lower: boolean; upper: boolean; suffix: boolean }) {
   const full = MONTHS[v.m - 1]!;
@@ -343,6 +356,12 @@ function dateText(v: Day, form: DateForm, o: { abbr: boolean; lower: boolean; up
       return `the ${ordinalWord(v.d)} of ${name}, ${v.y}`;
     case 'slash':
       return `${pad(v.d)}/${pad(v.m)}/${v.y}`;
+    case 'compact':
+      return `${v.y}${pad(v.m)}${pad(v.d)}`;
+    case 'dmy-hyphen':
+      return `${v.d}-${name}-${v.y}`;
+    case 'mdy-hyphen':
+      return `${name}-${v.d}-${v.y}`;
     default:
       return `${v.y}/${pad(v.m)}/${pad(v.d)}`;
   }
@@ -366,7 +385,20 @@ const EVIDENCE_DATE = [
 // --- the properties ---
 
 const dateForm = fc.record({
-  form: fc.constantFrom<DateForm>('iso', 'isotime', 'mdy', 'dmy', 'md', 'dm', 'ordinal-words', 'slash', 'ymd-slash'),
+  form: fc.constantFrom<DateForm>(
+    'iso',
+    'isotime',
+    'mdy',
+    'dmy',
+    'md',
+    'dm',
+    'ordinal-words',
+    'slash',
+    'ymd-slash',
+    'compact',
+    'dmy-hyphen',
+    'mdy-hyphen',
+  ),
   abbr: fc.boolean(),
   lower: fc.boolean(),
   upper: fc.boolean(),

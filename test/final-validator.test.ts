@@ -101,6 +101,23 @@ describe('claim extraction', () => {
     // Generous: catastrophic backtracking would take minutes, not a second.
     assert.ok(Number(process.hrtime.bigint() - started) / 1e9 < 5);
   });
+
+  it('is linear on space-grouped digits that never end a number (each group would restart the scan)', () => {
+    const time = (text: string) => {
+      const started = process.hrtime.bigint();
+      checkFinalAnswer(text, EVIDENCE);
+      return Number(process.hrtime.bigint() - started);
+    };
+    for (const tail of ['1 days', '1 %']) {
+      const hostile = 'Refund of 1' + ' 111'.repeat(8150) + tail;
+      const baseline = 'Refund of 1' + ' x11'.repeat(8150) + tail;
+      time(baseline);
+      time(hostile.slice(0, 2000));
+      // Quadratic was over a thousand times the baseline; linear is about the same, noise included.
+      const ratio = time(hostile) / time(baseline);
+      assert.ok(ratio < 40, `${tail}: ${ratio.toFixed(1)} times the baseline`);
+    }
+  });
 });
 
 describe('claims against the evidence', () => {
@@ -381,5 +398,76 @@ describe("the CLI's text of a validated result", () => {
       formatTraceEntry({ step: 2, tool: 'final', args_hash: 'abc', ok: false, unsupported_claims: claims }),
       'step 2: final (abc) refused by the final validator ("USD 59.00 (amount)")',
     );
+  });
+});
+
+describe('breaks an adversary found', () => {
+  const DATA = [
+    observation('get_user_billing', {
+      amount_usd: 49,
+      date: '2026-01-15',
+      refund_window_days: 14,
+      fee_pct: 15,
+      plan: 'basic_monthly',
+      count: 2,
+    }),
+  ];
+  const refused = (answer: string, data = DATA) => unsupported(answer, data);
+
+  it('checks every number with a currency sign: "2 $59" is $59, not $2', () => {
+    assert.deepEqual(refused('You have 2 $59 charges.'), ['$59']);
+    assert.deepEqual(refused('You have 2 $49 charges.'), []);
+  });
+
+  it('reads scale words and checks both ends of a range', () => {
+    assert.deepEqual(refused('9 hundred dollars'), ['9 hundred dollars']);
+    assert.deepEqual(refused('$3 hundred'), ['$3 hundred']);
+    assert.deepEqual(refused('$3 hundred', [observation('b', { amount: 300 })]), []);
+    assert.deepEqual(refused('Charged $5 mil.', [observation('b', { amount: 5_000_000 })]), []);
+    assert.deepEqual(refused('USD 49-590'), ['USD 49-590']);
+    assert.deepEqual(refused('USD 49-590', [observation('b', { low: 49, high: 590 })]), []);
+    assert.deepEqual(refused('January 15-20, 2026'), ['January 15-20, 2026']);
+    assert.deepEqual(refused('January 15-20, 2026', [observation('b', { from: '2026-01-15', to: '2026-01-20' })]), []);
+    assert.deepEqual(refused('3 to 14 business days, 2-14 days'), ['3 to 14 business days']);
+  });
+
+  it('reads "$.99", ".5%", "20-pc" and "%20"', () => {
+    for (const answer of ['$.99', '.5%', '20-pc', '%20']) assert.deepEqual(refused(answer), [answer], answer);
+    assert.deepEqual(refused('$.99 and .5%', [observation('b', { price: 0.99, rate: 0.5 })]), []);
+    assert.deepEqual(refused('15-pc, %15'), []);
+  });
+
+  it('reads a day count with a word between number and unit', () => {
+    for (const answer of ['30 more days', '30 additional days', '30 consecutive days', '30 business-days']) {
+      assert.deepEqual(refused(answer), [answer], answer);
+    }
+    assert.deepEqual(refused('14 more days, 14 business-days'), []);
+  });
+
+  it('reads dates with hyphens, a comma after the month, and eight digits', () => {
+    for (const answer of ['16-Jan-2026', 'Jan-16-2026', 'January, 16 2026', '20260116']) {
+      assert.deepEqual(refused(answer), [answer], answer);
+    }
+    assert.deepEqual(refused('15-Jan-2026, Jan-15-2026, January, 15 2026, 20260115'), []);
+  });
+
+  it('reads plans in quotes, before "-tier", and before a capitalised "Plan"', () => {
+    assert.deepEqual(refused('the "Premium" plan'), ['"Premium" plan']);
+    assert.deepEqual(refused('the “Premium” plan'), ['“Premium” plan']);
+    assert.deepEqual(refused('your Premium-tier access'), ['Premium-tier']);
+    assert.deepEqual(refused('the Zephyr Plan'), ['Zephyr Plan']);
+    assert.deepEqual(refused('the "Basic" plan, Basic-tier, the Basic Plan'), []);
+  });
+
+  it('takes no figure from an id key in any case, nor from an ordinal', () => {
+    for (const key of ['ID', 'user_ID', 'userID']) {
+      assert.deepEqual(refused('Refunded $59.', [observation('b', { [key]: 59 })]), ['$59'], key);
+    }
+    assert.deepEqual(refused('Refunded $59.', [observation('b', { note: 'the 59th request' })]), ['$59']);
+  });
+
+  it('accepts dollars and cents written apart', () => {
+    assert.deepEqual(refused('Charged 49 dollars 99 cents.', [observation('b', { amount: 49.99 })]), []);
+    assert.deepEqual(refused('Charged 49 dollars 99 cents.'), ['49 dollars 99 cents']);
   });
 });
