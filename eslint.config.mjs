@@ -6,6 +6,8 @@ import tseslint from 'typescript-eslint';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
 const sandboxSafe = ['common/**/*.ts', 'workflows/**/*.ts'];
+// Domain code (tools, data model, Python-compatible formatting) is pure: no Node built-ins, no runtime layer.
+const domainCode = ['domains/**/*.ts'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'test/fixtures/**', '.temporal/**', 'eval-results/**'] },
@@ -48,6 +50,7 @@ export default tseslint.config(
             {
               target: './common',
               from: [
+                './domains',
                 './workflows',
                 './activities',
                 './worker',
@@ -58,6 +61,20 @@ export default tseslint.config(
                 './eval',
               ],
               message: 'common/ is the shared base layer: it imports nothing else of ours.',
+            },
+            {
+              target: './domains',
+              from: [
+                './workflows',
+                './activities',
+                './worker',
+                './client',
+                './runtime',
+                './scripts',
+                './test',
+                './eval',
+              ],
+              message: 'domains/ is pure domain code: it may import common/ and its own folder only.',
             },
             {
               target: './runtime',
@@ -96,6 +113,23 @@ export default tseslint.config(
             {
               group: ['@temporalio/activity', '@temporalio/worker', '@temporalio/client', 'openai', 'better-sqlite3'],
               message: 'Not in sandboxed code.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: domainCode,
+    rules: {
+      'import-x/no-nodejs-modules': 'error',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@temporalio/*', 'openai', 'better-sqlite3'],
+              message: 'Domain code is pure: the runtime wraps it.',
             },
           ],
         },
