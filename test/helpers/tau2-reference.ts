@@ -2,7 +2,7 @@
 // run by Python through the small shim in test/tau2-shim, as one long-lived process speaking JSON lines.
 // Where tau2-retail is: TAU2_RETAIL_DIR, else ../shared/tau2-retail beside the repository (as in CI).
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -26,6 +26,21 @@ function asciiJson(value: unknown): string {
   );
 }
 
+/**
+ * A Python 3 that has pydantic 2 (the reference's data model needs it): TAU2_PYTHON, else python3 on
+ * PATH, else pyenv's (Debian's own python3 has no pydantic and nothing may be installed from PyPI here).
+ */
+export function referencePython(): string {
+  const home = process.env.HOME ?? '';
+  const candidates = [process.env.TAU2_PYTHON, 'python3', path.join(home, '.pyenv', 'shims', 'python3')];
+  for (const python of candidates) {
+    if (!python) continue;
+    const probe = spawnSync(python, ['-c', 'import pydantic, sys; sys.exit(0 if pydantic.VERSION >= "2" else 1)']);
+    if (probe.status === 0) return python;
+  }
+  throw new Error('no Python 3 with pydantic 2 found (tried TAU2_PYTHON, python3, ~/.pyenv/shims/python3)');
+}
+
 export type ReferenceAnswer =
   { ok: true; result: string; hash?: string } | { ok: false; error_type: string; error: string; hash?: string };
 
@@ -44,7 +59,7 @@ export class ReferenceTools {
   }
 
   static start(): ReferenceTools {
-    const child = spawn('python3', [path.join(repoRoot(), 'test', 'tau2-shim', 'server.py')], {
+    const child = spawn(referencePython(), [path.join(repoRoot(), 'test', 'tau2-shim', 'server.py')], {
       env: { ...process.env, TAU2_RETAIL_DIR: tau2RetailDir(), PYTHONIOENCODING: 'utf-8', PYTHONHASHSEED: '0' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
