@@ -23,6 +23,7 @@ import type { SignalDefinition } from '@temporalio/common';
 import type { AcquireRequest, AcquireResult, LeaseAnswer, LimiterInput } from '../common/llm-limiter';
 import {
   LIMITER_FULL,
+  LIMITER_TOO_LARGE,
   LIMITER_UNAVAILABLE,
   LIMITER_WORKFLOW_TASK_TIMEOUT,
   LIMITER_WORKFLOW_TYPE,
@@ -36,7 +37,7 @@ import {
   withdrawSignal,
 } from '../common/llm-limiter';
 import type { RateLimits } from '../common/rate-limit';
-import { invalidLimits } from '../common/rate-limit';
+import { invalidLimits, oversized } from '../common/rate-limit';
 import { agentDataConverter } from '../runtime/data-converter';
 import { readEnv } from '../runtime/env-vars';
 import type { TemporalEnv } from '../runtime/temporal-env';
@@ -152,7 +153,8 @@ export class LlmLimiter {
    * the queue the wait is inside the `acquire` Update; further back, the `lease` query is polled
    * (no history) until the request is near the head. Fails with an ApplicationFailure of type
    * LlmLimiterUnavailable when the limiter that queued the request is gone or does not answer,
-   * LlmLimiterFull when its queue is full.
+   * LlmLimiterFull when its queue is full, LlmRequestTooLarge (at once) when `tokens` exceed the
+   * tokens per minute.
    */
   async acquire(tokens: number, signal: AbortSignal, failureDetails?: () => unknown[]): Promise<string> {
     const request: AcquireRequest = { id: randomUUID(), holder: this.holder, tokens, limits: this.settings.limits };
@@ -171,6 +173,9 @@ export class LlmLimiter {
         'it ended (terminated, reset or failed) while this decision waited in its queue; the next decision starts a fresh one',
         true,
       );
+    // The limiter refuses such a request; say why here, before asking (it would never be granted).
+    const huge = oversized(this.settings.limits, tokens);
+    if (huge) throw fail(LIMITER_TOO_LARGE, `this decision's ${huge}`, true);
     this.observer?.waiting(1);
     let inLine = false;
     let queued = false;

@@ -65,6 +65,8 @@ export type LeaseAnswer = AcquireResult | { granted: false; unknown: true };
 /** Error types (ApplicationFailure.type) the decide activity fails with when the limiter cannot serve it. */
 export const LIMITER_UNAVAILABLE = 'LlmLimiterUnavailable';
 export const LIMITER_FULL = 'LlmLimiterFull';
+/** The decision asks for more tokens than a minute allows: it could never be granted (not retried). */
+export const LIMITER_TOO_LARGE = 'LlmRequestTooLarge';
 
 export interface ReleaseMessage {
   lease_id: string;

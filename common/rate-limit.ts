@@ -9,7 +9,10 @@
 //  - A lease not released within its TTL expires (its holder died): it stops holding anything past
 //    the minute, and counts its full reservation inside it (the provider may have charged it).
 //  - A pause (a provider's 429 with Retry-After) stops every grant until it ends.
-//  - A request larger than the whole token limit is granted alone, when nothing else is counted.
+//  - A request can only tighten the limits the limiter was started with, never loosen them.
+//  - A request for more tokens than the minute's token limit is refused: it could never fit.
+//  - A queued request larger than the token limit (tightened after it queued) is granted alone,
+//    when nothing else is counted.
 
 export const WINDOW_MS = 60_000;
 /**
@@ -174,6 +177,34 @@ function describe(v: unknown): string {
   if (typeof v === 'number') return String(v);
   if (typeof v === 'string') return JSON.stringify(v.length > 20 ? `${v.slice(0, 20)}...` : v);
   return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v;
+}
+
+/** The stricter of two values of one limit, where 0 means no limit (the loosest). */
+function stricter(a: number, b: number): number {
+  if (a === 0) return b;
+  if (b === 0) return a;
+  return Math.min(a, b);
+}
+
+/**
+ * The limits a request brings, as the limiter adopts them: dimension by dimension never looser than
+ * the limits it was started with (`base`), and with `base`'s lease TTL (a request cannot change it).
+ * Raising a limit takes a new limiter (docs/rate-limits.md).
+ */
+export function adoptedLimits(base: RateLimits, asked: RateLimits): RateLimits {
+  return {
+    tokens_per_minute: stricter(base.tokens_per_minute, asked.tokens_per_minute),
+    requests_per_minute: stricter(base.requests_per_minute, asked.requests_per_minute),
+    max_in_flight: stricter(base.max_in_flight, asked.max_in_flight),
+    lease_ttl_ms: base.lease_ttl_ms,
+  };
+}
+
+/** Why a request of `tokens` can never be granted under these limits (one line); undefined when it can. */
+export function oversized(limits: RateLimits, tokens: number): string | undefined {
+  const tpm = limits.tokens_per_minute;
+  if (tpm === 0 || tokens <= tpm) return undefined;
+  return `tokens ${tokens} exceed the limit of ${tpm} tokens per minute: the request could never be granted`;
 }
 
 /** Why this request cannot join the queue now (it is full); undefined when it can. */

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Worker } from '@temporalio/worker';
-import { LIMITER_WORKFLOW_TYPE, limiterQuery, limiterWorkflowId } from '../common/llm-limiter';
+import { LIMITER_TOO_LARGE, LIMITER_WORKFLOW_TYPE, limiterQuery, limiterWorkflowId } from '../common/llm-limiter';
 import { LIMITS_PATCH } from '../workflows/patches';
 import { NO_METRICS_SINKS } from '../worker/metrics';
 import { workflowCode } from '../worker/workflow-bundle';
@@ -22,8 +22,10 @@ import { eventually, uniqueId } from './helpers/harness';
 
 const MODEL = uniqueId('limiter-hostile-model');
 const DIR = mkdtempSync(path.join(tmpdir(), 'limiter-hostile-'));
+const TINY_MODEL = uniqueId('limiter-tiny-model');
 const PRICES_FILE = path.join(DIR, 'prices.json');
-writeFileSync(PRICES_FILE, JSON.stringify({ [MODEL]: { input_usd_per_mtok: 0.4, output_usd_per_mtok: 1.6 } }));
+const PRICE = { input_usd_per_mtok: 0.4, output_usd_per_mtok: 1.6 };
+writeFileSync(PRICES_FILE, JSON.stringify({ [MODEL]: PRICE, [TINY_MODEL]: PRICE }));
 const LIMITS = { tokens_per_minute: 100_000, requests_per_minute: 0, max_in_flight: 2, lease_ttl_ms: 60_000 };
 
 const fixture = agentFixture({
@@ -238,6 +240,82 @@ describe('the LLM limiter under hostile messages', () => {
     const markers = (history.events ?? []).filter((e) => e.markerRecordedEventAttributes);
     assert.equal(markers.length, 1, `the ${LIMITS_PATCH} marker: the limiter took the bounded path`);
     await Worker.runReplayHistory({ ...workflowCode(undefined).options, sinks: NO_METRICS_SINKS }, history, limiterId);
+  });
+
+  it("valid-looking acquires from Temporal's CLI cannot loosen the limits nor take more than a minute's tokens", async () => {
+    // The limiter runs, started by a decision with the worker's limits.
+    assert.equal((await fixture.run([final('first')])).result.stop_reason, 'success');
+    const handle = fixture.client.workflow.getHandle(limiterId);
+    const acquire = (req: unknown) =>
+      temporalCli([
+        'workflow',
+        'update',
+        'execute',
+        '-w',
+        limiterId,
+        '--name',
+        'acquire',
+        '--input',
+        JSON.stringify(req),
+      ]);
+
+    // No limit at all and a 1 ms TTL: granted (one token fits), but the limits stay the start's.
+    const off = { tokens_per_minute: 0, requests_per_minute: 0, max_in_flight: 0, lease_ttl_ms: 1 };
+    const evil = await acquire({ id: 'evil-1', holder: 'x', tokens: 1, limits: off });
+    assert.equal(evil.code, 0, evil.stderr);
+    const leaseId = /lease_id\W+([\w-]+)/.exec(evil.stdout)?.[1];
+    assert.ok(leaseId, `granted: ${evil.stdout}`);
+    assert.deepEqual((await handle.query(limiterQuery)).limits, LIMITS, 'the start limits, not the request');
+    const signalled = await temporalCli([
+      'workflow',
+      'signal',
+      '-w',
+      limiterId,
+      '--name',
+      'release',
+      '--input',
+      JSON.stringify({ lease_id: leaseId, used_tokens: 1 }),
+    ]);
+    assert.equal(signalled.code, 0, signalled.stderr);
+
+    // More tokens than a minute allows: refused in one line, never queued (it would block the FIFO).
+    const huge = await acquire({ id: 'evil-2', holder: 'x', tokens: 9_000_000_000, limits: LIMITS });
+    assert.notEqual(huge.code, 0, `accepted: ${huge.stdout}`);
+    assert.match(huge.stderr, /tokens 9000000000 exceed the limit of 100000 tokens per minute/);
+    assert.ok(!/\n\s+at /.test(huge.stderr), huge.stderr);
+    // Nor can the request's own limits make room for it.
+    const loose = await acquire({ id: 'evil-3', holder: 'x', tokens: 9_000_000_000, limits: off });
+    assert.notEqual(loose.code, 0, `accepted: ${loose.stdout}`);
+    const state = await handle.query(limiterQuery);
+    assert.equal(state.queued.requests, 0);
+    assert.deepEqual(state.limits, LIMITS);
+
+    // The next run is served at once, under the start limits.
+    assert.equal((await fixture.run([final('after the evil acquires')])).result.stop_reason, 'success');
+    assert.deepEqual(await taskFailures(limiterId), []);
+  });
+
+  it("a decision that needs more tokens than the worker's minute allows ends llm_error at once, saying why", async () => {
+    const on = fixture.queue('limiter-tiny');
+    const worker = fixture.startWorker(
+      {
+        OPENAI_MODEL: TINY_MODEL,
+        AGENT_PRICES_FILE: PRICES_FILE,
+        AGENT_LLM_TPM: '500', // under the system prompt plus the completion reserve
+        AGENT_LLM_LEASE_TTL_SECONDS: '60',
+      },
+      on,
+    );
+    await worker.ready;
+    const run = await fixture.run([final('never asked')], {}, { on });
+    assert.equal(run.result.stop_reason, 'llm_error');
+    const failed = (await run.handle.fetchHistory()).events?.filter((e) => e.activityTaskFailedEventAttributes);
+    assert.equal(failed?.length, 1, 'one attempt: the request could never be granted');
+    const failure = failed![0]!.activityTaskFailedEventAttributes!.failure!;
+    assert.equal(failure.applicationFailureInfo?.type, LIMITER_TOO_LARGE);
+    assert.equal(failure.applicationFailureInfo?.nonRetryable, true);
+    assert.match(failure.message ?? '', /this decision's tokens \d+ exceed the limit of 500 tokens per minute/);
+    assert.equal(fixture.llm.requests(run.id).length, 0, 'no LLM call went out');
   });
 
   it('a limiter started with a bad input, or meeting a state it cannot read, fails at once with one line', async () => {

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
+  adoptedLimits,
   carriedState,
   enqueue,
   grantReady,
@@ -15,6 +16,7 @@ import {
   MAX_OPEN_LEASES,
   MAX_QUEUED,
   newLimiterState,
+  oversized,
   queueFull,
   nextWakeAt,
   pause,
@@ -390,6 +392,110 @@ describe('the limit holds against an exact model of the minute (property)', () =
       ),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe('requests cannot loosen the limits nor hold more than a minute (property)', () => {
+  // Each `acquire` as the limiter takes it (workflows/llm-limiter.ts): refused when it could never be
+  // granted, else its limits adopted (never looser than the start's) and the request queued.
+  const limitsArb = fc.record({
+    tokens_per_minute: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5000 })),
+    requests_per_minute: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 8 })),
+    max_in_flight: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 8 })),
+    lease_ttl_ms: fc.oneof(fc.constant(1), fc.integer({ min: 1, max: 200_000 })),
+  });
+  type Step =
+    | { kind: 'ask'; tokens: number; limits: RateLimits }
+    | { kind: 'release'; pick: number; used: number }
+    | { kind: 'wait'; ms: number };
+  const step: fc.Arbitrary<Step> = fc.oneof(
+    {
+      weight: 5,
+      arbitrary: fc.record({
+        kind: fc.constant('ask' as const),
+        tokens: fc.oneof(fc.integer({ min: 0, max: 3000 }), fc.constant(9_000_000_000)),
+        limits: limitsArb,
+      }),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        kind: fc.constant('release' as const),
+        pick: fc.nat(),
+        used: fc.integer({ min: 0, max: 900 }),
+      }),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 70_000 }) }),
+    },
+  );
+  const looser = (now: number, start: number) => start > 0 && (now === 0 || now > start);
+
+  it('no sequence of valid requests makes the limits looser than the start, or what a minute counts exceed its tokens', () => {
+    fc.assert(
+      fc.property(
+        limitsArb.filter((l) => l.tokens_per_minute > 0),
+        fc.array(step, { maxLength: 200 }),
+        (start, steps) => {
+          const s = newLimiterState(start);
+          const exact: ExactLease[] = [];
+          let now = 0;
+          let n = 0;
+          const grant = () => {
+            for (const lease of grantReady(s, now)) {
+              const before = exactUsage(exact, now);
+              assert.ok(before.tokens + lease.reserved <= start.tokens_per_minute, 'tokens per minute');
+              if (start.requests_per_minute > 0) assert.ok(before.requests < start.requests_per_minute, 'requests');
+              if (start.max_in_flight > 0) assert.ok(before.in_flight < start.max_in_flight, 'in flight');
+              assert.equal(lease.expires_at - lease.granted_at, start.lease_ttl_ms, 'the TTL it started with');
+              exact.push({ id: lease.id, granted_at: now, reserved: lease.reserved, ttl_end: lease.expires_at });
+            }
+          };
+          for (const o of steps) {
+            if (o.kind === 'ask') {
+              const adopted = adoptedLimits(start, o.limits);
+              if (oversized(adopted, o.tokens) === undefined) {
+                s.limits = adopted;
+                enqueue(s, { id: `r${n++}`, holder: 'w', tokens: o.tokens }, now);
+              } else assert.ok(o.tokens > adopted.tokens_per_minute);
+            } else if (o.kind === 'release' && exact.length > 0) {
+              const l = exact[o.pick % exact.length]!;
+              if (l.used === undefined && now < l.ttl_end) l.used = o.used;
+              release(s, l.id, o.used, now);
+            } else if (o.kind === 'wait') {
+              const until = now + o.ms;
+              for (let wake = nextWakeAt(s, now); wake !== undefined && wake <= until; wake = nextWakeAt(s, now)) {
+                now = wake;
+                grant();
+              }
+              now = until;
+            }
+            grant();
+            for (const key of ['tokens_per_minute', 'requests_per_minute', 'max_in_flight'] as const)
+              assert.ok(!looser(s.limits[key], start[key]), `${key} ${s.limits[key]} looser than ${start[key]}`);
+            assert.equal(s.limits.lease_ttl_ms, start.lease_ttl_ms);
+          }
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('a request tightens the limits only until the next one; one larger than a minute is refused in one line', () => {
+    const start = limits({ tokens_per_minute: 100_000, requests_per_minute: 0, max_in_flight: 2 });
+    const evil = { tokens_per_minute: 0, requests_per_minute: 0, max_in_flight: 0, lease_ttl_ms: 1 };
+    assert.deepEqual(adoptedLimits(start, evil), start);
+    assert.deepEqual(adoptedLimits(start, { ...evil, requests_per_minute: 5, max_in_flight: 9 }), {
+      ...start,
+      requests_per_minute: 5,
+    });
+    assert.equal(
+      oversized(start, 9_000_000_000),
+      'tokens 9000000000 exceed the limit of 100000 tokens per minute: the request could never be granted',
+    );
+    assert.equal(oversized(start, 100_000), undefined);
+    assert.equal(oversized(limits({ tokens_per_minute: 0 }), 9_000_000_000), undefined);
   });
 });
 

@@ -39,6 +39,7 @@ import {
   withdrawSignal,
 } from '../common/llm-limiter';
 import {
+  adoptedLimits,
   BUCKET_MS,
   carriedState,
   enqueue,
@@ -47,6 +48,7 @@ import {
   newLimiterState,
   nextWakeAt,
   pause,
+  oversized,
   queueFull,
   release,
   snapshot,
@@ -85,7 +87,8 @@ export async function llmLimiter(input: LimiterInput): Promise<void> {
     async (req: AcquireRequest): Promise<AcquireResult> => {
       // Asked again, but never queued here: the limiter that queued it is gone (terminated, reset).
       if (req.again === true && bounded && 'unknown' in answer(req.id)) return { granted: false, lost: true };
-      state.limits = req.limits;
+      // A request may tighten the limits the limiter started with, never loosen them (nor its TTL).
+      state.limits = bounded ? adoptedLimits(input.limits, req.limits) : req.limits;
       if (!enqueue(state, req, Date.now()))
         throw ApplicationFailure.create({ type: LIMITER_FULL, message: queueFull(state, req.id) });
       grantReady(state, Date.now());
@@ -112,6 +115,9 @@ export async function llmLimiter(input: LimiterInput): Promise<void> {
         const problem = invalidAcquire(req);
         if (problem) throw new Error(problem);
         const r = req as AcquireRequest;
+        // More tokens than a minute allows would block the FIFO, then hold the whole minute.
+        const huge = oversized(adoptedLimits(input.limits, r.limits), r.tokens);
+        if (huge) throw new Error(huge);
         const full = r.again === true ? undefined : queueFull(state, r.id);
         if (full) throw ApplicationFailure.create({ type: LIMITER_FULL, message: full });
       },
