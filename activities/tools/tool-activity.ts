@@ -2,6 +2,7 @@
 // tool's schema, and its handler given a ToolContext built from the activity's Context. This is
 // the only place a tool meets the activity SDK, the refunds database or the envelope's Buffer.
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { temporal } from '@temporalio/proto';
 import type { RefundFaults } from '../../common/tools/refund-ledger';
 import type { DataSource } from '../../common/tools/support-data';
 import type { ToolContext, ToolDefinition } from '../../common/tools/tool';
@@ -62,7 +63,13 @@ function toolContext(name: string, deps: ToolDeps, activity: Context): ToolConte
         namespace: client.options.namespace,
         execution: { workflowId: execution.workflowId, runId: execution.runId },
       });
-      return description.workflowExtendedInfo?.cancelRequested === true;
+      // The run's cancel, or this call's: a deadline cancels the activity, not the run, and a retry
+      // started after its predecessor's heartbeat timeout may not have heard of it yet.
+      const mine = description.pendingActivities?.find((a) => a.activityId === activity.info.activityId);
+      return (
+        description.workflowExtendedInfo?.cancelRequested === true ||
+        mine?.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_CANCEL_REQUESTED
+      );
     },
   };
 }

@@ -54,8 +54,9 @@ export interface ToolContext {
   /** Aborted when the activity is cancelled (a kill switch, a deadline) or the worker shuts down. */
   cancellationSignal: AbortSignal;
   /**
-   * Whether the run's cancel is recorded on the server. The workflow learns of a cancel only at its
-   * next workflow task, which a hung worker can delay; an effect asks before it commits.
+   * Whether the run's cancel, or this call's (a deadline cancels the call), is recorded on the
+   * server. The workflow learns of a cancel only at its next workflow task, which a hung worker can
+   * delay, and a retry learns of its call's cancel only from a heartbeat; an effect asks before it commits.
    */
   runCancelRequested: () => Promise<boolean>;
   /** Fault injection for effects (tests, drills); all zero in normal operation. */
