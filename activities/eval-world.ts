@@ -10,9 +10,9 @@ import * as path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { COMMIT_FAULTS, evalRunFileName } from '../common/eval-faults';
 import type { EvalRunFile, ToolFault } from '../common/eval-faults';
-import { TOOL_REGISTRY } from '../common/tool-catalog';
-import type { RefundFaults } from '../common/tools/refund-ledger';
-import type { DataSource } from '../common/tools/support-data';
+import type { EffectFaults } from '../common/tool-catalog';
+import { TOOL_REGISTRY } from '../domains/wired';
+import type { DataSource, SupportData } from '../domains/support/data';
 import type { Observation, ToolInput } from '../common/types';
 import { stepTagOf } from '../common/step-tag';
 import { readEnv } from '../runtime/env-vars';
@@ -25,7 +25,7 @@ export interface EvalWorld {
   data: DataSource;
   refunds: () => RefundService;
   /** Read on each refund attempt (getters): the current run's commit faults. */
-  refundFaults: RefundFaults;
+  refundFaults: EffectFaults;
   /** Wraps every tool with the current run's call faults. */
   wrap<T extends Record<string, ToolFn>>(tools: T): T;
 }
@@ -37,10 +37,10 @@ export function evalWorldFromEnv(env: NodeJS.ProcessEnv = process.env): EvalWorl
 
 export function evalWorld(dir: string): EvalWorld {
   const currentRun = () => Context.current().info.workflowExecution?.workflowId ?? '';
-  const runFile = (): EvalRunFile => {
+  const runFile = (): EvalRunFile<SupportData> => {
     const file = path.join(dir, evalRunFileName(currentRun(), 'json'));
     try {
-      return JSON.parse(readFileSync(file, 'utf8')) as EvalRunFile;
+      return JSON.parse(readFileSync(file, 'utf8')) as EvalRunFile<SupportData>;
     } catch (err) {
       // Not one of the eval's runs: an outage as the data source would report it.
       throw new Error(`eval world: no scenario file for this run (${file})`, { cause: err });

@@ -1,21 +1,22 @@
-// The activities a worker registers: `decide`, one activity per tool (common/tools/, under the
-// tool's name, so the Web UI's event list reads like the trace) and the reconcile lookups.
-import { TOOLS } from '../common/tool-catalog';
-import type { RefundFaults } from '../common/tools/refund-ledger';
-import type { ToolDefinition } from '../common/tools/tool';
+// The activities a worker registers: `decide`, one activity per tool of the wired domain
+// (domains/wired.ts, under the tool's name, so the Web UI's event list reads like the trace) and
+// `reconcile_<tool>` for each tool with a reconcile hook. The support domain's services are built
+// here: its data (a file or the built-in data) and its refunds service (SQLite).
+import type { EffectFaults, ToolDefinition } from '../common/tool-catalog';
+import type { SupportServices } from '../domains/support/index';
+import { supportDomain } from '../domains/support/index';
 import { readEnv } from '../runtime/env-vars';
 import type { LlmConfig } from './llm-config';
 import { createDecide, createLlmPricing } from './decide';
 import type { LlmLimiter } from './llm-lease';
 import type { DataSource } from './tools/data-source';
-import { createReconcileIssueRefund, refundLookupFailsFromEnv } from './refunds/reconcile-refund';
 import type { RefundService } from './refunds/service';
 import { lazyRefundService } from './refunds/service';
 import { withObservationLog } from './observation-log';
 import { withToolPause } from './tools/drill';
 import { evalWorldFromEnv } from './eval-world';
-import { toolActivity } from './tools/tool-activity';
-import type { ToolFn } from './tools/tool-activity';
+import { reconcileActivity, toolActivity } from './tools/tool-activity';
+import type { ReconcileFn, ToolFn } from './tools/tool-activity';
 
 export interface ActivityDeps {
   llm: LlmConfig;
@@ -23,39 +24,50 @@ export interface ActivityDeps {
   /** The refunds service; default: the SQLite file named by AGENT_REFUNDS_DB, opened on first use. */
   refunds?: () => RefundService;
   /** Fault injection for tests; default: from AGENT_REFUND_PAUSE_{BEFORE,AFTER}_COMMIT_MS (off). */
-  refundFaults?: RefundFaults;
-  /** The tools to register; default: every tool in common/tools/index.ts (tests add their own). */
-  tools?: readonly ToolDefinition[];
+  refundFaults?: EffectFaults;
+  /** The tools to register; default: the support domain's (tests add their own). */
+  tools?: readonly ToolDefinition<SupportServices>[];
   /** The fleet-wide LLM rate limit (activities/llm-lease.ts); none by default. */
   limiter?: LlmLimiter;
 }
 
-export function refundFaultsFromEnv(env: NodeJS.ProcessEnv = process.env): RefundFaults {
+export function refundFaultsFromEnv(env: NodeJS.ProcessEnv = process.env): EffectFaults {
   return {
     pauseBeforeCommitMs: readEnv('AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS', env),
     pauseAfterCommitMs: readEnv('AGENT_REFUND_PAUSE_AFTER_COMMIT_MS', env),
   };
 }
 
+/** Drill: the refunds service does not answer lookups (AGENT_REFUND_LOOKUP_FAIL=1). */
+export function refundLookupFailsFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  return readEnv('AGENT_REFUND_LOOKUP_FAIL', env);
+}
+
 export function createActivities(deps: ActivityDeps) {
   // npm run eval (AGENT_EVAL_DIR): each run's data, refunds database and faults are its scenario's.
   const world = evalWorldFromEnv();
-  const refunds = deps.refunds ?? world?.refunds ?? lazyRefundService();
-  const toolDeps = {
+  const services: SupportServices = {
     data: world?.data ?? deps.data,
-    refunds,
-    faults: world?.refundFaults ?? deps.refundFaults ?? refundFaultsFromEnv(),
+    refunds: deps.refunds ?? world?.refunds ?? lazyRefundService(),
   };
+  const toolDeps = { services, faults: world?.refundFaults ?? deps.refundFaults ?? refundFaultsFromEnv() };
+  const domainTools = deps.tools ?? supportDomain.tools;
   const real: Record<string, ToolFn> = Object.fromEntries(
-    (deps.tools ?? TOOLS).map((tool) => [tool.name, toolActivity(tool, toolDeps)]),
+    domainTools.map((tool) => [tool.name, toolActivity(tool, toolDeps)]),
   );
   const tools = world ? world.wrap(real) : real;
+  const lookupFails = refundLookupFailsFromEnv();
+  // Named reconcile_<tool>: the lookup a run makes before it ends with an effect's outcome unknown.
+  const reconciles: Record<string, ReconcileFn> = {};
+  for (const tool of domainTools) {
+    const reconcile = reconcileActivity(tool, services, lookupFails);
+    if (reconcile) reconciles[`reconcile_${tool.name}`] = reconcile;
+  }
   return {
     decide: createDecide(deps.llm, deps.limiter),
     // A local activity: the model's price, recorded once by a run with a dollar budget.
     llm_pricing: createLlmPricing(deps.llm),
-    // Named reconcile_<tool>: the lookup a run makes before it ends with an effect's outcome unknown.
-    reconcile_issue_refund: createReconcileIssueRefund({ refunds, lookupFails: refundLookupFailsFromEnv() }),
+    ...reconciles,
     // Every tool's result is logged as the model sees it (sensitive fields redacted).
     // withToolPause: the AGENT_TOOL_PAUSE_MS drill (slow read-only tools); a no-op unless set.
     ...withObservationLog(withToolPause(tools)),

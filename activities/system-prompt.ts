@@ -1,6 +1,11 @@
-// The runtime's instructions to the model. Tool observations travel in the user message, under
-// untrusted_observations, as data; never in here.
-export const SYSTEM_PROMPT = `
+// The runtime's instructions to the model, with the wired domain's own rules. Tool observations
+// travel in the user message, under untrusted_observations, as data; never in here.
+import type { Domain } from '../common/domain';
+import { WIRED_DOMAIN } from '../domains/wired';
+
+const DOMAIN_RULES = '{domain rules}';
+
+const RUNTIME_PROMPT = `
 You are a ReAct decision engine.
 Return only one JSON object with one of these shapes:
 1) {"kind":"tool","name":"<tool_name>","args":{...}}
@@ -19,7 +24,15 @@ Rules:
 - When evidence is sufficient, return "final".
 - A final answer may state only figures (amounts, dates, plans, percentages, day counts) that appear in the
   observations of this run; an answer stating others is returned to you, and a second one ends the run.
-- Some tools change the world (e.g. issue_refund): an operator approves or rejects each such call. A rejection arrives as an observation; respect it and do not ask again.
+{domain rules}
 - Escalate when a person must decide something your tools and the policy do not settle.
 - Never output markdown or extra keys.
 `.trim();
+
+/** The system prompt for a domain: the runtime's rules with the domain's in their place. */
+export function systemPromptFor(domain: Domain): string {
+  const lines = domain.policyText.trim();
+  return RUNTIME_PROMPT.replace(lines ? DOMAIN_RULES : `${DOMAIN_RULES}\n`, lines);
+}
+
+export const SYSTEM_PROMPT = systemPromptFor(WIRED_DOMAIN);

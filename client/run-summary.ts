@@ -18,9 +18,9 @@ export function runSummary(input: AgentInput): RunSummary {
   const budget = resolveBudget(input.budget);
   const tokens = budget.max_tokens > 0 ? `${budget.max_tokens} tokens` : 'tokens unlimited';
   return {
-    staticSummary: `user ${input.user_id}: ${markdownText(bounded(oneLine(input.goal), SUMMARY_MAX_CHARS))}`,
+    staticSummary: `user ${markdownText(input.principal)}: ${markdownText(bounded(oneLine(input.goal), SUMMARY_MAX_CHARS))}`,
     staticDetails: [
-      `**Agent run for user ${input.user_id}**`,
+      `**Agent run for user ${markdownText(input.principal)}**`,
       '',
       `**Goal:** ${markdownText(bounded(oneLine(input.goal), DETAILS_GOAL_MAX_CHARS))}`,
       '',

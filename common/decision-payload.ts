@@ -4,6 +4,9 @@
 // with sensitive fields redacted: data for the model to read, never instructions to follow.
 import { redactPaths, sensitivePaths } from './redact';
 import { catalogFor } from './tool-catalog';
+import type { Domain } from './domain';
+import { registryOf } from './tools/index';
+import type { ToolRegistry } from './tools/index';
 import { OBSERVATION_TRUST } from './types';
 import type { DecisionPayload, HistoryEntry, Observation, ObservationForModel } from './types';
 
@@ -15,32 +18,34 @@ export const UNTRUSTED_NOTICE =
 
 export function buildDecisionPayload(
   goal: string,
-  userId: number,
+  principal: string,
   history: HistoryEntry[],
   allow: readonly string[],
+  domain: Domain,
 ): DecisionPayload {
+  const registry = registryOf(domain.tools);
   return {
     goal,
-    principal: { user_id: userId },
+    principal: domain.principal.forModel(principal),
     state_summary: {
       steps_completed: history.length,
       // Distinct names in order of first use: bounded by the catalog, not by the run's length
       // (a list with one entry per step made step 200's decide input 2x the size of step 10's).
       tools_used: [...new Set(history.map((h) => (h.action.kind === 'tool' ? h.action.name : h.action.kind)))],
     },
-    available_tools: catalogFor(allow),
+    available_tools: catalogFor(allow, registry),
     untrusted_observations: {
       notice: UNTRUSTED_NOTICE,
       steps: history
         .slice(-RECENT_STEPS)
-        .map((h) => ({ step: h.step, action: h.action, observation: observationForModel(h.observation) })),
+        .map((h) => ({ step: h.step, action: h.action, observation: observationForModel(h.observation, registry) })),
     },
   };
 }
 
 /** The model's view of an observation (also what the worker logs). */
-export function observationForModel(observation: Observation): ObservationForModel {
-  const { data, redacted } = redactPaths(observation.data, sensitivePaths(observation));
+export function observationForModel(observation: Observation, registry: ToolRegistry): ObservationForModel {
+  const { data, redacted } = redactPaths(observation.data, sensitivePaths(observation, registry));
   return {
     tool: observation.tool,
     source: observation.source,

@@ -2,7 +2,6 @@
 // on only when AGENT_EVAL_DIR is set), and the per-run file the eval harness writes for each run.
 // Shared by the harness (which validates scenario files against it) and the worker (which reads it).
 import { z } from 'zod';
-import type { SupportData } from './tools/support-data';
 
 export const TOOL_FAULT_KINDS = [
   /** the activity throws a retryable error on its first `attempts` attempts */
@@ -21,9 +20,9 @@ export const TOOL_FAULT_KINDS = [
   'conflicting',
   /** the tool answers `data`, or an empty result */
   'empty',
-  /** issue_refund: the first attempt hangs after planning, before the commit (no heartbeats) */
+  /** an effect: the first attempt hangs after planning, before the commit (no heartbeats) */
   'timeout_before_commit',
-  /** issue_refund: the first attempt hangs after the commit, before it reports (no heartbeats) */
+  /** an effect: the first attempt hangs after the commit, before it reports (no heartbeats) */
   'timeout_after_commit',
 ] as const;
 export type ToolFaultKind = (typeof TOOL_FAULT_KINDS)[number];
@@ -46,8 +45,9 @@ export const toolFaultSchema = z.strictObject({
 export type ToolFault = z.infer<typeof toolFaultSchema>;
 
 /** `<AGENT_EVAL_DIR>/<workflow id>.json`: what one evaluated run's tools see. */
-export interface EvalRunFile {
-  data: SupportData;
+export interface EvalRunFile<Data = unknown> {
+  /** The domain's data for this run (the support domain: domains/support/data.ts). */
+  data: Data;
   faults: ToolFault[];
 }
 

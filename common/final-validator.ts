@@ -20,9 +20,17 @@ export type { Claim, ClaimKind };
 export const VALIDATOR_MODES = ['off', 'warn', 'enforce'] as const;
 export type ValidatorMode = (typeof VALIDATOR_MODES)[number];
 
-/** The default: enforce for runs that may move money (issue_refund on their allowlist), warn otherwise. */
-export function validatorModeFor(input: { validator?: ValidatorMode; allow: readonly string[] }): ValidatorMode {
-  return input.validator ?? (input.allow.includes('issue_refund') ? 'enforce' : 'warn');
+/**
+ * The default: enforce for runs allowed a tool whose results state facts an answer repeats (an
+ * amount refunded), warn otherwise.
+ */
+export function validatorModeFor(
+  input: { validator?: ValidatorMode; allow: readonly string[] },
+  registry: Readonly<Record<string, { statesFacts?: boolean }>>,
+): ValidatorMode {
+  const statesFacts = (name: string) =>
+    Object.prototype.hasOwnProperty.call(registry, name) && registry[name]!.statesFacts === true;
+  return input.validator ?? (input.allow.some(statesFacts) ? 'enforce' : 'warn');
 }
 
 /** A claim as results and observations name it. */

@@ -2,9 +2,9 @@
 // number has a floor and a ceiling: a value a timer or a loop cannot take would otherwise throw
 // inside workflow code, and a workflow task that throws is retried forever (a run no cancel ends).
 import { z } from 'zod';
-import { TOOL_REGISTRY } from './tool-catalog';
+import type { Domain } from './domain';
 import { VALIDATOR_MODES } from './final-validator';
-import type { AgentInput } from './types';
+import type { CarriedState } from './types';
 
 const DAY_SECONDS = 86_400;
 
@@ -24,10 +24,13 @@ export const INPUT_LIMITS = {
   continue_as_new_every: 1_000,
   /** 30 days: a person who has not answered by then is not coming. */
   approval_timeout_seconds: 30 * DAY_SECONDS,
+  /** An opaque id; the domain says what a valid one looks like. */
+  principal_chars: 200,
+  /** Names in an allowlist: each tool at most once, so a bound far above any catalog. */
+  allow_entries: 1_000,
 } as const;
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
-const userId = int(1, 2_147_483_647);
 
 const budgetSchema = z.strictObject({
   max_steps: int(1, INPUT_LIMITS.max_steps).optional(),
@@ -37,11 +40,6 @@ const budgetSchema = z.strictObject({
   max_tokens: int(0, INPUT_LIMITS.max_tokens).optional(),
   /** 0 = no dollar limit. */
   max_usd: z.number().finite().min(0).max(INPUT_LIMITS.max_usd).optional(),
-});
-
-const knownTool = z.string().refine((name) => Object.prototype.hasOwnProperty.call(TOOL_REGISTRY, name), {
-  error: (issue) =>
-    `unknown tool "${String(issue.input).slice(0, 64)}" (known: ${Object.keys(TOOL_REGISTRY).join(', ')})`,
 });
 
 /**
@@ -59,32 +57,73 @@ const carriedSchema = z.object({
   human_wait_ms: z.number().finite().nonnegative().optional(),
 });
 
+/** The loose check above, typed as what the workflow wrote (the workflow is its only author). */
+const carried = carriedSchema.passthrough().transform((value) => value as unknown as CarriedState);
+
 export const agentInputSchema = z.strictObject({
   goal: z.string().trim().min(1, 'the goal must not be empty').max(INPUT_LIMITS.goal_chars),
-  user_id: userId,
+  /** The principal the run acts for: an opaque id, in the form the domain checks at entry. */
+  principal: z.string().min(1, 'the principal must not be empty').max(INPUT_LIMITS.principal_chars),
   budget: budgetSchema.optional(),
+  /** Tools the model may call; anything else is denied. */
   allow: z
-    .array(knownTool)
-    .max(Object.keys(TOOL_REGISTRY).length * 4)
+    .array(z.string())
+    .max(INPUT_LIMITS.allow_entries)
     .refine((names) => new Set(names).size === names.length, 'allow lists a tool twice'),
+  /** Attempts per LLM decision (timeouts, 429, 5xx) before the run stops; default 3. */
   llm_max_attempts: int(1, INPUT_LIMITS.llm_max_attempts).optional(),
+  /**
+   * Set by the client when the namespace has the Agent* search attributes registered; only then
+   * does the run upsert them (see workflows/search-attributes.ts).
+   */
   search_attributes: z.boolean().optional(),
+  /** Continue-as-new after this many steps in one run (history hygiene); default 100. */
   continue_as_new_every: int(1, INPUT_LIMITS.continue_as_new_every).optional(),
+  /** How long a call needing approval (or an escalation) waits for a person; default 3600. */
   approval_timeout_seconds: int(1, INPUT_LIMITS.approval_timeout_seconds).optional(),
+  /**
+   * Opt-in: when a budget runs out (or the run would wind down), wait this long for an operator's
+   * `agent extend` before winding down or stopping; absent: no wait.
+   */
   topup_wait_seconds: int(1, INPUT_LIMITS.topup_wait_seconds).optional(),
+  /**
+   * The final validator: off, warn or enforce (common/final-validator.ts). Default: enforce when a
+   * tool whose results state facts is allowed, warn otherwise.
+   */
   validator: z.enum(VALIDATOR_MODES).optional(),
-  carried: carriedSchema.passthrough().optional(),
+  /** Set by the workflow itself when it continues as new. */
+  carried: carried.optional(),
 });
+
+/** The workflow's input (field meanings: docs/architecture.md and the schema above). */
+export type AgentInput = z.output<typeof agentInputSchema>;
 
 export type InputCheck = { ok: true; input: AgentInput } | { ok: false; error: string };
 
-/** One line an operator can act on: the first problem, with its path ("budget.max_steps: ..."). */
-export function checkAgentInput(raw: unknown): InputCheck {
+/**
+ * One line an operator can act on: the first problem, with its path ("budget.max_steps: ...").
+ * The domain adds what the schema cannot know: its tool names and what its principal looks like.
+ */
+export function checkAgentInput(raw: unknown, domain: Domain): InputCheck {
   const parsed = agentInputSchema.safeParse(raw);
-  if (parsed.success) return { ok: true, input: raw as AgentInput };
-  const issue = parsed.error.issues[0]!;
-  const where = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
-  return { ok: false, error: `invalid run input: ${where}${oneLine(issue.message)}` };
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
+    return { ok: false, error: `invalid run input: ${where}${oneLine(issue.message)}` };
+  }
+  const input = raw as AgentInput;
+  const known = domain.tools.map((tool) => tool.name);
+  const unknown = input.allow.findIndex((name) => !known.includes(name));
+  if (unknown >= 0) {
+    const name = input.allow[unknown]!.slice(0, 64);
+    return {
+      ok: false,
+      error: `invalid run input: allow.${unknown}: unknown tool "${oneLine(name)}" (known: ${known.join(', ')})`,
+    };
+  }
+  const problem = domain.principal.check(input.principal);
+  if (problem !== undefined) return { ok: false, error: `invalid run input: principal: ${oneLine(problem)}` };
+  return { ok: true, input };
 }
 
 function oneLine(text: string): string {

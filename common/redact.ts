@@ -2,16 +2,18 @@
 // for any key or array index) are replaced before the data reaches the model or a log line. The
 // observation itself keeps them (the history is encrypted at rest when a codec key is configured).
 // Pure and deterministic: used by the workflow (decision payload) and by activities (logs).
-import { TOOL_REGISTRY } from './tool-catalog';
+import { specOf } from './tools/index';
+import type { ToolSpec } from './tools/tool';
 import type { Observation } from './types';
 
 export const REDACTED = '[redacted]';
 
 /** Sensitive paths of an observation: what its tool's spec declares plus what the tool marked. */
-export function sensitivePaths(observation: Pick<Observation, 'tool' | 'sensitive'>): string[] {
-  const spec = Object.prototype.hasOwnProperty.call(TOOL_REGISTRY, observation.tool)
-    ? TOOL_REGISTRY[observation.tool]
-    : undefined;
+export function sensitivePaths(
+  observation: Pick<Observation, 'tool' | 'sensitive'>,
+  registry: Readonly<Record<string, ToolSpec>>,
+): string[] {
+  const spec = specOf(registry, observation.tool);
   const paths = [...(spec?.sensitive ?? []), ...(observation.sensitive ?? [])];
   return [...new Set(paths)];
 }

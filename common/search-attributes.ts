@@ -11,6 +11,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import type { SearchAttributePair } from '@temporalio/common';
 import { toolNamedReason } from './stop-reasons';
 import { registeredToolOr } from './tool-catalog';
+import type { ToolRegistry } from './tool-catalog';
 
 // The table: each attribute once, with its type. Everything else is derived from AGENT_SEARCH_ATTRIBUTE_KEYS:
 // the definitions the client checks for, the dev server's --search-attribute flags
@@ -66,9 +67,9 @@ export function keywordValue(text: string): string {
  * The stop reason as a search attribute: the payload codec never encrypts search attributes, so
  * text the model chose (a made-up tool name) must not land there. Unknown tools read `unknown`.
  */
-export function attributeStopReason(reason: string): string {
+export function attributeStopReason(reason: string, registry: ToolRegistry): string {
   const named = toolNamedReason(reason);
-  return named ? `${named.key}:${registeredToolOr(named.tool)}` : reason;
+  return named ? `${named.key}:${registeredToolOr(registry, named.tool)}` : reason;
 }
 
 export interface RunAttributes {
@@ -79,8 +80,8 @@ export interface RunAttributes {
   stopReason?: string;
 }
 
-/** All attributes of a run, as pairs for `upsertSearchAttributes` or a workflow start. */
-export function attributePairs(a: RunAttributes): SearchAttributePair[] {
+/** All attributes of a run, as pairs for `upsertSearchAttributes` or a workflow start; `registry` names the tools a stop reason may name. */
+export function attributePairs(a: RunAttributes, registry: ToolRegistry): SearchAttributePair[] {
   const pairs: SearchAttributePair[] = [
     { key: AGENT_STATUS, value: a.status },
     { key: AGENT_STEP, value: a.step },
@@ -88,6 +89,6 @@ export function attributePairs(a: RunAttributes): SearchAttributePair[] {
     { key: AGENT_PRINCIPAL, value: keywordValue(a.principal) },
   ];
   if (a.stopReason !== undefined)
-    pairs.push({ key: AGENT_STOP_REASON, value: keywordValue(attributeStopReason(a.stopReason)) });
+    pairs.push({ key: AGENT_STOP_REASON, value: keywordValue(attributeStopReason(a.stopReason, registry)) });
   return pairs;
 }

@@ -1,12 +1,24 @@
-// What the rest of the runtime asks about tools: the registry (derived from the one-file-per-tool
-// list in common/tools/), the model's catalog, loop signatures and the default allowlist.
+// What the rest of the runtime asks about a domain's tools: the registry, the model's catalog,
+// loop signatures and the default allowlist. Every function takes the registry it reads: common/
+// knows no domain (domains/wired.ts says which one the runtime runs).
 import { seenCallHash, stableJson } from './hash';
 import type { CatalogEntry } from './tools/catalog-entry';
-import type { ToolDefinition } from './tools/tool';
-import { catalogEntryOf, TOOL_REGISTRY, TOOLS } from './tools/index';
+import type { ToolDefinition, ToolSpec } from './tools/tool';
+import { catalogEntryOf, specOf } from './tools/index';
+import type { ToolRegistry } from './tools/index';
 
-export { TOOL_REGISTRY, TOOLS } from './tools/index';
-export type { ToolContext, ToolDefinition, ToolOptions, ToolSpec } from './tools/tool';
+export { registryOf, specOf } from './tools/index';
+export type { ToolRegistry } from './tools/index';
+export type {
+  EffectFaults,
+  PolicyContext,
+  PolicyDecision,
+  ToolContext,
+  ToolDefinition,
+  ToolOptions,
+  ToolPolicy,
+  ToolSpec,
+} from './tools/tool';
 export type { CatalogEntry } from './tools/catalog-entry';
 
 /**
@@ -14,33 +26,37 @@ export type { CatalogEntry } from './tools/catalog-entry';
  * free-text argument folded (Unicode NFKC, lower case, runs of whitespace as one space), hashed.
  * "refund", "Refund" and " REFUND " are one call; the signature is a short hash (carry.ts).
  */
-export function loopSignature(name: string, args: Record<string, unknown>): string {
-  const fold = TOOL_REGISTRY[name]?.freeText ?? [];
-  const folded: Record<string, unknown> = { ...args };
-  for (const key of fold) {
-    const value = folded[key];
-    if (typeof value === 'string') folded[key] = value.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
-  }
-  return seenCallHash(`${name}:${stableJson(folded)}`);
+export function loopSignatureFor(
+  registry: Readonly<Record<string, ToolSpec>>,
+): (name: string, args: Record<string, unknown>) => string {
+  return (name, args) => {
+    const fold = specOf(registry, name)?.freeText ?? [];
+    const folded: Record<string, unknown> = { ...args };
+    for (const key of fold) {
+      const value = folded[key];
+      if (typeof value === 'string') folded[key] = value.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
+    }
+    return seenCallHash(`${name}:${stableJson(folded)}`);
+  };
 }
 
 /** Search attributes carry registry names only: a model-invented tool name becomes `unknown`. */
-export function registeredToolOr(name: string, fallback = 'unknown'): string {
-  return Object.prototype.hasOwnProperty.call(TOOL_REGISTRY, name) ? name : fallback;
+export function registeredToolOr(registry: ToolRegistry, name: string, fallback = 'unknown'): string {
+  return specOf(registry, name) ? name : fallback;
 }
 
 /**
- * The allowlist when --allow is not given: every read-only tool (the seeds' three). A tool that
- * changes the world (issue_refund) must be allowed for a run explicitly.
+ * The allowlist when --allow is not given: every read-only tool. A tool that changes the world
+ * must be allowed for a run explicitly.
  */
-export const DEFAULT_ALLOWED_TOOLS: readonly string[] = TOOLS.filter((tool) => !tool.effectful).map((t) => t.name);
+export function defaultAllowedTools(tools: readonly ToolSpec[]): readonly string[] {
+  return tools.filter((tool) => !tool.effectful).map((t) => t.name);
+}
 
 /** What the model sees: only tools that are both registered and allowed. */
 export function catalogFor(
   allow: readonly string[],
-  registry: Readonly<Record<string, ToolDefinition>> = TOOL_REGISTRY,
+  registry: Readonly<Record<string, ToolDefinition>>,
 ): CatalogEntry[] {
-  return allow
-    .filter((name) => Object.prototype.hasOwnProperty.call(registry, name))
-    .map((name) => catalogEntryOf(registry[name]!));
+  return allow.filter((name) => specOf(registry, name)).map((name) => catalogEntryOf(registry[name]!));
 }

@@ -9,37 +9,8 @@ import type { StopReason } from './stop-reasons';
 import type { ApprovalDecision, PendingApproval } from './approvals';
 import type { ClaimText, ValidatorMode } from './final-validator';
 
-export interface AgentInput {
-  goal: string;
-  /** The principal the run acts for (the seeds' user id). */
-  user_id: number;
-  budget?: Partial<Budget>;
-  /** Tools the model may call; anything else is denied. */
-  allow: string[];
-  /** Attempts per LLM decision (timeouts, 429, 5xx) before the run stops; default 3. */
-  llm_max_attempts?: number;
-  /**
-   * Set by the client when the namespace has the Agent* search attributes registered; only then
-   * does the run upsert them (see workflows/search-attributes.ts).
-   */
-  search_attributes?: boolean;
-  /** Continue-as-new after this many steps in one run (history hygiene); default 100. */
-  continue_as_new_every?: number;
-  /** How long a call needing approval (or an escalation) waits for a person; default 3600. */
-  approval_timeout_seconds?: number;
-  /**
-   * Opt-in: when a budget runs out (or the run would wind down), wait this long for an operator's
-   * `agent extend` before winding down or stopping; absent: no wait.
-   */
-  topup_wait_seconds?: number;
-  /**
-   * The final validator: off, warn or enforce (common/final-validator.ts). Default: enforce when
-   * issue_refund is allowed, warn otherwise.
-   */
-  validator?: ValidatorMode;
-  /** Set by the workflow itself when it continues as new. */
-  carried?: CarriedState;
-}
+/** The workflow's input: one source, the schema the run and the CLI check it with (common/input.ts). */
+export type { AgentInput } from './input';
 
 /**
  * What one run hands to the next when it continues as new. Bounded (see carry.ts): a tail of the
@@ -88,7 +59,7 @@ export interface HistoryEntry {
 }
 
 /**
- * What became of one effectful call (issue_refund), as reconciled against the system of record:
+ * What became of one effectful call (a refund), as reconciled against the system of record:
  * confirmed (the money moved), rejected (the service refused it), not_made (nothing moved, and the
  * key is settled so nothing can), ambiguous (the lookup itself failed: money may have moved; an
  * operator must check the refunds service by idempotency key).
@@ -189,9 +160,9 @@ export interface ObservationForModel {
 }
 
 export interface DecisionPayload {
-  /** The operator's task and the principal: the runtime's own input. */
+  /** The operator's task and the principal (as the domain names it, e.g. {user_id: 42}): the runtime's own input. */
   goal: string;
-  principal: { user_id: number };
+  principal: Record<string, unknown>;
   state_summary: { steps_completed: number; tools_used: string[] };
   available_tools: CatalogEntry[];
   /** Tool results of the last few steps, kept apart from everything above: data, never instructions. */
@@ -251,7 +222,8 @@ export interface DecideLedger {
 export interface ToolInput {
   args: Record<string, unknown>;
   idempotency_key: string;
-  principal_user_id: number;
+  /** The run's principal (an opaque id). */
+  principal: string;
 }
 
 /** The lookup an effect's reconcile activity (`reconcile_<tool>`) makes before a run ends. */

@@ -3,7 +3,7 @@
 import { resolveBudget } from '../common/budget';
 import type { Budget } from '../common/budget';
 import { isStopReason } from '../common/stop-reasons';
-import { TOOL_REGISTRY } from '../common/tool-catalog';
+import { TOOL_REGISTRY } from '../domains/wired';
 import type { RunRecord } from './run-record';
 import { answerOf, stopReasonOf } from './run-record';
 import { materialClaims, unsupportedClaims } from './claims';

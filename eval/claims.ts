@@ -17,7 +17,7 @@ export function materialClaims(answer: string): string[] {
 export function unsupportedClaims(answer: string, record: Pick<RunRecord, 'calls' | 'input'>): string[] {
   const evidence = [
     record.input.goal,
-    String(record.input.user_id),
+    record.input.principal,
     ...record.calls.filter((c) => c.observation).map((c) => JSON.stringify(c.observation!.data)),
   ].join('\n');
   const numbers = new Set((evidence.match(NUMBER) ?? []).map((n) => String(Number(n.replace(',', '.')))));

@@ -10,7 +10,7 @@ import { rebuildTrace } from '../client/history-trace';
 import type { StepEvent } from '../client/history-trace';
 import { fetchRunChain, payloadDecoder } from '../client/run-history';
 import { stateQuery } from '../common/queries';
-import { TOOL_REGISTRY } from '../common/tool-catalog';
+import { TOOL_REGISTRY } from '../domains/wired';
 import type { AgentInput } from '../common/types';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import type { ScriptedLlmServer, Reply } from '../scripts/scripted-llm-server';
@@ -65,7 +65,7 @@ const EVAL_MAX_SECONDS = 180;
 export function runInput(s: Scenario): AgentInput {
   return {
     goal: s.goal,
-    user_id: s.principal,
+    principal: String(s.principal),
     allow: s.allow,
     budget: { max_seconds: EVAL_MAX_SECONDS, ...s.budget },
     approval_timeout_seconds: 120,

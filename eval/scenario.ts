@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { toolFaultSchema } from '../common/eval-faults';
-import { TOOL_REGISTRY } from '../common/tool-catalog';
+import { TOOL_REGISTRY } from '../domains/wired';
 import { isStopReason } from '../common/stop-reasons';
 
 /** The guide's error slices plus the seeds' own cases; every scenario belongs to one. */

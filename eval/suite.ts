@@ -147,7 +147,7 @@ function harnessFailure(plan: TrialPlan, err: unknown): TrialResult {
     workflowId: plan.workflowId,
     record: {
       workflowId: plan.workflowId,
-      input: { goal: plan.scenario.goal, user_id: plan.scenario.principal, allow: plan.scenario.allow },
+      input: { goal: plan.scenario.goal, principal: String(plan.scenario.principal), allow: plan.scenario.allow },
       startedAtMs: 0,
       temporalStatus: 'UNKNOWN',
       decisions: [],

@@ -4,8 +4,8 @@
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { RefundService } from '../activities/refunds/service';
-import { SEED_DATA } from '../activities/tools/seed-data';
-import type { SupportData } from '../activities/tools/seed-data';
+import { SEED_DATA } from '../domains/support/seed-data';
+import type { SupportData } from '../domains/support/seed-data';
 import { evalRunFileName } from '../common/eval-faults';
 import type { EvalRunFile } from '../common/eval-faults';
 import type { RefundRow } from './checks';
@@ -25,7 +25,7 @@ export function refundsDbFile(dir: string, workflowId: string): string {
 }
 
 export function writeRunWorld(dir: string, workflowId: string, s: Pick<Scenario, 'data' | 'faults' | 'refunds'>): void {
-  const file: EvalRunFile = { data: scenarioData(s), faults: s.faults };
+  const file: EvalRunFile<SupportData> = { data: scenarioData(s), faults: s.faults };
   writeFileSync(path.join(dir, evalRunFileName(workflowId, 'json')), JSON.stringify(file));
   const db = RefundService.open(refundsDbFile(dir, workflowId));
   try {

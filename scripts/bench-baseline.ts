@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../activities';
-import { SEED_DATA } from '../activities/tools/seed-data';
+import { SEED_DATA } from '../domains/support/seed-data';
 import { llmConfigFromEnv } from '../activities/llm-config';
 import { addTokens, EMPTY_USAGE, resolveBudget } from '../common/budget';
 import type { Usage } from '../common/budget';
@@ -24,7 +24,7 @@ import type { PendingApproval } from '../common/approvals';
 import { buildDecisionPayload } from '../common/decision-payload';
 import type { StepRole, Tagged } from '../common/step-tag';
 import type { StopReason } from '../common/stop-reasons';
-import { loopSignature, TOOL_REGISTRY } from '../common/tool-catalog';
+import { loopSignature, TOOL_REGISTRY, WIRED_DOMAIN } from '../domains/wired';
 import { LLM_TIMEOUT } from '../common/types';
 import type { AgentInput, EffectEntry, HistoryEntry, Observation, ToolInput, TraceEntry } from '../common/types';
 import { carryState } from '../workflows/carry';
@@ -86,11 +86,11 @@ export async function runInProcess(
     escalation: () => true,
     registryFor: () => TOOL_REGISTRY,
     policy: (name, args) =>
-      checkPrincipalPolicy(name, args, {
-        principalUserId: input.user_id,
+      checkPrincipalPolicy(TOOL_REGISTRY[name], args, {
+        principal: input.principal,
         history,
         nowMs: Date.now(),
-        confirmedRefundsUsd: confirmedUsd(effects),
+        confirmedUsd: confirmedUsd(effects),
       }),
     loopSignature,
   };
@@ -137,7 +137,7 @@ export async function runInProcess(
     const { step } = start;
     state = { ...state, usage: start.usage };
 
-    const payload = buildDecisionPayload(input.goal, input.user_id, history, rules.allow);
+    const payload = buildDecisionPayload(input.goal, input.principal, history, rules.allow, WIRED_DOMAIN);
     let decision;
     try {
       const key = decideKey(workflowId, chainRunId, step);
@@ -190,7 +190,7 @@ export async function runInProcess(
     const idempotency_key = toolKey(workflowId, step, call.name, call.argsHash);
     let observation: Observation;
     try {
-      const toolInput = { args: call.args, idempotency_key, principal_user_id: input.user_id };
+      const toolInput = { args: call.args, idempotency_key, principal: input.principal };
       observation = await run(tool, toolInput, step, 'tool', call.name);
     } catch {
       return stop(toolFailedMove(call, undefined));

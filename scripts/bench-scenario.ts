@@ -6,7 +6,7 @@
 // attempt, and an N-step run is N decisions: N-1 tool calls with distinct arguments (the gateway's
 // loop check never fires) and a final answer.
 import type { Reply, Script } from './scripted-llm-server';
-import { DEFAULT_ALLOWED_TOOLS } from '../common/tool-catalog';
+import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
 import type { AgentInput } from '../common/types';
 
 export const BENCH_GOAL =
@@ -61,7 +61,7 @@ export function scenarioScript(opts: ScenarioOptions | ((workflowId: string) => 
 export function benchInput(steps: number, extra: Partial<AgentInput> = {}): AgentInput {
   return {
     goal: BENCH_GOAL,
-    user_id: 42,
+    principal: '42',
     allow: [...DEFAULT_ALLOWED_TOOLS],
     budget: { max_steps: steps + 5, max_tool_calls: steps + 5, max_seconds: 3600, max_tokens: 0 },
     ...extra,

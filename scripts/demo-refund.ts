@@ -18,7 +18,7 @@ import type { TemporalEnv } from '../runtime/temporal-env';
 import type { reactAgent } from '../workflows/agent';
 import type { PendingApproval } from '../common/approvals';
 import type { AgentInput } from '../common/types';
-import { DEFAULT_ALLOWED_TOOLS } from '../common/tool-catalog';
+import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
 
 export const REFUND_DEMO_USER_ID = 42;
 export const REFUND_DEMO_GOAL =
@@ -77,13 +77,13 @@ export async function startDemoRun(
 
 export async function runRefundDemo(client: Client, env: TemporalEnv, opts: RefundDemoOptions): Promise<string> {
   const { say } = opts;
-  const workflowId = defaultWorkflowId(REFUND_DEMO_USER_ID);
+  const workflowId = defaultWorkflowId(String(REFUND_DEMO_USER_ID));
   say();
   say(`Goal (user ${REFUND_DEMO_USER_ID}): ${REFUND_DEMO_GOAL}`);
   say(`Refunds service: SQLite at ${opts.store.file}`);
   const handle = await startDemoRun(client, env, workflowId, say, {
     goal: REFUND_DEMO_GOAL,
-    user_id: REFUND_DEMO_USER_ID,
+    principal: String(REFUND_DEMO_USER_ID),
     allow: [...DEFAULT_ALLOWED_TOOLS, 'issue_refund'],
     approval_timeout_seconds: APPROVAL_TIMEOUT_SECONDS,
     // The budget's clock stops while a person decides; this covers the agent's own work.

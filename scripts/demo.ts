@@ -14,7 +14,7 @@ import type { LlmConfig } from '../activities/llm-config';
 import { loadPrices, priceForModel } from '../runtime/prices';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { createAgentWorker } from '../worker/create-worker';
-import { DEFAULT_ALLOWED_TOOLS } from '../common/tool-catalog';
+import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
 import { cancelRun, runResult } from '../client/agent-client';
 import { parseArgs, UsageError, usageText } from '../client/cli-args';
 import { connectClient } from '../client/cli-context';
@@ -173,12 +173,12 @@ async function chooseLlm(cleanups: Array<() => Promise<unknown>>, refund = false
 }
 
 async function runDemo(client: Client, env: TemporalEnv, interrupted: Promise<never>): Promise<string> {
-  const workflowId = defaultWorkflowId(DEMO_USER_ID);
+  const workflowId = defaultWorkflowId(String(DEMO_USER_ID));
   say();
   say(`Goal (user ${DEMO_USER_ID}): ${DEMO_GOAL}`);
   const handle = await startDemoRun(client, env, workflowId, say, {
     goal: DEMO_GOAL,
-    user_id: DEMO_USER_ID,
+    principal: String(DEMO_USER_ID),
     allow: [...DEFAULT_ALLOWED_TOOLS],
   });
   let watching = true;

@@ -20,8 +20,8 @@ import { answerApproval, pendingApproval } from '../client/approvals';
 import type { ApprovalRequest } from '../client/approvals';
 import { RefundService } from '../activities/refunds/service';
 import { temporalEnv } from '../runtime/temporal-env';
-import { SEED_DATA } from '../activities/tools/seed-data';
-import { DEFAULT_ALLOWED_TOOLS } from '../common/tool-catalog';
+import { SEED_DATA } from '../domains/support/seed-data';
+import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
 import { createAgentWorker } from '../worker/create-worker';
 import { agentDataConverter } from '../runtime/data-converter';
 import { ScriptedLlmServer } from './scripted-llm-server';
@@ -238,7 +238,7 @@ async function main(): Promise<void> {
         env,
         {
           goal: 'User 42 asked: Can I get a refund now?',
-          user_id: 42,
+          principal: '42',
           allow: scenario.allow ?? [...DEFAULT_ALLOWED_TOOLS],
           budget: scenario.budget,
           ...scenario.input,

@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildDecisionPayload, RECENT_STEPS } from '../common/decision-payload';
-import { DEFAULT_ALLOWED_TOOLS } from '../common/tool-catalog';
+import { DEFAULT_ALLOWED_TOOLS, WIRED_DOMAIN } from '../domains/wired';
 import type { HistoryEntry } from '../common/types';
 
 function historyOf(steps: number): HistoryEntry[] {
@@ -26,11 +26,11 @@ function historyOf(steps: number): HistoryEntry[] {
 }
 
 const size = (steps: number) =>
-  JSON.stringify(buildDecisionPayload('goal', 42, historyOf(steps), DEFAULT_ALLOWED_TOOLS)).length;
+  JSON.stringify(buildDecisionPayload('goal', '42', historyOf(steps), DEFAULT_ALLOWED_TOOLS, WIRED_DOMAIN)).length;
 
 describe('decision payload', () => {
   it('lists each tool used once, in order of first use', () => {
-    const payload = buildDecisionPayload('goal', 42, historyOf(200), DEFAULT_ALLOWED_TOOLS);
+    const payload = buildDecisionPayload('goal', '42', historyOf(200), DEFAULT_ALLOWED_TOOLS, WIRED_DOMAIN);
     assert.deepEqual(payload.state_summary.tools_used, ['get_user_profile', 'get_user_billing', 'search_policy']);
     assert.equal(payload.state_summary.steps_completed, 200);
     assert.equal(payload.untrusted_observations.steps.length, RECENT_STEPS);

@@ -56,7 +56,7 @@ async function refundRun(on: TemporalEnv, replies: (user: number) => Reply[]) {
   const handle = await startRun(
     client,
     on,
-    agentInput({ goal: refundGoal(user), user_id: user, allow: REFUND_ALLOW, budget: { max_seconds: 120 } }),
+    agentInput({ goal: refundGoal(user), principal: String(user), allow: REFUND_ALLOW, budget: { max_seconds: 120 } }),
     id,
   );
   const pending = await eventually('the refund awaiting approval', () => pendingApproval(handle));

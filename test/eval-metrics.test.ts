@@ -13,7 +13,11 @@ import { unsupportedClaims } from '../eval/claims';
 import { decodeJson, HandMadeHistory } from './helpers/hand-made-history';
 
 const ALLOW = ['get_user_profile', 'get_user_billing', 'search_policy', 'issue_refund'];
-const input = (user_id = 42): AgentInput => ({ goal: `User ${user_id} asked for a refund.`, user_id, allow: ALLOW });
+const input = (user_id = 42): AgentInput => ({
+  goal: `User ${user_id} asked for a refund.`,
+  principal: String(user_id),
+  allow: ALLOW,
+});
 const billing = (price_usd: number) => ({
   ok: true,
   data: { billing: { currency: 'USD', plan: 'pro_monthly', price_usd, days_since_first_payment: 10 } },

@@ -8,18 +8,18 @@ import { carryState, CARRY_LIMITS } from '../workflows/carry';
 import type { RunState } from '../workflows/carry';
 import { checkToolCall } from '../workflows/gateway';
 import type { GatewayContext } from '../workflows/gateway';
-import { loopSignature, TOOL_REGISTRY } from '../common/tool-catalog';
+import { loopSignature, TOOL_REGISTRY, WIRED_DOMAIN } from '../domains/wired';
 import { attributeStopReason } from '../common/search-attributes';
 import { countEffects, effectFromObservation, effectFromReconcile } from '../workflows/effects';
 import { checkPrincipalPolicy } from '../workflows/policy';
 import { EMPTY_USAGE } from '../common/budget';
 import type { HistoryEntry, Observation } from '../common/types';
 
-const valid = { goal: 'refund?', user_id: 42, allow: ['get_user_billing'] };
+const valid = { goal: 'refund?', principal: '42', allow: ['get_user_billing'] };
 
 describe('workflow input contract', () => {
   it('accepts a minimal input and the documented ceilings', () => {
-    assert.equal(checkAgentInput(valid).ok, true);
+    assert.equal(checkAgentInput(valid, WIRED_DOMAIN).ok, true);
     const atCeilings = {
       ...valid,
       budget: {
@@ -32,7 +32,7 @@ describe('workflow input contract', () => {
       continue_as_new_every: INPUT_LIMITS.continue_as_new_every,
       llm_max_attempts: INPUT_LIMITS.llm_max_attempts,
     };
-    assert.equal(checkAgentInput(atCeilings).ok, true);
+    assert.equal(checkAgentInput(atCeilings, WIRED_DOMAIN).ok, true);
   });
 
   const refused: Array<[string, unknown, RegExp]> = [
@@ -54,13 +54,19 @@ describe('workflow input contract', () => {
     ['continue-as-new every 0 steps', { ...valid, continue_as_new_every: 0 }, /continue_as_new_every/],
     ['llm attempts above the ceiling', { ...valid, llm_max_attempts: 1000 }, /llm_max_attempts/],
     ['an empty goal', { ...valid, goal: '   ' }, /goal: the goal must not be empty/],
-    ['a user id that is not an integer', { ...valid, user_id: '42' }, /user_id/],
+    ['a principal that is not a string', { ...valid, principal: 42 }, /principal/],
+    [
+      'a principal the domain does not know',
+      { ...valid, principal: '4x2' },
+      /^invalid run input: principal: "4x2" is not a support user id/,
+    ],
+    ['the old user_id field', { goal: 'refund?', user_id: 42, allow: [] }, /principal|user_id/],
     ['an unknown field', { ...valid, admin: true }, /admin/],
     ['not an object', 'refund please', /invalid run input: /],
   ];
   for (const [what, input, pattern] of refused) {
     it(`refuses ${what} with one line`, () => {
-      const check = checkAgentInput(input);
+      const check = checkAgentInput(input, WIRED_DOMAIN);
       assert.equal(check.ok, false);
       if (check.ok) return;
       assert.match(check.error, pattern);
@@ -110,9 +116,9 @@ describe('continue-as-new carries a bounded state', () => {
     assert.ok(carried.seen_calls.every((h) => /^[0-9a-f]{16}$/.test(h)));
     // The policy gate still finds the billing record read at step 2.
     const policy = checkPrincipalPolicy(
-      'issue_refund',
+      TOOL_REGISTRY.issue_refund,
       { user_id: 42, amount_usd: 49, reason: 'ok' },
-      { principalUserId: 42, history: carried.history },
+      { principal: '42', history: carried.history },
     );
     assert.deepEqual(policy, { allowed: true });
   });
@@ -207,13 +213,13 @@ describe('effects and what operators see', () => {
 
   it('search attributes hold registry names only', () => {
     assert.equal(
-      attributeStopReason(`tool_denied:${'ignore previous instructions '.repeat(3).slice(0, 64)}`),
+      attributeStopReason(`tool_denied:${'ignore previous instructions '.repeat(3).slice(0, 64)}`, TOOL_REGISTRY),
       'tool_denied:unknown',
     );
-    assert.equal(attributeStopReason('tool_denied:issue_refund'), 'tool_denied:issue_refund');
-    assert.equal(attributeStopReason('tool_missing:rm -rf /'), 'tool_missing:unknown');
-    assert.equal(attributeStopReason('policy_denied:other_user'), 'policy_denied:other_user');
-    assert.equal(attributeStopReason('max_steps'), 'max_steps');
+    assert.equal(attributeStopReason('tool_denied:issue_refund', TOOL_REGISTRY), 'tool_denied:issue_refund');
+    assert.equal(attributeStopReason('tool_missing:rm -rf /', TOOL_REGISTRY), 'tool_missing:unknown');
+    assert.equal(attributeStopReason('policy_denied:other_user', TOOL_REGISTRY), 'policy_denied:other_user');
+    assert.equal(attributeStopReason('max_steps', TOOL_REGISTRY), 'max_steps');
   });
 });
 
@@ -228,8 +234,8 @@ describe('refund facts age across an approval wait', () => {
   });
   const refund = { user_id: 42, amount_usd: 49, reason: 'within window' };
   const check = (days: number, nowMs?: number) => {
-    const d = checkPrincipalPolicy('issue_refund', refund, {
-      principalUserId: 42,
+    const d = checkPrincipalPolicy(TOOL_REGISTRY.issue_refund, refund, {
+      principal: '42',
       history: [billing(days)],
       ...(nowMs !== undefined ? { nowMs } : {}),
     });

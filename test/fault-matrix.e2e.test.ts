@@ -262,7 +262,7 @@ class Run {
     const v = this.variant;
     const input = agentInput({
       goal: refundGoal(this.user),
-      user_id: this.user,
+      principal: String(this.user),
       allow: REFUND_ALLOW,
       budget: { max_seconds: v.maxSeconds ?? 300 },
       ...(v.llmMaxAttempts !== undefined ? { llm_max_attempts: v.llmMaxAttempts } : {}),

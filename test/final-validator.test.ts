@@ -19,6 +19,7 @@ import { DECISION_SUMMARY_MAX_CHARS, validateAction } from '../common/contract';
 import { finalMove } from '../workflows/step';
 import type { HistoryEntry } from '../common/types';
 import { stableJson } from '../common/hash';
+import { TOOL_REGISTRY } from '../domains/wired';
 import { formatResult, formatTraceEntry } from '../client/format';
 
 const observation = (tool: string, data: unknown, source = tool): Observation => ({
@@ -284,11 +285,11 @@ describe('the validator before it read phrasings', () => {
 });
 
 describe('validator mode', () => {
-  it('defaults to enforce when issue_refund is allowed, warn otherwise; an explicit mode wins', () => {
-    assert.equal(validatorModeFor({ allow: ['get_user_billing', 'issue_refund'] }), 'enforce');
-    assert.equal(validatorModeFor({ allow: ['get_user_billing'] }), 'warn');
-    assert.equal(validatorModeFor({ allow: ['issue_refund'], validator: 'off' }), 'off');
-    assert.equal(validatorModeFor({ allow: [], validator: 'enforce' }), 'enforce');
+  it('defaults to enforce when a tool that states facts (issue_refund) is allowed, warn otherwise; an explicit mode wins', () => {
+    assert.equal(validatorModeFor({ allow: ['get_user_billing', 'issue_refund'] }, TOOL_REGISTRY), 'enforce');
+    assert.equal(validatorModeFor({ allow: ['get_user_billing'] }, TOOL_REGISTRY), 'warn');
+    assert.equal(validatorModeFor({ allow: ['issue_refund'], validator: 'off' }, TOOL_REGISTRY), 'off');
+    assert.equal(validatorModeFor({ allow: [], validator: 'enforce' }, TOOL_REGISTRY), 'enforce');
   });
 });
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { checkToolCall } from '../workflows/gateway';
 import type { GatewayContext } from '../workflows/gateway';
 import { argsHash, stableJson } from '../common/hash';
-import { TOOL_REGISTRY } from '../common/tool-catalog';
+import { TOOL_REGISTRY } from '../domains/wired';
 
 const base: GatewayContext = {
   maxToolCalls: 3,

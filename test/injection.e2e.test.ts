@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import type { RecordedRequest, Reply, Script } from '../scripts/scripted-llm-server';
 import { final, tool } from '../scripts/scripted-replies';
 import { runState } from '../client/agent-client';
-import { SEED_DATA } from '../activities/tools/seed-data';
+import { SEED_DATA } from '../domains/support/seed-data';
 import { RefundService } from '../activities/refunds/service';
 import type { AgentInput, DecisionPayload } from '../common/types';
 import { agentFixture } from './helpers/agent-fixture';

@@ -47,7 +47,7 @@ describe('worker metrics endpoint', () => {
         tool('get_user_billing', { user_id: 999_999 }),
         final('No such user.'),
       ],
-      { user_id: 999_999 },
+      { principal: '999999' },
     );
     assert.equal(ok.stop_reason, 'success');
     assert.deepEqual(

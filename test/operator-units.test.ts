@@ -22,6 +22,7 @@ import type { StopReason } from '../common/stop-reasons';
 import { metricsPortFromEnv } from '../worker/metrics-server';
 import { stopReasonLabel, toolLabel } from '../worker/metrics';
 import { attributePairs, keywordValue, MAX_KEYWORD_CHARS } from '../common/search-attributes';
+import { TOOL_REGISTRY } from '../domains/wired';
 
 describe('durations', () => {
   it('parses operator durations', () => {
@@ -287,13 +288,16 @@ describe('metrics settings and labels', () => {
 describe('search attribute values', () => {
   it('are bounded and complete', () => {
     assert.equal(keywordValue('x'.repeat(5_000)).length, MAX_KEYWORD_CHARS);
-    const pairs = attributePairs({
-      status: 'stopped',
-      stopReason: `policy_denied:${'x'.repeat(500)}`,
-      step: 3,
-      toolCalls: 2,
-      principal: '42',
-    });
+    const pairs = attributePairs(
+      {
+        status: 'stopped',
+        stopReason: `policy_denied:${'x'.repeat(500)}`,
+        step: 3,
+        toolCalls: 2,
+        principal: '42',
+      },
+      TOOL_REGISTRY,
+    );
     assert.deepEqual(
       pairs.map((p) => [p.key.name, typeof p.value === 'string' ? p.value.length : p.value]),
       [
@@ -305,16 +309,19 @@ describe('search attribute values', () => {
       ],
     );
     // A model-chosen tool name never reaches the (unencrypted) attribute.
-    const denied = attributePairs({
-      status: 'stopped',
-      stopReason: `tool_denied:${'x'.repeat(500)}`,
-      step: 3,
-      toolCalls: 2,
-      principal: '42',
-    });
+    const denied = attributePairs(
+      {
+        status: 'stopped',
+        stopReason: `tool_denied:${'x'.repeat(500)}`,
+        step: 3,
+        toolCalls: 2,
+        principal: '42',
+      },
+      TOOL_REGISTRY,
+    );
     assert.equal(denied.find((p) => p.key.name === 'AgentStopReason')?.value, 'tool_denied:unknown');
     assert.equal(
-      attributePairs({ status: 'running', step: 0, toolCalls: 0, principal: '1' }).some(
+      attributePairs({ status: 'running', step: 0, toolCalls: 0, principal: '1' }, TOOL_REGISTRY).some(
         (p) => p.key.name === 'AgentStopReason',
       ),
       false,

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Reply } from '../scripts/scripted-llm-server';
-import { DEFAULT_ALLOWED_TOOLS } from '../common/tool-catalog';
+import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
 import type { AgentInput } from '../common/types';
 import { agentFixture } from './helpers/agent-fixture';
 import { scheduledActivityTypes } from './helpers/history-scan';

@@ -4,11 +4,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkToolCall } from '../workflows/gateway';
 import type { GatewayContext } from '../workflows/gateway';
-import { billingFact, checkPrincipalPolicy, confirmedRefundsUsd, POLICY_RULES } from '../workflows/policy';
-import type { PolicyRule } from '../workflows/policy';
-import { REFUND_POLICY } from '../workflows/refund-policy';
+import { checkPrincipalPolicy, PRINCIPAL_RULES } from '../workflows/policy';
+import { billingFact, confirmedRefundsUsd, refundRulesFor } from '../domains/support/refund-rules';
+import { REFUND_POLICY } from '../domains/support/refund-policy';
+import { supportDomain } from '../domains/support/index';
 import { argsHash } from '../common/hash';
-import { TOOL_REGISTRY } from '../common/tool-catalog';
+import { TOOL_REGISTRY } from '../domains/wired';
 import type { HistoryEntry, Observation } from '../common/types';
 
 const PRINCIPAL = 42;
@@ -35,8 +36,10 @@ const refund = (amount_usd: number, user_id = PRINCIPAL) => ({
   reason: 'customer asked within window',
 });
 
-function rule(tool: string, args: Record<string, unknown>, history: HistoryEntry[]): PolicyRule | 'allowed' {
-  const d = checkPrincipalPolicy(tool, args, { principalUserId: PRINCIPAL, history });
+const POLICY_RULES = { ...PRINCIPAL_RULES, ...supportDomain.policyRules };
+
+function rule(tool: string, args: Record<string, unknown>, history: HistoryEntry[]): string {
+  const d = checkPrincipalPolicy(TOOL_REGISTRY[tool], args, { principal: String(PRINCIPAL), history });
   return d.allowed ? 'allowed' : d.rule;
 }
 
@@ -99,7 +102,7 @@ describe('principal policy', () => {
 
   it('uses the latest billing observation', () => {
     const history = [billingEntry(PRINCIPAL, { ...PRO, price_usd: 99 }), billingEntry(PRINCIPAL, PRO)];
-    assert.equal(billingFact(history, PRINCIPAL)?.price_usd, 49);
+    assert.equal(billingFact(history, String(PRINCIPAL))?.price_usd, 49);
     assert.equal(rule('issue_refund', refund(50), history), 'refund_exceeds_paid');
   });
 
@@ -127,10 +130,14 @@ describe('principal policy', () => {
   });
 
   it('takes the policy as data', () => {
-    const d = checkPrincipalPolicy('issue_refund', refund(1), {
-      principalUserId: PRINCIPAL,
+    const teamYearly = refundRulesFor({
+      version: 'test',
+      currency: 'USD',
+      refundable_days_by_plan: { team_yearly: 30 },
+    });
+    const d = teamYearly(refund(1), {
+      principal: String(PRINCIPAL),
       history: [billingEntry(PRINCIPAL, { ...PRO, plan: 'team_yearly', days_since_first_payment: 20 })],
-      refundPolicy: { version: 'test', currency: 'USD', refundable_days_by_plan: { team_yearly: 30 } },
     });
     assert.deepEqual(d, { allowed: true });
     assert.equal(Object.prototype.hasOwnProperty.call(REFUND_POLICY.refundable_days_by_plan, 'constructor'), false);
@@ -161,7 +168,8 @@ describe('gateway order with the principal policy', () => {
     registry: TOOL_REGISTRY,
     toolCalls: 0,
     seenCalls: [],
-    policy: (name, args) => checkPrincipalPolicy(name, args, { principalUserId: PRINCIPAL, history: paidPro }),
+    policy: (name, args) =>
+      checkPrincipalPolicy(TOOL_REGISTRY[name], args, { principal: String(PRINCIPAL), history: paidPro }),
     ...overrides,
   });
   const reason = (name: string, args: Record<string, unknown>, c: GatewayContext) => {

@@ -64,7 +64,7 @@ describe('search attributes kept current by the workflow', () => {
       await gate; // the second decision waits until the test has looked
       return final('Done.');
     });
-    const handle = await startRun(fixture.client, fixture.env, agentInput({ user_id: 7 }), id);
+    const handle = await startRun(fixture.client, fixture.env, agentInput({ principal: '7' }), id);
     await fixture.llm.waitFor((r) => r.workflowId === id && r.step === 2, 20_000);
 
     assert.deepEqual(await attributes(id), {

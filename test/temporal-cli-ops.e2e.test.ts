@@ -46,7 +46,12 @@ describe("Temporal's own CLI on agent runs", () => {
     const refundRun = await startRun(
       fixture.client,
       fixture.env,
-      agentInput({ goal: refundGoal(user), user_id: user, allow: REFUND_ALLOW, budget: { max_seconds: 300 } }),
+      agentInput({
+        goal: refundGoal(user),
+        principal: String(user),
+        allow: REFUND_ALLOW,
+        budget: { max_seconds: 300 },
+      }),
       refundId,
     );
     await eventually('the refund awaiting approval', () => pendingApproval(refundRun));

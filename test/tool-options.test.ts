@@ -11,8 +11,8 @@ import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { HEARTBEAT_EVERY_MS, toolActivity } from '../activities/tools/tool-activity';
 import type { ToolDeps } from '../activities/tools/tool-activity';
-import { SEED_DATA } from '../activities/tools/seed-data';
-import { TOOLS } from '../common/tool-catalog';
+import { SEED_DATA } from '../domains/support/seed-data';
+import { TOOLS } from '../domains/wired';
 import { defineTool } from '../common/tools/tool';
 import type { ToolDefinition } from '../common/tools/tool';
 import { HUNG_WORKER_POLLS, TOOL_HEARTBEAT_TIMEOUT_S, toolActivityOptions } from '../workflows/tool-options';
@@ -34,9 +34,8 @@ const slowTool = (effectful: boolean): ToolDefinition =>
     },
   });
 
-const deps: ToolDeps = {
-  data: async () => SEED_DATA,
-  refunds: () => assert.fail('no refunds here'),
+const deps: ToolDeps<unknown> = {
+  services: { data: async () => SEED_DATA, refunds: () => assert.fail('no refunds here') },
   faults: { pauseBeforeCommitMs: 0, pauseAfterCommitMs: 0 },
 };
 
@@ -47,7 +46,7 @@ async function heartbeatsOf(tool: ToolDefinition): Promise<number> {
   await env.run(toolActivity(tool, deps), {
     args: {},
     idempotency_key: 'k',
-    principal_user_id: 42,
+    principal: '42',
   });
   return beats;
 }

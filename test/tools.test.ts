@@ -1,4 +1,4 @@
-// A tool is one file (common/tools/<name>.ts) and one line (the TOOLS list): the registry the
+// A tool is one file (domains/support/tools/<name>.ts) and one line (the SUPPORT_TOOLS list): the registry the
 // gateway reads, the catalog the model sees (arguments as the JSON Schema of the zod schema) and
 // the activities a worker registers all come from that list, with nothing restated by hand.
 import { describe, it } from 'node:test';
@@ -6,22 +6,23 @@ import assert from 'node:assert/strict';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { z } from 'zod';
 import { createActivities } from '../activities';
-import { SEED_DATA } from '../activities/tools/seed-data';
-import { catalogFor, DEFAULT_ALLOWED_TOOLS, TOOL_REGISTRY, TOOLS } from '../common/tool-catalog';
+import { SEED_DATA } from '../domains/support/seed-data';
+import { catalogFor } from '../common/tool-catalog';
+import { DEFAULT_ALLOWED_TOOLS, TOOL_REGISTRY, TOOLS } from '../domains/wired';
 import { registryOf } from '../common/tools/index';
-import { defineTool } from '../common/tools/tool';
+import { defineSupportTool } from '../domains/support/tools/args';
 import type { Observation, ToolInput } from '../common/types';
 import { checkToolCall } from '../workflows/gateway';
 
 /** A tool that exists only here: what a new tool file would hold. */
-const lookupTier = defineTool({
+const lookupTier = defineSupportTool({
   name: 'lookup_tier',
   description: "Get a user's plan tier",
   args: z.strictObject({ user_id: z.number().int().positive().describe('the user') }),
   timeoutSeconds: 5,
   maxAttempts: 2,
   async handler({ user_id }, ctx) {
-    const user = (await ctx.data()).users[String(user_id)];
+    const user = (await ctx.services.data()).users[String(user_id)];
     return ctx.envelope('users-service', user !== undefined, { tier: user?.tier ?? null });
   },
 });
@@ -46,7 +47,7 @@ function activitiesWith(tools = withLookupTier) {
   });
 }
 
-const input = (args: Record<string, unknown>): ToolInput => ({ args, idempotency_key: 'k', principal_user_id: 42 });
+const input = (args: Record<string, unknown>): ToolInput => ({ args, idempotency_key: 'k', principal: '42' });
 
 describe('a tool defined in its one file', () => {
   it('is in the registry, the catalog (arguments as JSON Schema) and the worker activities', async () => {
@@ -99,7 +100,7 @@ describe('a tool defined in its one file', () => {
 
   it('a tool not in the list is nowhere', () => {
     assert.equal(Object.hasOwn(TOOL_REGISTRY, 'lookup_tier'), false);
-    assert.deepEqual(catalogFor(['lookup_tier']), []);
+    assert.deepEqual(catalogFor(['lookup_tier'], TOOL_REGISTRY), []);
     assert.equal('lookup_tier' in activitiesWith([...TOOLS]), false);
   });
 });
@@ -115,7 +116,7 @@ describe('the shipped tools', () => {
     ]);
     for (const tool of TOOLS) {
       assert.equal(TOOL_REGISTRY[tool.name], tool);
-      const [entry] = catalogFor([tool.name]);
+      const [entry] = catalogFor([tool.name], TOOL_REGISTRY);
       const { $schema: _dialect, ...schema } = z.toJSONSchema(tool.args, { io: 'input' });
       assert.deepEqual(entry, { name: tool.name, description: tool.description, args: schema });
       assert.equal((activities[tool.name] as { name: string }).name, tool.name);
@@ -123,7 +124,7 @@ describe('the shipped tools', () => {
   });
 
   it('the model is told what the schema allows: an amount in USD with two decimals, no other keys', () => {
-    const [refund] = catalogFor(['issue_refund']);
+    const [refund] = catalogFor(['issue_refund'], TOOL_REGISTRY);
     assert.deepEqual(refund!.args.required, ['user_id', 'amount_usd', 'reason']);
     assert.equal(refund!.args.additionalProperties, false);
     assert.match(

@@ -106,7 +106,7 @@ async function playAll(): Promise<void> {
       refundOf(user, 49, 'paid 10 days ago; support agreed after review'),
       finalAnswer(),
     ],
-    { user_id: user, allow: REFUND_ALLOW, budget: { max_seconds: 120 } },
+    { principal: String(user), allow: REFUND_ALLOW, budget: { max_seconds: 120 } },
     undefined,
     [
       { decision: 'answer', text: 'Check billing first, then decide.' },
@@ -116,7 +116,7 @@ async function playAll(): Promise<void> {
   );
   const late = fixture.refunds.nextUser();
   await play('approval-timeout', [billingOf(late), refundOf(late, 49)], {
-    user_id: late,
+    principal: String(late),
     allow: REFUND_ALLOW,
     approval_timeout_seconds: 2,
   });

@@ -9,7 +9,8 @@ import { boundedOutput, createDecide, MAX_ANSWER_BYTES, MAX_RESPONSE_BYTES } fro
 import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
 import type { Reply } from '../scripts/scripted-llm-server';
 import { scrubSecrets, secretsFromEnv, redactUrl } from '../activities/secrets';
-import { SEED_DATA } from '../activities/tools/seed-data';
+import { SEED_DATA } from '../domains/support/seed-data';
+import { TOOL_REGISTRY, WIRED_DOMAIN } from '../domains/wired';
 import { MAX_ACTION_DEPTH, validateAction } from '../common/contract';
 import { buildDecisionPayload, observationForModel } from '../common/decision-payload';
 import { REDACTED, redactPaths } from '../common/redact';
@@ -65,7 +66,7 @@ describe('the observation envelope', () => {
       { sensitive: ['author'] },
     );
     assert.deepEqual(obs.sensitive, ['author']);
-    assert.deepEqual(observationForModel(obs).data, { matches: [], author: REDACTED });
+    assert.deepEqual(observationForModel(obs, TOOL_REGISTRY).data, { matches: [], author: REDACTED });
   });
 
   it('caps nesting', () => {
@@ -88,7 +89,13 @@ describe('the decision payload', () => {
     { step: 1, action: { kind: 'tool', name: 'get_user_profile', args: { user_id: 42 } }, observation: profile },
     { step: 2, action: { kind: 'tool', name: 'search_policy', args: { query: 'refund' } }, observation: policy },
   ];
-  const payload = buildDecisionPayload('User 42 asks for a refund', 42, history, ['get_user_profile', 'search_policy']);
+  const payload = buildDecisionPayload(
+    'User 42 asks for a refund',
+    '42',
+    history,
+    ['get_user_profile', 'search_policy'],
+    WIRED_DOMAIN,
+  );
 
   it('keeps tool results under one labelled field, apart from goal, principal and tools', () => {
     assert.deepEqual(Object.keys(payload).sort(), [

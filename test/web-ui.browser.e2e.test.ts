@@ -53,7 +53,7 @@ describe('the Temporal Web UI', () => {
       tool('search_policy', { query: 'refund window' }),
       final('Refund: yes.'),
     ]);
-    const input = agentInput({ user_id: principal });
+    const input = agentInput({ principal: String(principal) });
     const handle = await startRun(fixture.client, fixture.env, input, id);
     const result: AgentResult = await runResult(handle);
     assert.equal(result.stop_reason, 'success');

@@ -14,7 +14,7 @@ import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { LeaseObserver } from '../activities/llm-lease';
 import type { AgentMetricsSinks, ToolOutcome } from '../common/metrics-sink';
 import { toolNamedReason } from '../common/stop-reasons';
-import { TOOL_REGISTRY } from '../common/tool-catalog';
+import { TOOL_REGISTRY } from '../domains/wired';
 import type { DecideOutput } from '../common/types';
 import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/types';
 

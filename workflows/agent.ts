@@ -64,7 +64,7 @@ import { toolActivityOptions } from './tool-options';
 import { decideActivityOptions, decideMaxAttempts } from './decide-options';
 import { STATE_QUERY_DESCRIPTION, stateQuery } from '../common/queries';
 import type { StopReason } from '../common/stop-reasons';
-import { loopSignature, TOOL_REGISTRY } from '../common/tool-catalog';
+import { loopSignature, TOOL_REGISTRY, TOOLS, WIRED_DOMAIN } from '../domains/wired';
 import type { ToolSpec } from '../common/tool-catalog';
 import { CANCELLED_RESULT_MEMO, EFFECTS_MEMO, LLM_BUDGET, LLM_TIMEOUT } from '../common/types';
 import type {
@@ -95,8 +95,8 @@ type ReconcileFn = (input: Tagged<ReconcileInput>) => Promise<ReconcileOutput>;
 
 const DEFAULT_CONTINUE_AS_NEW_EVERY = 100;
 
-/** Tools introduced with EFFECTS_PATCH. */
-const PATCHED_TOOLS: readonly string[] = ['issue_refund'];
+/** Tools introduced with EFFECTS_PATCH: the effects. */
+const PATCHED_TOOLS: readonly string[] = TOOLS.filter((tool) => tool.effectful).map((tool) => tool.name);
 
 /** The failure type of a run refused at its entry: its input broke the contract (workflows/input.ts). */
 export const INVALID_INPUT = 'InvalidAgentInput';
@@ -128,7 +128,7 @@ setWorkflowOptions({ failureExceptionTypes: [Error] }, reactAgent);
 
 /** Bad input ends the run at once, clearly and for good (the CLI checks the same schema first). */
 function checkEntry(input: AgentInput): void {
-  const check = checkAgentInput(input);
+  const check = checkAgentInput(input, WIRED_DOMAIN);
   const refuse = (message: string) => ApplicationFailure.create({ type: INVALID_INPUT, message, nonRetryable: true });
   if (!check.ok) throw refuse(check.error);
   // `carried` is how a run hands its state to the next one; from a client it would be forged
@@ -295,7 +295,7 @@ class AgentRun {
       ...(this.v2 ? { loopSignature } : {}),
       ...(this.patches.validator ? { decisionSummary: true } : {}),
     };
-    const validatorMode: ValidatorMode = validatorModeFor(this.input);
+    const validatorMode: ValidatorMode = validatorModeFor(this.input, TOOL_REGISTRY);
     for (;;) {
       this.throwIfCutOff();
       this.tick();
@@ -309,7 +309,13 @@ class AgentRun {
       if (start.next === 'continue_as_new') return this.continueAsNew();
 
       const step = start.step;
-      const payload = buildDecisionPayload(this.input.goal, this.input.user_id, this.history, this.allow);
+      const payload = buildDecisionPayload(
+        this.input.goal,
+        this.input.principal,
+        this.history,
+        this.allow,
+        WIRED_DOMAIN,
+      );
       let plan: DecisionPlan = { kind: 'decide' };
       if (this.cost) {
         // Reserve the decision's worst case before it is made; a call that would not fit is not made.
@@ -550,10 +556,10 @@ class AgentRun {
   }
 
   private principalPolicy(name: string, args: Record<string, unknown>): PolicyDecision {
-    const decision = checkPrincipalPolicy(name, args, {
-      principalUserId: this.input.user_id,
+    const decision = checkPrincipalPolicy(TOOL_REGISTRY[name], args, {
+      principal: this.input.principal,
       history: this.history,
-      ...(this.v2 ? { nowMs: Date.now(), confirmedRefundsUsd: confirmedUsd(this.effects) } : {}),
+      ...(this.v2 ? { nowMs: Date.now(), confirmedUsd: confirmedUsd(this.effects) } : {}),
     });
     return decision.allowed || this.effectsEnabled() ? decision : { allowed: true };
   }
@@ -650,7 +656,7 @@ class AgentRun {
     return tool({
       args: call.args,
       idempotency_key: toolKey(workflowInfo().workflowId, call.step, call.name, call.argsHash),
-      principal_user_id: this.input.user_id,
+      principal: this.input.principal,
       trace: { step: call.step, role: 'tool' },
     });
   }
@@ -748,13 +754,16 @@ class AgentRun {
   /** Keeps the run's search attributes current (a no-op unless the namespace has them). */
   private publish(status: RunStatus, stopReason?: StopReason): void {
     if (!this.searchAttributes) return;
-    const pairs = attributePairs({
-      status,
-      stopReason,
-      step: this.usage.steps,
-      toolCalls: this.usage.tool_calls,
-      principal: String(this.input.user_id),
-    });
+    const pairs = attributePairs(
+      {
+        status,
+        stopReason,
+        step: this.usage.steps,
+        toolCalls: this.usage.tool_calls,
+        principal: this.input.principal,
+      },
+      TOOL_REGISTRY,
+    );
     // The run's current values (set at start, carried over by continue-as-new, upserted since).
     const current = workflowInfo().typedSearchAttributes;
     const changed = this.batched ? pairs.filter((pair) => current.get(pair.key) !== pair.value) : pairs;
@@ -859,7 +868,7 @@ class AgentRun {
     const exhausted = budgetExhausted(this.budget, this.usage);
     if (exhausted) return exhausted;
     const step = this.usage.steps + 1;
-    const payload = buildDecisionPayload(this.input.goal, this.input.user_id, this.history, this.allow);
+    const payload = buildDecisionPayload(this.input.goal, this.input.principal, this.history, this.allow, WIRED_DOMAIN);
     const plan = planDecision(
       this.budget,
       { ...this.usage, steps: step },

@@ -2,8 +2,8 @@
 // database (SQLite through better-sqlite3, WAL mode), one row per effect, keyed by the caller's
 // idempotency key. It applies an effect at most once per key and answers a repeated key with the
 // first outcome; a refund attempt that was interrupted is found here by key and completed, never
-// repeated. The record's states and the interface the issue_refund tool uses are in
-// common/tools/refund-ledger.ts.
+// repeated. The record's states and the interface the refund tool uses are in
+// domains/support/refund-ledger.ts.
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import type Database from 'better-sqlite3';
@@ -13,10 +13,12 @@ import type {
   PlanRequest,
   RefundLedger,
   RefundRecord,
-} from '../../common/tools/refund-ledger';
+} from '../../domains/support/refund-ledger';
+import { VOIDED } from '../../domains/support/refund-ledger';
 import { readEnv } from '../../runtime/env-vars';
 
-export type { ConfirmRequest, EffectState, PlanRequest, RefundRecord } from '../../common/tools/refund-ledger';
+export type { ConfirmRequest, EffectState, PlanRequest, RefundRecord } from '../../domains/support/refund-ledger';
+export { VOIDED } from '../../domains/support/refund-ledger';
 export const EFFECT_STATES: readonly EffectState[] = ['planned', 'confirmed', 'ambiguous', 'rejected'];
 
 /** A stale attempt tried to settle a record that a newer attempt has claimed since. */
@@ -34,12 +36,6 @@ export const SERVICE_RULES = {
   exceeds_paid: "the user's confirmed refunds, all runs together, would exceed what the user paid",
 } as const;
 export type ServiceRejection = keyof typeof SERVICE_RULES;
-
-/**
- * The rejection recorded when a record nobody will finish is settled as not made (settle()): its
- * run ended (cancel, deadline, failure) before the refund was committed.
- */
-export const VOIDED = 'voided';
 
 export function refundsDbPathFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   return readEnv('AGENT_REFUNDS_DB', env);

@@ -1,12 +1,12 @@
-// Where the tools read their facts: the seeds' data, or a JSON file named by AGENT_DATA_FILE
+// Where the support tools read their facts: the built-in data, or a JSON file named by AGENT_DATA_FILE
 // (read on every call, as a real service would be asked every time). A missing or broken file is
 // an outage: the tool's activity fails and Temporal retries it.
 import { readFile } from 'node:fs/promises';
-import type { DataSource, SupportData } from '../../common/tools/support-data';
+import type { DataSource, SupportData } from '../../domains/support/data';
 import { readEnv } from '../../runtime/env-vars';
-import { SEED_DATA } from './seed-data';
+import { SEED_DATA } from '../../domains/support/seed-data';
 
-export type { DataSource } from '../../common/tools/support-data';
+export type { DataSource } from '../../domains/support/data';
 
 export function dataSourceFromEnv(env: NodeJS.ProcessEnv = process.env): DataSource {
   const file = readEnv('AGENT_DATA_FILE', env);

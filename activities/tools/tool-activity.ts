@@ -1,27 +1,26 @@
-// A tool (common/tools/<name>.ts) as a Temporal activity: its arguments checked again against the
-// tool's schema, and its handler given a ToolContext built from the activity's Context. This is
-// the only place a tool meets the activity SDK, the refunds database or the envelope's Buffer.
+// A domain's tool (domains/<name>/tools/) as a Temporal activity: its arguments checked again
+// against the tool's schema, and its handler given a ToolContext built from the activity's Context
+// and the domain's services. This is the only place a tool meets the activity SDK, its services or
+// the envelope's Buffer. A tool's reconcile hook becomes the activity `reconcile_<name>`.
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import type { RefundFaults } from '../../common/tools/refund-ledger';
-import type { DataSource } from '../../common/tools/support-data';
-import type { ToolContext, ToolDefinition } from '../../common/tools/tool';
-import type { Observation, ToolInput } from '../../common/types';
+import type { EffectFaults, ToolContext, ToolDefinition } from '../../common/tools/tool';
+import type { Observation, ReconcileInput, ReconcileOutput, ToolInput } from '../../common/types';
 import { envelope } from '../envelope';
-import type { RefundService } from '../refunds/service';
 
 export type ToolFn = (input: ToolInput) => Promise<Observation>;
+export type ReconcileFn = (input: ReconcileInput) => Promise<ReconcileOutput>;
 
-export interface ToolDeps {
-  data: DataSource;
-  refunds: () => RefundService;
-  faults: RefundFaults;
+export interface ToolDeps<Services> {
+  services: Services;
+  faults: EffectFaults;
 }
 
 export const HEARTBEAT_EVERY_MS = 250;
 
 /** The activity that runs `tool`, registered under the tool's name. */
-export function toolActivity(tool: ToolDefinition, deps: ToolDeps): ToolFn {
+export function toolActivity<Services>(tool: ToolDefinition<Services>, deps: ToolDeps<Services>): ToolFn {
   // A named function expression keeps the activity's registered name and stack traces readable.
   return {
     [tool.name]: async (input: ToolInput): Promise<Observation> => {
@@ -41,11 +40,36 @@ export function toolActivity(tool: ToolDefinition, deps: ToolDeps): ToolFn {
   }[tool.name]!;
 }
 
-function toolContext(name: string, deps: ToolDeps, activity: Context): ToolContext {
-  const execution = activity.info.workflowExecution;
+/**
+ * The activity `reconcile_<tool>`: the tool's lookup by key. `lookupFails` is the drill of a
+ * system of record that refuses lookups (AGENT_REFUND_LOOKUP_FAIL), non-retryable so a drill shows
+ * the ambiguous outcome at once instead of after the retry window.
+ */
+export function reconcileActivity<Services>(
+  tool: ToolDefinition<Services>,
+  services: Services,
+  lookupFails = false,
+): ReconcileFn | undefined {
+  const reconcile = tool.reconcile?.bind(tool);
+  if (!reconcile) return undefined;
+  const name = `reconcile_${tool.name}`;
   return {
-    data: deps.data,
-    refunds: deps.refunds,
+    [name]: async (input: ReconcileInput): Promise<ReconcileOutput> => {
+      if (lookupFails)
+        throw ApplicationFailure.nonRetryable(
+          `${tool.name}: the system of record refused the lookup (drill: AGENT_REFUND_LOOKUP_FAIL)`,
+          'RefundLookupFailed',
+        );
+      return reconcile(input, { services });
+    },
+  }[name]!;
+}
+
+function toolContext<Services>(name: string, deps: ToolDeps<Services>, activity: Context): ToolContext<Services> {
+  const execution = activity.info.workflowExecution;
+  const signal = activity.cancellationSignal;
+  return {
+    services: deps.services,
     faults: deps.faults,
     envelope: (source, ok, data) => envelope(name, source, ok, data),
     attempt: activity.info.attempt,
@@ -56,6 +80,11 @@ function toolContext(name: string, deps: ToolDeps, activity: Context): ToolConte
     },
     stall: (ms) => sleepUnlessAborted(ms, activity.cancellationSignal),
     cancellationSignal: activity.cancellationSignal,
+    throwIfCancelled: () => {
+      if (signal.aborted) throw signal.reason ?? new CancelledFailure('cancelled');
+    },
+    failForGood: (message, type) => ApplicationFailure.nonRetryable(message, type),
+    failRetryable: (message, type) => ApplicationFailure.retryable(message, type),
     runCancelRequested: async () => {
       if (!execution) return false;
       const { client } = activity;

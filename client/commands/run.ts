@@ -1,7 +1,7 @@
 // `agent run "<goal>"`: start a reactAgent run; with --wait, follow it to the end.
 import { randomBytes } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { DEFAULT_ALLOWED_TOOLS } from '../../common/tool-catalog';
+import { DEFAULT_ALLOWED_TOOLS, WIRED_DOMAIN } from '../../domains/wired';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from '../../common/approvals';
 import type { Budget } from '../../common/budget';
 import type { AgentInput } from '../../common/types';
@@ -14,13 +14,18 @@ import { runUrl } from '../../runtime/temporal-env';
 import { followAndPrint } from './result';
 import { parseUsd } from '../usd';
 
-export const DEFAULT_USER_ID = 42;
-const MAX_USER_ID = 2_147_483_647;
+/** The support domain's demo user: whom a run acts for when neither --principal nor --user-id is given. */
+export const DEFAULT_PRINCIPAL = '42';
 
 const spec = {
   positionals: [{ name: 'GOAL', required: true, help: 'what the agent should do, in plain language (quote it)' }],
   flags: {
-    'user-id': { kind: 'int', help: `the principal the run acts for (default ${DEFAULT_USER_ID})` },
+    principal: {
+      kind: 'string',
+      value: 'ID',
+      help: `whom the run acts for, as the domain spells it (default ${DEFAULT_PRINCIPAL}): ${WIRED_DOMAIN.principal.describe}`,
+    },
+    'user-id': { kind: 'int', help: "the support domain's spelling of --principal: a user id (--user-id 42)" },
     'max-steps': { kind: 'int', help: 'step budget: LLM decisions (default 8)' },
     'max-tool-calls': { kind: 'int', help: 'tool-call budget (default 6)' },
     'max-seconds': { kind: 'int', help: 'wall-clock budget of the whole run (default 60)' },
@@ -37,7 +42,7 @@ const spec = {
     },
     allow: {
       kind: 'list',
-      help: `tools the model may call (default ${DEFAULT_ALLOWED_TOOLS.join(',')}; add issue_refund to let it refund)`,
+      help: `tools the model may call (default ${DEFAULT_ALLOWED_TOOLS.join(',')}; add an effectful tool, e.g. a refund, to let it act)`,
     },
     'approval-timeout': {
       kind: 'int',
@@ -47,7 +52,7 @@ const spec = {
     validator: {
       kind: 'string',
       value: 'off|warn|enforce',
-      help: "check the final answer's figures against the observations (default: enforce with issue_refund, else warn)",
+      help: "check the final answer's figures against the observations (default: enforce when a tool whose results state facts is allowed, e.g. a refund, else warn)",
     },
     id: { kind: 'string', value: 'ID', help: 'workflow id (default agent-<user>-<time>-<random>)' },
     wait: {
@@ -57,19 +62,21 @@ const spec = {
   },
 } as const;
 
-export function defaultWorkflowId(userId: number, now = new Date()): string {
+export function defaultWorkflowId(principal: string, now = new Date()): string {
   const stamp = now
     .toISOString()
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, '')
     .replace('T', '-');
-  return `agent-${userId}-${stamp}-${randomBytes(3).toString('hex')}`;
+  // The principal is opaque: only its id-safe characters, bounded, name the run.
+  const who = principal.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40);
+  return `agent-${who}-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
 /** Input fields as the operator typed them. */
 const FLAG_OF: Record<string, string> = {
   goal: 'GOAL',
-  user_id: '--user-id',
+  principal: '--principal/--user-id',
   'budget.max_steps': '--max-steps',
   'budget.max_tool_calls': '--max-tool-calls',
   'budget.max_seconds': '--max-seconds',
@@ -99,10 +106,11 @@ export const run = defineCommand({
     const goal = args.positionals[0]!;
     if (goal.trim() === '') throw new UsageError('the goal must not be empty', 'see `agent help run`');
     const { flags } = args;
-    const userId = flags['user-id'] ?? DEFAULT_USER_ID;
-    // The tools' schema takes 32-bit ids; a larger one could only end in tool_bad_args.
-    if (userId > MAX_USER_ID)
-      throw new UsageError(`--user-id must be at most ${MAX_USER_ID}, got ${userId}`, 'see `agent help run`');
+    if (flags.principal !== undefined && flags['user-id'] !== undefined)
+      throw new UsageError('give --principal or --user-id, not both', 'see `agent help run`');
+    // The domain checks the id with the rest of the input below (one line, naming the flag).
+    const principal =
+      flags.principal ?? (flags['user-id'] !== undefined ? String(flags['user-id']) : DEFAULT_PRINCIPAL);
     const budget: Partial<Budget> = {};
     if (flags['max-steps'] !== undefined) budget.max_steps = flags['max-steps'];
     if (flags['max-tool-calls'] !== undefined) budget.max_tool_calls = flags['max-tool-calls'];
@@ -110,12 +118,12 @@ export const run = defineCommand({
     if (flags['max-tokens'] !== undefined) budget.max_tokens = flags['max-tokens'];
     if (flags['max-usd'] !== undefined)
       budget.max_usd = parseUsd(flags['max-usd'], '--max-usd', 'see `agent help run`');
-    const input: AgentInput = { goal, user_id: userId, budget, allow: flags.allow ?? [...DEFAULT_ALLOWED_TOOLS] };
+    const input: AgentInput = { goal, principal, budget, allow: flags.allow ?? [...DEFAULT_ALLOWED_TOOLS] };
     if (flags['approval-timeout'] !== undefined) input.approval_timeout_seconds = flags['approval-timeout'];
     if (flags['topup-wait'] !== undefined) input.topup_wait_seconds = flags['topup-wait'];
     // Checked with the rest of the input below (the workflow's own schema).
     if (flags.validator !== undefined) input.validator = flags.validator as ValidatorMode;
-    const workflowId = flags.id ?? defaultWorkflowId(userId);
+    const workflowId = flags.id ?? defaultWorkflowId(principal);
     // The workflow's own schema, before connecting: a bad value never reaches the server.
     try {
       checkRunInput(input);

@@ -1,13 +1,30 @@
 // What a tool is: its name, what the model is told, the zod schema of its arguments (enforced by
-// the gateway, shown to the model as JSON Schema), how its activity runs, and its handler.
-// Tool files are bundled into the workflow (the workflow reads the options), so a handler never
-// imports Node or the activity SDK: it gets everything outside itself from a ToolContext that
-// activities/ builds for each call.
+// the gateway, shown to the model as JSON Schema), how its activity runs, what it means to the
+// runtime (an effect, an approval, a principal rule, a reconcile lookup, facts an answer must
+// match) and its handler. Tool files are bundled into the workflow (the workflow reads the
+// options and the policy hooks), so a handler never imports Node or the activity SDK: it gets
+// everything outside itself from a ToolContext that activities/ builds for each call.
 import type { z } from 'zod';
 import type { Observation } from '../observation';
-import type { ToolInput } from '../types';
-import type { RefundFaults, RefundLedger } from './refund-ledger';
-import type { DataSource } from './support-data';
+import type { HistoryEntry, ReconcileInput, ReconcileOutput, ToolInput } from '../types';
+
+/** A policy verdict; a denial ends the run with `policy_denied:<rule>`. */
+export type PolicyDecision = { allowed: true } | { allowed: false; rule: string };
+
+/** What a tool's policy hook may rely on: the run's principal and its own recorded facts. */
+export interface PolicyContext {
+  /** The run's principal (an opaque id). */
+  principal: string;
+  /** The run's history so far: the only source of facts. */
+  history: readonly HistoryEntry[];
+  /** Workflow time now; absent in callers without a clock (facts then do not age). */
+  nowMs?: number;
+  /** USD this run's effects moved for sure; absent: the hook sums it from the history. */
+  confirmedUsd?: number;
+}
+
+/** A tool's own policy: pure and deterministic (it runs in the workflow), on schema-valid arguments. */
+export type ToolPolicy = (args: Record<string, unknown>, ctx: PolicyContext) => PolicyDecision;
 
 /** How the tool's activity is run, and what the runtime must know about its arguments and results. */
 export interface ToolOptions {
@@ -25,22 +42,43 @@ export interface ToolOptions {
   sensitive?: readonly string[];
   /** Free-text arguments: loop detection compares them without case, width or spacing differences. */
   freeText?: readonly string[];
+  /** The argument that names whom the call is about: it must equal the run's principal (`policy_denied:other_user`). */
+  principalArg?: string;
+  /** Further rules the call must pass before it runs (and again once approved). */
+  policy?: ToolPolicy;
+  /**
+   * Its results state facts (amounts, plans) a final answer repeats: a run allowed this tool
+   * enforces the final validator unless the input says otherwise (it warns otherwise).
+   */
+  statesFacts?: boolean;
 }
 
-/** What the workflow and the gateway read: everything but the handler. */
+/** What the workflow and the gateway read: everything but the handlers. */
 export interface ToolSpec extends ToolOptions {
   name: string;
   description: string;
   /** Enforced by the gateway; strict, so unknown arguments are rejected. */
   args: z.ZodType<Record<string, unknown>>;
+  /** Has a lookup by idempotency key (registered as the activity `reconcile_<name>`). */
+  reconciles?: boolean;
+}
+
+/**
+ * Fault injection for effects (tests, drills). On an effect's first attempt it stops heartbeating
+ * and waits this long, as a worker that hangs (or is killed) at that point would; Temporal then
+ * times the attempt out and the next attempt must reconcile. 0 (default) = off.
+ */
+export interface EffectFaults {
+  /** After the effect is planned, before it is committed ("timeout before commit"). */
+  pauseBeforeCommitMs: number;
+  /** After the effect is committed, before the activity reports back ("timeout after commit"). */
+  pauseAfterCommitMs: number;
 }
 
 /** Everything a handler may use beyond its arguments, provided per call by activities/. */
-export interface ToolContext {
-  /** The support data (users, billing, policies). */
-  data: DataSource;
-  /** The refunds service, opened on first use. */
-  refunds: () => RefundLedger;
+export interface ToolContext<Services = unknown> {
+  /** The domain's services (its data, its systems of record). */
+  services: Services;
   /** Wraps the tool's result with its source, the trust label and the size and nesting caps. */
   envelope: (source: string, ok: boolean, data: unknown) => Observation;
   /** The activity's attempt, from 1. */
@@ -53,6 +91,12 @@ export interface ToolContext {
   stall: (ms: number) => Promise<void>;
   /** Aborted when the activity is cancelled (a kill switch, a deadline) or the worker shuts down. */
   cancellationSignal: AbortSignal;
+  /** Throws the cancellation the runtime reports once the activity is cancelled; returns otherwise. */
+  throwIfCancelled: () => void;
+  /** A failure the runtime does not retry (the call failed for good), with its error type. */
+  failForGood: (message: string, type: string) => Error;
+  /** A failure the runtime retries, with its error type. */
+  failRetryable: (message: string, type: string) => Error;
   /**
    * Whether the run's cancel, or this call's (a deadline cancels the call), is recorded on the
    * server. The workflow learns of a cancel only at its next workflow task, which a hung worker can
@@ -60,20 +104,32 @@ export interface ToolContext {
    */
   runCancelRequested: () => Promise<boolean>;
   /** Fault injection for effects (tests, drills); all zero in normal operation. */
-  faults: RefundFaults;
+  faults: EffectFaults;
 }
 
-export interface ToolDefinition<Args extends Record<string, unknown> = Record<string, unknown>> extends ToolSpec {
+/** What a reconcile lookup may use: the domain's services. */
+export interface ReconcileContext<Services = unknown> {
+  services: Services;
+}
+
+export interface ToolDefinition<Services = unknown> extends ToolSpec {
   /** Runs the call: `args` have passed the schema; `input` carries the idempotency key and principal. */
-  handler: (args: Args, ctx: ToolContext, input: ToolInput) => Promise<Observation>;
+  // Method syntax: a domain's tools (typed by their services) are tools of the runtime's Domain.
+  handler(args: Record<string, unknown>, ctx: ToolContext<Services>, input: ToolInput): Promise<Observation>;
+  /**
+   * The lookup by idempotency key the workflow makes before a run ends while this effect's
+   * outcome is unknown; with `settle`, an unfinished record is closed as not made.
+   */
+  reconcile?(input: ReconcileInput, ctx: ReconcileContext<Services>): Promise<ReconcileOutput>;
 }
 
 /** One tool, checked: the handler's arguments are the schema's output. */
-export function defineTool<Schema extends z.ZodType<Record<string, unknown>>>(
-  tool: Omit<ToolSpec, 'args'> & {
+export function defineTool<Services, Schema extends z.ZodType<Record<string, unknown>>>(
+  tool: Omit<ToolSpec, 'args' | 'reconciles'> & {
     args: Schema;
-    handler: (args: z.output<Schema>, ctx: ToolContext, input: ToolInput) => Promise<Observation>;
+    handler: (args: z.output<Schema>, ctx: ToolContext<Services>, input: ToolInput) => Promise<Observation>;
+    reconcile?: (input: ReconcileInput, ctx: ReconcileContext<Services>) => Promise<ReconcileOutput>;
   },
-): ToolDefinition {
-  return tool as unknown as ToolDefinition;
+): ToolDefinition<Services> {
+  return { ...tool, ...(tool.reconcile ? { reconciles: true } : {}) } as unknown as ToolDefinition<Services>;
 }

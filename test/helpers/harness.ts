@@ -9,7 +9,7 @@ import type { Client } from '@temporalio/client';
 import { createClient } from '../../client/connect';
 import { temporalEnv } from '../../runtime/temporal-env';
 import type { TemporalEnv } from '../../runtime/temporal-env';
-import { DEFAULT_ALLOWED_TOOLS } from '../../common/tool-catalog';
+import { DEFAULT_ALLOWED_TOOLS } from '../../domains/wired';
 import type { AgentInput, AgentResult } from '../../common/types';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -47,7 +47,7 @@ export const REFUND_SCENARIO_ROWS: Array<[number, string, boolean]> = [
 ];
 
 export function agentInput(overrides: Partial<AgentInput> = {}): AgentInput {
-  return { goal: REFUND_GOAL, user_id: 42, allow: [...DEFAULT_ALLOWED_TOOLS], ...overrides };
+  return { goal: REFUND_GOAL, principal: '42', allow: [...DEFAULT_ALLOWED_TOOLS], ...overrides };
 }
 
 export interface WorkerProcess {

@@ -4,12 +4,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { SEED_DATA } from '../../activities/tools/seed-data';
-import type { SupportData } from '../../activities/tools/seed-data';
+import { SEED_DATA } from '../../domains/support/seed-data';
+import type { SupportData } from '../../domains/support/seed-data';
 import { RefundService } from '../../activities/refunds/service';
 import type { Reply } from '../../scripts/scripted-llm-server';
 import { final } from '../../scripts/scripted-replies';
-import { DEFAULT_ALLOWED_TOOLS } from '../../common/tool-catalog';
+import { DEFAULT_ALLOWED_TOOLS } from '../../domains/wired';
 import type { ApprovalDecision, PendingApproval } from '../../common/approvals';
 import type { AgentInput, TraceEntry } from '../../common/types';
 import type { StopReason } from '../../common/stop-reasons';
@@ -83,7 +83,7 @@ export function refundGoal(userId: number): string {
 
 /** A refund run's input for `userId`: its goal, its principal, the refund tool allowed. */
 export function refundInput(userId: number, overrides: Partial<AgentInput> = {}): Partial<AgentInput> {
-  return { goal: refundGoal(userId), user_id: userId, allow: REFUND_ALLOW, ...overrides };
+  return { goal: refundGoal(userId), principal: String(userId), allow: REFUND_ALLOW, ...overrides };
 }
 
 /** `agent run` arguments for a refund run of `userId` (what an operator types). */

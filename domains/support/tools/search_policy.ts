@@ -1,21 +1,20 @@
 import { z } from 'zod';
-import { LOOKUP_OPTIONS } from './args';
-import type { PolicyDoc } from './support-data';
-import { defineTool } from './tool';
+import { defineSupportTool, LOOKUP_OPTIONS } from './args';
+import type { PolicyDoc } from '../data';
 
-export const searchPolicy = defineTool({
+export const searchPolicy = defineSupportTool({
   name: 'search_policy',
   description: 'Search refund and billing policy snippets',
   args: z.strictObject({ query: z.string().trim().min(1).max(500) }),
   ...LOOKUP_OPTIONS,
   freeText: ['query'],
   async handler({ query }, ctx) {
-    const matches = rankPolicies((await ctx.data()).policies, query);
+    const matches = rankPolicies((await ctx.services.data()).policies, query);
     return ctx.envelope('policy-docs', true, { matches });
   },
 });
 
-/** The seeds' keyword ranking: count query words found in title + snippet; top two, or the first doc. */
+/** Keyword ranking: count query words found in title + snippet; top two, or the first doc. */
 export function rankPolicies(docs: PolicyDoc[], query: string): PolicyDoc[] {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
   const score = (doc: PolicyDoc) => {

@@ -1,4 +1,4 @@
-// What the issue_refund tool needs from the refunds service (the system of record), as types:
+// What the refund tool needs from the refunds service (the system of record), as types:
 // activities/refunds/service.ts implements it on SQLite. Effect record states:
 //   planned    the request is recorded; no money has moved yet
 //   ambiguous  an attempt ended without reporting its outcome (it timed out or its worker died);
@@ -49,16 +49,12 @@ export interface RefundLedger {
   claim(key: string): RefundRecord | undefined;
   /** Confirms or rejects a held record, once, under the service's own rules; throws FencedError when stale. */
   confirm(request: ConfirmRequest): RefundRecord;
+  /** Closes an unfinished record as not made (rejection VOIDED), fencing off a hung attempt; returns the record. */
+  settle(key: string): RefundRecord | undefined;
 }
 
 /**
- * Fault injection, for tests and drills. On an effect's first attempt the activity stops
- * heartbeating and waits this long, as a worker that hangs (or is killed) at that point would;
- * Temporal then times the attempt out and the next attempt must reconcile. 0 (default) = off.
+ * The rejection recorded when a record nobody will finish is settled as not made (settle()): its
+ * run ended (cancel, deadline, failure) before the refund was committed.
  */
-export interface RefundFaults {
-  /** After the refund is planned, before it is committed ("timeout before commit"). */
-  pauseBeforeCommitMs: number;
-  /** After the refund is committed, before the activity reports back ("timeout after commit"). */
-  pauseAfterCommitMs: number;
-}
+export const VOIDED = 'voided';

@@ -1,7 +1,7 @@
-// The seeds' facts: two users, their billing, three policy documents.
-import type { SupportData } from '../../common/tools/support-data';
+// The support domain's built-in facts: two users, their billing, three policy documents.
+import type { SupportData } from './data';
 
-export type { BillingRecord, PolicyDoc, SupportData, UserProfile } from '../../common/tools/support-data';
+export type { BillingRecord, PolicyDoc, SupportData, UserProfile } from './data';
 
 export const SEED_DATA: SupportData = {
   users: {

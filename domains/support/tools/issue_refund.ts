@@ -2,13 +2,14 @@
 // idempotency key and passes it in; the handler asks the refunds service for that key FIRST, so
 // an attempt that follows a timeout or a dead worker reconciles against the system of record
 // instead of repeating the refund. A run never refunds twice.
-import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { z } from 'zod';
-import type { Observation } from '../observation';
-import { userId } from './args';
-import type { RefundRecord } from './refund-ledger';
-import { defineTool } from './tool';
-import type { ToolContext } from './tool';
+import type { Observation } from '../../../common/observation';
+import type { ToolContext } from '../../../common/tools/tool';
+import { reconcileRefund } from '../reconcile-refund';
+import type { RefundRecord } from '../refund-ledger';
+import { refundRules } from '../refund-rules';
+import type { SupportServices } from '../services';
+import { defineSupportTool, FOR_PRINCIPAL, userId } from './args';
 
 export const REFUND_SOURCE = 'refunds-service';
 
@@ -23,7 +24,7 @@ const amountUsd = z
   .refine((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, 'at most two decimals')
   .describe('USD, at most two decimals');
 
-export const issueRefund = defineTool({
+export const issueRefund = defineSupportTool({
   name: 'issue_refund',
   description:
     "Refund the user: sends money back to the original payment method. Needs an operator's approval; " +
@@ -35,11 +36,16 @@ export const issueRefund = defineTool({
   effectful: true,
   needsApproval: true,
   freeText: ['reason'],
+  ...FOR_PRINCIPAL,
+  policy: refundRules,
+  // The answer repeats the amount refunded: it must be one an observation shows.
+  statesFacts: true,
+  reconcile: reconcileRefund,
   async handler(args, ctx, input) {
     const key = input.idempotency_key;
     // Object-level authorisation at the tool as well as in the workflow's gate: this tool
     // refunds only the run's principal.
-    if (args.user_id !== input.principal_user_id) {
+    if (String(args.user_id) !== input.principal) {
       return ctx.envelope(REFUND_SOURCE, false, { rejected: 'not_principal', user_id: args.user_id });
     }
 
@@ -50,11 +56,8 @@ export const issueRefund = defineTool({
       stopHeartbeats(); // a hung worker sends no heartbeats
       await ctx.stall(ms); // worker shutdown still ends it
     };
-    const stopIfCancelled = () => {
-      if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? new CancelledFailure('cancelled');
-    };
     try {
-      const refunds = ctx.refunds();
+      const refunds = ctx.services.refunds();
       // 1. Reconcile by key before anything else: an earlier attempt (or an earlier run with the
       //    same workflow id) may already have acted.
       const existing = refunds.lookupByKey(key);
@@ -66,7 +69,7 @@ export const issueRefund = defineTool({
         // settling it now cannot make a second refund.
         held = refunds.claim(key);
       } else {
-        stopIfCancelled();
+        ctx.throwIfCancelled();
         stage = 'planning';
         const planned = refunds.plan({
           idempotency_key: key,
@@ -85,16 +88,13 @@ export const issueRefund = defineTool({
 
       // 2. The effect: confirmed or rejected exactly once, by the service, under its own rules;
       //    never once the run's cancel is recorded (the workflow then settles the record as not made).
-      stopIfCancelled();
+      ctx.throwIfCancelled();
       stage = 'checking the run';
       if (await ctx.runCancelRequested()) {
-        throw ApplicationFailure.nonRetryable(
-          `refund ${key} not committed: the run's cancel is recorded`,
-          RUN_CANCELLED_BEFORE_COMMIT,
-        );
+        throw ctx.failForGood(`refund ${key} not committed: the run's cancel is recorded`, RUN_CANCELLED_BEFORE_COMMIT);
       }
       stage = 'confirming';
-      const paid = (await ctx.data()).billing[String(args.user_id)]?.price_usd;
+      const paid = (await ctx.services.data()).billing[String(args.user_id)]?.price_usd;
       const record = refunds.confirm({ idempotency_key: key, fence: held.fence, paid_usd: paid });
       stage = 'committed';
 
@@ -103,7 +103,7 @@ export const issueRefund = defineTool({
     } catch (err) {
       if (err instanceof Error && err.name === 'FencedError') {
         // A newer attempt owns the record; this one reports nothing new and lets it finish.
-        throw ApplicationFailure.retryable(err.message, 'RefundFenced');
+        throw ctx.failRetryable(err.message, 'RefundFenced');
       }
       throw err;
     } finally {
@@ -112,7 +112,7 @@ export const issueRefund = defineTool({
   },
 });
 
-function outcome(ctx: ToolContext, record: RefundRecord, reconciled: boolean): Observation {
+function outcome(ctx: ToolContext<SupportServices>, record: RefundRecord, reconciled: boolean): Observation {
   const refund = {
     refund_id: record.id,
     user_id: record.user_id,

@@ -1,5 +1,5 @@
-// The facts the read-only tools answer from (the seeds' users, billing records and policy
-// documents). Only the shapes live here; where the data comes from is the activities' business.
+// The facts the support tools answer from (users, billing records and policy documents). Only
+// the shapes live here; where the data comes from is the worker's business (a file, the seed data).
 
 export interface UserProfile {
   id: number;

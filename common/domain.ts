@@ -1,0 +1,24 @@
+// A domain: the tools an agent works with, what they mean and whom a run acts for. The runtime
+// (workflows/, activities/, the CLI) reads tools only through these fields and hooks, never by
+// name, so a second domain is a folder under domains/ and one line where the worker wires it.
+import type { ToolDefinition } from './tools/tool';
+
+/** Whom a run acts for: an opaque string id, checked and shown the domain's way. */
+export interface PrincipalRule {
+  /** What a principal looks like, for error messages ("a user id: a positive integer"). */
+  describe: string;
+  /** Why `principal` is not a valid id of this domain (one line); undefined when it is. */
+  check: (principal: string) => string | undefined;
+  /** How the decision payload names the principal to the model. */
+  forModel: (principal: string) => Record<string, unknown>;
+}
+
+export interface Domain<Services = unknown> {
+  name: string;
+  tools: readonly ToolDefinition<Services>[];
+  /** Lines the system prompt adds for this domain's tools (rules the model must follow). */
+  policyText: string;
+  /** Every rule a tool of this domain may deny a call with (`policy_denied:<rule>`), explained. */
+  policyRules: Readonly<Record<string, string>>;
+  principal: PrincipalRule;
+}
