@@ -43,6 +43,14 @@ describe('bad input to agent run', () => {
         ['--allow', 'search_policy,search_policy'],
         /^agent: invalid run input: allow: allow lists a tool twice \(--allow\)/,
       ],
+      [
+        ['--principal', 'anna@example.com'],
+        /^agent: invalid run input: principal: "anna@example\.com" is not a support user id .+ \(--principal\/--user\); see `agent help run`$/,
+      ],
+      [
+        ['--user', '7', '--principal', '7'],
+        /^agent: give one of --principal, --user, --user-id; see `agent help run`$/,
+      ],
     ];
     for (const [flags, pattern] of cases) {
       const id = uniqueId('bad-run');
@@ -68,6 +76,7 @@ describe('bad input to agent run', () => {
       [{ budget: { max_steps: 0 } }, /budget\.max_steps/],
       [{ approval_timeout_seconds: 9_000_000_000_000 }, /approval_timeout_seconds/],
       [{ allow: ['get_user_profile', 'launch_missiles'] }, /unknown tool "launch_missiles"/],
+      [{ principal: '42x' }, /^invalid run input: principal: "42x" is not a support user id/],
       [{ carried }, /carried: set only by the workflow/],
     ];
     for (const [override, pattern] of bad) {

@@ -14,7 +14,7 @@ import { runUrl } from '../../runtime/temporal-env';
 import { followAndPrint } from './result';
 import { parseUsd } from '../usd';
 
-/** The support domain's demo user: whom a run acts for when neither --principal nor --user-id is given. */
+/** The support domain's demo user: whom a run acts for when no --principal (--user) is given. */
 export const DEFAULT_PRINCIPAL = '42';
 
 const spec = {
@@ -25,7 +25,8 @@ const spec = {
       value: 'ID',
       help: `whom the run acts for, as the domain spells it (default ${DEFAULT_PRINCIPAL}): ${WIRED_DOMAIN.principal.describe}`,
     },
-    'user-id': { kind: 'int', help: "the support domain's spelling of --principal: a user id (--user-id 42)" },
+    user: { kind: 'int', value: 'N', help: "the support domain's spelling of --principal: a user id (--user 42)" },
+    'user-id': { kind: 'int', help: 'the same as --user' },
     'max-steps': { kind: 'int', help: 'step budget: LLM decisions (default 8)' },
     'max-tool-calls': { kind: 'int', help: 'tool-call budget (default 6)' },
     'max-seconds': { kind: 'int', help: 'wall-clock budget of the whole run (default 60)' },
@@ -76,7 +77,7 @@ export function defaultWorkflowId(principal: string, now = new Date()): string {
 /** Input fields as the operator typed them. */
 const FLAG_OF: Record<string, string> = {
   goal: 'GOAL',
-  principal: '--principal/--user-id',
+  principal: '--principal/--user',
   'budget.max_steps': '--max-steps',
   'budget.max_tool_calls': '--max-tool-calls',
   'budget.max_seconds': '--max-seconds',
@@ -106,11 +107,10 @@ export const run = defineCommand({
     const goal = args.positionals[0]!;
     if (goal.trim() === '') throw new UsageError('the goal must not be empty', 'see `agent help run`');
     const { flags } = args;
-    if (flags.principal !== undefined && flags['user-id'] !== undefined)
-      throw new UsageError('give --principal or --user-id, not both', 'see `agent help run`');
+    const given = [flags.principal, flags.user, flags['user-id']].filter((v) => v !== undefined);
+    if (given.length > 1) throw new UsageError('give one of --principal, --user, --user-id', 'see `agent help run`');
     // The domain checks the id with the rest of the input below (one line, naming the flag).
-    const principal =
-      flags.principal ?? (flags['user-id'] !== undefined ? String(flags['user-id']) : DEFAULT_PRINCIPAL);
+    const principal = given.length > 0 ? String(given[0]) : DEFAULT_PRINCIPAL;
     const budget: Partial<Budget> = {};
     if (flags['max-steps'] !== undefined) budget.max_steps = flags['max-steps'];
     if (flags['max-tool-calls'] !== undefined) budget.max_tool_calls = flags['max-tool-calls'];
