@@ -13,6 +13,12 @@ export interface PrincipalRule {
   forModel: (principal: string) => Record<string, unknown>;
 }
 
+/**
+ * A domain. `Services` is what its handlers use (support: its data and refunds service); the worker
+ * builds them. A domain of pure functions over its data (domains/retail: `handler(db, args)`, a
+ * `kind` of read or write) fits as tools over `{ db }` whose handler envelopes the function's
+ * result, `effectful` for a write.
+ */
 export interface Domain<Services = unknown> {
   name: string;
   tools: readonly ToolDefinition<Services>[];

@@ -1,6 +1,6 @@
 // The domain the runtime runs: the workflow, the worker's activities and the CLI all read it from
 // here, and only through the Domain interface (common/domain.ts). A second domain is a folder
-// beside support/ and this one line.
+// beside support/, this one line, and the worker's factory of its services (activities/index.ts).
 import type { Domain } from '../common/domain';
 import { defaultAllowedTools, loopSignatureFor, registryOf } from '../common/tool-catalog';
 import type { ToolRegistry } from '../common/tool-catalog';

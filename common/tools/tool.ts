@@ -59,8 +59,6 @@ export interface ToolSpec extends ToolOptions {
   description: string;
   /** Enforced by the gateway; strict, so unknown arguments are rejected. */
   args: z.ZodType<Record<string, unknown>>;
-  /** Has a lookup by idempotency key (registered as the activity `reconcile_<name>`). */
-  reconciles?: boolean;
 }
 
 /**
@@ -125,11 +123,11 @@ export interface ToolDefinition<Services = unknown> extends ToolSpec {
 
 /** One tool, checked: the handler's arguments are the schema's output. */
 export function defineTool<Services, Schema extends z.ZodType<Record<string, unknown>>>(
-  tool: Omit<ToolSpec, 'args' | 'reconciles'> & {
+  tool: Omit<ToolSpec, 'args'> & {
     args: Schema;
     handler: (args: z.output<Schema>, ctx: ToolContext<Services>, input: ToolInput) => Promise<Observation>;
     reconcile?: (input: ReconcileInput, ctx: ReconcileContext<Services>) => Promise<ReconcileOutput>;
   },
 ): ToolDefinition<Services> {
-  return { ...tool, ...(tool.reconcile ? { reconciles: true } : {}) } as unknown as ToolDefinition<Services>;
+  return tool as unknown as ToolDefinition<Services>;
 }
