@@ -2,9 +2,7 @@
 // number has a floor and a ceiling: a value a timer or a loop cannot take would otherwise throw
 // inside workflow code, and a workflow task that throws is retried forever (a run no cancel ends).
 import { z } from 'zod';
-import type { Domain } from './domain';
 import { VALIDATOR_MODES } from './final-validator';
-import type { CarriedState } from './types';
 
 const DAY_SECONDS = 86_400;
 
@@ -57,9 +55,6 @@ const carriedSchema = z.object({
   human_wait_ms: z.number().finite().nonnegative().optional(),
 });
 
-/** The loose check above, typed as what the workflow wrote (the workflow is its only author). */
-const carried = carriedSchema.passthrough().transform((value) => value as unknown as CarriedState);
-
 export const agentInputSchema = z.strictObject({
   goal: z.string().trim().min(1, 'the goal must not be empty').max(INPUT_LIMITS.goal_chars),
   /** The principal the run acts for: an opaque id, in the form the domain checks at entry. */
@@ -92,26 +87,29 @@ export const agentInputSchema = z.strictObject({
    */
   validator: z.enum(VALIDATOR_MODES).optional(),
   /** Set by the workflow itself when it continues as new. */
-  carried: carried.optional(),
+  carried: carriedSchema.passthrough().optional(),
 });
 
-/** The workflow's input (field meanings: docs/architecture.md and the schema above). */
-export type AgentInput = z.output<typeof agentInputSchema>;
+export type InputCheck = { ok: true } | { ok: false; error: string };
 
-export type InputCheck = { ok: true; input: AgentInput } | { ok: false; error: string };
+/** What the domain adds to the schema (a Domain, common/domain.ts, is one). */
+export interface InputRules {
+  tools: readonly { name: string }[];
+  principal: { check: (principal: string) => string | undefined };
+}
 
 /**
  * One line an operator can act on: the first problem, with its path ("budget.max_steps: ...").
  * The domain adds what the schema cannot know: its tool names and what its principal looks like.
  */
-export function checkAgentInput(raw: unknown, domain: Domain): InputCheck {
+export function checkAgentInput(raw: unknown, domain: InputRules): InputCheck {
   const parsed = agentInputSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const where = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
     return { ok: false, error: `invalid run input: ${where}${oneLine(issue.message)}` };
   }
-  const input = raw as AgentInput;
+  const input = parsed.data;
   const known = domain.tools.map((tool) => tool.name);
   const unknown = input.allow.findIndex((name) => !known.includes(name));
   if (unknown >= 0) {
@@ -123,7 +121,7 @@ export function checkAgentInput(raw: unknown, domain: Domain): InputCheck {
   }
   const problem = domain.principal.check(input.principal);
   if (problem !== undefined) return { ok: false, error: `invalid run input: principal: ${oneLine(problem)}` };
-  return { ok: true, input };
+  return { ok: true };
 }
 
 function oneLine(text: string): string {

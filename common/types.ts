@@ -8,9 +8,14 @@ import type { CatalogEntry } from './tools/catalog-entry';
 import type { StopReason } from './stop-reasons';
 import type { ApprovalDecision, PendingApproval } from './approvals';
 import type { ClaimText, ValidatorMode } from './final-validator';
+import type { z } from 'zod';
+import type { agentInputSchema } from './input';
 
-/** The workflow's input: one source, the schema the run and the CLI check it with (common/input.ts). */
-export type { AgentInput } from './input';
+/**
+ * The workflow's input: one source, the schema the run and the CLI check it with (common/input.ts,
+ * field meanings there), with `carried` typed as what the workflow writes (its only author).
+ */
+export type AgentInput = Omit<z.output<typeof agentInputSchema>, 'carried'> & { carried?: CarriedState };
 
 /**
  * What one run hands to the next when it continues as new. Bounded (see carry.ts): a tail of the
