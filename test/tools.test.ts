@@ -120,7 +120,29 @@ describe('the shipped tools', () => {
       const { $schema: _dialect, ...schema } = z.toJSONSchema(tool.args, { io: 'input' });
       assert.deepEqual(entry, { name: tool.name, description: tool.description, args: schema });
       assert.equal((activities[tool.name] as { name: string }).name, tool.name);
+      // A reconcile hook is the activity reconcile_<name>; a tool without one has none.
+      assert.equal(`reconcile_${tool.name}` in activities, tool.reconcile !== undefined, tool.name);
     }
+    assert.deepEqual(
+      TOOLS.filter((tool) => tool.reconcile).map((tool) => tool.name),
+      ['issue_refund'],
+    );
+  });
+
+  it('what each means to the runtime is in its definition', () => {
+    const meaning = (name: string) => {
+      const t = TOOL_REGISTRY[name]!;
+      return [
+        t.effectful === true,
+        t.needsApproval === true,
+        t.principalArg,
+        t.policy !== undefined,
+        t.statesFacts === true,
+      ];
+    };
+    assert.deepEqual(meaning('get_user_profile'), [false, false, 'user_id', false, false]);
+    assert.deepEqual(meaning('search_policy'), [false, false, undefined, false, false]);
+    assert.deepEqual(meaning('issue_refund'), [true, true, 'user_id', true, true]);
   });
 
   it('the model is told what the schema allows: an amount in USD with two decimals, no other keys', () => {
