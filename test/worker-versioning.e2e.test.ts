@@ -1,13 +1,18 @@
 // Worker Deployment Versions: a run started on version A stays on A (PINNED) after an operator makes
 // version B current with Temporal's own CLI, and finishes on A's worker; a run started after that
-// goes to B. Each worker is a real `npm run worker` process with AGENT_WORKER_VERSIONING=1.
-import { describe, it } from 'node:test';
+// goes to B. Each worker is a real `npm run worker` process with AGENT_WORKER_VERSIONING=1. The
+// fleet-wide LLM limiter, which never ends, is not pinned: it moves to B once B is current.
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { runResult } from '../client/agent-client';
+import { limiterWorkflowId } from '../common/llm-limiter';
 import { buildIdFromEnv } from '../worker/build-id';
 import { pendingApproval } from '../client/approvals';
 import { eventually, uniqueId } from './helpers/harness';
@@ -21,12 +26,20 @@ const EventType = temporal.api.enums.v1.EventType;
 
 const fixture = agentFixture({ queue: 'versions', refunds: true, worker: false });
 const deploymentName = uniqueId('agent-deployment');
+// A limiter of this file's own: its scope is the model, a made-up one with a price (docs/cost.md).
+const MODEL = uniqueId('versioning-model');
+const PRICES_DIR = mkdtempSync(path.join(tmpdir(), 'versioning-prices-'));
+const PRICES_FILE = path.join(PRICES_DIR, 'prices.json');
+writeFileSync(PRICES_FILE, JSON.stringify({ [MODEL]: { input_usd_per_mtok: 0.4, output_usd_per_mtok: 1.6 } }));
 
 /** A worker of the test's deployment; without a build id, the one `npm run build` recorded. */
 function versionedWorker(buildId?: string): WorkerProcess {
   return fixture.startWorker({
     AGENT_WORKER_VERSIONING: '1',
     AGENT_DEPLOYMENT_NAME: deploymentName,
+    OPENAI_MODEL: MODEL,
+    AGENT_PRICES_FILE: PRICES_FILE,
+    AGENT_LLM_TPM: '1000000',
     ...(buildId ? { AGENT_BUILD_ID: buildId } : {}),
   });
 }
@@ -63,6 +76,7 @@ async function temporalCli(args: string[]): Promise<void> {
 }
 
 describe('worker deployment versions', () => {
+  after(() => rmSync(PRICES_DIR, { recursive: true, force: true }));
   it('a run pinned to A finishes on A after B is made current; a new run goes to B', async () => {
     const buildA = buildIdFromEnv({});
     assert.match(buildA, /^\d+\.\d+\.\d+(\+[0-9a-f]+)?$/, 'the package version and the commit');
@@ -120,5 +134,16 @@ describe('worker deployment versions', () => {
     const newTasks = await workflowTaskCompletions(next.id);
     assert.ok(newTasks.length >= 1);
     for (const task of newTasks) assert.deepEqual(task, ['build-b', workerB.identity]);
+
+    // The limiter granted both runs' decisions: it started on A and follows the current version.
+    const limiter = limiterWorkflowId(MODEL);
+    const limiterInfo = (await fixture.client.workflow.getHandle(limiter).describe()).raw.workflowExecutionInfo;
+    assert.equal(
+      limiterInfo?.versioningInfo?.behavior,
+      temporal.api.enums.v1.VersioningBehavior.VERSIONING_BEHAVIOR_AUTO_UPGRADE,
+    );
+    const limiterTasks = await workflowTaskCompletions(limiter);
+    assert.deepEqual(limiterTasks[0], [buildA, workerA.identity]);
+    assert.deepEqual(limiterTasks.at(-1), ['build-b', workerB.identity]);
   });
 });
