@@ -176,7 +176,7 @@ export async function llmLimiter(input: LimiterInput): Promise<void> {
 setWorkflowOptions(
   () => ({
     failureExceptionTypes: [Error],
-    ...(workflowInfo().currentDeploymentVersion ? { versioningBehavior: 'AUTO_UPGRADE' as const } : {}),
+    ...(workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'AUTO_UPGRADE' as const } : {}),
   }),
   llmLimiter,
 );
