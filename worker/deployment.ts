@@ -38,27 +38,44 @@ export async function becomeCurrentIfNone(
   identity: string,
 ): Promise<boolean> {
   const service = connection.workflowService;
-  let conflictToken: Uint8Array | undefined;
+  const describe = () => service.describeWorkerDeployment({ namespace, deploymentName: deployment.deploymentName });
+  const hasCurrent = (d: Described | undefined) =>
+    Boolean(d?.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId);
+  const described = await describeOnceCreated(describe);
+  if (hasCurrent(described)) return false;
   try {
-    const described = await service.describeWorkerDeployment({ namespace, deploymentName: deployment.deploymentName });
-    const routing = described.workerDeploymentInfo?.routingConfig;
-    if (routing?.currentDeploymentVersion?.buildId) return false;
-    conflictToken = described.conflictToken ?? undefined;
+    await service.setWorkerDeploymentCurrentVersion({
+      namespace,
+      deploymentName: deployment.deploymentName,
+      buildId: deployment.buildId,
+      identity,
+      // The version may not be registered yet (its first poll is on its way); no need to wait for it.
+      allowNoPollers: true,
+      // Set only if nobody changed the deployment since it was read.
+      ...(described?.conflictToken?.length ? { conflictToken: described.conflictToken } : {}),
+    });
+    return true;
   } catch (err) {
-    // NOT_FOUND: the deployment does not exist yet; the worker's poll creates it.
-    if ((err as { code?: number }).code !== GRPC_NOT_FOUND) throw err;
+    // Another worker of the fleet (`--scale worker=3`) made a version current first: fine.
+    if (hasCurrent(await describe())) return false;
+    throw err;
   }
-  await service.setWorkerDeploymentCurrentVersion({
-    namespace,
-    deploymentName: deployment.deploymentName,
-    buildId: deployment.buildId,
-    identity,
-    // The version may not be registered yet (its first poll is on its way); no need to wait for it.
-    allowNoPollers: true,
-    // Another worker of the fleet that made a version current first wins; this call then fails.
-    ...(conflictToken ? { conflictToken } : {}),
-  });
-  return true;
+}
+
+type Described = Awaited<ReturnType<NativeConnection['workflowService']['describeWorkerDeployment']>>;
+
+/** The deployment as the server has it; a worker's first poll creates it, shortly after the poll starts. */
+async function describeOnceCreated(describe: () => Promise<Described>): Promise<Described | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await describe();
+    } catch (err) {
+      if ((err as { code?: number }).code !== GRPC_NOT_FOUND) throw err;
+      // Still missing after a few seconds: set it without a conflict token.
+      if (attempt >= 25) return undefined;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
 }
 
 const GRPC_NOT_FOUND = 5;
