@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { isServerReachable, startDevServer } from './dev-server';
 import { keyringFromEnv } from '../runtime/codec/keyring';
-import { DEFAULT_CODEC_PORT } from '../client/codec/http-server';
+import { DEFAULT_CODEC_PORT } from '../codec-server/http-server';
 import { repoRoot } from './repo-root';
 
 function envPort(name: string, fallback: number): number {

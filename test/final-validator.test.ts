@@ -19,7 +19,7 @@ import { DECISION_SUMMARY_MAX_CHARS, validateAction } from '../common/contract';
 import { finalMove } from '../workflows/step';
 import type { HistoryEntry } from '../common/types';
 import { stableJson } from '../common/hash';
-import { formatResult, formatTraceEntry } from '../client/format';
+import { formatResult, formatTraceEntry } from '../cli/format';
 
 const observation = (tool: string, data: unknown, source = tool): Observation => ({
   tool,

@@ -4,8 +4,8 @@
 // follows a run live until it ends.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Reply } from '../scripts/scripted-llm-server';
-import { final, tool } from '../scripts/scripted-replies';
+import type { Reply } from '../testing/scripted-llm-server';
+import { final, tool } from '../testing/scripted-replies';
 import { runResult, startRun } from '../client/agent-client';
 import type { AgentInput } from '../common/types';
 import { agentInput, eventually, uniqueId } from './helpers/harness';

@@ -6,8 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { canConfirm, confirm } from '../client/confirm';
-import { formatDuration, parseDuration } from '../client/duration';
+import { canConfirm, confirm } from '../cli/confirm';
+import { formatDuration, parseDuration } from '../cli/duration';
 import { FilterError, runQuery } from '../client/run-query';
 import {
   connectionOptions,
@@ -16,8 +16,8 @@ import {
   temporalEnv,
   unreachableMessage,
 } from '../runtime/temporal-env';
-import { EXIT, exitCodeOf } from '../client/exit-codes';
-import { snakeCaseKeys } from '../client/output';
+import { EXIT, exitCodeOf } from '../cli/exit-codes';
+import { snakeCaseKeys } from '../cli/output';
 import type { StopReason } from '../common/stop-reasons';
 import { metricsPortFromEnv } from '../worker/metrics-server';
 import { stopReasonLabel, toolLabel } from '../worker/metrics';

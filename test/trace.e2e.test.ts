@@ -4,8 +4,8 @@
 // result (trace, observations, usage) and the LLM requests the scripted model received.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { final, tool } from '../scripts/scripted-replies';
-import type { Reply } from '../scripts/scripted-llm-server';
+import { final, tool } from '../testing/scripted-replies';
+import type { Reply } from '../testing/scripted-llm-server';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';

@@ -19,7 +19,7 @@ export interface Io {
   stderr: Writable;
 }
 
-/** A command's module (client/commands/*.ts): its argument table, usage text and what it does. */
+/** A command's module (cli/commands/*.ts): its argument table, usage text and what it does. */
 export interface Command<S extends ArgsSpec = ArgsSpec> {
   spec: S;
   /** Full usage text: synopsis, arguments and flags. */
@@ -90,7 +90,7 @@ export async function connectClient(
   if (!(await tcpOpen(env.address, CONNECT_TIMEOUT_MS))) throw unreachable(env);
   // Loaded here, not at the top: commands that never connect (help, --query) start faster.
   const { Connection } = await import('@temporalio/client');
-  const { newClient } = await import('./connect');
+  const { newClient } = await import('../client/connect');
   let connection: Connection;
   try {
     connection = await Connection.connect({ ...connectionOptions(env), connectTimeout: CONNECT_TIMEOUT_MS });

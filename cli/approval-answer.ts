@@ -1,8 +1,8 @@
 // What `approve`, `reject` and `answer` share: find the run, send the `approval` Update with a
 // deadline (it needs a worker), and turn every refusal into one line on stderr (exit 1).
-import { RunNotFoundError } from './run-id';
-import { ApprovalError, answerApproval } from './approvals';
-import type { ApprovalRequest } from './approvals';
+import { RunNotFoundError } from '../client/run-id';
+import { ApprovalError, answerApproval } from '../client/approvals';
+import type { ApprovalRequest } from '../client/approvals';
 import type { CommandContext } from './cli-context';
 import { CliError, line, printJson, withDeadline } from './cli-context';
 import { formatReceipt } from './format-approval';

@@ -4,9 +4,9 @@
 import { usageText } from '../cli-args';
 import { defineCommand, line, printJson } from '../cli-context';
 import { formatTable, formatUsd } from '../format';
-import { rebuildTrace } from '../history-trace';
-import type { RebuiltTrace, StepEvent } from '../history-trace';
-import { fetchRunChain, payloadDecoder } from '../run-history';
+import { rebuildTrace } from '../../client/history-trace';
+import type { RebuiltTrace, StepEvent } from '../../client/history-trace';
+import { fetchRunChain, payloadDecoder } from '../../client/run-history';
 import { runUrl } from '../../runtime/temporal-env';
 import { snakeCaseKeys } from '../output';
 import { terminalSafeJson } from '../terminal-text';

@@ -1,8 +1,8 @@
 // A worker's cold start: from spawning `node dist/worker/main.js` (what `npm start` runs) until the
 // server sees it polling: its identity among the workflow pollers of its task queue
 // (describeTaskQueue). Each run is a new process on a task queue of its own, stopped once it polls.
-// The benchmark (scripts/bench.ts) prints it; alone:
-//   node dist/scripts/bench-worker-start.js [--runs N] [--entry other/dist/worker/main.js]   (TEMPORAL_ADDRESS: a running server)
+// The benchmark (bench/main.ts) prints it; alone:
+//   node dist/bench/worker-start.js [--runs N] [--entry other/dist/worker/main.js]   (TEMPORAL_ADDRESS: a running server)
 import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import * as path from 'node:path';
@@ -10,8 +10,8 @@ import { parseArgs } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { temporalEnv } from '../runtime/temporal-env';
-import { median, procCpuMs, summarize } from './bench-stats';
-import type { Summary } from './bench-stats';
+import { median, procCpuMs, summarize } from './stats';
+import type { Summary } from './stats';
 
 export const WORKER_ENTRY = path.resolve(__dirname, '..', 'worker', 'main.js');
 const PREBUILT_LINE = 'workflow code from the prebuilt bundle';

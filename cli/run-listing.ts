@@ -6,8 +6,8 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { UsageError } from './cli-args';
 import { CliError } from './cli-context';
 import { parseDuration } from './duration';
-import { FilterError, runQuery, usesAgentAttributes } from './run-query';
-import type { RunFilter } from './run-query';
+import { FilterError, runQuery, usesAgentAttributes } from '../client/run-query';
+import type { RunFilter } from '../client/run-query';
 import {
   AGENT_PRINCIPAL,
   AGENT_STATUS,
@@ -15,14 +15,14 @@ import {
   AGENT_STOP_REASON,
   AGENT_TOOL_CALLS,
 } from '../common/search-attributes';
-import { registrationHint } from './search-attribute-check';
+import { registrationHint } from '../client/search-attribute-check';
 import { EFFECTS_MEMO } from '../common/types';
 import type { EffectCounts } from '../common/types';
 import { effectCountsOf } from './format-effects';
-import { mapPool } from './concurrency';
-import { chainStart, describeChain } from './run-chain';
-import type { ChainStart, RunChain } from './run-chain';
-import { RunNotFoundError } from './run-id';
+import { mapPool } from '../client/concurrency';
+import { chainStart, describeChain } from '../client/run-chain';
+import type { ChainStart, RunChain } from '../client/run-chain';
+import { RunNotFoundError } from '../client/run-id';
 
 export const FILTER_FLAGS = {
   status: { kind: 'list', value: 'S,..', help: 'only runs with this status: running, ok, stopped, cancelled' },

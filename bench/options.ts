@@ -66,7 +66,7 @@ export const HELP = `npm run bench -- [flags]
   --history-at a,b         history: steps to report (10,200)
   --continue-as-new-every N  history: the run's continue_as_new_every (default: the workflow's)
   --cancel-trials N        cancel via the client API (quick 5, full 20)
-  --cli-cancel-trials N    cancel via \`agent cancel\` (the CLI process), when dist/client/cli.js exists (quick 2, full 5)
+  --cli-cancel-trials N    cancel via \`agent cancel\` (the CLI process), when dist/cli/cli.js exists (quick 2, full 5)
   --crash-trials N         SIGKILL trials per mode (quick 2, full 5)
   --crash-modes a,b        restart (new worker after the kill), standby (a second worker already polls)
   --crash-latency ms       decision latency of the re-run call in the crash phase (50)

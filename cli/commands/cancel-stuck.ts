@@ -22,7 +22,7 @@ import type { RunEnding } from '../cancel-run';
 import { UsageError } from '../cli-args';
 import type { CommandContext } from '../cli-context';
 import { CliError, line, printJson, progressOut } from '../cli-context';
-import { mapPool } from '../concurrency';
+import { mapPool } from '../../client/concurrency';
 import { canConfirm, confirm } from '../confirm';
 import type { Stdin } from '../confirm';
 import { formatDuration, parseDuration } from '../duration';

@@ -4,7 +4,7 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent';
 import type { AgentResult, AgentState, EffectEntry, TraceEntry } from '../common/types';
-import { runResult, runState } from './agent-client';
+import { runResult, runState } from '../client/agent-client';
 import { formatPhase, formatTraceEntry, formatUsd } from './format';
 import { formatEffect } from './format-effects';
 

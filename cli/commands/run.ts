@@ -6,7 +6,7 @@ import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from '../../common/approvals';
 import type { Budget } from '../../common/budget';
 import type { AgentInput } from '../../common/types';
 import type { ValidatorMode } from '../../common/final-validator';
-import { checkRunInput, InvalidRunInputError, startRun } from '../agent-client';
+import { checkRunInput, InvalidRunInputError, startRun } from '../../client/agent-client';
 import { UsageError, usageText } from '../cli-args';
 import { CliError, defineCommand, line, printJson, progressOut } from '../cli-context';
 import { EXIT } from '../exit-codes';

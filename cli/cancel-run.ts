@@ -5,12 +5,12 @@ import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { AGENT_STOP_REASON } from '../common/search-attributes';
 import { EFFECTS_MEMO } from '../common/types';
 import type { AgentResult, EffectCounts } from '../common/types';
-import { cancelRun, RunNotFoundError, runResult } from './agent-client';
+import { cancelRun, RunNotFoundError, runResult } from '../client/agent-client';
 import { grpcCodeOf, isDeadlineExceeded, withDeadline } from './cli-context';
 import { effectCountsOf, formatEffectCounts, formatEffects } from './format-effects';
 import { EXIT } from './exit-codes';
 import { formatUsage } from './format';
-import type { RunChain } from './run-chain';
+import type { RunChain } from '../client/run-chain';
 
 /** Exit code of `cancel`: the cancel was requested but the run had not ended when the grace period was over. */
 export const EXIT_STILL_RUNNING = EXIT.STILL_RUNNING;

@@ -2,7 +2,7 @@
 // result comes from the memo the workflow left). Exits with the code of how the run ended.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { reactAgent } from '../../workflows/agent';
-import { existingRun } from '../agent-client';
+import { existingRun } from '../../client/agent-client';
 import { usageText } from '../cli-args';
 import type { CommandContext } from '../cli-context';
 import { defineCommand, line, printJson, progressOut } from '../cli-context';
@@ -27,7 +27,7 @@ export interface FollowPrinting {
  * Follows the run to its end and prints it: text, progress lines then the result block;
  * -o json, progress on stderr and the result (AgentResult) as one document on stdout;
  * -o jsonl, one line per event ({type: step | phase | effect, time, ...}) then {type: "result", result}.
- * Returns the exit code of how the run ended (client/exit-codes.ts).
+ * Returns the exit code of how the run ended (cli/exit-codes.ts).
  */
 export async function followAndPrint(
   client: Client,

@@ -3,7 +3,7 @@
 // Dispatches to a table of commands (one file each under commands/, loaded only when it runs, so
 // a command pays for nothing it does not use); adding a command is one file plus one line in COMMANDS.
 // Flags every command takes (-o, --address, --namespace, --profile) may also come before the command.
-// Errors become one line on stderr and an exit code (client/exit-codes.ts), never a stack trace.
+// Errors become one line on stderr and an exit code (cli/exit-codes.ts), never a stack trace.
 import { readFileSync } from 'node:fs';
 import nodeModule from 'node:module';
 import * as path from 'node:path';
@@ -192,7 +192,7 @@ async function describeError(err: unknown, env: TemporalEnv | undefined): Promis
     return { message: err.hint ? `${err.message}; ${err.hint}` : err.message, code: EXIT.USAGE };
   if (err instanceof CliError) return { message: err.message, code: err.exitCode };
   // The classes below live in modules a command has loaded if it could throw them.
-  const { InvalidRunIdError, RunNotFoundError } = await import('./run-id');
+  const { InvalidRunIdError, RunNotFoundError } = await import('../client/run-id');
   if (err instanceof RunNotFoundError) return { message: err.message, code: EXIT.ERROR };
   if (err instanceof InvalidRunIdError) return { message: err.message, code: EXIT.USAGE };
   if (err instanceof Error && err.name === 'InvalidRunInputError') return { message: err.message, code: EXIT.USAGE };

@@ -1,13 +1,13 @@
 // `npm run bench [-- --quick] [flags]`: what durability costs per step, how far one worker scales,
 // how fast a run recovers. Starts its own Temporal dev server (fresh SQLite file, free ports), a
-// scripted OpenAI-compatible LLM server in this process, worker processes (scripts/bench-worker.ts:
-// the shipped createAgentWorker) and a plain in-process loop (scripts/bench-baseline.ts), then
+// scripted OpenAI-compatible LLM server in this process, worker processes (bench/worker.ts:
+// the shipped createAgentWorker) and a plain in-process loop (bench/baseline.ts), then
 // prints one table and writes bench-results/bench.{json,md}. Progress goes to stderr.
 // docs/benchmark.md explains the method, the tuning and the results. `--help` lists the flags.
-import { measureCliColdStart } from './bench-cli-start';
-import type { CliStartResult } from './bench-cli-start';
-import { measureWorkerStart } from './bench-worker-start';
-import type { WorkerStartResult } from './bench-worker-start';
+import { measureCliColdStart } from './cli-start';
+import type { CliStartResult } from './cli-start';
+import { measureWorkerStart } from './worker-start';
+import type { WorkerStartResult } from './worker-start';
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
@@ -24,11 +24,11 @@ import { cancelRun, runResult, startRun } from '../client/agent-client';
 import { PREBUILT_BUNDLES, bundleStaleness } from '../worker/workflow-bundle';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import type { AgentInput, AgentResult } from '../common/types';
-import { chainCost } from './bench-history';
-import type { ChainCost } from './bench-history';
-import type { InProcessReply } from './bench-baseline';
-import { benchInput, scenarioScript } from './bench-scenario';
-import type { ScenarioOptions } from './bench-scenario';
+import { chainCost } from './history';
+import type { ChainCost } from './history';
+import type { InProcessReply } from './baseline';
+import { benchInput, scenarioScript } from './scenario';
+import type { ScenarioOptions } from './scenario';
 import {
   bytes,
   markdownTable,
@@ -41,20 +41,20 @@ import {
   signed,
   summarize,
   textTable,
-} from './bench-stats';
-import type { Summary } from './bench-stats';
+} from './stats';
+import type { Summary } from './stats';
 import { mapPool } from '../client/concurrency';
-import type { WorkerStats } from './bench-stats';
-import { parseBenchArgs } from './bench-options';
-import type { CrashMode, Options } from './bench-options';
-import { startDevServer } from './dev-server';
-import { startPostgresServer } from './postgres-server';
-import { findPostgresBinDir } from './postgres-binaries';
-import type { PostgresTemporalServer } from './postgres-server';
-import type { TemporalServerHandle } from './server-handle';
-import { findOrBuildTemporalCli } from './temporal-cli';
-import { ScriptedLlmServer } from './scripted-llm-server';
-import type { RecordedRequest } from './scripted-llm-server';
+import type { WorkerStats } from './stats';
+import { parseBenchArgs } from './options';
+import type { CrashMode, Options } from './options';
+import { startDevServer } from '../scripts/dev-server';
+import { startPostgresServer } from '../scripts/postgres-server';
+import { findPostgresBinDir } from '../scripts/postgres-binaries';
+import type { PostgresTemporalServer } from '../scripts/postgres-server';
+import type { TemporalServerHandle } from '../scripts/server-handle';
+import { findOrBuildTemporalCli } from '../scripts/temporal-cli';
+import { ScriptedLlmServer } from '../testing/scripted-llm-server';
+import type { RecordedRequest } from '../testing/scripted-llm-server';
 
 const execFileP = promisify(execFile);
 const DIST = path.resolve(__dirname, '..');
@@ -130,7 +130,7 @@ function startWorker(ctx: Ctx, taskQueue: string, what: string, extraEnv: Record
   const logFile = path.join(ctx.logDir, `worker-${n}-${what}.log`);
   const fd = fs.openSync(logFile, 'a');
   const spawnedAt = Date.now();
-  const proc = fork(path.join(DIST, 'scripts', 'bench-worker.js'), [], {
+  const proc = fork(path.join(DIST, 'bench', 'worker.js'), [], {
     env: {
       ...process.env,
       TEMPORAL_ADDRESS: ctx.server.address,
@@ -323,7 +323,7 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
   const worker = startWorker(ctx, tq, 'overhead');
   // Its activity log lines go to a file, as the worker's do (same logger, same cost).
   const inprocLog = fs.openSync(path.join(ctx.logDir, 'in-process-baseline.log'), 'a');
-  const inproc = fork(path.join(DIST, 'scripts', 'bench-baseline.js'), [], {
+  const inproc = fork(path.join(DIST, 'bench', 'baseline.js'), [], {
     env: { ...process.env, OPENAI_BASE_URL: ctx.llm.baseUrl, OPENAI_API_KEY: 'bench', OPENAI_TIMEOUT_SECONDS: '120' },
     stdio: ['ignore', inprocLog, inprocLog, 'ipc'],
   });
@@ -698,7 +698,7 @@ async function phaseCancel(ctx: Ctx): Promise<CancelReport> {
   const env = envFor(ctx, tq);
   const worker = startWorker(ctx, tq, 'cancel');
   const rand = prng(opts.seed);
-  const cliJs = path.join(DIST, 'client', 'cli.js');
+  const cliJs = path.join(DIST, 'cli', 'cli.js');
   const hasCli = fs.existsSync(cliJs);
   const trials: CancelTrial[] = [];
   try {
@@ -707,7 +707,7 @@ async function phaseCancel(ctx: Ctx): Promise<CancelReport> {
       ...Array<'api'>(opts.cancelTrials).fill('api'),
       ...(hasCli ? Array<'cli'>(opts.cliCancelTrials).fill('cli') : []),
     ];
-    if (!hasCli) progress('cancel: dist/client/cli.js not found, measuring through the client API only');
+    if (!hasCli) progress('cancel: dist/cli/cli.js not found, measuring through the client API only');
     for (const [n, via] of plan.entries()) {
       const id = newId('cancel');
       ctx.scenarios.set(id, { steps: opts.steps, delayMs: 0, hangAt: () => 2 });

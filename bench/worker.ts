@@ -15,7 +15,7 @@ import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { createAgentWorker } from '../worker/create-worker';
 import { createAgentMetrics } from '../worker/metrics';
 import { freeLoopbackPort } from '../worker/metrics-server';
-import { readStats } from './bench-stats';
+import { readStats } from './stats';
 
 async function main(): Promise<void> {
   const env = temporalEnv();

@@ -1,7 +1,7 @@
 // `agent watch ID`: live progress of a run, step by step (the `state` query, polled), each line
 // time-stamped, until the run ends; then its result. A run that has already ended prints its
 // steps and result at once. Ctrl-C stops watching, not the run. Exits like `result`.
-import { existingRun } from '../agent-client';
+import { existingRun } from '../../client/agent-client';
 import { usageText } from '../cli-args';
 import { defineCommand, line, progressOut } from '../cli-context';
 import { runUrl } from '../../runtime/temporal-env';

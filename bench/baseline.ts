@@ -9,7 +9,7 @@
 // answers in time (approval_timeout), without the wait. Continue-as-new keeps the run in place with
 // the bounded state the workflow would carry.
 //
-// Run as a child process by scripts/bench.ts (IPC: {type:'run', ...} -> {type:'done', ...}), so
+// Run as a child process by bench/main.ts (IPC: {type:'run', ...} -> {type:'done', ...}), so
 // it gets its own event loop and CPU accounting, like the worker process it is compared with.
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
@@ -33,7 +33,7 @@ import { decideKey, toolKey } from '../workflows/idempotency';
 import { checkPrincipalPolicy } from '../workflows/policy';
 import { approvalMove, decideMove, escalationMove, startStep, toolAnswered, toolFailedMove } from '../workflows/step';
 import type { StepCounters, StepRules, StopMove } from '../workflows/step';
-import { readStats } from './bench-stats';
+import { readStats } from './stats';
 
 type Activities = ReturnType<typeof createActivities>;
 type ToolFn = (input: Tagged<ToolInput>) => Promise<Observation>;
@@ -204,7 +204,7 @@ export async function runInProcess(
   }
 }
 
-// ---- child-process entry (scripts/bench.ts forks this file) --------------------------------
+// ---- child-process entry (bench/main.ts forks this file) --------------------------------
 
 export interface InProcessRequest {
   type: 'run';
@@ -222,7 +222,7 @@ export interface InProcessReply {
 }
 
 if (require.main === module && process.send) {
-  // The same environment-driven config the worker process uses (scripts/bench-worker.ts).
+  // The same environment-driven config the worker process uses (bench/worker.ts).
   const activities = createActivities({ llm: llmConfigFromEnv(), data: async () => SEED_DATA });
   process.on('message', (msg: InProcessRequest | { type: 'stats' }) => {
     if (msg?.type === 'stats') {

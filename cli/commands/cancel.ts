@@ -18,7 +18,7 @@ import type { CommandContext } from '../cli-context';
 import { CliError, defineCommand, line, printJson, progressOut } from '../cli-context';
 import { formatDuration, parseDuration } from '../duration';
 import { effectCountsOf, formatEffectCounts } from '../format-effects';
-import { describeChain } from '../run-chain';
+import { describeChain } from '../../client/run-chain';
 import { diagnose, stuckFacts } from '../stuck-diagnosis';
 import { EFFECTS_MEMO } from '../../common/types';
 import { cancelStuck } from './cancel-stuck';

@@ -1,14 +1,14 @@
-// The CLI's cold start: how long `node dist/client/cli.js <args>` takes from spawn to exit, as the
+// The CLI's cold start: how long `node dist/cli/cli.js <args>` takes from spawn to exit, as the
 // median of several runs (each a new process: nothing is warm but the OS's file cache). The
-// benchmark (scripts/bench.ts) prints it; alone:
-//   node dist/scripts/bench-cli-start.js [--runs N] [-- list -o json]   (TEMPORAL_ADDRESS: a running server)
+// benchmark (bench/main.ts) prints it; alone:
+//   node dist/bench/cli-start.js [--runs N] [-- list -o json]   (TEMPORAL_ADDRESS: a running server)
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { median, summarize } from './bench-stats';
-import type { Summary } from './bench-stats';
+import { median, summarize } from './stats';
+import type { Summary } from './stats';
 
-export const CLI_ENTRY = path.resolve(__dirname, '..', 'client', 'cli.js');
+export const CLI_ENTRY = path.resolve(__dirname, '..', 'cli', 'cli.js');
 export const DEFAULT_CLI_ARGS: readonly string[] = ['list', '-o', 'json'];
 
 export interface CliStartOptions {
@@ -18,7 +18,7 @@ export interface CliStartOptions {
   runs?: number;
   /** The environment of each run (default: this process's): TEMPORAL_ADDRESS and so on. */
   env?: NodeJS.ProcessEnv;
-  /** The CLI's entry file (default: this build's dist/client/cli.js). */
+  /** The CLI's entry file (default: this build's dist/cli/cli.js). */
   entry?: string;
 }
 

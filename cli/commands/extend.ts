@@ -2,10 +2,10 @@
 // that waits for a top-up (`agent run --topup-wait`) resumes; any running run gets the larger budget.
 // Who (AGENT_OPERATOR or $USER, as this process says: not authenticated) and why are recorded in the
 // run's history and listed in its result. The run's validator decides the rest (common/extend.ts).
-import { RunNotFoundError } from '../run-id';
+import { RunNotFoundError } from '../../client/run-id';
 import { UsageError, usageText } from '../cli-args';
 import { CliError, defineCommand, line, printJson, withDeadline } from '../cli-context';
-import { ExtendError, extendRun } from '../extend-run';
+import { ExtendError, extendRun } from '../../client/extend-run';
 import type { ExtendRequest } from '../../common/extend';
 import { formatBudget } from '../format';
 import { parseUsd } from '../usd';

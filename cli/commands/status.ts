@@ -4,7 +4,7 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { EFFECTS_MEMO } from '../../common/types';
 import type { AgentState, EffectEntry } from '../../common/types';
-import { existingRun, runResult, runState } from '../agent-client';
+import { existingRun, runResult, runState } from '../../client/agent-client';
 import { usageText } from '../cli-args';
 import { defineCommand, line, printJson, withDeadline } from '../cli-context';
 import { queryFailureReason } from '../follow-run';

@@ -1,12 +1,12 @@
 // `npm run codec-server`: the HTTP codec server for the Temporal Web UI and CLI (see
-// client/codec/http-server.ts). Configuration, all from the environment:
+// codec-server/http-server.ts). Configuration, all from the environment:
 //   AGENT_CODEC_KEYS / AGENT_CODEC_KEY_FILE (+ AGENT_CODEC_ACTIVE_KEY_ID)  the same keys the worker uses
 //   AGENT_CODEC_TOKEN        required shared secret (>= 16 chars): `Authorization: Bearer <token>`, or /login
 //   AGENT_CODEC_CORS_ORIGIN  the Web UI origin(s), comma-separated (default: the origin of TEMPORAL_UI_URL)
 //   AGENT_CODEC_PORT         default 8888;  AGENT_CODEC_HOST  default 127.0.0.1 (0.0.0.0 in a container)
 //   AGENT_CODEC_SECURE_COOKIE=1  when served over HTTPS (directly or behind a TLS proxy)
 import { codecFromEnv } from '../runtime/data-converter';
-import { DEFAULT_CODEC_PORT, normaliseOrigin, startCodecServer } from './codec/http-server';
+import { DEFAULT_CODEC_PORT, normaliseOrigin, startCodecServer } from './http-server';
 import { temporalEnv } from '../runtime/temporal-env';
 
 async function main(): Promise<void> {

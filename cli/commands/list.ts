@@ -1,6 +1,6 @@
 // `agent list`: recent reactAgent runs, newest first, from Temporal's visibility store, filtered
-// by the Agent* search attributes (status, stop reason) and age (client/run-listing.ts).
-import { WORKFLOW_TYPE } from '../run-id';
+// by the Agent* search attributes (status, stop reason) and age (cli/run-listing.ts).
+import { WORKFLOW_TYPE } from '../../client/run-id';
 import { usageText } from '../cli-args';
 import { defineCommand, line, printJson } from '../cli-context';
 import { formatTable, formatTime } from '../format';
