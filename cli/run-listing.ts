@@ -29,7 +29,7 @@ export const FILTER_FLAGS = {
   'stop-reason': {
     kind: 'list',
     value: 'R,..',
-    help: 'only runs that stopped for this reason (tool_denied matches every tool_denied:<tool>)',
+    help: 'only runs that stopped for this reason (policy_denied matches every policy_denied:<rule>)',
   },
   'older-than': {
     kind: 'string',

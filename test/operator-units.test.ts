@@ -62,6 +62,16 @@ describe('visibility queries', () => {
       runQuery({ stopReasons: ['loop_detected', 'tool_denied'] }),
       "WorkflowType = 'reactAgent' AND (AgentStopReason = 'loop_detected' OR AgentStopReason STARTS_WITH 'tool_denied:')",
     );
+    // Every reason a run records with a suffix matches by its name, as the stop-reason table spells it.
+    for (const name of ['policy_denied', 'tool_error', 'invalid_action', 'budget_exhausted'])
+      assert.equal(
+        runQuery({ stopReasons: [name] }),
+        `WorkflowType = 'reactAgent' AND AgentStopReason STARTS_WITH '${name}:'`,
+      );
+    assert.equal(
+      runQuery({ stopReasons: ['policy_denied:other_user'] }),
+      "WorkflowType = 'reactAgent' AND AgentStopReason = 'policy_denied:other_user'",
+    );
     assert.equal(
       runQuery({ openOnly: true, startedBefore: new Date('2026-01-02T03:04:05.678Z') }),
       "WorkflowType = 'reactAgent' AND ExecutionStatus = 'Running' AND StartTime < '2026-01-02T03:04:05.678Z'",
