@@ -32,7 +32,6 @@ export interface RunningCodecServer {
 }
 
 export const SESSION_COOKIE = 'agent_codec_session';
-export const DEFAULT_CODEC_PORT = 8888;
 const SESSION_MAX_AGE_S = 12 * 60 * 60;
 const MIN_TOKEN_CHARS = 16;
 

@@ -6,7 +6,8 @@
 //   AGENT_CODEC_PORT         default 8888;  AGENT_CODEC_HOST  default 127.0.0.1 (0.0.0.0 in a container)
 //   AGENT_CODEC_SECURE_COOKIE=1  when served over HTTPS (directly or behind a TLS proxy)
 import { codecFromEnv } from '../runtime/data-converter';
-import { DEFAULT_CODEC_PORT, normaliseOrigin, startCodecServer } from './http-server';
+import { normaliseOrigin, startCodecServer } from './http-server';
+import { readEnv } from '../runtime/env-vars';
 import { temporalEnv } from '../runtime/temporal-env';
 
 async function main(): Promise<void> {
@@ -15,12 +16,12 @@ async function main(): Promise<void> {
     throw new Error(
       'no codec keys: set AGENT_CODEC_KEYS (id:base64key,...) or AGENT_CODEC_KEY_FILE, the same as the worker',
     );
-  const token = process.env.AGENT_CODEC_TOKEN ?? '';
+  const token = readEnv('AGENT_CODEC_TOKEN');
   if (token.length < 16)
     throw new Error(
       'AGENT_CODEC_TOKEN must be set to a secret of at least 16 characters (e.g. `openssl rand -hex 24`)',
     );
-  const originSetting = process.env.AGENT_CODEC_CORS_ORIGIN || localTwins(temporalEnv().uiUrl);
+  const originSetting = readEnv('AGENT_CODEC_CORS_ORIGIN') ?? localTwins(temporalEnv().uiUrl);
   let allowedOrigins: string[];
   try {
     allowedOrigins = originSetting
@@ -34,17 +35,15 @@ async function main(): Promise<void> {
     );
   }
   if (allowedOrigins.length === 0) throw new Error('AGENT_CODEC_CORS_ORIGIN names no origin');
-  const port = Number(process.env.AGENT_CODEC_PORT ?? DEFAULT_CODEC_PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new Error(`AGENT_CODEC_PORT must be a port number, got "${process.env.AGENT_CODEC_PORT}"`);
+  const port = readEnv('AGENT_CODEC_PORT');
 
   const server = await startCodecServer({
     codec,
     token,
     allowedOrigins,
     port,
-    host: process.env.AGENT_CODEC_HOST || '127.0.0.1',
-    secureCookie: process.env.AGENT_CODEC_SECURE_COOKIE === '1',
+    host: readEnv('AGENT_CODEC_HOST'),
+    secureCookie: readEnv('AGENT_CODEC_SECURE_COOKIE'),
   });
   console.error(
     `codec server listening on ${server.url} (active key id ${codec.activeKeyId}; CORS origin(s) ${allowedOrigins.join(', ')}); ` +
