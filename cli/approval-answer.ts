@@ -1,10 +1,10 @@
 // What `approve`, `reject` and `answer` share: find the run, send the `approval` Update with a
 // deadline (it needs a worker), and turn every refusal into one line on stderr (exit 1).
-import { RunNotFoundError } from '../client/run-id';
-import { ApprovalError, answerApproval } from '../client/approvals';
+import { answerApproval } from '../client/approvals';
 import type { ApprovalRequest } from '../client/approvals';
+import { AgentError } from '../client/agent-error';
 import type { CommandContext } from './cli-context';
-import { CliError, line, printJson, withDeadline } from './cli-context';
+import { line, printJson, withDeadline } from './cli-context';
 import { formatReceipt } from './format-approval';
 
 /** How long the CLI waits for the run to take the answer. */
@@ -23,9 +23,8 @@ export async function sendAnswer(ctx: CommandContext, workflowId: string, req: A
       answerApproval(client, workflowId, { ...req, operator: req.operator ?? operatorName() }),
     );
   } catch (err) {
-    if (err instanceof ApprovalError || err instanceof RunNotFoundError) throw new CliError(err.message);
     if ((err as { code?: number }).code === 4) {
-      throw new CliError(
+      throw new AgentError(
         `run ${workflowId} did not take the answer within ${ANSWER_TIMEOUT_MS / 1000} s; is a worker polling its task queue? (npm run worker)`,
       );
     }

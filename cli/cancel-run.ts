@@ -8,7 +8,7 @@ import type { AgentResult, EffectCounts } from '../common/types';
 import { cancelRun, RunNotFoundError, runResult } from '../client/agent-client';
 import { grpcCodeOf, isDeadlineExceeded, withDeadline } from './cli-context';
 import { effectCountsOf, formatEffectCounts, formatEffects } from './format-effects';
-import { EXIT } from './exit-codes';
+import { EXIT } from '../client/agent-error';
 import { formatUsage } from './format';
 import type { RunChain } from '../client/run-chain';
 

@@ -2,6 +2,7 @@
 // (`--flag value`, `--flag=value`, `-o json`, `-ojson`, `--` to end flags); each command declares
 // its positionals and flags in a table, and anything else is a usage error (exit 2) in one line.
 import { parseArgs as tokenize } from 'node:util';
+import { AgentError, EXIT } from '../client/agent-error';
 
 export type FlagKind = 'boolean' | 'string' | 'int' | 'list';
 
@@ -46,13 +47,9 @@ export interface ParsedArgs<S extends ArgsSpec> {
 }
 
 /** Bad input from the user: one line on stderr, exit 2. `hint` names the help to read. */
-export class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly hint?: string,
-  ) {
-    super(message);
-    this.name = 'UsageError';
+export class UsageError extends AgentError {
+  constructor(message: string, hint?: string) {
+    super(message, EXIT.USAGE, hint);
   }
 }
 

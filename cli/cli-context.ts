@@ -9,6 +9,7 @@ import { jsonText } from './output';
 import { terminalSafe } from './terminal-text';
 import { connectionOptions, unreachableMessage } from '../runtime/temporal-env';
 import type { TemporalEnv } from '../runtime/temporal-env';
+import { AgentError } from '../client/agent-error';
 
 export interface Writable {
   write(text: string): unknown;
@@ -24,7 +25,7 @@ export interface Command<S extends ArgsSpec = ArgsSpec> {
   spec: S;
   /** Full usage text: synopsis, arguments and flags. */
   usage: string;
-  /** Returns the exit code. Throws UsageError (exit 2) or CliError (exit 1) for bad input. */
+  /** Returns the exit code. Throws UsageError (exit 2) or AgentError (exit 1) for bad input. */
   run(args: ParsedArgs<S>, ctx: CommandContext): Promise<number>;
 }
 
@@ -64,22 +65,11 @@ export function printJson(ctx: CommandContext, value: unknown): void {
   line(ctx.io.stdout, jsonText(value, ctx.output));
 }
 
-/** A runtime failure with a message meant for the operator (exit 1 unless told otherwise). */
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode = 1,
-  ) {
-    super(message);
-    this.name = 'CliError';
-  }
-}
-
 /** How long the CLI waits for the server before saying it cannot reach it. */
 export const CONNECT_TIMEOUT_MS = 3_000;
 
-export function unreachable(env: TemporalEnv): CliError {
-  return new CliError(unreachableMessage(env));
+export function unreachable(env: TemporalEnv): AgentError {
+  return new AgentError(unreachableMessage(env));
 }
 
 export async function connectClient(
@@ -106,7 +96,7 @@ export async function connectClient(
   } catch (err) {
     await close();
     if ((err as { code?: number }).code === 5) {
-      throw new CliError(
+      throw new AgentError(
         `namespace "${env.namespace}" does not exist at ${env.address} (--namespace, TEMPORAL_NAMESPACE or the profile)`,
       );
     }

@@ -3,14 +3,14 @@
 // Dispatches to a table of commands (one file each under commands/, loaded only when it runs, so
 // a command pays for nothing it does not use); adding a command is one file plus one line in COMMANDS.
 // Flags every command takes (-o, --address, --namespace, --profile) may also come before the command.
-// Errors become one line on stderr and an exit code (cli/exit-codes.ts), never a stack trace.
+// Errors become one line on stderr and an exit code (the AgentError they are, client/agent-error.ts), never a stack trace.
 import { readFileSync } from 'node:fs';
 import nodeModule from 'node:module';
 import * as path from 'node:path';
 import { parseArgs, UsageError } from './cli-args';
 import type { Command, CommandContext, CommandEntry, Io } from './cli-context';
-import { CliError, connectClient, grpcCodeOf, line } from './cli-context';
-import { EXIT } from './exit-codes';
+import { connectClient, grpcCodeOf, line } from './cli-context';
+import { AgentError, EXIT } from '../client/agent-error';
 import { GLOBAL_FLAGS, GLOBAL_VALUE_FLAGS, jsonText, outputFormatOf } from './output';
 import type { OutputFormat } from './output';
 import { temporalEnv } from '../runtime/temporal-env';
@@ -188,14 +188,9 @@ function packageVersion(file: string): string {
 }
 
 async function describeError(err: unknown, env: TemporalEnv | undefined): Promise<{ message: string; code: number }> {
-  if (err instanceof UsageError)
-    return { message: err.hint ? `${err.message}; ${err.hint}` : err.message, code: EXIT.USAGE };
-  if (err instanceof CliError) return { message: err.message, code: err.exitCode };
-  // The classes below live in modules a command has loaded if it could throw them.
-  const { InvalidRunIdError, RunNotFoundError } = await import('../client/run-id');
-  if (err instanceof RunNotFoundError) return { message: err.message, code: EXIT.ERROR };
-  if (err instanceof InvalidRunIdError) return { message: err.message, code: EXIT.USAGE };
-  if (err instanceof Error && err.name === 'InvalidRunInputError') return { message: err.message, code: EXIT.USAGE };
+  // Ours (usage, no such run, a bad run id or input, a refused answer...): each carries its exit code.
+  if (err instanceof AgentError)
+    return { message: err.hint ? `${err.message}; ${err.hint}` : err.message, code: err.exitCode };
   const { TerminatedFailure, TimeoutFailure, WorkflowFailedError } = await import('@temporalio/client');
   if (err instanceof WorkflowFailedError) {
     // Terminated, timed out or failed: Temporal ended it, so there is no AgentResult to show.

@@ -1,26 +1,11 @@
-// The CLI's exit codes, one table: `agent help` and docs/cli.md print it, and `run --wait`,
+// The CLI's exit codes (the table is client/agent-error.ts's EXIT, which errors carry): `agent help`
+// and docs/cli.md print them, and `run --wait`,
 // `result` and `watch` end with the code of how the run ended, so a script can tell a final
 // answer from a run that stopped, was cancelled or failed without parsing the output.
+import { EXIT } from '../client/agent-error';
 import type { AgentResult } from '../common/types';
 import { stopReasonFamily } from '../common/stop-reasons';
 import type { StopReasonFamily } from '../common/stop-reasons';
-
-export const EXIT = {
-  /** The command did what was asked; for a run: it ended with a final answer (stop reason success). */
-  OK: 0,
-  /** A runtime error: no such run, no server, a refused answer, ... */
-  ERROR: 1,
-  /** Bad usage or input: an unknown flag, a bad value. */
-  USAGE: 2,
-  /** `cancel`: the cancel is recorded but the run was still running when --wait was over. */
-  STILL_RUNNING: 3,
-  /** The run ended stopped by a guard: a budget, a denial, a loop, invalid model output, no approval in time. */
-  RUN_STOPPED: 4,
-  /** The run was cancelled (the kill switch). */
-  RUN_CANCELLED: 5,
-  /** The run failed: the LLM or a tool failed on every attempt, or Temporal terminated, timed out or failed it. */
-  RUN_FAILED: 6,
-} as const;
 
 export const EXIT_CODE_LINES: readonly string[] = [
   `${EXIT.OK} success (for a run: it ended with a final answer)`,

@@ -4,7 +4,7 @@
 // express: StartTime is the current run's).
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { UsageError } from './cli-args';
-import { CliError } from './cli-context';
+import { AgentError } from '../client/agent-error';
 import { parseDuration } from './duration';
 import { FilterError, runQuery, usesAgentAttributes } from '../client/run-query';
 import type { RunFilter } from '../client/run-query';
@@ -195,7 +195,7 @@ async function* scanRuns(client: Client, query: string, namespace: string, pageS
   } catch (err) {
     const message = (err as Error).message ?? String(err);
     if (usesAgentAttributes(query) && /search attribute|invalid query|not defined|unknown/i.test(message)) {
-      throw new CliError(
+      throw new AgentError(
         `the server rejected the filter (${message.split('\n')[0]}); are the Agent* search attributes registered? ${registrationHint(namespace)}`,
       );
     }

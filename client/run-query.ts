@@ -8,6 +8,7 @@
 //    'tool_denied:'`); which names those are comes from the stop-reason table.
 //  - older-than compares StartTime with a fixed instant, computed once: a query run twice selects
 //    the same runs, minus those that ended in between.
+import { AgentError, EXIT } from './agent-error';
 import { WORKFLOW_TYPE } from './run-id';
 import { RUN_STATUSES } from '../common/search-attributes';
 import type { RunStatus } from '../common/search-attributes';
@@ -38,7 +39,12 @@ export interface RunFilter {
   openOnly?: boolean;
 }
 
-export class FilterError extends Error {}
+/** A filter no visibility query can express: an unknown status, characters a query cannot quote. */
+export class FilterError extends AgentError {
+  constructor(message: string) {
+    super(message, EXIT.USAGE);
+  }
+}
 
 const SAFE_VALUE = /^[A-Za-z0-9_:.\-()]+$/;
 

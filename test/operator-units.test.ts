@@ -16,7 +16,8 @@ import {
   temporalEnv,
   unreachableMessage,
 } from '../runtime/temporal-env';
-import { EXIT, exitCodeOf } from '../cli/exit-codes';
+import { EXIT } from '../client/agent-error';
+import { exitCodeOf } from '../cli/exit-codes';
 import { snakeCaseKeys } from '../cli/output';
 import type { StopReason } from '../common/stop-reasons';
 import { metricsPortFromEnv } from '../worker/metrics-server';

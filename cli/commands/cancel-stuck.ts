@@ -20,8 +20,9 @@ import {
 } from '../cancel-run';
 import type { RunEnding } from '../cancel-run';
 import { UsageError } from '../cli-args';
+import { AgentError } from '../../client/agent-error';
 import type { CommandContext } from '../cli-context';
-import { CliError, line, printJson, progressOut } from '../cli-context';
+import { line, printJson, progressOut } from '../cli-context';
 import { mapPool } from '../../client/concurrency';
 import { canConfirm, confirm } from '../confirm';
 import type { Stdin } from '../confirm';
@@ -82,7 +83,7 @@ export async function cancelStuck(
   const query = queryFor({ openOnly: true }, HINT);
   const open = await listRuns(client, query, MAX_BATCH + 1, ctx.env.namespace);
   if (open.length > MAX_BATCH)
-    throw new CliError(`more than ${MAX_BATCH} agent runs are running (${query}); cancel them in smaller groups`);
+    throw new AgentError(`more than ${MAX_BATCH} agent runs are running (${query}); cancel them in smaller groups`);
   const runs = oneRowPerChain(await withChainStarts(client, open, IN_FLIGHT)).filter((r) => r.chain_start.at < cutoff);
   if (runs.length === 0) {
     line(
@@ -120,7 +121,7 @@ export async function cancelStuck(
   }
   if (!flags.yes) {
     if (!canConfirm(stdin)) {
-      throw new CliError(
+      throw new AgentError(
         `refusing to cancel ${runs.length} run(s) without confirmation: stdin is not a terminal; re-run with --yes to confirm (or --dry-run to only list them)`,
       );
     }

@@ -14,8 +14,9 @@ import {
   waitForEnd,
 } from '../cancel-run';
 import { UsageError, usageText } from '../cli-args';
+import { AgentError } from '../../client/agent-error';
 import type { CommandContext } from '../cli-context';
-import { CliError, defineCommand, line, printJson, progressOut } from '../cli-context';
+import { defineCommand, line, printJson, progressOut } from '../cli-context';
 import { formatDuration, parseDuration } from '../duration';
 import { effectCountsOf, formatEffectCounts } from '../format-effects';
 import { describeChain } from '../../client/run-chain';
@@ -106,7 +107,7 @@ async function cancelOne(workflowId: string, reason: string, waitMs: number, ctx
   const client = await ctx.client();
   const chain = await describeChain(client, workflowId);
   if (chain.description.status.name !== 'RUNNING' || (await requestCancel(client, chain, reason)) === 'ended') {
-    throw new CliError(
+    throw new AgentError(
       `run ${workflowId} already ended: ${endingSummary(await runEnding(client, workflowId))}; nothing to cancel`,
     );
   }
@@ -122,7 +123,7 @@ async function cancelOne(workflowId: string, reason: string, waitMs: number, ctx
   if (!ending) {
     const why = diagnose(await stuckFacts(client, workflowId));
     if (ctx.output !== 'text') printJson(ctx, { ...doc, ending: null, still_running: true, diagnosis: why });
-    throw new CliError(
+    throw new AgentError(
       `${workflowId} is still running ${formatDuration(waitMs)} after the cancel: ${why}; end it with \`agent cancel ${workflowId} --terminate\``,
       EXIT_STILL_RUNNING,
     );
@@ -130,7 +131,7 @@ async function cancelOne(workflowId: string, reason: string, waitMs: number, ctx
   for (const text of formatEnding(ending)) line(out, text);
   if (ctx.output !== 'text') printJson(ctx, { ...doc, ending: endingJson(ending), still_running: false });
   if (!endedCancelled(ending))
-    throw new CliError(`${workflowId} ended ${endingSummary(ending)} before the cancel took effect`);
+    throw new AgentError(`${workflowId} ended ${endingSummary(ending)} before the cancel took effect`);
   return 0;
 }
 
@@ -139,7 +140,7 @@ async function terminate(workflowId: string, reason: string, ctx: CommandContext
   const client = await ctx.client();
   const chain = await describeChain(client, workflowId);
   if (chain.description.status.name !== 'RUNNING' || (await terminateChain(client, chain, reason)) === 'ended') {
-    throw new CliError(
+    throw new AgentError(
       `run ${workflowId} already ended: ${endingSummary(await runEnding(client, workflowId))}; nothing to terminate`,
     );
   }

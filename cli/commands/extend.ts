@@ -2,10 +2,10 @@
 // that waits for a top-up (`agent run --topup-wait`) resumes; any running run gets the larger budget.
 // Who (AGENT_OPERATOR or $USER, as this process says: not authenticated) and why are recorded in the
 // run's history and listed in its result. The run's validator decides the rest (common/extend.ts).
-import { RunNotFoundError } from '../../client/run-id';
 import { UsageError, usageText } from '../cli-args';
-import { CliError, defineCommand, line, printJson, withDeadline } from '../cli-context';
-import { ExtendError, extendRun } from '../../client/extend-run';
+import { AgentError } from '../../client/agent-error';
+import { defineCommand, line, printJson, withDeadline } from '../cli-context';
+import { extendRun } from '../../client/extend-run';
 import type { ExtendRequest } from '../../common/extend';
 import { formatBudget } from '../format';
 import { parseUsd } from '../usd';
@@ -51,9 +51,8 @@ export const extend = defineCommand({
     try {
       receipt = await withDeadline(client, TOPUP_TIMEOUT_MS, () => extendRun(client, workflowId, request));
     } catch (err) {
-      if (err instanceof ExtendError || err instanceof RunNotFoundError) throw new CliError(err.message);
       if ((err as { code?: number }).code === 4)
-        throw new CliError(
+        throw new AgentError(
           `run ${workflowId} did not take the top-up within ${TOPUP_TIMEOUT_MS / 1000} s; is a worker polling its task queue? (npm run worker)`,
         );
       throw err;

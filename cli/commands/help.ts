@@ -3,7 +3,8 @@
 import { UsageError, usageRows, usageText } from '../cli-args';
 import type { Command, CommandContext } from '../cli-context';
 import { defineCommand, line, printJson } from '../cli-context';
-import { EXIT, EXIT_CODE_LINES } from '../exit-codes';
+import { EXIT } from '../../client/agent-error';
+import { EXIT_CODE_LINES } from '../exit-codes';
 import { GLOBAL_FLAGS } from '../output';
 
 const spec = {

@@ -5,7 +5,8 @@ import { LIMITER_WORKFLOW_TYPE, limiterQuery, limiterWorkflowId, LIMITER_ID_PREF
 import type { LimiterSnapshot } from '../../common/rate-limit';
 import { usageText } from '../cli-args';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { CliError, defineCommand, line, printJson, withDeadline } from '../cli-context';
+import { AgentError } from '../../client/agent-error';
+import { defineCommand, line, printJson, withDeadline } from '../cli-context';
 import { terminalSafe } from '../terminal-text';
 import { formatTable } from '../format';
 
@@ -48,7 +49,7 @@ export const limits = defineCommand({
       } catch (err) {
         // A named limiter that does not exist is a mistake of the caller: one line, exit 1.
         if (scope !== undefined && err instanceof WorkflowNotFoundError)
-          throw new CliError(`no rate limiter is running for ${shortScope(scope)} (see \`agent limits\`)`);
+          throw new AgentError(`no rate limiter is running for ${shortScope(scope)} (see \`agent limits\`)`);
         const message = err instanceof Error ? (err.message.split('\n')[0] ?? '').slice(0, 300) : 'unknown error';
         rows.push({ workflow_id: workflowId, scope: rowScope, error: `no answer: ${message}` });
       }
@@ -72,7 +73,7 @@ export const limits = defineCommand({
     }
     const silent = rows.filter((r) => 'error' in r);
     if (silent.length > 0)
-      throw new CliError(
+      throw new AgentError(
         `${silent.length} limiter(s) did not answer, ${shortScope(silent[0]!.scope)} first (is a worker polling its task queue?)`,
       );
     return 0;

@@ -8,8 +8,9 @@ import type { AgentInput } from '../../common/types';
 import type { ValidatorMode } from '../../common/final-validator';
 import { checkRunInput, InvalidRunInputError, startRun } from '../../client/agent-client';
 import { UsageError, usageText } from '../cli-args';
-import { CliError, defineCommand, line, printJson, progressOut } from '../cli-context';
-import { EXIT } from '../exit-codes';
+import { AgentError } from '../../client/agent-error';
+import { defineCommand, line, printJson, progressOut } from '../cli-context';
+import { EXIT } from '../../client/agent-error';
 import { runUrl } from '../../runtime/temporal-env';
 import { followAndPrint } from './result';
 import { parseUsd } from '../usd';
@@ -130,7 +131,7 @@ export const run = defineCommand({
       handle = await startRun(client, ctx.env, input, workflowId);
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) {
-        throw new CliError(`a run with id "${workflowId}" is still running; choose another --id`);
+        throw new AgentError(`a run with id "${workflowId}" is still running; choose another --id`);
       }
       throw err;
     }
