@@ -1,12 +1,12 @@
 // `agent trace ID`: the run's step events, rebuilt from its workflow history alone
-// (client/history-trace.ts), so a finished run can be audited with no worker running and no UI.
+// (client/history/trace.ts), so a finished run can be audited with no worker running and no UI.
 // -o jsonl prints one event per line in the seeds' contract, snake_case; the text form is for reading.
 import { usageText } from '../cli-args';
 import { defineCommand, line, printJson } from '../cli-context';
 import { formatTable, formatUsd } from '../format';
-import { rebuildTrace } from '../../client/history-trace';
-import type { RebuiltTrace, StepEvent } from '../../client/history-trace';
-import { fetchRunChain, payloadDecoder } from '../../client/run-history';
+import { rebuildTrace } from '../../client/history/trace';
+import type { RebuiltTrace, StepEvent } from '../../client/history/trace';
+import { fetchRunChain, payloadDecoder } from '../../client/history/fetch-chain';
 import { runUrl } from '../../runtime/temporal-env';
 import { snakeCaseKeys } from '../output';
 import { terminalSafeJson } from '../terminal-text';

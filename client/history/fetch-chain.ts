@@ -3,8 +3,8 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import { RunNotFoundError } from './run-id';
-import type { DecodePayloads, HistoryEvent } from './history-trace';
+import { RunNotFoundError } from '../run-id';
+import type { DecodePayloads, HistoryEvent } from './read-history';
 
 /** A generous bound: a chain longer than this is a bug, not a run. */
 const MAX_RUNS = 1_000;

@@ -1,11 +1,9 @@
-// Rebuilds a run's step events (the seeds' bounded event contract: step, decision,
-// decisionSummary, tool, argumentDigest, policyDecision, observation {status, source, bytes},
-// remainingBudget) from its workflow HISTORY alone: the activity events the workflow scheduled,
-// their inputs and results, and how the run closed. Which step an activity belongs to is what the
-// workflow recorded in the activity's input (its step tag, common/step-tag.ts); only histories
-// recorded before the tag existed are read by the legacy activity-id convention. No worker, no query, no UI is needed, so a
-// finished run can be audited from the record Temporal keeps. A continue-as-new chain is read
-// as one run.
+// A run's step events (the bounded event contract: step, decision, decisionSummary, tool,
+// argumentDigest, policyDecision, observation {status, source, bytes}, remainingBudget), a view
+// over what its workflow HISTORY alone says happened at each step (read-history.ts): the
+// activities the workflow scheduled, their inputs and results, the approvals, and how the run
+// closed. No worker, no query, no UI is needed, so a finished run can be audited from the record
+// Temporal keeps. A continue-as-new chain is read as one run.
 //
 // Definitions:
 //  - decision: tool_call | final | escalate (handed to a person) | invalid_action (the
@@ -24,36 +22,17 @@
 //    denied, of the arguments the model asked for. Its first 12 hex digits are the trace's args_hash.
 //  - remainingBudget: what was left when the step ended (event time for the time budget).
 //  - stopReason: on the last step of a run that has ended.
-import type { Payload } from '@temporalio/common';
-import type { History } from '@temporalio/common/lib/proto-utils';
-import { tsToMs } from '@temporalio/common/lib/time';
-import { resolveBudget, roundUsd } from '../common/budget';
-import { ledgerOf } from '../common/cost';
-import type { Budget } from '../common/budget';
-import { validateAction } from '../common/contract';
-import { argumentDigest } from '../common/hash';
-import type {
-  AgentInput,
-  AgentResult,
-  DecideInput,
-  DecideOutput,
-  FinalValidation,
-  Observation,
-  ToolInput,
-} from '../common/types';
-import { VALIDATOR_SOURCE } from '../common/final-validator';
-import type { ClaimText } from '../common/final-validator';
-import { CANCELLED_RESULT_MEMO } from '../common/types';
-import { stepTagOf } from '../common/step-tag';
-import type { StepTag } from '../common/step-tag';
-import { personObservation } from '../common/approvals';
-import type { ApprovalAnswer, ApprovalReceipt } from '../common/approvals';
-
-export type HistoryEvent = NonNullable<History['events']>[number];
-type Payloads = Payload[] | null | undefined;
-
-/** Decodes the value at `index` of a payload list (the client's data converter, codec included). */
-export type DecodePayloads = (payloads: Payloads, index?: number) => Promise<unknown>;
+import { resolveBudget, roundUsd } from '../../common/budget';
+import { ledgerOf } from '../../common/cost';
+import type { Budget } from '../../common/budget';
+import { validateAction } from '../../common/contract';
+import { argumentDigest } from '../../common/hash';
+import type { DecideInput, DecideOutput, FinalValidation, Observation, ToolInput } from '../../common/types';
+import { VALIDATOR_SOURCE } from '../../common/final-validator';
+import type { ClaimText } from '../../common/final-validator';
+import { personObservation } from '../../common/approvals';
+import { readRunHistory } from './read-history';
+import type { DecodePayloads, HistoryEvent, RunHistory } from './read-history';
 
 export type Decision = 'tool_call' | 'final' | 'escalate' | 'invalid_action' | 'no_decision';
 export type ObservationStatus = 'ok' | 'error' | 'failed' | 'timed_out' | 'cancelled' | 'not_run';
@@ -105,12 +84,6 @@ export interface RebuiltTrace {
   costs: StepCost[];
 }
 
-interface Scheduled {
-  kind: 'decide' | 'tool';
-  step: number;
-  name: string;
-}
-
 interface Draft {
   event: Omit<StepEvent, 'remainingBudget'>;
   /** Counters and time when the step last changed: its remaining budget is computed from them. */
@@ -126,10 +99,15 @@ export async function rebuildTrace(
   histories: Array<{ runId: string; events: HistoryEvent[] }>,
   decode: DecodePayloads,
 ): Promise<RebuiltTrace> {
+  return traceOf(await readRunHistory(workflowId, histories, decode));
+}
+
+/** The step events of a run, from what its history says happened at each step. */
+export function traceOf(history: RunHistory): RebuiltTrace {
   const drafts: Draft[] = [];
   const byStep = new Map<number, Draft>();
-  let budget: Budget | undefined;
-  let startedAtMs: number | undefined;
+  const budget: Budget | undefined = history.input ? resolveBudget(history.input.budget) : undefined;
+  const startedAtMs = history.input?.carried?.started_at_ms ?? history.startedAtMs;
   let toolCalls = 0;
   /** Steps whose tool call passed the gateway (counted once, whether it then ran or not). */
   const counted = new Set<number>();
@@ -140,8 +118,8 @@ export async function rebuildTrace(
     }
   };
   let tokens = 0;
-  let temporalStatus = 'RUNNING';
-  let result: AgentResult | undefined;
+  const temporalStatus = history.temporalStatus;
+  const result = history.result;
 
   const touch = (draft: Draft, atMs: number) => {
     draft.atMs = atMs;
@@ -164,171 +142,106 @@ export async function rebuildTrace(
     return draft;
   };
 
-  for (const { events } of histories) {
-    const scheduled = new Map<string, Scheduled>();
-    const updateInputs = new Map<string, Payloads>();
-    for (const e of events) {
-      const atMs = tsToMs(e.eventTime);
-      const id = String(e.eventId ?? '');
-
-      if (e.workflowExecutionStartedEventAttributes) {
-        const input = (await decode(e.workflowExecutionStartedEventAttributes.input?.payloads)) as AgentInput;
-        if (budget === undefined) {
-          budget = resolveBudget(input.budget);
-          startedAtMs = input.carried?.started_at_ms ?? atMs;
-        }
-        temporalStatus = 'RUNNING';
-        continue;
-      }
-
-      const sched = e.activityTaskScheduledEventAttributes;
-      if (sched) {
-        const name = sched.activityType?.name ?? '?';
-        const input = await decode(sched.input?.payloads);
-        const tag = stepTagOf(input) ?? legacyStepTag(name, sched.activityId);
-        // Not one of the loop's steps: another activity, or a lookup that does not change the step's event.
-        if (tag === undefined || tag.role === 'reconcile') continue;
-        const { step } = tag;
-        if (tag.role === 'decide') {
-          scheduled.set(id, { kind: 'decide', step, name });
-          const draft = draftFor(step, atMs);
-          const windDown = (input as DecideInput | undefined)?.payload?.wind_down?.reason;
-          if (typeof windDown === 'string') draft.cost.windDown = windDown;
-          // A final answer the validator refused: its observation is in this decide's input.
-          for (const seen of (input as DecideInput | undefined)?.payload?.untrusted_observations?.steps ?? []) {
-            const refused = byStep.get(seen.step);
-            if (seen.observation?.source !== VALIDATOR_SOURCE || !refused) continue;
-            refusedFinal(refused, claimsOf(seen.observation.data));
-            refused.event.observation = {
-              status: 'error',
-              source: seen.observation.source,
-              bytes: seen.observation.bytes,
-              truncated: seen.observation.truncated,
-            };
-          }
-          continue;
-        }
-        scheduled.set(id, { kind: 'tool', step, name });
-        countCall(step);
-        const draft = draftFor(step, atMs);
-        draft.event.tool = name;
-        draft.event.argumentDigest = digest((input as ToolInput | undefined)?.args ?? {});
+  for (const entry of history.entries) {
+    const { atMs } = entry;
+    if (entry.kind === 'approval') {
+      const { receipt, answer } = entry;
+      const draft = draftFor(receipt.pending.step, atMs);
+      draft.event.approval = receipt.decision;
+      if (receipt.pending.kind === 'tool_call') {
         draft.event.policyDecision = 'allowed';
+        countCall(receipt.pending.step);
+      }
+      if (receipt.decision !== 'approve' && answer) {
+        const observation = personObservation(receipt.pending, { ...answer, decision: receipt.decision });
+        draft.event.observation = {
+          status: observation.ok ? 'ok' : 'error',
+          source: observation.source,
+          bytes: observation.bytes,
+          truncated: observation.truncated,
+        };
+      } else if (receipt.pending.kind === 'tool_call') {
         draft.event.observation = { status: 'not_run' };
-        touch(draft, atMs);
-        continue;
       }
-
-      const completed = e.activityTaskCompletedEventAttributes;
-      if (completed) {
-        const s = scheduled.get(String(completed.scheduledEventId ?? ''));
-        if (!s) continue;
-        const draft = draftFor(s.step, atMs);
-        const value = await decode(completed.result?.payloads);
-        if (s.kind === 'decide') {
-          const output = value as DecideOutput;
-          const charged = ledgerOf(output);
-          tokens += output?.attempts
-            ? charged.reduce((sum, a) => sum + a.prompt_tokens + a.completion_tokens, 0)
-            : (output?.usage?.total_tokens ?? 0);
-          if (output?.attempts) draft.cost.costUsd = roundUsd(charged.reduce((sum, a) => sum + a.cost_usd, 0));
-          describeDecision(draft, output?.text ?? '');
-        } else {
-          const observation = value as Observation;
-          draft.event.observation = {
-            status: observation?.ok ? 'ok' : 'error',
-            source: observation?.source,
-            bytes: observation?.bytes,
-            truncated: observation?.truncated,
-          };
-        }
-        touch(draft, atMs);
-        continue;
-      }
-
-      const failed =
-        e.activityTaskFailedEventAttributes ??
-        e.activityTaskTimedOutEventAttributes ??
-        e.activityTaskCanceledEventAttributes;
-      if (failed) {
-        const s = scheduled.get(String(failed.scheduledEventId ?? ''));
-        if (!s) continue;
-        const how: ObservationStatus = e.activityTaskFailedEventAttributes
-          ? 'failed'
-          : e.activityTaskTimedOutEventAttributes
-            ? 'timed_out'
-            : 'cancelled';
-        const draft = draftFor(s.step, atMs);
-        if (s.kind === 'decide') {
-          // The attempts the failed decision was charged for travel in its failure's details.
-          const details = e.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.details?.payloads;
-          const charged = details ? ledgerOf(await decode(details)) : [];
-          if (charged.length > 0) {
-            tokens += charged.reduce((sum, a) => sum + a.prompt_tokens + a.completion_tokens, 0);
-            draft.cost.costUsd = roundUsd(charged.reduce((sum, a) => sum + a.cost_usd, 0));
-          }
-          draft.event.decision = 'no_decision';
-          draft.event.decisionSummary =
-            how === 'failed'
-              ? `LLM call failed: ${firstLine(e.activityTaskFailedEventAttributes?.failure?.message ?? 'unknown error')}`
-              : how === 'timed_out'
-                ? 'LLM call timed out'
-                : 'LLM call cancelled';
-        } else {
-          draft.event.observation = { status: how };
-        }
-        touch(draft, atMs);
-        continue;
-      }
-
-      const accepted = e.workflowExecutionUpdateAcceptedEventAttributes;
-      if (accepted) {
-        updateInputs.set(id, accepted.acceptedRequest?.input?.args?.payloads);
-        continue;
-      }
-      const updated = e.workflowExecutionUpdateCompletedEventAttributes;
-      if (updated?.outcome?.success) {
-        const receipt = (await decode(updated.outcome.success.payloads)) as ApprovalReceipt | undefined;
-        if (!receipt?.pending || receipt.duplicate) continue; // not an approval, or a repeat that changed nothing
-        const answer = (await decode(updateInputs.get(String(updated.acceptedEventId ?? '')))) as
-          ApprovalAnswer | undefined;
-        const draft = draftFor(receipt.pending.step, atMs);
-        draft.event.approval = receipt.decision;
-        if (receipt.pending.kind === 'tool_call') {
-          draft.event.policyDecision = 'allowed';
-          countCall(receipt.pending.step);
-        }
-        if (receipt.decision !== 'approve' && answer) {
-          const observation = personObservation(receipt.pending, { ...answer, decision: receipt.decision });
-          draft.event.observation = {
-            status: observation.ok ? 'ok' : 'error',
-            source: observation.source,
-            bytes: observation.bytes,
-            truncated: observation.truncated,
-          };
-        } else if (receipt.pending.kind === 'tool_call') {
-          draft.event.observation = { status: 'not_run' };
-        }
-        touch(draft, atMs);
-        continue;
-      }
-
-      const modified = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[CANCELLED_RESULT_MEMO];
-      if (modified) {
-        result = (await decode([modified])) as AgentResult;
-        continue;
-      }
-      if (e.workflowExecutionCompletedEventAttributes) {
-        temporalStatus = 'COMPLETED';
-        result = (await decode(e.workflowExecutionCompletedEventAttributes.result?.payloads)) as AgentResult;
-        continue;
-      }
-      if (e.workflowExecutionCanceledEventAttributes) temporalStatus = 'CANCELLED';
-      else if (e.workflowExecutionFailedEventAttributes) temporalStatus = 'FAILED';
-      else if (e.workflowExecutionTerminatedEventAttributes) temporalStatus = 'TERMINATED';
-      else if (e.workflowExecutionTimedOutEventAttributes) temporalStatus = 'TIMED_OUT';
-      else if (e.workflowExecutionContinuedAsNewEventAttributes) temporalStatus = 'CONTINUED_AS_NEW';
+      touch(draft, atMs);
+      continue;
     }
+
+    const { step, role, name, input } = entry.activity;
+    // A reconcile lookup does not change the step's event.
+    if (role === 'reconcile') continue;
+
+    if (entry.kind === 'scheduled') {
+      if (role === 'decide') {
+        const draft = draftFor(step, atMs);
+        const windDown = (input as DecideInput | undefined)?.payload?.wind_down?.reason;
+        if (typeof windDown === 'string') draft.cost.windDown = windDown;
+        // A final answer the validator refused: its observation is in this decide's input.
+        for (const seen of (input as DecideInput | undefined)?.payload?.untrusted_observations?.steps ?? []) {
+          const refused = byStep.get(seen.step);
+          if (seen.observation?.source !== VALIDATOR_SOURCE || !refused) continue;
+          refusedFinal(refused, claimsOf(seen.observation.data));
+          refused.event.observation = {
+            status: 'error',
+            source: seen.observation.source,
+            bytes: seen.observation.bytes,
+            truncated: seen.observation.truncated,
+          };
+        }
+        continue;
+      }
+      countCall(step);
+      const draft = draftFor(step, atMs);
+      draft.event.tool = name;
+      draft.event.argumentDigest = digest((input as ToolInput | undefined)?.args ?? {});
+      draft.event.policyDecision = 'allowed';
+      draft.event.observation = { status: 'not_run' };
+      touch(draft, atMs);
+      continue;
+    }
+
+    const draft = draftFor(step, atMs);
+    if (entry.kind === 'completed') {
+      if (role === 'decide') {
+        const output = entry.result as DecideOutput;
+        const charged = ledgerOf(output);
+        tokens += output?.attempts
+          ? charged.reduce((sum, a) => sum + a.prompt_tokens + a.completion_tokens, 0)
+          : (output?.usage?.total_tokens ?? 0);
+        if (output?.attempts) draft.cost.costUsd = roundUsd(charged.reduce((sum, a) => sum + a.cost_usd, 0));
+        describeDecision(draft, output?.text ?? '');
+      } else {
+        const observation = entry.result as Observation;
+        draft.event.observation = {
+          status: observation?.ok ? 'ok' : 'error',
+          source: observation?.source,
+          bytes: observation?.bytes,
+          truncated: observation?.truncated,
+        };
+      }
+      touch(draft, atMs);
+      continue;
+    }
+
+    const how: ObservationStatus = entry.how;
+    if (role === 'decide') {
+      // The attempts the failed decision was charged for travel in its failure's details.
+      const charged = entry.details !== undefined ? ledgerOf(entry.details) : [];
+      if (charged.length > 0) {
+        tokens += charged.reduce((sum, a) => sum + a.prompt_tokens + a.completion_tokens, 0);
+        draft.cost.costUsd = roundUsd(charged.reduce((sum, a) => sum + a.cost_usd, 0));
+      }
+      draft.event.decision = 'no_decision';
+      draft.event.decisionSummary =
+        how === 'failed'
+          ? `LLM call failed: ${firstLine(entry.message ?? 'unknown error')}`
+          : how === 'timed_out'
+            ? 'LLM call timed out'
+            : 'LLM call cancelled';
+    } else {
+      draft.event.observation = { status: how };
+    }
+    touch(draft, atMs);
   }
 
   const resolvedBudget = budget ?? resolveBudget(undefined);
@@ -402,8 +315,8 @@ export async function rebuildTrace(
     events,
     costs,
     outcome: {
-      workflowId,
-      runIds: histories.map((h) => h.runId),
+      workflowId: history.workflowId,
+      runIds: history.runIds,
       temporalStatus: temporalStatus === 'CONTINUED_AS_NEW' ? 'RUNNING' : temporalStatus,
       status: ended ? result?.status : undefined,
       stopReason: ended
@@ -461,16 +374,6 @@ function describeDecision(draft: Draft, text: string): void {
 
 /** sha256 of the key-order-free JSON of the arguments. */
 export const digest = argumentDigest;
-
-/**
- * LEGACY: histories recorded before activity inputs carried a step tag. Their activity ids were
- * `${step}-decide` and `${step}-${tool}` (and `${step}-reconcile-${tool}`, read as a tool then).
- */
-function legacyStepTag(activityType: string, activityId: string | null | undefined): StepTag | undefined {
-  const match = /^(\d+)-/.exec(activityId ?? '');
-  if (!match) return undefined;
-  return { step: Number(match[1]), role: activityType === 'decide' ? 'decide' : 'tool' };
-}
 
 function firstLine(text: string): string {
   return text.split('\n')[0]!.slice(0, 200);
