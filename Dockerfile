@@ -20,6 +20,9 @@ COPY codec-server ./codec-server
 # scripts/ (init-namespace, the servers, the demo) and the demo's offline model in testing/.
 COPY scripts ./scripts
 COPY testing ./testing
+# The commit goes into the worker's build id (worker/build-id.ts); .git is not in the build context:
+#   docker build --build-arg BUILD_COMMIT=$(git rev-parse --short=12 HEAD) -t react-agent-worker .
+ARG BUILD_COMMIT
 RUN npm ci && npm prune --omit=dev
 
 FROM node:24.11.1-bookworm-slim

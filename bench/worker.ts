@@ -1,4 +1,4 @@
-// The worker process of the benchmark: the shipped worker (createAgentWorker, the same defaults as
+// The worker process of the benchmark: the shipped worker (startAgentWorker, the same defaults as
 // `npm run worker`, the same prebuilt workflow bundle) plus what a benchmark needs around it:
 //  - BENCH_WORKER_OVERRIDES: JSON of extra Worker options (the tuning experiments);
 //  - BENCH_DATA_CONVERTER: a module exporting `dataConverter` (hook for the payload codec);
@@ -6,15 +6,11 @@
 //    agent's own registry and sink; nobody scrapes them here); BENCH_WORKER_METRICS=off turns them off;
 //  - IPC: {type:'ready'} once the worker polls; {type:'stats'} -> its own CPU time and RSS, measured
 //    from inside (process.resourceUsage), which also covers the Rust core threads of the process.
-import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { WorkerOptions } from '@temporalio/worker';
 import { temporalEnv } from '../runtime/temporal-env';
 import { llmConfigFromEnv } from '../activities/llm-config';
-import { connectLimiter, limiterSettingsFromEnv } from '../activities/llm-lease';
-import { dataSourceFromEnv } from '../activities/tools/data-source';
-import { createAgentWorker } from '../worker/create-worker';
-import { createAgentMetrics } from '../worker/metrics';
 import { freeLoopbackPort } from '../worker/metrics-server';
+import { startAgentWorker } from '../worker/start-worker';
 import { readStats } from './stats';
 
 async function main(): Promise<void> {
@@ -29,40 +25,22 @@ async function main(): Promise<void> {
     overrides.dataConverter = mod.dataConverter;
   }
   const withMetrics = process.env.BENCH_WORKER_METRICS !== 'off';
-  if (withMetrics) {
-    const sdkPort = await freeLoopbackPort();
-    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkPort}` } } } });
-  }
-  const connection = await NativeConnection.connect({ address: env.address });
-  const llm = llmConfigFromEnv();
-  const metrics = withMetrics ? createAgentMetrics() : undefined;
   // AGENT_LLM_TPM and friends, as `npm run worker` reads them (the limiter phase sets them).
-  const limiterSettings = limiterSettingsFromEnv(llm, env.taskQueue);
-  const limiter = limiterSettings ? await connectLimiter(env, limiterSettings, metrics?.limiter) : undefined;
-  const worker = await createAgentWorker({
-    connection,
-    namespace: env.namespace,
-    taskQueue: env.taskQueue,
-    deps: { llm, data: dataSourceFromEnv(), ...(limiter ? { limiter: limiter.limiter } : {}) },
-    ...(metrics ? { metrics } : {}),
+  const started = await startAgentWorker({
+    env,
+    llm: llmConfigFromEnv(),
+    ...(withMetrics ? { sdkMetricsPort: await freeLoopbackPort() } : {}),
     overrides,
   });
   // Never outlive the benchmark that started us.
   process.on('disconnect', () => process.exit(1));
   process.on('message', (msg: { type?: string }) => {
     if (msg?.type === 'stats') process.send?.(readStats());
-    if (msg?.type === 'shutdown') worker.shutdown();
+    if (msg?.type === 'shutdown') started.worker.shutdown();
   });
-  const running = worker.run();
-  while (worker.getState() !== 'RUNNING' && worker.getState() !== 'FAILED' && worker.getState() !== 'STOPPED') {
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  process.send?.({ type: 'ready', at: Date.now() });
-  try {
-    await running;
-  } finally {
-    await connection.close();
-  }
+  await started.run(() => {
+    process.send?.({ type: 'ready', at: Date.now() });
+  });
 }
 
 main().then(

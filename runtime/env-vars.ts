@@ -85,6 +85,7 @@ export const DEFAULT_METRICS_PORT = 9464;
 export const DEFAULT_CODEC_PORT = 8888;
 export const DEFAULT_REFUNDS_DB = '.temporal/refunds.sqlite';
 export const DEFAULT_MODEL = 'gpt-4.1-mini';
+export const DEFAULT_DEPLOYMENT_NAME = 'durable-react-agent';
 
 export const ENV_VARS = {
   // The LLM (worker)
@@ -194,6 +195,26 @@ export const ENV_VARS = {
     default: 'any free port',
     meaning: "loopback port of the Temporal SDK's own Prometheus exporter, re-served on AGENT_METRICS_PORT",
     parse: port(undefined),
+  },
+  AGENT_WORKER_VERSIONING: {
+    group: 'worker',
+    default: '',
+    meaning:
+      '`1`: the worker joins a Worker Deployment Version and its runs are pinned to it; it becomes current only if the deployment has none',
+    parse: flag,
+  },
+  AGENT_DEPLOYMENT_NAME: {
+    group: 'worker',
+    default: DEFAULT_DEPLOYMENT_NAME,
+    meaning: 'the Worker Deployment the worker belongs to, with AGENT_WORKER_VERSIONING=1',
+    parse: textOr(DEFAULT_DEPLOYMENT_NAME),
+  },
+  AGENT_BUILD_ID: {
+    group: 'worker',
+    default: 'package version + commit',
+    meaning:
+      "the worker's build id within its deployment, with AGENT_WORKER_VERSIONING=1; default `<version>+<commit>` as `npm run build` recorded them",
+    parse: text,
   },
 
   // Payload encryption (worker, CLI, codec server)

@@ -70,6 +70,7 @@ function parseDockerfile(text: string): Stage[] {
         break;
       case 'USER':
       case 'EXPOSE':
+      case 'ARG': // a build argument; unset here, as in a plain `docker build`
         break;
       default:
         assert.fail(`Dockerfile: ${instruction} is not understood by this test; teach it`);

@@ -81,6 +81,8 @@ const HUNG_BOUND_MS = (2 + 3 * 4 + 6) * 1000;
 const TOOL_PAUSE_MS = 8_000;
 /** A refund's first attempt stalls this long without heartbeats (AGENT_REFUND_PAUSE_*_COMMIT_MS). */
 const REFUND_STALL_MS = 15_000;
+/** Fresh runs a deadline cell may take to land its deadline inside the stalled attempt's heartbeat window. */
+const DEADLINE_TRIES = 3;
 const CELL_TIMEOUT_MS = 300_000;
 /** continue-as-new × deadline: the step before the boundary takes this long, so the chain is older than its latest run. */
 const CAN_SLOW_MS = 4_000;
@@ -610,60 +612,93 @@ describe('fault matrix: operator cancel and max_seconds deadline, live workers',
   // deciding × deadline is in the hung-worker group: with a live worker it is the happy path.
   for (const phase of PHASES.filter((p) => p !== 'deciding')) {
     it(cell(phase, 'max_seconds deadline'), { timeout: CELL_TIMEOUT_MS }, async (t) => {
-      const variant: Variant =
-        phase === 'read-only tool'
-          ? { maxSeconds: 3 }
-          : phase === 'awaiting approval'
-            ? { maxSeconds: 5 }
-            : phase === 'continue-as-new boundary'
-              ? { maxSeconds: 8, slowBeforeBoundaryMs: CAN_SLOW_MS, llm: 'hang' }
-              : // The deadline fires ~1 s after the approval: inside the stalled attempt's 2 s heartbeat window.
-                { maxSeconds: 6, refundLeftMs: 1_100 };
-      const run = new Run(phase, live, variant);
-      await run.start();
-      await run.staged();
-      if (phase === 'awaiting approval') {
-        // The deadline passes while a person is awaited: the run keeps waiting, then finishes.
-        await eventually(
-          'the max_seconds timer firing',
-          async () => budgetTimerFired(await historyOf(run.handle())),
-          30_000,
-        );
-        assert.equal((await run.handle().describe()).status.name, 'RUNNING');
-        assert.ok(await pendingApproval(run.handle()), 'still awaiting approval after max_seconds');
-        await run.approve();
+      const runDeadlineCell = async (attempt: number): Promise<void> => {
+        const variant: Variant =
+          phase === 'read-only tool'
+            ? { maxSeconds: 3 }
+            : phase === 'awaiting approval'
+              ? { maxSeconds: 5 }
+              : phase === 'continue-as-new boundary'
+                ? { maxSeconds: 8, slowBeforeBoundaryMs: CAN_SLOW_MS, llm: 'hang' }
+                : // The deadline fires ~1 s after the approval: inside the stalled attempt's 2 s heartbeat window.
+                  { maxSeconds: 6, refundLeftMs: 1_100 };
+        const run = new Run(phase, live, variant);
+        await run.start();
+        await run.staged();
+        if (phase === 'awaiting approval') {
+          // The deadline passes while a person is awaited: the run keeps waiting, then finishes.
+          await eventually(
+            'the max_seconds timer firing',
+            async () => budgetTimerFired(await historyOf(run.handle())),
+            30_000,
+          );
+          assert.equal((await run.handle().describe()).status.name, 'RUNNING');
+          assert.ok(await pendingApproval(run.handle()), 'still awaiting approval after max_seconds');
+          await run.approve();
+          const result = await run.result();
+          assert.ok(
+            result.usage.elapsed_ms < variant.maxSeconds! * 1000,
+            `agent time ${result.usage.elapsed_ms} ms excludes the wait`,
+          );
+          await check(t, phase, 'max_seconds deadline', { run, result });
+          return;
+        }
+        const from = live.first(CONFIG_OF[phase]).output().length;
+        await run.enter();
         const result = await run.result();
-        assert.ok(
-          result.usage.elapsed_ms < variant.maxSeconds! * 1000,
-          `agent time ${result.usage.elapsed_ms} ms excludes the wait`,
-        );
-        await check(t, phase, 'max_seconds deadline', { run, result });
-        return;
-      }
-      const from = live.first(CONFIG_OF[phase]).output().length;
-      await run.enter();
-      const result = await run.result();
-      if (phase === 'effect before commit')
-        t.diagnostic(await stalledAttemptCannotConfirm(run, live.first('before'), from));
-      await check(t, phase, 'max_seconds deadline', { run, result, cut: 'deadline' });
-      const events = await historyOf(run.handle());
-      const fired = budgetTimerFired(events)!;
-      const type = IN_FLIGHT[phase]!;
-      // The deadline hit the phase: its call was scheduled in the latest run before the timer fired.
-      const scheduled = events.findIndex((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type);
-      assert.ok(scheduled >= 0 && scheduled < events.indexOf(fired), `${type} was in flight at the deadline`);
-      if (phase === 'continue-as-new boundary') {
-        // The budget counts from the chain's start, not from the run it continued into.
-        const latestStart = (await run.handle().describe()).startTime.getTime();
-        assert.ok(latestStart - run.startedAtMs >= CAN_SLOW_MS, 'the latest run started well after the chain');
-        // Its timer fires max_seconds after the chain's start (give or take the workflow task that
-        // armed it), not max_seconds after its own start (CAN_SLOW_MS later).
-        const firesAfter = budgetDeadlineMs(events)! - run.startedAtMs;
-        assert.ok(
-          Math.abs(firesAfter - variant.maxSeconds! * 1000) < 1_500,
-          `the latest run's max_seconds timer fires ${firesAfter} ms after the chain started`,
-        );
-      }
+        const afterRun = await historyOf(run.handle());
+        if (phase === 'effect before commit' && retryAnswered(afterRun, 'issue_refund')) {
+          // The deadline missed its phase: the server's timer fired inside the stalled attempt's 2 s
+          // heartbeat window, but the workflow task that acts on it ran late (a loaded machine), after
+          // Temporal had timed the attempt out and its retry had committed. A refund made before the
+          // cut is a legitimate outcome; it must then be reported as made, once.
+          assert.deepEqual(
+            run.rows().map((r) => r.state),
+            ['confirmed'],
+          );
+          // ...and only when the commit came first: a cancel of the call recorded before its
+          // completion would make this commit a broken promise, not a missed phase.
+          const refund = afterRun.find(
+            (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'issue_refund',
+          )!;
+          const ofRefund = (id: unknown) => String(id) === String(refund.eventId);
+          const completed = afterRun.findIndex((e) =>
+            ofRefund(e.activityTaskCompletedEventAttributes?.scheduledEventId),
+          );
+          const cancelAsked = afterRun.findIndex((e) =>
+            ofRefund(e.activityTaskCancelRequestedEventAttributes?.scheduledEventId),
+          );
+          assert.ok(
+            cancelAsked === -1 || cancelAsked > completed,
+            'the refund committed after its cancel was recorded',
+          );
+          assertEffectsMatchDb(result, run.rows(), ['confirmed']);
+          if (attempt < DEADLINE_TRIES) return runDeadlineCell(attempt + 1);
+          assert.fail(`the deadline missed its phase ${DEADLINE_TRIES} times in a row`);
+        }
+        if (phase === 'effect before commit')
+          t.diagnostic(await stalledAttemptCannotConfirm(run, live.first('before'), from));
+        await check(t, phase, 'max_seconds deadline', { run, result, cut: 'deadline' });
+        const events = await historyOf(run.handle());
+        const fired = budgetTimerFired(events)!;
+        const type = IN_FLIGHT[phase]!;
+        // The deadline hit the phase: its call was scheduled in the latest run before the timer fired.
+        const scheduled = events.findIndex((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type);
+        assert.ok(scheduled >= 0 && scheduled < events.indexOf(fired), `${type} was in flight at the deadline`);
+        if (phase === 'continue-as-new boundary') {
+          // The budget counts from the chain's start, not from the run it continued into.
+          const latestStart = (await run.handle().describe()).startTime.getTime();
+          assert.ok(latestStart - run.startedAtMs >= CAN_SLOW_MS, 'the latest run started well after the chain');
+          // Its timer fires max_seconds after the chain's start (give or take the workflow task that
+          // armed it), not max_seconds after its own start (CAN_SLOW_MS later).
+          const firesAfter = budgetDeadlineMs(events)! - run.startedAtMs;
+          assert.ok(
+            Math.abs(firesAfter - variant.maxSeconds! * 1000) < 1_500,
+            `the latest run's max_seconds timer fires ${firesAfter} ms after the chain started`,
+          );
+        }
+      };
+      await runDeadlineCell(1);
     });
   }
 });

@@ -1,48 +1,23 @@
 // `npm run worker`: runs one agent worker until SIGINT/SIGTERM, then drains and exits.
-import { NativeConnection, Runtime } from '@temporalio/worker';
-import { connectionOptions, describeConnection, temporalEnv, unreachableMessage } from '../runtime/temporal-env';
+import { temporalEnv, describeConnection } from '../runtime/temporal-env';
 import { describeCodec } from '../runtime/data-converter';
 import { requiredLlmConfigFromEnv } from '../activities/llm-config';
-import { connectLimiter, describeLimits, limiterSettingsFromEnv } from '../activities/llm-lease';
+import { describeLimits } from '../activities/llm-lease';
 import { redactUrl } from '../activities/secrets';
-import { dataSourceFromEnv } from '../activities/tools/data-source';
-import { createAgentWorker } from './create-worker';
-import { createAgentMetrics } from './metrics';
+import { describeDeployment } from './deployment';
 import { metricsPortFromEnv, sdkMetricsPortFromEnv, startMetricsServer } from './metrics-server';
 import type { MetricsServer } from './metrics-server';
+import { startAgentWorker } from './start-worker';
 
 async function main(): Promise<void> {
   const env = temporalEnv(process.env, {}, (text) => console.error(`worker: ${text}`));
   const llm = requiredLlmConfigFromEnv(); // no key and no base URL: one line, exit 1
   const codec = describeCodec(); // a bad key configuration stops the worker here, in one line
   const metricsPort = metricsPortFromEnv();
-
-  // The SDK's Prometheus exporter belongs to the process-wide Runtime, which must be installed
-  // before the first connection. It listens on loopback; the metrics server re-serves it.
-  let sdkMetricsUrl: string | undefined;
-  if (metricsPort !== 'off') {
-    const sdkPort = await sdkMetricsPortFromEnv();
-    sdkMetricsUrl = `http://127.0.0.1:${sdkPort}/metrics`;
-    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkPort}` } } } });
-  }
-  const metrics = metricsPort !== 'off' ? createAgentMetrics() : undefined;
-
-  let connection: NativeConnection;
-  try {
-    connection = await NativeConnection.connect(connectionOptions(env));
-  } catch (err) {
-    throw new Error(`${unreachableMessage(env)} (${(err as Error).message.split('\n')[0]})`, { cause: err });
-  }
-  // The fleet-wide LLM rate limit, when one is set: the activities ask the limiter workflow.
-  const limiterSettings = limiterSettingsFromEnv(llm, env.taskQueue);
-  const limiter = limiterSettings ? await connectLimiter(env, limiterSettings, metrics?.limiter) : undefined;
-  const worker = await createAgentWorker({
-    connection,
-    namespace: env.namespace,
-    taskQueue: env.taskQueue,
-    deps: { llm, data: dataSourceFromEnv(), ...(limiter ? { limiter: limiter.limiter } : {}) },
-    metrics,
-  });
+  // The SDK's exporter listens on loopback; the metrics server re-serves it.
+  const sdkMetricsPort = metricsPort !== 'off' ? await sdkMetricsPortFromEnv() : undefined;
+  const started = await startAgentWorker({ env, llm, ...(sdkMetricsPort !== undefined ? { sdkMetricsPort } : {}) });
+  const { worker, metrics, limiterSettings, deployment } = started;
 
   let metricsServer: MetricsServer | undefined;
   if (metrics && metricsPort !== 'off') {
@@ -50,7 +25,7 @@ async function main(): Promise<void> {
       metricsServer = await startMetricsServer({
         registry: metrics.registry,
         port: metricsPort,
-        sdkMetricsUrl,
+        sdkMetricsUrl: `http://127.0.0.1:${sdkMetricsPort}/metrics`,
         isRunning: () => worker.getState() === 'RUNNING',
       });
     } catch (err) {
@@ -62,19 +37,18 @@ async function main(): Promise<void> {
   }
 
   // Worker.run() installs SIGINT/SIGTERM handlers that shut down gracefully.
-  console.error(
-    `worker ready: ${describeConnection(env)} task queue=${env.taskQueue} model=${llm.model}` +
-      (llm.baseURL ? ` llm=${redactUrl(llm.baseURL)}` : '') +
-      (metricsServer ? ` metrics=${metricsServer.url}` : '') +
-      (limiterSettings ? ` rate limit=${describeLimits(limiterSettings)}` : '') +
-      `; ${codec}`,
-  );
   try {
-    await worker.run();
+    await started.run(() =>
+      console.error(
+        `worker ready: ${describeConnection(env)} task queue=${env.taskQueue} model=${llm.model}` +
+          (llm.baseURL ? ` llm=${redactUrl(llm.baseURL)}` : '') +
+          (metricsServer ? ` metrics=${metricsServer.url}` : '') +
+          (limiterSettings ? ` rate limit=${describeLimits(limiterSettings)}` : '') +
+          ` ${describeDeployment(deployment)}; ${codec}`,
+      ),
+    );
   } finally {
     await metricsServer?.close();
-    await limiter?.close();
-    await connection.close();
   }
   console.error('worker stopped');
 }

@@ -168,4 +168,15 @@ export async function llmLimiter(input: LimiterInput): Promise<void> {
 // A bug (an error thrown by this code, or a state it cannot read) fails the limiter where everyone
 // sees it, instead of retrying its workflow task forever while every decision of the fleet waits:
 // waiting decisions then fail with LlmLimiterUnavailable, later ones start a fresh limiter.
-setWorkflowOptions({ failureExceptionTypes: [Error] }, llmLimiter);
+// On a versioned worker (worker/deployment.ts) the limiter follows the current version
+// (AUTO_UPGRADE) instead of being pinned like agent runs: it never ends, so pinned it would keep its
+// old version's workers busy for ever. Its next workflow task after a rollout replays on the new
+// code; a new code that cannot replay its history fails it as above, and the next decision starts a
+// fresh limiter. An unversioned worker must not send a versioning behavior (the server refuses it).
+setWorkflowOptions(
+  () => ({
+    failureExceptionTypes: [Error],
+    ...(workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'AUTO_UPGRADE' as const } : {}),
+  }),
+  llmLimiter,
+);

@@ -1,0 +1,122 @@
+// Starts the agent's worker process the one way both `npm run worker` (worker/main.ts) and the
+// benchmark's worker (bench/worker.ts) do it: the SDK's metrics exporter, the connection,
+// the fleet-wide LLM limiter, the Worker with its deployment version, and the close of all of it.
+import { NativeConnection, Runtime } from '@temporalio/worker';
+import type { Worker, WorkerOptions } from '@temporalio/worker';
+import { connectionOptions, unreachableMessage } from '../runtime/temporal-env';
+import type { TemporalEnv } from '../runtime/temporal-env';
+import type { LlmConfig } from '../activities/llm-config';
+import { connectLimiter, limiterSettingsFromEnv } from '../activities/llm-lease';
+import type { LimiterSettings } from '../activities/llm-lease';
+import { dataSourceFromEnv } from '../activities/tools/data-source';
+import { createAgentWorker } from './create-worker';
+import { becomeCurrentIfNone, deploymentFromEnv, describeDeployment, workerDeploymentOptions } from './deployment';
+import type { AgentDeployment } from './deployment';
+import { createAgentMetrics } from './metrics';
+import type { AgentMetrics } from './metrics';
+
+export interface StartAgentWorkerOptions {
+  env: TemporalEnv;
+  llm: LlmConfig;
+  /**
+   * Loopback port of the SDK's Prometheus exporter; with it the agent's own metrics are on too.
+   * Unset: no metrics. The exporter belongs to the process-wide Runtime, installed here once.
+   */
+  sdkMetricsPort?: number;
+  /** Extra Worker options (benchmark experiments). */
+  overrides?: Partial<WorkerOptions>;
+  /** Default: AGENT_WORKER_VERSIONING and friends (worker/deployment.ts). */
+  deployment?: AgentDeployment;
+  log?: (line: string) => void;
+}
+
+export interface StartedAgentWorker {
+  worker: Worker;
+  metrics?: AgentMetrics;
+  limiterSettings?: LimiterSettings;
+  deployment?: AgentDeployment;
+  /**
+   * Runs the worker until it is shut down (SIGINT/SIGTERM: drains), then closes the limiter client
+   * and the connection. `onPolling` runs once it polls (and, versioned, once its deployment has a
+   * current version).
+   */
+  run(onPolling?: () => void | Promise<void>): Promise<void>;
+}
+
+export async function startAgentWorker(opts: StartAgentWorkerOptions): Promise<StartedAgentWorker> {
+  const { env, llm } = opts;
+  const log = opts.log ?? ((line: string) => console.error(`worker: ${line}`));
+  const deployment = opts.deployment ?? deploymentFromEnv();
+  if (opts.sdkMetricsPort !== undefined) {
+    const bindAddress = `127.0.0.1:${opts.sdkMetricsPort}`;
+    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress } } } });
+  }
+  const metrics = opts.sdkMetricsPort !== undefined ? createAgentMetrics() : undefined;
+
+  let connection: NativeConnection;
+  try {
+    connection = await NativeConnection.connect(connectionOptions(env));
+  } catch (err) {
+    throw new Error(`${unreachableMessage(env)} (${(err as Error).message.split('\n')[0]})`, { cause: err });
+  }
+  // The fleet-wide LLM rate limit, when one is set: the activities ask the limiter workflow.
+  const limiterSettings = limiterSettingsFromEnv(llm, env.taskQueue);
+  const limiter = limiterSettings ? await connectLimiter(env, limiterSettings, metrics?.limiter) : undefined;
+  const worker = await createAgentWorker({
+    connection,
+    namespace: env.namespace,
+    taskQueue: env.taskQueue,
+    deps: { llm, data: dataSourceFromEnv(), ...(limiter ? { limiter: limiter.limiter } : {}) },
+    ...(metrics ? { metrics } : {}),
+    log,
+    overrides: {
+      ...(deployment ? { workerDeploymentOptions: workerDeploymentOptions(deployment) } : {}),
+      ...opts.overrides,
+    },
+  });
+
+  const run = async (onPolling?: () => void | Promise<void>): Promise<void> => {
+    const running = worker.run();
+    try {
+      try {
+        await untilPolling(worker, running);
+        if (deployment) {
+          const made = await becomeCurrentIfNone(connection, env.namespace, deployment, worker.options.identity);
+          if (made) log(`made ${describeDeployment(deployment)} the current version`);
+        }
+        await onPolling?.();
+      } catch (err) {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await running.catch(() => undefined);
+        throw err;
+      }
+      await running;
+    } finally {
+      await limiter?.close();
+      await connection.close();
+    }
+  };
+  return {
+    worker,
+    ...(metrics ? { metrics } : {}),
+    ...(limiterSettings ? { limiterSettings } : {}),
+    ...(deployment ? { deployment } : {}),
+    run,
+  };
+}
+
+/** Resolves once run() has the worker polling; rejects if it stopped before that. */
+async function untilPolling(worker: Worker, running: Promise<void>): Promise<void> {
+  let ended = false;
+  void running.then(
+    () => (ended = true),
+    () => (ended = true),
+  );
+  while (worker.getState() !== 'RUNNING') {
+    if (ended || worker.getState() === 'FAILED' || worker.getState() === 'STOPPED') {
+      await running;
+      throw new Error('the worker stopped before it polled');
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
