@@ -9,12 +9,17 @@ ENV npm_config_nodedir=/usr/local
 # Sources before `npm ci`: its `prepare` script compiles them (not test/: the image runs no tests).
 COPY package.json package-lock.json .npmrc tsconfig.json ./
 COPY common ./common
+COPY domains ./domains
 COPY runtime ./runtime
 COPY workflows ./workflows
 COPY activities ./activities
 COPY worker ./worker
 COPY client ./client
+COPY cli ./cli
+COPY codec-server ./codec-server
+# scripts/ (init-namespace, the servers, the demo) and the demo's offline model in testing/.
 COPY scripts ./scripts
+COPY testing ./testing
 # The commit goes into the worker's build id (worker/build-id.ts); .git is not in the build context:
 #   docker build --build-arg BUILD_COMMIT=$(git rev-parse --short=12 HEAD) -t react-agent-worker .
 ARG BUILD_COMMIT

@@ -8,6 +8,11 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 const sandboxSafe = ['common/**/*.ts', 'workflows/**/*.ts'];
 // Domain code (tools, data model, Python-compatible formatting) is pure: no Node built-ins, no runtime layer.
 const domainCode = ['domains/**/*.ts'];
+// What production code never imports: the build/server scripts, the test doubles, the benchmark,
+// the eval and the tests.
+const notProduction = ['./scripts', './testing', './bench', './eval', './test'];
+// The CLI and the codec server are entry points: no library layer imports them.
+const entryPoints = ['./cli', './codec-server'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'test/fixtures/**', '.temporal/**', 'eval-results/**'] },
@@ -41,8 +46,11 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'separate-type-imports' }],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-self-import': 'error',
-      // The layers: common/ (sandbox-safe, imports nothing of ours), runtime/ (Node-side shared),
-      // workflows/ (the sandbox), activities/ and worker/ (never the CLI), client/ (the CLI).
+      // The layers (docs/architecture.md): common/ (sandbox-safe, imports nothing of ours), domains/
+      // (pure), runtime/ (Node-side shared), workflows/ (the sandbox), activities/ and worker/ (never
+      // a client), client/ (the run API), cli/ (the `agent` command), codec-server/. Production code
+      // never imports the test doubles (testing/), the benchmark, the eval or the tests; the eval and
+      // the benchmark share testing/ with the tests but never import test/.
       'import-x/no-restricted-paths': [
         'error',
         {
@@ -56,9 +64,8 @@ export default tseslint.config(
                 './worker',
                 './client',
                 './runtime',
-                './scripts',
-                './test',
-                './eval',
+                ...notProduction,
+                ...entryPoints,
               ],
               message: 'common/ is the shared base layer: it imports nothing else of ours.',
             },
@@ -70,31 +77,62 @@ export default tseslint.config(
                 './worker',
                 './client',
                 './runtime',
-                './scripts',
-                './test',
-                './eval',
+                ...notProduction,
+                ...entryPoints,
               ],
               message: 'domains/ is pure domain code: it may import common/ and its own folder only.',
             },
             {
               target: './runtime',
-              from: ['./workflows', './activities', './worker', './client', './scripts', './test', './eval'],
+              from: ['./workflows', './activities', './worker', './client', ...notProduction, ...entryPoints],
               message: 'runtime/ may import common/ only.',
             },
             {
               target: './workflows',
-              from: ['./activities', './worker', './client', './runtime', './scripts', './eval'],
+              from: ['./activities', './worker', './client', './runtime', ...notProduction, ...entryPoints],
               message: 'Workflow code runs in the sandbox: import common/ (and workflows/) only.',
             },
             {
               target: './activities',
-              from: ['./workflows', './worker', './client', './scripts', './eval'],
-              message: 'Activities import common/ and runtime/, never the CLI or workflow code.',
+              from: ['./workflows', './worker', './client', ...notProduction, ...entryPoints],
+              message: 'Activities import common/ and runtime/, never a client or workflow code.',
             },
             {
               target: './worker',
-              from: ['./client', './scripts', './eval'],
-              message: 'The worker must not depend on the CLI.',
+              from: ['./client', ...notProduction, ...entryPoints],
+              message: 'The worker must not depend on a client.',
+            },
+            {
+              target: './client',
+              from: ['./activities', './worker', ...notProduction, ...entryPoints],
+              message: "client/ is the run API: common/, runtime/ and the workflow's types, never the CLI.",
+            },
+            {
+              target: './cli',
+              from: ['./activities', './worker', './codec-server', ...notProduction],
+              message: 'The CLI is built on client/: never the worker, the activities or test code.',
+            },
+            {
+              target: './codec-server',
+              from: ['./workflows', './activities', './worker', './client', './cli', ...notProduction],
+              message: 'The codec server needs runtime/ (the codec) only.',
+            },
+            {
+              target: './scripts',
+              from: ['./test', './eval', './bench'],
+              message:
+                'scripts/ (servers, build steps, the demo, the test runner) never import the tests, the eval or the benchmark.',
+            },
+            {
+              target: ['./eval', './bench'],
+              from: ['./test'],
+              message: 'The eval and the benchmark share test doubles through testing/, never test/.',
+            },
+            {
+              target: './testing',
+              from: ['./test', './eval', './bench'],
+              message:
+                'testing/ holds the doubles the tests, the eval and the benchmark share: it imports none of them.',
             },
           ],
         },
@@ -137,7 +175,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts', 'scripts/**/*.ts', 'eval/**/*.ts'],
+    files: ['test/**/*.ts', 'scripts/**/*.ts', 'eval/**/*.ts', 'bench/**/*.ts', 'testing/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
 );

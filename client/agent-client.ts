@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, WorkflowNotFoundError, CancelledFailure } from '@temporalio/client';
 import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId, Client } from '@temporalio/client';
+import { AgentError, EXIT } from './agent-error';
 import type { reactAgent } from '../workflows/agent';
 import { stateQuery } from '../common/queries';
 import type { AgentInput, AgentResult, AgentState } from '../common/types';
@@ -21,8 +22,10 @@ import { checkRunId, RunNotFoundError, WORKFLOW_TYPE } from './run-id';
 export { checkRunId, InvalidRunIdError, MAX_WORKFLOW_ID_CHARS, RunNotFoundError, WORKFLOW_TYPE } from './run-id';
 
 /** Input no run may start with: out of bounds, an unknown tool, fields only the workflow sets. */
-export class InvalidRunInputError extends Error {
-  override name = 'InvalidRunInputError';
+export class InvalidRunInputError extends AgentError {
+  constructor(message: string) {
+    super(message, EXIT.USAGE);
+  }
 }
 
 /**

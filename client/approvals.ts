@@ -4,11 +4,13 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent';
+import { AgentError } from './agent-error';
 import { approvalUpdate } from '../common/approvals';
 import type { ApprovalAnswer, ApprovalDecision, ApprovalReceipt, PendingApproval } from '../common/approvals';
 import { existingRun, runState } from './agent-client';
 
-export class ApprovalError extends Error {}
+/** The run cannot take the answer: it has ended, nothing awaits approval, or it refused it. */
+export class ApprovalError extends AgentError {}
 
 export interface ApprovalRequest {
   decision: ApprovalDecision;

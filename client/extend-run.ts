@@ -4,11 +4,13 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent';
+import { AgentError } from './agent-error';
 import { extendUpdate } from '../common/extend';
 import type { ExtendReceipt, ExtendRequest } from '../common/extend';
 import { existingRun } from './agent-client';
 
-export class ExtendError extends Error {}
+/** The run cannot take the top-up: it has ended, or its validator refused it. */
+export class ExtendError extends AgentError {}
 
 export async function extendRun(client: Client, workflowId: string, request: ExtendRequest): Promise<ExtendReceipt> {
   const description = await (await existingRun(client, workflowId)).describe();

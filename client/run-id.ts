@@ -1,12 +1,13 @@
 // What a run id must be, the workflow type every run has, and the error for an id with no run.
 // Apart from agent-client.ts so the commands that only read (list) do not load what starting a run
 // needs (the workflow's input schema, the query definitions).
+import { AgentError, EXIT } from './agent-error';
 
 export const WORKFLOW_TYPE = 'reactAgent';
 
-export class RunNotFoundError extends Error {
+export class RunNotFoundError extends AgentError {
   constructor(readonly workflowId: string) {
-    super(`no run with id "${workflowId}"`);
+    super(`no run with id "${workflowId}"`, EXIT.ERROR);
   }
 }
 
@@ -14,8 +15,10 @@ export class RunNotFoundError extends Error {
 export const MAX_WORKFLOW_ID_CHARS = 1000;
 
 /** A run id no server would accept: empty, too long, or with control characters. */
-export class InvalidRunIdError extends Error {
-  override name = 'InvalidRunIdError';
+export class InvalidRunIdError extends AgentError {
+  constructor(message: string) {
+    super(message, EXIT.USAGE);
+  }
 }
 
 // Checked up front: the server's error for a very long id echoes it back, and a reply of ~64 KiB

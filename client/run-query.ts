@@ -3,21 +3,32 @@
 //  - status `running` is Temporal's own ExecutionStatus (true even for a run no worker has
 //    picked up, or one that was terminated before it could update its attributes); ok, stopped
 //    and cancelled are the AgentStatus search attribute the workflow sets when it ends.
-//  - a stop reason without a colon that names a family (tool_denied, tool_error, invalid_action…)
-//    matches every member (`AgentStopReason STARTS_WITH 'tool_denied:'`).
+//  - a stop reason named without what follows its colon (tool_denied, policy_denied,
+//    invalid_action…) matches every reason of that name (`AgentStopReason STARTS_WITH
+//    'tool_denied:'`); which names those are comes from the stop-reason table.
 //  - older-than compares StartTime with a fixed instant, computed once: a query run twice selects
 //    the same runs, minus those that ended in between.
+import { AgentError, EXIT } from './agent-error';
 import { WORKFLOW_TYPE } from './run-id';
 import { RUN_STATUSES } from '../common/search-attributes';
 import type { RunStatus } from '../common/search-attributes';
+import { STOP_REASON_TABLE } from '../common/stop-reasons';
 
-export const STOP_REASON_FAMILIES = [
-  'tool_denied',
-  'tool_missing',
-  'tool_bad_args',
-  'tool_error',
-  'invalid_action',
-] as const;
+/**
+ * The names of the stop reasons a run records with a suffix after a colon: the table's
+ * parametrised ones (tool_denied:<tool>, policy_denied:<rule>) and the prefixes of its
+ * colon-spelled keys (invalid_action:bad_json, budget_exhausted:usd).
+ */
+export const STOP_REASON_PREFIXES: ReadonlySet<string> = stopReasonPrefixes();
+
+function stopReasonPrefixes(): Set<string> {
+  const prefixes = new Set<string>();
+  for (const [key, info] of Object.entries(STOP_REASON_TABLE)) {
+    if ('takes' in info) prefixes.add(key);
+    else if (key.includes(':')) prefixes.add(key.slice(0, key.indexOf(':')));
+  }
+  return prefixes;
+}
 
 export interface RunFilter {
   statuses?: readonly string[];
@@ -28,7 +39,12 @@ export interface RunFilter {
   openOnly?: boolean;
 }
 
-export class FilterError extends Error {}
+/** A filter no visibility query can express: an unknown status, characters a query cannot quote. */
+export class FilterError extends AgentError {
+  constructor(message: string) {
+    super(message, EXIT.USAGE);
+  }
+}
 
 const SAFE_VALUE = /^[A-Za-z0-9_:.\-()]+$/;
 
@@ -62,7 +78,7 @@ export function runQuery(filter: RunFilter): string {
 
   if (filter.stopReasons && filter.stopReasons.length > 0) {
     const parts = filter.stopReasons.map((reason) =>
-      (STOP_REASON_FAMILIES as readonly string[]).includes(reason)
+      STOP_REASON_PREFIXES.has(reason)
         ? `AgentStopReason STARTS_WITH ${literal(`${reason}:`, 'stop reason')}`
         : `AgentStopReason = ${literal(reason, 'stop reason')}`,
     );

@@ -1,5 +1,5 @@
 // Which step of the loop an activity belongs to, carried in the activity's own input. The history
-// keeps every activity's input, so `agent trace` (client/history-trace.ts) reads the step from
+// keeps every activity's input, so `agent trace` (client/history/trace.ts) reads the step from
 // there, recorded by the workflow, instead of parsing activity ids.
 
 export type StepRole = 'decide' | 'tool' | 'reconcile';

@@ -1,7 +1,7 @@
 // The eval's workers: N processes of the shipped worker (`node dist/worker/main.js`) on one task
 // queue, each slot restartable, so chaos can kill, hang and replace them.
-import { startWorkerProcess } from '../test/helpers/harness';
-import type { WorkerProcess } from '../test/helpers/harness';
+import { startWorkerProcess } from '../testing/worker-process';
+import type { WorkerProcess } from '../testing/worker-process';
 import type { TemporalEnv } from '../runtime/temporal-env';
 
 export class WorkerFleet {

@@ -5,7 +5,7 @@ import type { ChaosEvent } from './chaos';
 import { CHECKS } from './checks';
 import { computeMetrics, METRIC_NAMES } from './metrics';
 import type { Metrics, Rate } from './metrics';
-import type { StepEvent } from '../client/history-trace';
+import type { StepEvent } from '../client/history/trace';
 import type { PhaseName, SuiteResult } from './suite';
 
 export interface TrialReport {

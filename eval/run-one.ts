@@ -6,19 +6,20 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temp
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
 import { answerApproval } from '../client/approvals';
-import { rebuildTrace } from '../client/history-trace';
-import type { StepEvent } from '../client/history-trace';
-import { fetchRunChain, payloadDecoder } from '../client/run-history';
+import { traceOf } from '../client/history/trace';
+import { readRunHistory } from '../client/history/read-history';
+import type { StepEvent } from '../client/history/trace';
+import { fetchRunChain, payloadDecoder } from '../client/history/fetch-chain';
 import { stateQuery } from '../common/queries';
 import { TOOL_REGISTRY } from '../domains/wired';
 import type { AgentInput } from '../common/types';
 import type { TemporalEnv } from '../runtime/temporal-env';
-import type { ScriptedLlmServer, Reply } from '../scripts/scripted-llm-server';
-import { byStep, escalate, final, malformed, tool } from '../scripts/scripted-replies';
+import type { ScriptedLlmServer, Reply } from '../testing/scripted-llm-server';
+import { byStep, escalate, final, malformed, tool } from '../testing/scripted-replies';
 import type { reactAgent } from '../workflows/agent';
 import { checkRun } from './checks';
 import type { ScoredRun } from './metrics';
-import { answerOf, readRunRecord } from './run-record';
+import { answerOf, runRecordOf } from './run-record';
 import type { Scenario, ScriptedReply } from './scenario';
 import { readRefundRows, writeRunWorld } from './world-files';
 
@@ -131,9 +132,10 @@ export async function runTrial(ctx: RunContext, plan: TrialPlan): Promise<TrialR
   await Promise.all([operator, cancel]);
 
   const chain = await retry(`history of ${id}`, () => fetchRunChain(ctx.client, id));
-  const decode = payloadDecoder(ctx.client);
-  const record = await readRunRecord(id, chain, decode);
-  const { events } = await rebuildTrace(id, chain, decode);
+  // One reading of the history; the run record and the step events are two views of it.
+  const history = await readRunHistory(id, chain, payloadDecoder(ctx.client));
+  const record = runRecordOf(history);
+  const { events } = traceOf(history);
   const rows = readRefundRows(ctx.worldDir, id);
   const cancelledOnPurpose = plan.cancelAtStep !== undefined && record.cancelRequestedAtMs !== undefined;
   const verdict = checkRun(s, record, rows, cancelledOnPurpose);

@@ -1,13 +1,12 @@
-// What the evaluation knows about one run, read from its Temporal history alone (and the result
-// the history's close event carries): never from the scenario's script. Pure: the payload decoder
-// is passed in, so the unit tests feed hand-made histories.
-import { tsToMs } from '@temporalio/common/lib/time';
-import type { DecodePayloads, HistoryEvent } from '../client/history-trace';
-import { digest } from '../client/history-trace';
+// What the evaluation knows about one run, a view over its Temporal history alone (the run's
+// steps as client/history/read-history.ts reads them, and the result the close event carries):
+// never from the scenario's script. Pure: the payload decoder is passed in, so the unit tests feed
+// hand-made histories.
+import { readRunHistory } from '../client/history/read-history';
+import type { ActivityRecord, DecodePayloads, HistoryEvent, RunHistory } from '../client/history/read-history';
+import { digest } from '../client/history/trace';
 import { validateAction } from '../common/contract';
-import { stepTagOf } from '../common/step-tag';
 import type { AgentInput, AgentResult, DecideOutput, Observation } from '../common/types';
-import { CANCELLED_RESULT_MEMO } from '../common/types';
 
 export interface DecisionRecord {
   step: number;
@@ -49,135 +48,68 @@ export interface RunRecord {
   tokens: number;
 }
 
-interface Pending {
-  kind: 'decide' | 'tool' | 'reconcile';
-  step: number;
-  call?: ToolCallRecord;
-}
-
 /** `chain`: the runs of one workflow id, oldest first. */
 export async function readRunRecord(
   workflowId: string,
   chain: ReadonlyArray<{ events: HistoryEvent[] }>,
   decode: DecodePayloads,
 ): Promise<RunRecord> {
+  return runRecordOf(await readRunHistory(workflowId, chain, decode));
+}
+
+/** The evaluation's view of a run's history: its decisions, tool calls and reconcile lookups. */
+export function runRecordOf(history: RunHistory): RunRecord {
+  if (history.input === undefined) throw new Error(`history of ${history.workflowId} has no start event`);
   const record: RunRecord = {
-    workflowId,
-    input: undefined as unknown as AgentInput,
-    startedAtMs: 0,
-    temporalStatus: 'RUNNING',
+    workflowId: history.workflowId,
+    input: history.input,
+    startedAtMs: history.startedAtMs ?? 0,
+    // The chain's latest run continued as new: its next run has not started yet.
+    temporalStatus: history.temporalStatus === 'CONTINUED_AS_NEW' ? 'RUNNING' : history.temporalStatus,
+    ...(history.closedAtMs !== undefined ? { closedAtMs: history.closedAtMs } : {}),
     decisions: [],
     calls: [],
     reconciles: [],
+    ...(history.cancelRequestedAtMs !== undefined ? { cancelRequestedAtMs: history.cancelRequestedAtMs } : {}),
+    ...(history.result !== undefined ? { result: history.result } : {}),
     tokens: 0,
   };
-  for (const { events } of chain) {
-    const scheduled = new Map<string, Pending>();
-    for (const e of events) {
-      const atMs = tsToMs(e.eventTime);
-      const started = e.workflowExecutionStartedEventAttributes;
-      if (started) {
-        if (record.input === undefined) {
-          record.input = (await decode(started.input?.payloads)) as AgentInput;
-          record.startedAtMs = atMs;
-        }
-        record.temporalStatus = 'RUNNING';
-        continue;
-      }
-      const sched = e.activityTaskScheduledEventAttributes;
-      if (sched) {
-        const name = sched.activityType?.name ?? '?';
-        const input = (await decode(sched.input?.payloads)) as { args?: Record<string, unknown> } | undefined;
-        const tag = stepTagOf(input);
-        if (!tag) continue;
-        const id = String(e.eventId ?? '');
-        if (tag.role === 'decide') scheduled.set(id, { kind: 'decide', step: tag.step });
-        else if (tag.role === 'reconcile') {
-          scheduled.set(id, { kind: 'reconcile', step: tag.step });
-          record.reconciles.push(name.replace(/^reconcile_/, ''));
-        } else {
-          const args = input?.args ?? {};
-          const call: ToolCallRecord = {
-            step: tag.step,
-            tool: name,
-            args,
-            digest: digest(args),
-            attempts: 1,
-            outcome: 'pending',
-            scheduledAtMs: atMs,
-          };
-          record.calls.push(call);
-          scheduled.set(id, { kind: 'tool', step: tag.step, call });
-        }
-        continue;
-      }
-      const taskStarted = e.activityTaskStartedEventAttributes;
-      if (taskStarted) {
-        const call = scheduled.get(String(taskStarted.scheduledEventId ?? ''))?.call;
-        if (call) call.attempts = Math.max(call.attempts, taskStarted.attempt ?? 1);
-        continue;
-      }
-      const completed = e.activityTaskCompletedEventAttributes;
-      if (completed) {
-        const s = scheduled.get(String(completed.scheduledEventId ?? ''));
-        if (!s) continue;
-        const value = await decode(completed.result?.payloads);
-        if (s.kind === 'decide') {
-          const output = value as DecideOutput;
-          record.tokens += output?.usage?.total_tokens ?? 0;
-          record.decisions.push(decisionOf(s.step, output?.text ?? ''));
-        } else if (s.call) {
-          s.call.observation = value as Observation;
-          s.call.outcome = s.call.observation?.ok ? 'ok' : 'error';
-        }
-        continue;
-      }
-      const failed =
-        e.activityTaskFailedEventAttributes ??
-        e.activityTaskTimedOutEventAttributes ??
-        e.activityTaskCanceledEventAttributes;
-      if (failed) {
-        const call = scheduled.get(String(failed.scheduledEventId ?? ''))?.call;
-        if (call)
-          call.outcome = e.activityTaskFailedEventAttributes
-            ? 'failed'
-            : e.activityTaskTimedOutEventAttributes
-              ? 'timed_out'
-              : 'cancelled';
-        continue;
-      }
-      if (e.workflowExecutionCancelRequestedEventAttributes) {
-        record.cancelRequestedAtMs ??= atMs;
-        continue;
-      }
-      const memo = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[CANCELLED_RESULT_MEMO];
-      if (memo) {
-        record.result = (await decode([memo])) as AgentResult;
-        continue;
-      }
-      const closed = e.workflowExecutionCompletedEventAttributes;
-      if (closed) {
-        record.temporalStatus = 'COMPLETED';
-        record.closedAtMs = atMs;
-        record.result = (await decode(closed.result?.payloads)) as AgentResult;
-        continue;
-      }
-      const status = e.workflowExecutionCanceledEventAttributes
-        ? 'CANCELLED'
-        : e.workflowExecutionFailedEventAttributes
-          ? 'FAILED'
-          : e.workflowExecutionTerminatedEventAttributes
-            ? 'TERMINATED'
-            : e.workflowExecutionTimedOutEventAttributes
-              ? 'TIMED_OUT'
-              : undefined;
-      if (status) {
-        record.temporalStatus = status;
-        record.closedAtMs = atMs;
-      }
+  const calls = new Map<ActivityRecord, ToolCallRecord>();
+  for (const entry of history.entries) {
+    // Legacy histories (no step tag in the inputs) predate the evaluation.
+    if (entry.kind === 'approval' || !entry.activity.tagged) continue;
+    const { activity } = entry;
+    if (entry.kind === 'scheduled') {
+      if (activity.role === 'reconcile') record.reconciles.push(activity.name.replace(/^reconcile_/, ''));
+      if (activity.role !== 'tool') continue;
+      const args = (activity.input as { args?: Record<string, unknown> } | undefined)?.args ?? {};
+      const call: ToolCallRecord = {
+        step: activity.step,
+        tool: activity.name,
+        args,
+        digest: digest(args),
+        attempts: 1,
+        outcome: 'pending',
+        scheduledAtMs: activity.scheduledAtMs,
+      };
+      record.calls.push(call);
+      calls.set(activity, call);
+      continue;
     }
+    if (entry.kind === 'completed' && activity.role === 'decide') {
+      const output = entry.result as DecideOutput;
+      record.tokens += output?.usage?.total_tokens ?? 0;
+      record.decisions.push(decisionOf(activity.step, output?.text ?? ''));
+      continue;
+    }
+    const call = calls.get(activity);
+    if (!call) continue;
+    if (entry.kind === 'completed') {
+      call.observation = entry.result as Observation;
+      call.outcome = call.observation?.ok ? 'ok' : 'error';
+    } else call.outcome = entry.how;
   }
-  if (record.input === undefined) throw new Error(`history of ${workflowId} has no start event`);
+  for (const [activity, call] of calls) call.attempts = activity.attempts;
   return record;
 }
 

@@ -14,7 +14,7 @@ export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
   'gpt-4o': { input_usd_per_mtok: 2.5, output_usd_per_mtok: 10 },
   'gpt-4o-mini': { input_usd_per_mtok: 0.15, output_usd_per_mtok: 0.6 },
   'o4-mini': { input_usd_per_mtok: 1.1, output_usd_per_mtok: 4.4 },
-  // The offline demo's scripted model (scripts/scripted-llm-server.ts) is free.
+  // The offline demo's scripted model (testing/scripted-llm-server.ts) is free.
   'scripted-llm': { input_usd_per_mtok: 0, output_usd_per_mtok: 0 },
 };
 

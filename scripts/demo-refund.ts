@@ -9,10 +9,10 @@ import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } fr
 import { RefundService } from '../activities/refunds/service';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
 import { answerApproval, pendingApproval } from '../client/approvals';
-import { defaultWorkflowId } from '../client/commands/run';
-import { followRun } from '../client/follow-run';
-import { formatResult } from '../client/format';
-import { describePending } from '../client/format-approval';
+import { defaultWorkflowId } from '../cli/commands/run';
+import { followRun } from '../cli/follow-run';
+import { formatResult } from '../cli/format';
+import { describePending } from '../cli/format-approval';
 import { runUrl } from '../runtime/temporal-env';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import type { reactAgent } from '../workflows/agent';

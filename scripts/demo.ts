@@ -16,20 +16,20 @@ import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { createAgentWorker } from '../worker/create-worker';
 import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
 import { cancelRun, runResult } from '../client/agent-client';
-import { parseArgs, UsageError, usageText } from '../client/cli-args';
-import { connectClient } from '../client/cli-context';
-import { defaultWorkflowId } from '../client/commands/run';
-import { followRun } from '../client/follow-run';
-import { formatResult } from '../client/format';
-import { terminalSafe } from '../client/terminal-text';
+import { parseArgs, UsageError, usageText } from '../cli/cli-args';
+import { connectClient } from '../cli/cli-context';
+import { defaultWorkflowId } from '../cli/commands/run';
+import { followRun } from '../cli/follow-run';
+import { formatResult } from '../cli/format';
+import { terminalSafe } from '../cli/terminal-text';
 import { DEFAULT_TASK_QUEUE, runUrl } from '../runtime/temporal-env';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import { ensureLocalServer } from './local-server';
 import type { LocalServer } from './local-server';
-import { refundApprovalDemoModel, refundDemoModel } from './offline-model';
+import { refundApprovalDemoModel, refundDemoModel } from '../testing/offline-model';
 import { REFUND_DEMO_FLAGS, refundDemoStore, runRefundDemo, startDemoRun } from './demo-refund';
 import type { RefundDemoStore } from './demo-refund';
-import { ScriptedLlmServer } from './scripted-llm-server';
+import { ScriptedLlmServer } from '../testing/scripted-llm-server';
 
 export const DEMO_USER_ID = 42;
 export const DEMO_GOAL =

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { isServerReachable, startDevServer } from './dev-server';
 import { keyringFromEnv } from '../runtime/codec/keyring';
-import { DEFAULT_CODEC_PORT } from '../client/codec/http-server';
+import { readEnv } from '../runtime/env-vars';
 import { repoRoot } from './repo-root';
 
 function envPort(name: string, fallback: number): number {
@@ -37,8 +37,7 @@ export function localServerConfig(): {
  */
 function codecEndpointFromEnv(): { codecEndpoint?: string } {
   if (!keyringFromEnv()) return {};
-  const endpoint =
-    process.env.AGENT_CODEC_ENDPOINT || `http://localhost:${envPort('AGENT_CODEC_PORT', DEFAULT_CODEC_PORT)}`;
+  const endpoint = readEnv('AGENT_CODEC_ENDPOINT') ?? `http://localhost:${readEnv('AGENT_CODEC_PORT')}`;
   return { codecEndpoint: endpoint.replace(/\/+$/, '') };
 }
 

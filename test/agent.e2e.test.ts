@@ -2,13 +2,13 @@
 // the refund scenario, and every stop reason reached by a run that reaches it for real.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Reply } from '../scripts/scripted-llm-server';
-import { billing, final, malformed, policy, profile, tool } from '../scripts/scripted-replies';
+import type { Reply } from '../testing/scripted-llm-server';
+import { billing, final, malformed, policy, profile, tool } from '../testing/scripted-replies';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import type { AgentInput } from '../common/types';
 import { agentFixture } from './helpers/agent-fixture';
 import { REFUND_SCENARIO_ROWS, traceRows } from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
+import type { WorkerProcess } from '../testing/worker-process';
 
 // A second worker whose LLM times out after 1 s and whose tool data source is down.
 let brokenEnv: TemporalEnv;

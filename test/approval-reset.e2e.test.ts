@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { byStep } from '../scripts/scripted-replies';
+import { byStep } from '../testing/scripted-replies';
 import { existingRun } from '../client/agent-client';
 import { pendingApproval } from '../client/approvals';
 import type { AgentResult } from '../common/types';

@@ -4,9 +4,9 @@
 // and a run whose worker is gone is diagnosed after the grace period and ended by --terminate.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { final, tool } from '../scripts/scripted-replies';
+import { final, tool } from '../testing/scripted-replies';
 import { runResult, startRun } from '../client/agent-client';
-import { requestCancel } from '../client/cancel-run';
+import { requestCancel } from '../cli/cancel-run';
 import { describeChain } from '../client/run-chain';
 import { agentInput, eventually, uniqueId } from './helpers/harness';
 import { agentFixture } from './helpers/agent-fixture';

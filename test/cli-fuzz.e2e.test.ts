@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import * as path from 'node:path';
 import * as fc from 'fast-check';
-import { main } from '../client/cli';
+import { main } from '../cli/cli';
 import { DIST, uniqueId } from './helpers/harness';
 import { newKey } from './helpers/codec';
 
@@ -251,7 +251,7 @@ describe('agent CLI under fuzzed arguments', () => {
   });
 
   it('as real processes: the exit code and stderr are what main said (25 argv arrays)', () => {
-    const entry = path.join(DIST, 'client', 'cli.js');
+    const entry = path.join(DIST, 'cli', 'cli.js');
     // argv cannot carry NUL bytes into a process, and the OS caps one argument at 128 KiB.
     const samples = fc.sample(
       argvArb.filter((a) => a.every((t) => !t.includes('\u0000') && t.length < 100_000)),

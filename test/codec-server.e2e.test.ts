@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { EncryptionCodec } from '../runtime/codec/encryption-codec';
 import { keyringFromEnv } from '../runtime/codec/keyring';
-import { SESSION_COOKIE } from '../client/codec/http-server';
+import { SESSION_COOKIE } from '../codec-server/http-server';
 import { DIST } from './helpers/harness';
 import { codecEnv, newKey, newToken, request, startCodecServerProcess, withoutCodec } from './helpers/codec';
 import type { CodecServerProcess } from './helpers/codec';
@@ -200,7 +200,7 @@ describe('codec server: secrets and startup', () => {
     for (const secret of [TOKEN, K1, K2]) assert.ok(!log.includes(secret));
   });
 
-  const entry = path.join(DIST, 'client', 'codec-server.js');
+  const entry = path.join(DIST, 'codec-server', 'main.js');
   const start = (env: Record<string, string>) =>
     spawnSync(process.execPath, [entry], {
       env: { ...withoutCodec(), AGENT_CODEC_PORT: '0', ...env },

@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startDevServer } from '../scripts/dev-server';
 import type { DevServer } from '../scripts/dev-server';
 import { freePort } from '../scripts/free-port';
-import { billing, final } from '../scripts/scripted-replies';
+import { billing, final } from '../testing/scripted-replies';
 import { REFUND_GOAL } from './helpers/harness';
 import { agentFixture } from './helpers/agent-fixture';
 import { launchChromium, screenshot } from './helpers/browser';

@@ -7,13 +7,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { final, noMessage, profile, serverErrorWithUsage } from '../scripts/scripted-replies';
-import { byStep } from '../scripts/scripted-replies';
+import { final, noMessage, profile, serverErrorWithUsage } from '../testing/scripted-replies';
+import { byStep } from '../testing/scripted-replies';
 import { runResult, runState } from '../client/agent-client';
 import type { AgentResult } from '../common/types';
 import { agentFixture } from './helpers/agent-fixture';
 import { runCli } from './helpers/cli';
-import { eventually, startWorkerProcess, uniqueId } from './helpers/harness';
+import { eventually, uniqueId } from './helpers/harness';
+import { startWorkerProcess } from '../testing/worker-process';
 
 const pricesDir = mkdtempSync(path.join(tmpdir(), 'cost-e2e-'));
 const PRICES_FILE = path.join(pricesDir, 'prices.json');

@@ -4,13 +4,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@temporalio/client';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
-import type { Reply } from '../scripts/scripted-llm-server';
+import { ScriptedLlmServer } from '../testing/scripted-llm-server';
+import type { Reply } from '../testing/scripted-llm-server';
 import { startRun } from '../client/agent-client';
 import { answerApproval, pendingApproval } from '../client/approvals';
 import type { TemporalEnv } from '../runtime/temporal-env';
-import { agentInput, connectClient, eventually, startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
+import { agentInput, connectClient, eventually, testEnv, uniqueId } from './helpers/harness';
+import { startWorkerProcess } from '../testing/worker-process';
+import type { WorkerProcess } from '../testing/worker-process';
 import { runCli } from './helpers/cli';
 import { billingOf, finalAnswer, REFUND_ALLOW, refundFixture, refundGoal, refundOf } from './helpers/refund-fixtures';
 import type { RefundFixture } from './helpers/refund-fixtures';

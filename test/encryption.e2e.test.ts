@@ -5,14 +5,14 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import type { Reply } from '../scripts/scripted-llm-server';
-import { final, tool } from '../scripts/scripted-replies';
+import type { Reply } from '../testing/scripted-llm-server';
+import { final, tool } from '../testing/scripted-replies';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
 import { EncryptionCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../runtime/codec/encryption-codec';
 import { keyringFromEnv } from '../runtime/codec/keyring';
 import { agentInput, connectClient, REFUND_GOAL, uniqueId } from './helpers/harness';
 import { agentFixture } from './helpers/agent-fixture';
-import type { WorkerProcess } from './helpers/harness';
+import type { WorkerProcess } from '../testing/worker-process';
 import { codecEnv, newKey, newToken, withoutCodec } from './helpers/codec';
 import { allPayloads, allText, metadataText } from './helpers/history-scan';
 

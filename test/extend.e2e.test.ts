@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { final } from '../scripts/scripted-replies';
+import { final } from '../testing/scripted-replies';
 import { runResult, runState } from '../client/agent-client';
 import { agentFixture } from './helpers/agent-fixture';
 import { runCli } from './helpers/cli';

@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkflowFailedError } from '@temporalio/client';
-import type { Reply } from '../scripts/scripted-llm-server';
+import type { Reply } from '../testing/scripted-llm-server';
 import { runResult, startRun, WORKFLOW_TYPE } from '../client/agent-client';
 import { answerApproval, pendingApproval } from '../client/approvals';
 import type { TemporalEnv } from '../runtime/temporal-env';

@@ -6,8 +6,8 @@
 // the bounced run: every field of the bounded event contract, decision_summary included.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Reply } from '../scripts/scripted-llm-server';
-import { billing, final, policy } from '../scripts/scripted-replies';
+import type { Reply } from '../testing/scripted-llm-server';
+import { billing, final, policy } from '../testing/scripted-replies';
 import { runResult } from '../client/agent-client';
 import { VALIDATOR_SOURCE, VALIDATOR_NOTICE } from '../common/final-validator';
 import { argumentDigest, argsHash } from '../common/hash';

@@ -20,7 +20,7 @@ import { finalMove } from '../workflows/step';
 import type { HistoryEntry } from '../common/types';
 import { stableJson } from '../common/hash';
 import { TOOL_REGISTRY } from '../domains/wired';
-import { formatResult, formatTraceEntry } from '../client/format';
+import { formatResult, formatTraceEntry } from '../cli/format';
 
 const observation = (tool: string, data: unknown, source = tool): Observation => ({
   tool,

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fc from 'fast-check';
 import { temporal } from '@temporalio/proto';
-import { malformed } from '../scripts/scripted-replies';
+import { malformed } from '../testing/scripted-replies';
 import { MAX_ANSWER_BYTES } from '../activities/decide';
 import { isStopReason } from '../common/stop-reasons';
 import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';

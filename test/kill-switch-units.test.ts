@@ -3,12 +3,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { approvalUpdateId } from '../client/approvals';
-import { oneLine } from '../client/cli';
-import { formatResult, formatTable } from '../client/format';
-import { effectCountsOf, formatEffect, formatEffectCounts, formatEffects } from '../client/format-effects';
-import { diagnose } from '../client/stuck-diagnosis';
-import type { StuckFacts } from '../client/stuck-diagnosis';
-import { terminalSafe, terminalSafeJson } from '../client/terminal-text';
+import { oneLine } from '../cli/cli';
+import { formatResult, formatTable } from '../cli/format';
+import { effectCountsOf, formatEffect, formatEffectCounts, formatEffects } from '../cli/format-effects';
+import { diagnose } from '../cli/stuck-diagnosis';
+import type { StuckFacts } from '../cli/stuck-diagnosis';
+import { terminalSafe, terminalSafeJson } from '../cli/terminal-text';
 import type { AgentResult, EffectEntry } from '../common/types';
 
 // eslint-disable-next-line no-control-regex -- matching control characters is the point

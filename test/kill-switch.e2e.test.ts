@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkflowFailedError, CancelledFailure } from '@temporalio/client';
-import { profile, billing } from '../scripts/scripted-replies';
+import { profile, billing } from '../testing/scripted-replies';
 import { runResult, startRun } from '../client/agent-client';
 import { agentInput, uniqueId } from './helpers/harness';
 import { agentFixture } from './helpers/agent-fixture';

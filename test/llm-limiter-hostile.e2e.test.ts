@@ -16,7 +16,7 @@ import { LIMITER_TOO_LARGE, LIMITER_WORKFLOW_TYPE, limiterQuery, limiterWorkflow
 import { LIMITS_PATCH } from '../workflows/patches';
 import { NO_METRICS_SINKS } from '../worker/metrics';
 import { workflowCode } from '../worker/workflow-bundle';
-import { final } from '../scripts/scripted-replies';
+import { final } from '../testing/scripted-replies';
 import { agentFixture } from './helpers/agent-fixture';
 import { eventually, uniqueId } from './helpers/harness';
 

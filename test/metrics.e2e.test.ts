@@ -3,8 +3,8 @@
 // and tokens) with exact values, next to the Temporal SDK's own metrics, on one port.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Reply } from '../scripts/scripted-llm-server';
-import { final, tool } from '../scripts/scripted-replies';
+import type { Reply } from '../testing/scripted-llm-server';
+import { final, tool } from '../testing/scripted-replies';
 import type { AgentInput } from '../common/types';
 import { Registry } from 'prom-client';
 import { startMetricsServer } from '../worker/metrics-server';

@@ -4,8 +4,8 @@
 // follows a run live until it ends.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Reply } from '../scripts/scripted-llm-server';
-import { final, tool } from '../scripts/scripted-replies';
+import type { Reply } from '../testing/scripted-llm-server';
+import { final, tool } from '../testing/scripted-replies';
 import { runResult, startRun } from '../client/agent-client';
 import type { AgentInput } from '../common/types';
 import { agentInput, eventually, uniqueId } from './helpers/harness';
@@ -164,9 +164,12 @@ describe('agent list with filters', () => {
     const denied = await start('list-denied', [tool('search_policy', { query: 'refund' })], {
       allow: ['get_user_profile'],
     });
+    // Another user's profile: the principal policy denies it, and the run records the rule.
+    const policyDenied = await start('list-policy', [tool('get_user_profile', { user_id: 43 })]);
     const running = await start('list-running', [{ hang: true }], { budget: { max_seconds: 600 } });
     assert.equal((await runResult(ok.handle)).stop_reason, 'success');
     assert.equal((await runResult(denied.handle)).stop_reason, 'tool_denied:search_policy');
+    assert.equal((await runResult(policyDenied.handle)).stop_reason, 'policy_denied:other_user');
     await fixture.llm.waitFor((r) => r.workflowId === running.id && r.step === 1, 20_000);
 
     const listed = async (args: string[]) => {
@@ -203,6 +206,11 @@ describe('agent list with filters', () => {
 
     const exact = await listed(['--stop-reason', 'tool_denied:search_policy']);
     assert.ok(find(exact, denied.id));
+    // A parametrised reason named without its parameter matches every rule of it.
+    const byPolicy = await listed(['--stop-reason', 'policy_denied']);
+    assert.equal(find(byPolicy, policyDenied.id)?.stop_reason, 'policy_denied:other_user');
+    assert.equal(find(byPolicy, denied.id), undefined);
+    assert.ok(find(await listed(['--stop-reason', 'policy_denied:other_user']), policyDenied.id));
     const okRows = await listed(['--status', 'ok']);
     assert.equal(find(okRows, ok.id)?.stop_reason, 'success');
     assert.equal(find(okRows, ok.id)?.tool_calls, 1);

@@ -6,8 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { canConfirm, confirm } from '../client/confirm';
-import { formatDuration, parseDuration } from '../client/duration';
+import { canConfirm, confirm } from '../cli/confirm';
+import { formatDuration, parseDuration } from '../cli/duration';
 import { FilterError, runQuery } from '../client/run-query';
 import {
   connectionOptions,
@@ -16,8 +16,9 @@ import {
   temporalEnv,
   unreachableMessage,
 } from '../runtime/temporal-env';
-import { EXIT, exitCodeOf } from '../client/exit-codes';
-import { snakeCaseKeys } from '../client/output';
+import { EXIT } from '../client/agent-error';
+import { exitCodeOf } from '../cli/exit-codes';
+import { snakeCaseKeys } from '../cli/output';
 import type { StopReason } from '../common/stop-reasons';
 import { metricsPortFromEnv } from '../worker/metrics-server';
 import { stopReasonLabel, toolLabel } from '../worker/metrics';
@@ -62,6 +63,16 @@ describe('visibility queries', () => {
     assert.equal(
       runQuery({ stopReasons: ['loop_detected', 'tool_denied'] }),
       "WorkflowType = 'reactAgent' AND (AgentStopReason = 'loop_detected' OR AgentStopReason STARTS_WITH 'tool_denied:')",
+    );
+    // Every reason a run records with a suffix matches by its name, as the stop-reason table spells it.
+    for (const name of ['policy_denied', 'tool_error', 'invalid_action', 'budget_exhausted'])
+      assert.equal(
+        runQuery({ stopReasons: [name] }),
+        `WorkflowType = 'reactAgent' AND AgentStopReason STARTS_WITH '${name}:'`,
+      );
+    assert.equal(
+      runQuery({ stopReasons: ['policy_denied:other_user'] }),
+      "WorkflowType = 'reactAgent' AND AgentStopReason = 'policy_denied:other_user'",
     );
     assert.equal(
       runQuery({ openOnly: true, startedBefore: new Date('2026-01-02T03:04:05.678Z') }),

@@ -10,7 +10,7 @@ import type { PostgresTemporalServer } from '../scripts/postgres-server';
 import { agentInput, eventually, uniqueId } from './helpers/harness';
 import { agentFixture } from './helpers/agent-fixture';
 import { billingOf, finalAnswer, refundInput, refundOf } from './helpers/refund-fixtures';
-import { byStep } from '../scripts/scripted-replies';
+import { byStep } from '../testing/scripted-replies';
 import { serverEnv, startOwnPostgresServer, stopOwnServer } from './helpers/test-server';
 
 let server: PostgresTemporalServer;

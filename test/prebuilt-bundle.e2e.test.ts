@@ -6,13 +6,13 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { temporal } from '@temporalio/proto';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { billing, final, profile } from '../scripts/scripted-replies';
+import { billing, final, profile } from '../testing/scripted-replies';
 import { runResult, startRun } from '../client/agent-client';
 import { WORKFLOW_TYPE } from '../client/run-id';
 import { EncryptionCodec } from '../runtime/codec/encryption-codec';
 import { keyringFromEnv } from '../runtime/codec/keyring';
 import { agentInput, connectClient, uniqueId } from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
+import type { WorkerProcess } from '../testing/worker-process';
 import { agentFixture } from './helpers/agent-fixture';
 import { codecEnv, newKey, withoutCodec } from './helpers/codec';
 

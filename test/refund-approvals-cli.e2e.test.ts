@@ -1,4 +1,4 @@
-// Approvals end to end through the CLI (`node dist/client/cli.js`) against the real server and a
+// Approvals end to end through the CLI (`node dist/cli/cli.js`) against the real server and a
 // real worker process: approve, reject, approval timeout, an escalation answered by a person,
 // cancelling a run that waits, and bad input that changes nothing.
 import { describe, it } from 'node:test';
@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import type { Reply } from '../scripts/scripted-llm-server';
+import type { Reply } from '../testing/scripted-llm-server';
 import { existingRun } from '../client/agent-client';
 import { pendingApproval } from '../client/approvals';
 import { runCli } from './helpers/cli';
@@ -21,7 +21,7 @@ const exec = promisify(execFile);
 const fixture = agentFixture({ queue: 'approvals', refunds: true });
 
 function cli(args: string[]) {
-  return exec(process.execPath, [path.join(DIST, 'client', 'cli.js'), ...args], {
+  return exec(process.execPath, [path.join(DIST, 'cli', 'cli.js'), ...args], {
     env: {
       ...process.env,
       TEMPORAL_ADDRESS: fixture.env.address,

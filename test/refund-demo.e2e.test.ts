@@ -3,7 +3,7 @@
 // effect confirmed, on the real server with a real worker process.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { refundApprovalDemoModel } from '../scripts/offline-model';
+import { refundApprovalDemoModel } from '../testing/offline-model';
 import { refundDemoStore, runRefundDemo, REFUND_DEMO_USER_ID } from '../scripts/demo-refund';
 import type { RefundDemoStore } from '../scripts/demo-refund';
 import { agentFixture } from './helpers/agent-fixture';

@@ -13,7 +13,7 @@ import type { PendingApproval } from '../common/approvals';
 import type { AgentResult } from '../common/types';
 import { agentInput, eventually, uniqueId } from './helpers/harness';
 import { agentFixture } from './helpers/agent-fixture';
-import type { WorkerProcess } from './helpers/harness';
+import type { WorkerProcess } from '../testing/worker-process';
 import { billingOf, finalAnswer, refundInput, refundOf } from './helpers/refund-fixtures';
 
 // The fixture's worker has no faults; setup starts one per fault on queues of their own.

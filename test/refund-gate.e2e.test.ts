@@ -3,7 +3,7 @@
 // stopped with the right stop reason before any approval is asked, and nothing is written.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Reply } from '../scripts/scripted-llm-server';
+import type { Reply } from '../testing/scripted-llm-server';
 import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
 import type { AgentInput } from '../common/types';
 import { agentFixture } from './helpers/agent-fixture';

@@ -10,9 +10,9 @@ import OpenAI, {
   InternalServerError,
   RateLimitError,
 } from 'openai';
-import { ScriptedLlmServer, type RecordedRequest } from '../scripts/scripted-llm-server';
-import { final } from '../scripts/scripted-replies';
-import { refundDemoModel } from '../scripts/offline-model';
+import { ScriptedLlmServer, type RecordedRequest } from '../testing/scripted-llm-server';
+import { final } from '../testing/scripted-replies';
+import { refundDemoModel } from '../testing/offline-model';
 
 const SYSTEM_PROMPT = 'You are a ReAct decision engine. Return only one JSON object.';
 const TOOLS = [

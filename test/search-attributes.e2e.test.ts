@@ -12,7 +12,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { msToTs } from '@temporalio/common/lib/time';
 import { Worker } from '@temporalio/worker';
 import { NO_METRICS_SINKS } from '../worker/metrics';
-import { final, tool } from '../scripts/scripted-replies';
+import { final, tool } from '../testing/scripted-replies';
 import { initNamespace } from '../scripts/init-namespace';
 import { cancelRun, runResult, runState, startRun, WORKFLOW_TYPE } from '../client/agent-client';
 import { checkSearchAttributes } from '../client/search-attribute-check';
@@ -25,16 +25,9 @@ import {
   AGENT_STOP_REASON,
   AGENT_TOOL_CALLS,
 } from '../common/search-attributes';
-import {
-  agentInput,
-  connectClient,
-  eventually,
-  REPO_ROOT,
-  startWorkerProcess,
-  testEnv,
-  uniqueId,
-} from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
+import { agentInput, connectClient, eventually, REPO_ROOT, testEnv, uniqueId } from './helpers/harness';
+import { startWorkerProcess } from '../testing/worker-process';
+import type { WorkerProcess } from '../testing/worker-process';
 import { agentFixture } from './helpers/agent-fixture';
 
 const fixture = agentFixture({ queue: 'sa', workerEnv: { OPENAI_TIMEOUT_SECONDS: '60' } });

@@ -4,7 +4,7 @@
 // every step intact.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { billing, byStep, final, policy, profile } from '../scripts/scripted-replies';
+import { billing, byStep, final, policy, profile } from '../testing/scripted-replies';
 import type { TemporalServerHandle } from '../scripts/server-handle';
 import { serverEnv, startOwnServer, stopOwnServer, testServerKind } from './helpers/test-server';
 import { runResult, startRun } from '../client/agent-client';

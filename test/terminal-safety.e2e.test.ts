@@ -4,10 +4,11 @@
 // those characters as \u escapes.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ScriptedLlmServer } from '../scripts/scripted-llm-server';
+import { ScriptedLlmServer } from '../testing/scripted-llm-server';
 import type { TemporalEnv } from '../runtime/temporal-env';
-import { startWorkerProcess, testEnv, uniqueId } from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
+import { testEnv, uniqueId } from './helpers/harness';
+import { startWorkerProcess } from '../testing/worker-process';
+import type { WorkerProcess } from '../testing/worker-process';
 import { runCli } from './helpers/cli';
 
 /** What must never reach a terminal raw: C0 but \n and \t, DEL, C1, bidi controls. */

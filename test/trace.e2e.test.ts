@@ -4,16 +4,17 @@
 // result (trace, observations, usage) and the LLM requests the scripted model received.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { final, tool } from '../scripts/scripted-replies';
-import type { Reply } from '../scripts/scripted-llm-server';
+import { final, tool } from '../testing/scripted-replies';
+import type { Reply } from '../testing/scripted-llm-server';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { msToTs } from '@temporalio/common/lib/time';
-import { rebuildTrace } from '../client/history-trace';
-import type { DecodePayloads, HistoryEvent, StepEvent } from '../client/history-trace';
+import { rebuildTrace } from '../client/history/trace';
+import type { StepEvent } from '../client/history/trace';
+import type { DecodePayloads, HistoryEvent } from '../client/history/read-history';
 import { resolveBudget } from '../common/budget';
 import type { AgentInput, AgentResult } from '../common/types';
 import { answerApproval, pendingApproval } from '../client/approvals';

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { chromiumPath } from '../scripts/browser-tests';
-import { final, tool } from '../scripts/scripted-replies';
+import { final, tool } from '../testing/scripted-replies';
 import { runResult, startRun } from '../client/agent-client';
 import { runSummary } from '../client/run-summary';
 import { APPROVAL_UPDATE_DESCRIPTION } from '../common/approvals';

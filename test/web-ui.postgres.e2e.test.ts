@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { startUiServer } from '../scripts/ui-server';
 import type { UiServer } from '../scripts/ui-server';
-import { final, profile } from '../scripts/scripted-replies';
+import { final, profile } from '../testing/scripted-replies';
 import { agentFixture } from './helpers/agent-fixture';
 import { eventually } from './helpers/harness';
 

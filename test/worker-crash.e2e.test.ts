@@ -2,7 +2,7 @@
 // process finishes the same run, and the retried decision carries the same Idempotency-Key.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { billing, final, profile } from '../scripts/scripted-replies';
+import { billing, final, profile } from '../testing/scripted-replies';
 import { runResult, startRun } from '../client/agent-client';
 import { agentInput, uniqueId } from './helpers/harness';
 import { agentFixture } from './helpers/agent-fixture';

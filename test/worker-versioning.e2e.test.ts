@@ -16,7 +16,7 @@ import { limiterWorkflowId } from '../common/llm-limiter';
 import { buildIdFromEnv } from '../worker/build-id';
 import { pendingApproval } from '../client/approvals';
 import { eventually, uniqueId } from './helpers/harness';
-import type { WorkerProcess } from './helpers/harness';
+import type { WorkerProcess } from '../testing/worker-process';
 import { agentFixture } from './helpers/agent-fixture';
 import { runCli } from './helpers/cli';
 import { billingOf, finalAnswer, refundInput, refundOf } from './helpers/refund-fixtures';

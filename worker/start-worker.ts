@@ -1,5 +1,5 @@
 // Starts the agent's worker process the one way both `npm run worker` (worker/main.ts) and the
-// benchmark's worker (scripts/bench-worker.ts) do it: the SDK's metrics exporter, the connection,
+// benchmark's worker (bench/worker.ts) do it: the SDK's metrics exporter, the connection,
 // the fleet-wide LLM limiter, the Worker with its deployment version, and the close of all of it.
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { Worker, WorkerOptions } from '@temporalio/worker';

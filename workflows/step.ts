@@ -1,7 +1,7 @@
 // The loop's step decision: given the run's state and what just happened (a step begins, the model
 // answered, a person answered, a tool answered or failed), what comes next. Pure and deterministic.
 // The workflow (agent.ts) runs it with Temporal around it; the benchmark's in-process baseline
-// (scripts/bench-baseline.ts) runs the very same code with the activities called directly.
+// (bench/baseline.ts) runs the very same code with the activities called directly.
 // Waiting, activities, timers, metrics and search attributes stay with the caller.
 import { budgetExhausted } from '../common/budget';
 import type { Budget, Usage } from '../common/budget';

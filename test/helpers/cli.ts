@@ -1,4 +1,4 @@
-// Runs the real CLI (`node dist/client/cli.js`) as a child process against the test server.
+// Runs the real CLI (`node dist/cli/cli.js`) as a child process against the test server.
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import type { TemporalEnv } from '../../runtime/temporal-env';
@@ -20,7 +20,7 @@ export function runCli(
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      [path.join(DIST, 'client', 'cli.js'), ...args],
+      [path.join(DIST, 'cli', 'cli.js'), ...args],
       {
         env: {
           ...process.env,

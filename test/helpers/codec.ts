@@ -31,9 +31,9 @@ export interface CodecServerProcess {
   stop(): Promise<void>;
 }
 
-/** `node dist/client/codec-server.js`, the entry `npm run codec-server` runs, on a free port. */
+/** `node dist/codec-server/main.js`, the entry `npm run codec-server` runs, on a free port. */
 export async function startCodecServerProcess(env: Record<string, string>): Promise<CodecServerProcess> {
-  const proc = spawn(process.execPath, [path.join(DIST, 'client', 'codec-server.js')], {
+  const proc = spawn(process.execPath, [path.join(DIST, 'codec-server', 'main.js')], {
     env: { ...withoutCodec(), AGENT_CODEC_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -5,21 +5,21 @@
 import assert from 'node:assert/strict';
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import type { RecordedRequest, Reply, ScriptedLlmServer } from '../../scripts/scripted-llm-server';
-import type { StepReply } from '../../scripts/scripted-replies';
+import type { RecordedRequest, Reply, ScriptedLlmServer } from '../../testing/scripted-llm-server';
+import type { StepReply } from '../../testing/scripted-replies';
 import type { RefundRecord } from '../../activities/refunds/service';
 import { VOIDED } from '../../activities/refunds/service';
 import type { AgentResult, EffectOutcome } from '../../common/types';
 import { eventually } from './harness';
-import type { WorkerProcess } from './harness';
+import type { WorkerProcess } from '../../testing/worker-process';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const { PendingActivityState, TimeoutType } = temporal.api.enums.v1;
 
 // ---- model scripts ---------------------------------------------------------------------------
 
-export { byStep } from '../../scripts/scripted-replies';
-export type { StepReply } from '../../scripts/scripted-replies';
+export { byStep } from '../../testing/scripted-replies';
+export type { StepReply } from '../../testing/scripted-replies';
 
 export interface Gate {
   /** Use as a StepReply: the request waits until release(). */

@@ -5,7 +5,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import type { Payload } from '@temporalio/common';
 import { msNumberToTs } from '@temporalio/common/lib/time';
 import Long from 'long';
-import type { DecodePayloads, HistoryEvent } from '../../client/history-trace';
+import type { DecodePayloads, HistoryEvent } from '../../client/history/read-history';
 import type { Action } from '../../common/contract';
 import type { AgentInput, AgentResult, Observation } from '../../common/types';
 

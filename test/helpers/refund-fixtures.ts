@@ -7,8 +7,8 @@ import * as path from 'node:path';
 import { SEED_DATA } from '../../domains/support/seed-data';
 import type { SupportData } from '../../domains/support/seed-data';
 import { RefundService } from '../../activities/refunds/service';
-import type { Reply } from '../../scripts/scripted-llm-server';
-import { final } from '../../scripts/scripted-replies';
+import type { Reply } from '../../testing/scripted-llm-server';
+import { final } from '../../testing/scripted-replies';
 import { DEFAULT_ALLOWED_TOOLS } from '../../domains/wired';
 import type { ApprovalDecision, PendingApproval } from '../../common/approvals';
 import type { AgentInput, TraceEntry } from '../../common/types';
@@ -74,7 +74,7 @@ export function refundFixture(): RefundFixture {
 }
 
 // The refund path's replies, under the names the refund tests use.
-export { tool, billing as billingOf, refund as refundOf } from '../../scripts/scripted-replies';
+export { tool, billing as billingOf, refund as refundOf } from '../../testing/scripted-replies';
 export const finalAnswer = (answer = 'Refunded USD 49.00.'): Reply => final(answer);
 
 export function refundGoal(userId: number): string {

@@ -1,0 +1,114 @@
+// `agent list`: recent reactAgent runs, newest first, from Temporal's visibility store, filtered
+// by the Agent* search attributes (status, stop reason) and age (cli/run-listing.ts).
+import { WORKFLOW_TYPE } from '../../client/run-id';
+import { usageText } from '../cli-args';
+import { defineCommand, line, printJson } from '../cli-context';
+import { formatTable, formatTime } from '../format';
+import { formatEffectCounts } from '../format-effects';
+import {
+  FILTER_FLAGS,
+  filterFromFlags,
+  listRuns,
+  listRunsByChainAge,
+  MAX_SCAN,
+  queryFor,
+  rowJson,
+} from '../run-listing';
+import type { ChainRow, RunRow } from '../run-listing';
+
+export const DEFAULT_LIST_LIMIT = 20;
+
+const spec = {
+  positionals: [],
+  flags: {
+    limit: { kind: 'int', help: `how many runs to show (default ${DEFAULT_LIST_LIMIT})` },
+    ...FILTER_FLAGS,
+    query: {
+      kind: 'boolean',
+      help: "print the visibility query (paste it into the Web UI) instead of running it; its StartTime is the current run's, not the chain's",
+    },
+  },
+} as const;
+
+export const list = defineCommand({
+  spec,
+  usage: usageText(
+    'agent list [--status S,..] [--stop-reason R,..] [--older-than 10m] [--limit N] [--query] [-o text|json|jsonl]\n' +
+      "(-o json: an array of {workflow_id, run_id, status (Temporal's), start_time, close_time, agent_status, stop_reason,\n" +
+      ' step, tool_calls, principal, effects}, with --older-than also chain_start_time, chain_start_exact; -o jsonl: one per line)',
+    spec,
+  ),
+  async run(args, ctx) {
+    const hint = 'see `agent help list`';
+    const limit = args.flags.limit ?? DEFAULT_LIST_LIMIT;
+    const filter = filterFromFlags(args.flags, hint);
+    const query = queryFor(filter, hint);
+    if (args.flags.query) {
+      if (ctx.output === 'text') line(ctx.io.stdout, query);
+      else printJson(ctx, { query });
+      return 0;
+    }
+    const client = await ctx.client();
+    // The age of a run is its chain's: the server filters the rest, the client the age.
+    const cutoff = filter.startedBefore;
+    const serverQuery = cutoff ? queryFor({ ...filter, startedBefore: undefined }, hint) : query;
+    const byAge = cutoff ? await listRunsByChainAge(client, serverQuery, cutoff, limit, ctx.env.namespace) : undefined;
+    const rows: Array<RunRow | ChainRow> = byAge ? byAge.rows : await listRuns(client, query, limit, ctx.env.namespace);
+    const filtered = query !== `WorkflowType = '${WORKFLOW_TYPE}'`;
+
+    if (ctx.output === 'json') {
+      printJson(ctx, rows.map(rowJson));
+      return 0;
+    }
+    if (ctx.output === 'jsonl') {
+      for (const row of rows) printJson(ctx, rowJson(row));
+      return 0;
+    }
+    if (rows.length === 0 && filtered) {
+      line(
+        ctx.io.stdout,
+        `no ${WORKFLOW_TYPE} runs match (${serverQuery}${cutoff ? `, chain started before ${formatTime(cutoff)}` : ''})`,
+      );
+      return 0;
+    }
+    if (rows.length === 0) {
+      line(
+        ctx.io.stdout,
+        `no ${WORKFLOW_TYPE} runs in namespace "${ctx.env.namespace}" yet; start one with \`agent run "<goal>"\``,
+      );
+      return 0;
+    }
+    const table = formatTable(
+      [
+        'WORKFLOW ID',
+        'TEMPORAL',
+        'AGENT',
+        'STOP REASON',
+        'STEP',
+        'TOOLS',
+        'PRINCIPAL',
+        'EFFECTS',
+        ...(byAge ? ['CHAIN STARTED'] : []),
+        'STARTED',
+        'CLOSED',
+      ],
+      rows.map((r) => [
+        r.workflow_id,
+        r.status,
+        r.agent_status ?? '-',
+        r.stop_reason ?? '-',
+        r.step === null ? '-' : String(r.step),
+        r.tool_calls === null ? '-' : String(r.tool_calls),
+        r.principal ?? '-',
+        formatEffectCounts(r.effects),
+        ...('chain_start' in r ? [formatTime(r.chain_start.at) + (r.chain_start.exact ? '' : ' or earlier')] : []),
+        formatTime(r.start_time),
+        formatTime(r.close_time),
+      ]),
+    );
+    for (const text of table) line(ctx.io.stdout, text);
+    if (byAge?.truncated)
+      line(ctx.io.stdout, `(looked at the newest ${MAX_SCAN} runs only: narrow the filter to see older ones)`);
+    return 0;
+  },
+});

@@ -1,0 +1,227 @@
+// The one reader of a run's workflow history: the events of a run (and of the runs it continued
+// as new from) become, once, a list of what happened at each step, in history order, with every
+// payload decoded: the loop's activities (which step, which role, its input, its result or how it
+// failed, its attempts), the approvals a person gave, how the run closed and its result.
+// `agent trace` (trace.ts) and the evaluation's run record (eval/run-record.ts) are views over it.
+//
+// Which step an activity belongs to is what the workflow recorded in its input (its step tag,
+// common/step-tag.ts); histories recorded before the tag existed are read by the legacy
+// activity-id convention, and their activities are marked `tagged: false`.
+import type { Payload } from '@temporalio/common';
+import type { History } from '@temporalio/common/lib/proto-utils';
+import { tsToMs } from '@temporalio/common/lib/time';
+import { stepTagOf } from '../../common/step-tag';
+import type { StepTag } from '../../common/step-tag';
+import { CANCELLED_RESULT_MEMO } from '../../common/types';
+import type { AgentInput, AgentResult } from '../../common/types';
+import type { ApprovalAnswer, ApprovalReceipt } from '../../common/approvals';
+
+export type HistoryEvent = NonNullable<History['events']>[number];
+type Payloads = Payload[] | null | undefined;
+
+/** Decodes the value at `index` of a payload list (the client's data converter, codec included). */
+export type DecodePayloads = (payloads: Payloads, index?: number) => Promise<unknown>;
+
+/** One of the loop's activities: a decision, a tool call, or a reconcile lookup. */
+export interface ActivityRecord {
+  step: number;
+  role: StepTag['role'];
+  /** The activity type: decide, a tool's name, reconcile_<tool>. */
+  name: string;
+  /** The step tag came from the activity's input (false: a legacy history's activity id). */
+  tagged: boolean;
+  input: unknown;
+  scheduledAtMs: number;
+  /** The attempt that reported last (1 = no retry). */
+  attempts: number;
+}
+
+export type ActivityEnd = 'failed' | 'timed_out' | 'cancelled';
+
+/** What happened, in history order. */
+export type StepEntry =
+  | { kind: 'scheduled'; atMs: number; activity: ActivityRecord }
+  | { kind: 'completed'; atMs: number; activity: ActivityRecord; result: unknown }
+  | {
+      kind: 'ended';
+      atMs: number;
+      activity: ActivityRecord;
+      how: ActivityEnd;
+      /** A failure's message (how = failed). */
+      message?: string;
+      /** A decision's failure details (the attempts it was charged for), decoded. */
+      details?: unknown;
+    }
+  /** A person's answer to a pending call or escalation (not a repeat that changed nothing). */
+  | { kind: 'approval'; atMs: number; receipt: ApprovalReceipt & { pending: object }; answer?: ApprovalAnswer };
+
+export interface RunHistory {
+  workflowId: string;
+  /** The chain's runs, oldest first. */
+  runIds: string[];
+  /** The first run's input and when it started. */
+  input?: AgentInput;
+  startedAtMs?: number;
+  entries: StepEntry[];
+  /** The latest run's Temporal status: RUNNING, COMPLETED, CANCELLED, FAILED, TERMINATED, TIMED_OUT, CONTINUED_AS_NEW. */
+  temporalStatus: string;
+  closedAtMs?: number;
+  cancelRequestedAtMs?: number;
+  /** The result the close event carries, or the one a cancelled run wrote to its memo. */
+  result?: AgentResult;
+}
+
+/** `chain`: the runs of one workflow id, oldest first (one entry unless it continued as new). */
+export async function readRunHistory(
+  workflowId: string,
+  chain: ReadonlyArray<{ runId?: string; events: HistoryEvent[] }>,
+  decode: DecodePayloads,
+): Promise<RunHistory> {
+  const history: RunHistory = {
+    workflowId,
+    runIds: chain.map((run) => run.runId ?? ''),
+    entries: [],
+    temporalStatus: 'RUNNING',
+  };
+  for (const { events } of chain) {
+    const scheduled = new Map<string, ActivityRecord>();
+    const updateInputs = new Map<string, Payloads>();
+    for (const e of events) {
+      const atMs = tsToMs(e.eventTime);
+      const id = String(e.eventId ?? '');
+
+      const started = e.workflowExecutionStartedEventAttributes;
+      if (started) {
+        if (history.input === undefined) {
+          history.input = (await decode(started.input?.payloads)) as AgentInput;
+          history.startedAtMs = atMs;
+        }
+        history.temporalStatus = 'RUNNING';
+        continue;
+      }
+
+      const sched = e.activityTaskScheduledEventAttributes;
+      if (sched) {
+        const name = sched.activityType?.name ?? '?';
+        const input = await decode(sched.input?.payloads);
+        const own = stepTagOf(input);
+        const tag = own ?? legacyStepTag(name, sched.activityId);
+        if (tag === undefined) continue; // not one of the loop's activities
+        const activity: ActivityRecord = {
+          step: tag.step,
+          role: tag.role,
+          name,
+          tagged: own !== undefined,
+          input,
+          scheduledAtMs: atMs,
+          attempts: 1,
+        };
+        scheduled.set(id, activity);
+        history.entries.push({ kind: 'scheduled', atMs, activity });
+        continue;
+      }
+
+      const taskStarted = e.activityTaskStartedEventAttributes;
+      if (taskStarted) {
+        const activity = scheduled.get(String(taskStarted.scheduledEventId ?? ''));
+        if (activity) activity.attempts = Math.max(activity.attempts, taskStarted.attempt ?? 1);
+        continue;
+      }
+
+      const completed = e.activityTaskCompletedEventAttributes;
+      if (completed) {
+        const activity = scheduled.get(String(completed.scheduledEventId ?? ''));
+        if (activity)
+          history.entries.push({ kind: 'completed', atMs, activity, result: await decode(completed.result?.payloads) });
+        continue;
+      }
+
+      const failed =
+        e.activityTaskFailedEventAttributes ??
+        e.activityTaskTimedOutEventAttributes ??
+        e.activityTaskCanceledEventAttributes;
+      if (failed) {
+        const activity = scheduled.get(String(failed.scheduledEventId ?? ''));
+        if (!activity) continue;
+        const failure = e.activityTaskFailedEventAttributes?.failure;
+        const how: ActivityEnd = e.activityTaskFailedEventAttributes
+          ? 'failed'
+          : e.activityTaskTimedOutEventAttributes
+            ? 'timed_out'
+            : 'cancelled';
+        const details = failure?.applicationFailureInfo?.details?.payloads;
+        history.entries.push({
+          kind: 'ended',
+          atMs,
+          activity,
+          how,
+          ...(how === 'failed' ? { message: failure?.message ?? 'unknown error' } : {}),
+          ...(details && activity.role === 'decide' ? { details: await decode(details) } : {}),
+        });
+        continue;
+      }
+
+      const accepted = e.workflowExecutionUpdateAcceptedEventAttributes;
+      if (accepted) {
+        updateInputs.set(id, accepted.acceptedRequest?.input?.args?.payloads);
+        continue;
+      }
+      const updated = e.workflowExecutionUpdateCompletedEventAttributes;
+      if (updated?.outcome?.success) {
+        const receipt = (await decode(updated.outcome.success.payloads)) as ApprovalReceipt | undefined;
+        if (!receipt?.pending || receipt.duplicate) continue; // not an approval, or a repeat that changed nothing
+        const answer = (await decode(updateInputs.get(String(updated.acceptedEventId ?? '')))) as
+          ApprovalAnswer | undefined;
+        history.entries.push({
+          kind: 'approval',
+          atMs,
+          receipt: receipt as ApprovalReceipt & { pending: object },
+          ...(answer ? { answer } : {}),
+        });
+        continue;
+      }
+
+      if (e.workflowExecutionCancelRequestedEventAttributes) {
+        history.cancelRequestedAtMs ??= atMs;
+        continue;
+      }
+      const memo = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[CANCELLED_RESULT_MEMO];
+      if (memo) {
+        history.result = (await decode([memo])) as AgentResult;
+        continue;
+      }
+      const closedCompleted = e.workflowExecutionCompletedEventAttributes;
+      if (closedCompleted) {
+        history.temporalStatus = 'COMPLETED';
+        history.closedAtMs = atMs;
+        history.result = (await decode(closedCompleted.result?.payloads)) as AgentResult;
+        continue;
+      }
+      const status = closedStatus(e);
+      if (status) {
+        history.temporalStatus = status;
+        if (status !== 'CONTINUED_AS_NEW') history.closedAtMs = atMs;
+      }
+    }
+  }
+  return history;
+}
+
+function closedStatus(e: HistoryEvent): string | undefined {
+  if (e.workflowExecutionCanceledEventAttributes) return 'CANCELLED';
+  if (e.workflowExecutionFailedEventAttributes) return 'FAILED';
+  if (e.workflowExecutionTerminatedEventAttributes) return 'TERMINATED';
+  if (e.workflowExecutionTimedOutEventAttributes) return 'TIMED_OUT';
+  if (e.workflowExecutionContinuedAsNewEventAttributes) return 'CONTINUED_AS_NEW';
+  return undefined;
+}
+
+/**
+ * LEGACY: histories recorded before activity inputs carried a step tag. Their activity ids were
+ * `${step}-decide` and `${step}-${tool}` (and `${step}-reconcile-${tool}`, read as a tool then).
+ */
+function legacyStepTag(activityType: string, activityId: string | null | undefined): StepTag | undefined {
+  const match = /^(\d+)-/.exec(activityId ?? '');
+  if (!match) return undefined;
+  return { step: Number(match[1]), role: activityType === 'decide' ? 'decide' : 'tool' };
+}
