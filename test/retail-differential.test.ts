@@ -47,6 +47,36 @@ function record(tool: string, outcome: Outcome): void {
   }
 }
 
+/** Results of `**` with a non-integer exponent that differ from CPython in the last bit only (V8's pow is not glibc's). */
+const powLastBit: string[] = [];
+
+/**
+ * Both sides agree, except for the one documented divergence (domains/retail/python/float.ts): a power
+ * with a non-integer exponent goes to Math.pow, which may round the last bit differently from glibc's pow.
+ */
+function assertSameOutcome(call: Call, ts: Outcome, py: Outcome, message: string): void {
+  if (
+    call.tool === 'calculate' &&
+    ts.ok &&
+    py.ok &&
+    ts.result !== py.result &&
+    /\*\*/.test(String(call.args.expression))
+  ) {
+    if (oneUlpApart(Number(JSON.parse(ts.result)), Number(JSON.parse(py.result)))) {
+      powLastBit.push(String(call.args.expression));
+      return;
+    }
+  }
+  assert.deepEqual(ts, py, message);
+}
+
+function oneUlpApart(a: number, b: number): boolean {
+  if (!Number.isFinite(a) || !Number.isFinite(b) || Math.sign(a) !== Math.sign(b)) return false;
+  const bits = (x: number) => new BigInt64Array(new Float64Array([Math.abs(x)]).buffer)[0]!;
+  const d = bits(a) - bits(b);
+  return d === 1n || d === -1n;
+}
+
 /** The TypeScript tool on `db`, its outcome written as the reference server writes it. */
 function runTs(db: RetailDB, call: Call): Outcome {
   const tool = retailToolsByName.get(call.tool);
@@ -99,7 +129,7 @@ class Side {
     const { hash: pyHash, ...py } = answer;
     record(call.tool, py);
     const label = `${where}: ${call.tool}(${JSON.stringify(call.args)})`;
-    assert.deepEqual(ts, py, `${label}: outcome`);
+    assertSameOutcome(call, ts, py, `${label}: outcome`);
     assert.equal(tsHash, pyHash, `${label}: database hash after the call`);
   }
 
@@ -237,9 +267,10 @@ describe('retail tools: TypeScript against the τ²-bench reference', () => {
         const call = { tool: 'calculate', args: { expression } };
         const { hash: _, ...py } = await reference.call(call.tool, call.args, touch, false);
         record(call.tool, py);
-        assert.deepEqual(runTs(side.db, call), py, `calculate(${JSON.stringify(expression)})`);
+        assertSameOutcome(call, runTs(side.db, call), py, `calculate(${JSON.stringify(expression)})`);
       }),
-      { numRuns: EXPRESSIONS },
+      // The first example is one whose power V8 rounds one bit off glibc (found by this property in CI).
+      { numRuns: EXPRESSIONS, examples: [['560.36 *242.96-  4**63.68'], ['4**63.68']] },
     );
     assert.equal(await side.checkpoint('after calculate', false), before);
   });
@@ -294,7 +325,8 @@ describe('retail tools: TypeScript against the τ²-bench reference', () => {
       `${seen.calls} calls compared (${[...seen.byTool].map(([tool, n]) => `${tool} ${n}`).join(', ')}); ` +
         `${hits.size - UNREACHABLE.size} reference ValueError messages, all produced ` +
         `(${[...hits].map(([m, n]) => `"${m}" ${n}`).join(', ')}); ` +
-        `${others.length} distinct Python errors of calculate (${new Set(others.map(([, e]) => e.type)).size} classes)`,
+        `${others.length} distinct Python errors of calculate (${new Set(others.map(([, e]) => e.type)).size} classes); ` +
+        `${powLastBit.length} non-integer powers one bit off CPython${powLastBit.length ? `: ${powLastBit.join(' | ')}` : ''}`,
     );
   });
 });
