@@ -1,6 +1,6 @@
 // The action contract: the only shapes a model answer may take. The model is untrusted input,
 // so its text is parsed and checked here, inside the workflow, and anything else ends the run
-// with an explicit invalid_action:* reason (the seeds' spellings and precedence).
+// with an explicit invalid_action:* reason (one spelling and precedence, docs/runtime-semantics.md).
 import { z } from 'zod';
 import type { InvalidActionKind } from './stop-reasons';
 
@@ -49,7 +49,7 @@ export type ValidationResult = { ok: true; action: Action } | { ok: false; reaso
 /** Deeper JSON is not an action (an action with its args is 3-4 levels); hashing it would recurse without bound. */
 export const MAX_ACTION_DEPTH = 16;
 
-/** What the contract accepts beyond the seeds' shapes (absent: the seeds' shapes exactly). */
+/** What the contract accepts beyond its base shapes (absent: the base shapes exactly). */
 export interface ContractOptions {
   /** Accept the optional decision_summary field. */
   summary?: boolean;
@@ -116,7 +116,7 @@ export function nestedDeeperThan(value: unknown, maxDepth: number): boolean {
   return false;
 }
 
-// Extra keys win over field errors, as in the seeds' validate_action.
+// Extra keys win over field errors: an answer with unknown keys is not the contract's at all.
 function firstReason(error: z.ZodError, byField: Record<string, InvalidActionKind>): InvalidActionKind {
   if (error.issues.some((issue) => issue.code === 'unrecognized_keys')) return 'extra_keys';
   for (const [field, reason] of Object.entries(byField)) {

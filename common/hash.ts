@@ -21,7 +21,7 @@ export function sha256Hex(text: string): string {
   return bytesToHex(sha256(utf8ToBytes(text)));
 }
 
-/** First 12 hex chars of sha256(stableJson(args)), as in the seeds. */
+/** First 12 hex chars of sha256(stableJson(args)): short enough for a trace line, long enough to tell calls apart. */
 export function argsHash(args: unknown): string {
   return sha256Hex(stableJson(args ?? {})).slice(0, 12);
 }

@@ -1,4 +1,4 @@
-// Every way a run can end, in one table: the spelling (the seeds'; new reasons use the same style),
+// Every way a run can end, in one table: the spelling (snake_case, a `:detail` suffix where a reason has one),
 // a one-line description (what the CLI prints) and a family (what the CLI's exit code says).
 // The StopReason type, the list of reasons and the checks below are all derived from it.
 // A parametrised reason carries a name after a colon (tool_denied:search_policy, policy_denied:<rule>).
@@ -21,7 +21,7 @@ export const STOP_REASON_TABLE = {
   max_tool_calls: { family: 'stopped', description: 'the tool-call budget (--max-tool-calls) ran out' },
   max_seconds: { family: 'stopped', description: 'the time budget (--max-seconds) ran out' },
   max_tokens: { family: 'stopped', description: 'the token budget (--max-tokens) ran out' },
-  // Not in the seeds: the dollar budget cannot pay for even a final answer (the run wound down first).
+  // The dollar budget cannot pay for even a final answer (the run wound down first).
   'budget_exhausted:usd': {
     family: 'stopped',
     description: 'the dollar budget (--max-usd) could not pay for another LLM call',
@@ -73,7 +73,7 @@ export const STOP_REASON_TABLE = {
     description: "the model's tool action had args that are not an object",
   },
   'invalid_action:missing_reason': { family: 'stopped', description: "the model's escalate action had no reason" },
-  // Not in the seeds: an answer above the decide activity's byte cap, or JSON nested deeper than
+  // An answer above the decide activity's byte cap, or JSON nested deeper than
   // the contract allows. Either would otherwise bloat the history or blow the stack of hashing.
   'invalid_action:too_large': {
     family: 'stopped',

@@ -1,5 +1,5 @@
 // Types every side shares: the workflow's input and result, the activities' inputs and outputs,
-// and the live state the `state` query returns. Snake case, as the seeds' result.
+// and the live state the `state` query returns. Snake case, as the result's JSON is read by other tools.
 import type { AttemptCharge, Budget, Remaining, Usage } from './budget';
 import type { WindDownReason } from './cost';
 import type { BudgetExtension } from './extend';

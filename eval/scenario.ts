@@ -9,7 +9,7 @@ import { toolFaultSchema } from '../common/eval-faults';
 import { TOOL_REGISTRY } from '../domains/wired';
 import { isStopReason } from '../common/stop-reasons';
 
-/** The guide's error slices plus the seeds' own cases; every scenario belongs to one. */
+/** The error slices plus the four reference cases (users 42, 7, 404, 2001); every scenario belongs to one. */
 export const SLICES = [
   'seed',
   'stale_data',
@@ -79,7 +79,7 @@ export const scenarioSchema = z.strictObject({
       max_tokens: z.number().int().nonnegative().optional(),
     })
     .optional(),
-  /** Merged over the seeds' data: users and billing records added or replaced, policies replaced. */
+  /** Merged over the built-in support data: users and billing records added or replaced, policies replaced. */
   data: dataSchema.optional(),
   /** Confirmed refunds in the refunds database before the run starts. */
   refunds: z.array(refundRowSchema).default([]),

@@ -11,7 +11,7 @@ import type { EvalRunFile } from '../common/eval-faults';
 import type { RefundRow } from './checks';
 import type { Scenario } from './scenario';
 
-/** The seeds' data with the scenario's users and billing records added or replaced, and its policies if given. */
+/** The built-in support data with the scenario's users and billing records added or replaced, and its policies if given. */
 export function scenarioData(s: Pick<Scenario, 'data'>): SupportData {
   const data = structuredClone(SEED_DATA);
   Object.assign(data.users, s.data?.users ?? {});

@@ -166,9 +166,9 @@ export const ENV_VARS = {
   // The worker and its tools
   AGENT_DATA_FILE: {
     group: 'worker',
-    default: "the seeds' data",
+    default: 'the built-in support data',
     meaning:
-      "a JSON file the tools read instead of the seeds' data, on every call (missing or broken: the tool fails and retries)",
+      'a JSON file the tools read instead of the built-in support data, on every call (missing or broken: the tool fails and retries)',
     parse: text,
   },
   AGENT_REFUNDS_DB: {

@@ -1,4 +1,4 @@
-// `npm run demo`: the seeds' refund scenario end to end on a real Temporal server, with nothing
+// `npm run demo`: the refund scenario (user 42) end to end on a real Temporal server, with nothing
 // else set up. Starts (or reuses) a local dev server, runs a worker in this process on a task
 // queue of its own, starts one run, shows its steps as they happen, its answer and its Web UI
 // address, then shuts down everything it started.

@@ -139,7 +139,7 @@ describe('the gateway stops the run', { concurrency: true }, () => {
     ]);
   });
 
-  // tool_missing (an allowed name no tool implements) cannot happen to a run started since issue 9:
+  // tool_missing (an allowed name no tool implements) cannot happen to a run:
   // its input is refused at entry (fault-guarantees.e2e.test.ts); the gateway's check stays for
   // histories recorded before, and is unit-tested in gateway.test.ts.
 

@@ -1,5 +1,5 @@
-// The scenario files (eval/scenarios/*.yaml) all parse, cover the guide's error slices and the
-// seeds' cases, and a mistake in one is reported as one line naming the file and the field. The
+// The scenario files (eval/scenarios/*.yaml) all parse, cover the error slices and the four
+// reference cases, and a mistake in one is reported as one line naming the file and the field. The
 // chaos schedule is a function of its seed.
 import assert from 'node:assert/strict';
 import * as path from 'node:path';

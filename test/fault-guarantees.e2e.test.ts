@@ -1,4 +1,4 @@
-// Issue 9's workflow-side findings, each reproduced on the real dev server with real worker
+// The workflow-side fault guarantees, each reproduced on the real dev server with real worker
 // processes and the real openai client: bad input that used to wedge a run, a forged `carried`,
 // LLM keys reused across runs of one workflow id, loop detection evaded by case, model text in a
 // search attribute, refund rules not re-checked after an approval wait, an effect whose lookup

@@ -1,4 +1,4 @@
-// Pure pieces of issue 9's guarantees: the input contract at the workflow's entry, the bounded
+// Pure pieces of the fault guarantees: the input contract at the workflow's entry, the bounded
 // continue-as-new state, loop detection over free text, the effects record, search attribute
 // values, and refund facts that age across an approval wait.
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// The fault matrix (issue 9): every phase a run can be in × every fault an operator's kill switch
+// The fault matrix: every phase a run can be in × every fault an operator's kill switch
 // and the runtime's guarantees exist for, on the real dev server, with real worker processes, the
 // real openai client against the scripted model, and the real SQLite refunds service. Each cell
 // asserts the stop reason, the result's effects list against the refunds database, and, for a

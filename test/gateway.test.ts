@@ -71,7 +71,7 @@ describe('gateway', () => {
     assert.equal(other.allowed, true);
   });
 
-  it('counts the call budget before the loop check, as the seeds do', () => {
+  it('counts the call budget before the loop check', () => {
     const first = checkToolCall('search_policy', { query: 'refund' }, base);
     assert.ok(first.allowed);
     const d = checkToolCall(
@@ -97,7 +97,7 @@ describe('stable hashing', () => {
     assert.match(argsHash({}), /^[0-9a-f]{12}$/);
   });
 
-  it('matches the seeds: sha256 of the sorted JSON, first 12 hex chars', () => {
+  it('is sha256 of the sorted JSON, first 12 hex chars', () => {
     // python: hashlib.sha256(b'{"user_id":42}').hexdigest()[:12]
     assert.equal(stableJson({ user_id: 42 }), '{"user_id":42}');
     assert.equal(argsHash({ user_id: 42 }), 'feaa769a39ae');

@@ -10,7 +10,7 @@ import { agentFixture } from './helpers/agent-fixture';
 import { runCli } from './helpers/cli';
 import type { CliResult } from './helpers/cli';
 
-// The seeds' user 42 (pro_monthly, USD 49.00, 10 days ago) is in the fixture's data too.
+// The support data's user 42 (pro_monthly, USD 49.00, 10 days ago) is in the fixture's data too.
 const fixture = agentFixture({
   queue: 'demo-refund',
   refunds: true,

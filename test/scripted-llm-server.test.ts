@@ -204,7 +204,7 @@ describe('ScriptedLlmServer', () => {
 });
 
 describe('refundDemoModel', () => {
-  // The seeds' deterministic tool results.
+  // The support data's deterministic tool results.
   const TOOL_RESULTS: Record<string, (args: Record<string, unknown>) => unknown> = {
     get_user_profile: ({ user_id }) =>
       ({

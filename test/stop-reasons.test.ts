@@ -1,5 +1,5 @@
 // Stop reasons come from one table: every reason the runtime can produce is in it with a family
-// (the CLI's exit code) and a description (what the CLI prints), spelled as the seeds spell it.
+// (the CLI's exit code) and a description (what the CLI prints), spelled as the action contract spells it.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -15,7 +15,7 @@ import {
 } from '../common/stop-reasons';
 
 describe('the stop reason table', () => {
-  it("keeps the seeds' spellings", () => {
+  it("keeps the contract's spellings", () => {
     for (const key of [
       'success',
       'max_steps',

@@ -155,7 +155,7 @@ describe('the shipped tools', () => {
     );
   });
 
-  it('the default allowlist is every read-only tool (the seeds three), never an effect', () => {
+  it('the default allowlist is every read-only tool (the three look-ups), never an effect', () => {
     assert.deepEqual(DEFAULT_ALLOWED_TOOLS, ['get_user_profile', 'get_user_billing', 'search_policy']);
     for (const name of DEFAULT_ALLOWED_TOOLS) assert.equal(TOOL_REGISTRY[name]!.effectful, undefined);
   });

@@ -1,4 +1,4 @@
-// `agent trace` rebuilds the seeds' step events from the workflow history alone. Runs of several
+// `agent trace` rebuilds the step events from the workflow history alone. Runs of several
 // shapes (success with a token budget, a denied tool, a continue-as-new chain, a cancelled run)
 // are traced AFTER the worker is gone, and every event is checked against what the run did: its
 // result (trace, observations, usage) and the LLM requests the scripted model received.
@@ -220,7 +220,7 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
         ['final', 'final answer (15 chars)'],
       ],
     );
-    // The seed's contract, key for key.
+    // The step event contract, key for key.
     assert.deepEqual(Object.keys(events[1]!), [
       'step',
       'decision',

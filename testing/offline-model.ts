@@ -1,5 +1,5 @@
 // A deterministic stand-in for the LLM, for `npm run demo` without a model service. It plays the
-// seeds' refund scenario the way a well-behaved model would: profile, billing, policy, then a
+// refund scenario (user 42) the way a well-behaved model would: profile, billing, policy, then a
 // final answer computed from what the tools actually returned (never from hard-coded facts).
 import type { RecordedRequest, Reply, Script } from './scripted-llm-server';
 import { final, tool } from './scripted-replies';

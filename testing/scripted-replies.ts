@@ -41,7 +41,7 @@ export const serverErrorWithUsage = (usage: Usage, status = 500): Reply => ({
   },
 });
 
-// The seeds' refund scenario, step by step.
+// The refund scenario (user 42), step by step.
 export const profile = (user_id = 42, extras?: ReplyExtras): Reply => tool('get_user_profile', { user_id }, extras);
 export const billing = (user_id = 42, extras?: ReplyExtras): Reply => tool('get_user_billing', { user_id }, extras);
 export const policy = (query = 'refund policy', extras?: ReplyExtras): Reply =>

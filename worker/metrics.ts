@@ -84,7 +84,7 @@ function buildInstruments(defaultMetrics: boolean): Instruments {
       'LLM tokens used by successful decisions, by kind (prompt, completion)',
       ['kind'],
     ),
-    // Every charged attempt (issue 13): a retried attempt that reported usage is paid for too.
+    // Every charged attempt: a retried attempt that reported usage is paid for too.
     llmCost: counter(
       'agent_llm_cost_usd_total',
       'US dollars charged for LLM attempts (every attempt that reported usage, priced by the worker), by outcome (ok, failed)',

@@ -1,6 +1,6 @@
 // `agent trace ID`: the run's step events, rebuilt from its workflow history alone
 // (client/history/trace.ts), so a finished run can be audited with no worker running and no UI.
-// -o jsonl prints one event per line in the seeds' contract, snake_case; the text form is for reading.
+// -o jsonl prints one event per line in the step event contract, snake_case; the text form is for reading.
 import { usageText } from '../cli-args';
 import { defineCommand, line, printJson } from '../cli-context';
 import { formatTable, formatUsd } from '../format';

@@ -53,7 +53,7 @@ export interface StepEvent {
   stopReason?: string;
 }
 
-/** Beside the seed's event contract (which stays key for key): what a step's LLM attempts cost, and its wind-down. */
+/** Beside the step event contract (which stays key for key): what a step's LLM attempts cost, and its wind-down. */
 export interface StepCost {
   step: number;
   /** What the step's LLM attempts cost (every attempt that reported usage), when the run priced them. */

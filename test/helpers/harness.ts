@@ -36,7 +36,7 @@ export const REFUND_GOAL =
 export const traceRows = (result: AgentResult): Array<[number, string, boolean]> =>
   result.trace.map((t) => [t.step, t.tool, t.ok]);
 
-/** The seeds' refund scenario in traceRows(): profile, billing, policy, each read once and ok. */
+/** The refund scenario (user 42) in traceRows(): profile, billing, policy, each read once and ok. */
 export const REFUND_SCENARIO_ROWS: Array<[number, string, boolean]> = [
   [1, 'get_user_profile', true],
   [2, 'get_user_billing', true],
