@@ -24,7 +24,7 @@ import type { PendingApproval } from '../common/approvals';
 import { buildDecisionPayload } from '../common/decision-payload';
 import type { StepRole, Tagged } from '../common/step-tag';
 import type { StopReason } from '../common/stop-reasons';
-import { loopSignature, TOOL_REGISTRY } from '../common/tool-catalog';
+import { TOOL_REGISTRY } from '../common/tool-catalog';
 import { LLM_TIMEOUT } from '../common/types';
 import type { AgentInput, EffectEntry, HistoryEntry, Observation, ToolInput, TraceEntry } from '../common/types';
 import { carryState } from '../workflows/carry';
@@ -83,8 +83,6 @@ export async function runInProcess(
   const rules: StepRules = {
     budget,
     allow: [...input.allow],
-    escalation: () => true,
-    registryFor: () => TOOL_REGISTRY,
     policy: (name, args) =>
       checkPrincipalPolicy(name, args, {
         principalUserId: input.user_id,
@@ -92,7 +90,6 @@ export async function runInProcess(
         nowMs: Date.now(),
         confirmedRefundsUsd: confirmedUsd(effects),
       }),
-    loopSignature,
   };
   const run = <A, R>(fn: (arg: Tagged<A>) => Promise<R>, arg: A, step: number, role: StepRole, id: string) =>
     inContext(fn, { ...arg, trace: { step, role } }, `${step}-${id}`, workflowId);
@@ -178,7 +175,7 @@ export async function runInProcess(
         args_hash: call.argsHash,
       });
       // Nobody answers here, so the move is the timeout's stop.
-      const answered = approvalMove(call, pending, undefined, undefined);
+      const answered = approvalMove(call, pending, undefined, () => rules.policy(call.name, call.args));
       if (answered.next === 'stop') return stop(answered);
       if (answered.next === 'rejected') {
         trace.push(answered.trace);

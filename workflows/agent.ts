@@ -7,7 +7,6 @@ import {
   CancelledFailure,
   TimeoutFailure,
   condition,
-  continueAsNew,
   isCancellation,
   makeContinueAsNewFunc,
   proxyActivities,
@@ -64,8 +63,7 @@ import { toolActivityOptions } from './tool-options';
 import { decideActivityOptions, decideMaxAttempts } from './decide-options';
 import { STATE_QUERY_DESCRIPTION, stateQuery } from '../common/queries';
 import type { StopReason } from '../common/stop-reasons';
-import { loopSignature, TOOL_REGISTRY } from '../common/tool-catalog';
-import type { ToolSpec } from '../common/tool-catalog';
+import { TOOL_REGISTRY } from '../common/tool-catalog';
 import { CANCELLED_RESULT_MEMO, EFFECTS_MEMO, LLM_BUDGET, LLM_TIMEOUT } from '../common/types';
 import type {
   AgentInput,
@@ -81,8 +79,6 @@ import { agentMetrics } from '../common/metrics-sink';
 import { attributePairs } from '../common/search-attributes';
 import type { RunStatus } from '../common/search-attributes';
 import type { Tagged } from '../common/step-tag';
-import { effectsPatched, runPatches, searchAttributesPatched } from './patches';
-import type { RunPatches } from './patches';
 import { approvalMove, decideMove, escalationMove, finalMove, startStep, toolAnswered, toolFailedMove } from './step';
 import { validatorModeFor } from '../common/final-validator';
 import type { ValidatorMode } from '../common/final-validator';
@@ -95,16 +91,12 @@ type ReconcileFn = (input: Tagged<ReconcileInput>) => Promise<ReconcileOutput>;
 
 const DEFAULT_CONTINUE_AS_NEW_EVERY = 100;
 
-/** Tools introduced with EFFECTS_PATCH. */
-const PATCHED_TOOLS: readonly string[] = ['issue_refund'];
-
 /** The failure type of a run refused at its entry: its input broke the contract (workflows/input.ts). */
 export const INVALID_INPUT = 'InvalidAgentInput';
 
 export async function reactAgent(input: AgentInput): Promise<AgentResult> {
-  const patches = runPatches();
-  if (patches.faults) checkEntry(input);
-  const run = new AgentRun(input, patches);
+  checkEntry(input);
+  const run = new AgentRun(input);
   setHandler(stateQuery, () => run.snapshot(), { description: STATE_QUERY_DESCRIPTION });
   setHandler(approvalUpdate, (answer) => run.answerApproval(answer), {
     validator: (answer) => run.validateApproval(answer),
@@ -114,11 +106,9 @@ export async function reactAgent(input: AgentInput): Promise<AgentResult> {
     validator: (request) => run.validateExtend(request),
     description: EXTEND_UPDATE_DESCRIPTION,
   });
-  if (patches.limits) {
-    setHandler(attemptChargedSignal, (value) => run.attemptCharged(value), {
-      description: ATTEMPT_CHARGED_DESCRIPTION,
-    });
-  }
+  setHandler(attemptChargedSignal, (value) => run.attemptCharged(value), {
+    description: ATTEMPT_CHARGED_DESCRIPTION,
+  });
   return run.execute();
 }
 
@@ -165,12 +155,6 @@ class AgentRun {
   private loopScope: CancellationScope | undefined;
   private effects: EffectEntry[];
   private omitted: { trace: number; history: number };
-  /** FAULTS_PATCH: false only when replaying a history recorded before it. */
-  private readonly v2: boolean;
-  /** BATCHED_UPSERTS_PATCH: one upsert per step at most, changed values only. */
-  private readonly batched: boolean;
-  /** COST_PATCH: every attempt charged, dollar reservations, wind-down, top-up waits. */
-  private readonly cost: boolean;
   /** Top-ups granted by `agent extend`, in order. */
   private extensions: BudgetExtension[];
   /** The worker's model and price (llm_pricing), asked once when the run first has a dollar budget. */
@@ -184,13 +168,7 @@ class AgentRun {
   /** The decision running now, and the failed attempts its activity Signalled (by attempt). */
   private deciding: { step: number; signalled: Map<number, AttemptCharge> } | undefined;
 
-  constructor(
-    private readonly input: AgentInput,
-    private readonly patches: RunPatches,
-  ) {
-    this.v2 = patches.faults;
-    this.batched = patches.batched;
-    this.cost = patches.cost;
+  constructor(private readonly input: AgentInput) {
     // Fixed for the whole run from the operator's input: nothing a model answer or a tool result
     // says can reach these (there is no code path from an observation to them).
     this.baseBudget = Object.freeze(resolveBudget(input.budget));
@@ -203,22 +181,19 @@ class AgentRun {
     this.seenCalls = carried ? [...carried.seen_calls] : [];
     this.effects = carried?.effects ? [...carried.effects] : [];
     this.omitted = carried?.omitted ? { ...carried.omitted } : { trace: 0, history: 0 };
-    // Loop detection keeps short hashes. A chain continued from before FAULTS_PATCH remembers its
-    // older calls by the old signature (no free-text folding): a repeat of one of those is missed.
-    if (this.v2) this.seenCalls = this.seenCalls.map(seenCallHash);
+    // Loop detection keeps short hashes.
+    this.seenCalls = this.seenCalls.map(seenCallHash);
     this.stepsAtStart = this.usage.steps;
     this.approvalTimeoutMs = approvalTimeoutMs(input.approval_timeout_seconds);
     this.humanWaitMs = carried?.human_wait_ms ?? 0;
     this.extensions = carried?.extensions ? [...carried.extensions] : [];
     this.topupDeclined = carried?.topup_declined === true;
-    this.searchAttributes = searchAttributesPatched(patches, input.search_attributes);
+    this.searchAttributes = input.search_attributes === true;
   }
 
   /** The budget now: the operator's, plus every top-up. */
   private get budget(): Budget {
-    return this.extensions.length === 0
-      ? this.baseBudget
-      : extendedBudget(this.baseBudget, this.extensions, !this.patches.limits);
+    return this.extensions.length === 0 ? this.baseBudget : extendedBudget(this.baseBudget, this.extensions);
   }
 
   async execute(): Promise<AgentResult> {
@@ -243,7 +218,7 @@ class AgentRun {
     } catch (err) {
       if (!isCancellation(err)) throw err;
       // Whichever came first decides: the deadline's timer, or the operator's cancel.
-      const deadline = (this.v2 && this.intent === 'max_seconds') || (deadlineHit && !root.consideredCancelled);
+      const deadline = this.intent === 'max_seconds' || (deadlineHit && !root.consideredCancelled);
       if (deadline) {
         return this.stop('max_seconds');
       }
@@ -268,7 +243,7 @@ class AgentRun {
         await sleep(Math.max(1, deadlineMs - Date.now()), {
           summary: `time budget: max_seconds ${secondsBefore}`,
         });
-        // A top-up of seconds moves the deadline too (only runs with COST_PATCH have top-ups).
+        // A top-up of seconds moves the deadline too.
         if (this.awaiting === undefined && this.topup === undefined && this.humanWaitMs === waitedBefore) {
           if (this.budget.max_seconds === secondsBefore) return onDeadline();
           continue;
@@ -289,17 +264,13 @@ class AgentRun {
         return currentBudget();
       },
       allow: this.allow,
-      escalation: () => this.effectsEnabled(),
-      registryFor: (name) => this.registryFor(name),
       policy: (name, args) => this.principalPolicy(name, args),
-      ...(this.v2 ? { loopSignature } : {}),
-      ...(this.patches.validator ? { decisionSummary: true } : {}),
     };
     const validatorMode: ValidatorMode = validatorModeFor(this.input);
     for (;;) {
       this.throwIfCutOff();
       this.tick();
-      if (this.cost) await this.awaitTopupIfLow();
+      await this.awaitTopupIfLow();
       const start = startStep(this.budget, this.usage, {
         stepsAtStart: this.stepsAtStart,
         every: canEvery,
@@ -310,21 +281,18 @@ class AgentRun {
 
       const step = start.step;
       const payload = buildDecisionPayload(this.input.goal, this.input.user_id, this.history, this.allow);
-      let plan: DecisionPlan = { kind: 'decide' };
-      if (this.cost) {
-        // Reserve the decision's worst case before it is made; a call that would not fit is not made.
-        plan = planDecision(
-          this.budget,
-          start.usage,
-          step,
-          JSON.stringify(payload).length,
-          await this.pricingIfNeeded(),
-        );
-        if (plan.kind === 'exhausted') return this.stop(plan.reason);
-        if (plan.wind_down) {
-          this.windDowns.set(step, plan.wind_down);
-          payload.wind_down = { reason: plan.wind_down, notice: windDownNotice(plan.wind_down) };
-        }
+      // Reserve the decision's worst case before it is made; a call that would not fit is not made.
+      const plan: DecisionPlan = planDecision(
+        this.budget,
+        start.usage,
+        step,
+        JSON.stringify(payload).length,
+        await this.pricingIfNeeded(),
+      );
+      if (plan.kind === 'exhausted') return this.stop(plan.reason);
+      if (plan.wind_down) {
+        this.windDowns.set(step, plan.wind_down);
+        payload.wind_down = { reason: plan.wind_down, notice: windDownNotice(plan.wind_down) };
       }
       this.usage = start.usage;
       agentMetrics.step();
@@ -333,33 +301,26 @@ class AgentRun {
 
       const cap = plan.kind === 'decide' ? plan.max_completion_tokens : undefined;
       // Every attempt of the decision, retries included, is checked by the activity against this.
-      const leftUsd =
-        this.patches.limits && cap !== undefined
-          ? roundUsd(this.budget.max_usd - (this.usage.cost_usd ?? 0))
-          : undefined;
+      const leftUsd = cap !== undefined ? roundUsd(this.budget.max_usd - (this.usage.cost_usd ?? 0)) : undefined;
       const decision = await this.decide(step, payload, cap, leftUsd);
       if ('stop' in decision) {
         this.charge(decision.attempts);
         return this.stop(decision.stop);
       }
-      this.usage =
-        this.cost && decision.attempts ? this.charge(decision.attempts) : addTokens(this.usage, decision.usage);
+      this.usage = decision.attempts ? this.charge(decision.attempts) : addTokens(this.usage, decision.usage);
       const move = decideMove(decision, step, { usage: this.usage, seenCalls: this.seenCalls }, rules);
       if (move.action) this.lastAction = move.action;
       if (move.next === 'stop') return this.stopMove(move);
       if (move.next === 'finish') {
-        let validation: FinalValidation | undefined;
-        if (this.patches.validator) {
-          const checked = finalMove(move.action, step, this.history, validatorMode, this.patches.limits);
-          if (checked.next === 'stop') return this.stopMove(checked);
-          if (checked.next !== 'finish') {
-            // Bounced: the model sees which figures no observation supports, and answers again.
-            this.trace.push(checked.trace);
-            this.history.push(checked.history);
-            continue;
-          }
-          validation = checked.validation;
+        const checked = finalMove(move.action, step, this.history, validatorMode);
+        if (checked.next === 'stop') return this.stopMove(checked);
+        if (checked.next !== 'finish') {
+          // Bounced: the model sees which figures no observation supports, and answers again.
+          this.trace.push(checked.trace);
+          this.history.push(checked.history);
+          continue;
         }
+        const { validation } = checked;
         const windDown = this.windDowns.get(step);
         // The wind-down's answer is marked in the trace (a final answer has no trace entry otherwise).
         if (windDown) this.trace.push({ step, tool: 'final', args_hash: '-', ok: true, wind_down: windDown });
@@ -373,20 +334,14 @@ class AgentRun {
 
       this.usage = move.counters.usage;
       this.seenCalls = [...move.counters.seenCalls];
-      // Batched: the tool-call count is published with the next step (or the end).
-      if (!this.batched) this.publish('running');
+      // The tool-call count is published with the next step (or the end).
       const { call } = move;
 
       let approval: ApprovalAnswer | undefined;
       if (move.needsApproval) {
         const pending = this.toolCallPending(step, call.name, call.args, call.argsHash);
         approval = await this.awaitPerson(pending);
-        const answered = approvalMove(
-          call,
-          pending,
-          approval,
-          this.v2 ? () => this.principalPolicy(call.name, call.args) : undefined,
-        );
+        const answered = approvalMove(call, pending, approval, () => this.principalPolicy(call.name, call.args));
         if (answered.next === 'stop') return this.stopMove(answered);
         if (answered.next === 'rejected') {
           agentMetrics.toolCall(call.name, answered.outcome);
@@ -409,16 +364,16 @@ class AgentRun {
       } catch (err) {
         // An effect whose outcome is unknown is looked up by key (and settled) before anything
         // else, so no ending, whatever its cause, loses a refund that was made.
-        if (spec.effectful && this.v2) await this.reconcile(effect);
+        if (spec.effectful) await this.reconcile(effect);
         if (isCancellation(err)) throw err;
         this.throwIfCutOff();
         return this.stopMove(toolFailedMove(call, approval));
       }
-      const answered = toolAnswered(call, approval, observation, this.v2 ? Date.now() : undefined);
+      const answered = toolAnswered(call, approval, observation, Date.now());
       agentMetrics.toolCall(call.name, answered.outcome);
       this.trace.push(answered.trace);
       this.history.push(answered.history);
-      if (spec.effectful && this.v2) this.recordEffect(effectFromObservation(effect, observation));
+      if (spec.effectful) this.recordEffect(effectFromObservation(effect, observation));
       this.throwIfCutOff();
     }
   }
@@ -539,23 +494,13 @@ class AgentRun {
     return { id: answer.id, decision: answer.decision, duplicate: false, pending: check.pending };
   }
 
-  private effectsEnabled(): boolean {
-    return effectsPatched(this.patches);
-  }
-
-  private registryFor(name: string): Readonly<Record<string, ToolSpec>> {
-    if (!PATCHED_TOOLS.includes(name) || !this.allow.includes(name) || this.effectsEnabled()) return TOOL_REGISTRY;
-    const { [name]: _introducedLater, ...older } = TOOL_REGISTRY;
-    return older;
-  }
-
   private principalPolicy(name: string, args: Record<string, unknown>): PolicyDecision {
-    const decision = checkPrincipalPolicy(name, args, {
+    return checkPrincipalPolicy(name, args, {
       principalUserId: this.input.user_id,
       history: this.history,
-      ...(this.v2 ? { nowMs: Date.now(), confirmedRefundsUsd: confirmedUsd(this.effects) } : {}),
+      nowMs: Date.now(),
+      confirmedRefundsUsd: confirmedUsd(this.effects),
     });
-    return decision.allowed || this.effectsEnabled() ? decision : { allowed: true };
   }
 
   private async decide(
@@ -566,15 +511,14 @@ class AgentRun {
   ): Promise<DecideOutput | { stop: StopReason; attempts: AttemptCharge[] }> {
     const { decide } = proxyActivities<{ decide: DecideFn }>({
       activityId: `${step}-decide`,
-      summary: this.patches.validator ? decideSummary(step, this.left()) : `step ${step}: decide`,
-      ...decideActivityOptions(this.llmMaxRequests(), this.patches.limits),
+      summary: decideSummary(step, this.left()),
+      ...decideActivityOptions(this.llmMaxRequests()),
     });
     const info = workflowInfo();
     const signalled = new Map<number, AttemptCharge>();
     // The ledger the activity reported, plus the paid attempts it Signalled and the ledger lacks.
-    const ledger = (attempts: readonly AttemptCharge[]): AttemptCharge[] =>
-      this.patches.limits ? withSignalled(attempts, signalled) : [...attempts];
-    if (this.patches.limits) this.deciding = { step, signalled };
+    const ledger = (attempts: readonly AttemptCharge[]): AttemptCharge[] => withSignalled(attempts, signalled);
+    this.deciding = { step, signalled };
     let decision: DecideOutput;
     try {
       decision = await decide({
@@ -582,16 +526,17 @@ class AgentRun {
         idempotency_key: decideKey(info.workflowId, info.firstExecutionRunId, step),
         ...(maxCompletionTokens !== undefined ? { max_completion_tokens: maxCompletionTokens } : {}),
         ...(leftUsd !== undefined ? { left_usd: leftUsd } : {}),
-        ...(this.patches.limits ? { report_charges: true, max_requests: this.llmMaxRequests() } : {}),
+        report_charges: true,
+        max_requests: this.llmMaxRequests(),
         trace: { step, role: 'decide' },
       });
     } catch (err) {
       this.deciding = undefined;
       // The attempts that reported usage before the decision failed for good are charged too.
-      const attempts = this.cost ? ledger(failureLedger(err)) : [];
+      const attempts = ledger(failureLedger(err));
       // So are those of a decision a cancel or a deadline cut off (its cancellation or its last
       // heartbeat carries them), before the run ends for that reason.
-      if (this.patches.limits && (isCancellation(err) || this.cutOff())) this.charge(attempts);
+      if (isCancellation(err) || this.cutOff()) this.charge(attempts);
       if (isCancellation(err)) throw err;
       // A hung or dead worker's attempt times out after the cancel or the deadline: that is
       // still the cancel or the deadline, not an LLM timeout.
@@ -599,8 +544,8 @@ class AgentRun {
       return { stop: classifyLlmFailure(err), attempts };
     }
     this.deciding = undefined;
-    if (this.patches.limits) decision = { ...decision, attempts: ledger(decision.attempts ?? []) };
-    if (this.patches.limits && this.cutOff()) this.charge(decision.attempts ?? []);
+    decision = { ...decision, attempts: ledger(decision.attempts ?? []) };
+    if (this.cutOff()) this.charge(decision.attempts ?? []);
     this.throwIfCutOff();
     return decision;
   }
@@ -615,7 +560,7 @@ class AgentRun {
     const deciding = this.deciding;
     const checked = checkAttemptCharged(
       value,
-      deciding && { step: deciding.step, maxAttempts: decideMaxAttempts(this.llmMaxRequests(), this.patches.limits) },
+      deciding && { step: deciding.step, maxAttempts: decideMaxAttempts(this.llmMaxRequests()) },
     );
     if (typeof checked === 'string' || !deciding) return;
     if (!deciding.signalled.has(checked.attempt)) deciding.signalled.set(checked.attempt, checked);
@@ -623,7 +568,7 @@ class AgentRun {
 
   /** Whether a cancel or a deadline has cut the run off (the loop's scope was cancelled). */
   private cutOff(): boolean {
-    return this.v2 && this.loopScope?.consideredCancelled === true;
+    return this.loopScope?.consideredCancelled === true;
   }
 
   /**
@@ -641,10 +586,8 @@ class AgentRun {
     const spec = TOOL_REGISTRY[call.name]!;
     const tools = proxyActivities<Record<string, ToolFn>>({
       activityId: `${call.step}-${call.name}`,
-      summary: this.patches.validator
-        ? toolCallSummary(call, this.left())
-        : `step ${call.step}: ${call.name} (${call.argsHash})`,
-      ...toolActivityOptions(spec, this.patches.limits),
+      summary: toolCallSummary(call, this.left()),
+      ...toolActivityOptions(spec),
     });
     const tool = tools[call.name]!;
     return tool({
@@ -667,18 +610,14 @@ class AgentRun {
     };
     const next = {
       ...this.input,
-      carried: this.v2
-        ? {
-            ...carryState({ ...state, effects: this.effects, omitted: this.omitted }),
-            ...(this.extensions.length > 0 ? { extensions: this.extensions } : {}),
-            ...(this.topupDeclined ? { topup_declined: true } : {}),
-          }
-        : state,
+      carried: {
+        ...carryState({ ...state, effects: this.effects, omitted: this.omitted }),
+        ...(this.extensions.length > 0 ? { extensions: this.extensions } : {}),
+        ...(this.topupDeclined ? { topup_declined: true } : {}),
+      },
     };
     // The next run keeps this one's workflow task timeout (the client's choice, see startRun).
-    return this.v2
-      ? makeContinueAsNewFunc<typeof reactAgent>({ workflowTaskTimeout: workflowInfo().taskTimeoutMs })(next)
-      : continueAsNew<typeof reactAgent>(next);
+    return makeContinueAsNewFunc<typeof reactAgent>({ workflowTaskTimeout: workflowInfo().taskTimeoutMs })(next);
   }
 
   /** What is left of the budget right now (the activity summaries show it). */
@@ -731,7 +670,7 @@ class AgentRun {
       history: this.history,
       usage: this.usage,
       budget: this.budget,
-      ...(this.v2 ? { effects: this.effects } : {}),
+      effects: this.effects,
       ...(this.omitted.trace + this.omitted.history > 0 ? { omitted: this.omitted } : {}),
       ...(lastWindDown ? { wind_down: { step: lastWindDown[0], reason: lastWindDown[1] } } : {}),
       ...(this.extensions.length > 0 ? { extensions: this.extensions } : {}),
@@ -757,7 +696,7 @@ class AgentRun {
     });
     // The run's current values (set at start, carried over by continue-as-new, upserted since).
     const current = workflowInfo().typedSearchAttributes;
-    const changed = this.batched ? pairs.filter((pair) => current.get(pair.key) !== pair.value) : pairs;
+    const changed = pairs.filter((pair) => current.get(pair.key) !== pair.value);
     if (changed.length > 0) upsertSearchAttributes(changed);
   }
 
@@ -792,7 +731,7 @@ class AgentRun {
       remaining: remaining(this.budget, usage),
       trace: this.trace,
       ...(this.awaiting ? { awaiting_approval: this.awaiting.pending } : {}),
-      ...(this.v2 ? { effects: this.effects } : {}),
+      effects: this.effects,
       ...(this.topup
         ? {
             awaiting_topup: {
@@ -870,16 +809,12 @@ class AgentRun {
     return plan.kind === 'exhausted' ? plan.reason : plan.wind_down;
   }
 
-  /**
-   * The `extend` Update's validator: a refusal is not in the history, so every run, older ones
-   * included, gets today's rules here.
-   */
-  validateExtend(request: unknown, legacy = false): void {
+  /** The `extend` Update's validator: a refusal is not in the history. */
+  validateExtend(request: unknown): void {
     const error = checkExtend(request, {
       granted: this.extensions.length,
       running: this.final === undefined,
       budget: this.budget,
-      legacy,
     });
     if (error) throw ApplicationFailure.create({ type: 'InvalidTopUp', message: error, nonRetryable: true });
   }
@@ -887,8 +822,8 @@ class AgentRun {
   /** The `extend` Update: the top-up is recorded with who and why, and a waiting run resumes. */
   extend(request: ExtendRequest): ExtendReceipt {
     // Validators do not run on replay: the handler checks again (same state, same outcome), by the
-    // rules the run was recorded with, so an older run's accepted top-up replays as accepted.
-    this.validateExtend(request, !this.patches.limits);
+    // rules the run was recorded with, so an accepted top-up replays as accepted.
+    this.validateExtend(request);
     const granted: BudgetExtension = {
       ...(request.usd ? { usd: request.usd } : {}),
       ...(request.steps ? { steps: request.steps } : {}),
@@ -915,7 +850,6 @@ class AgentRun {
 
   /** What the Web UI's current details add about money: spent, and of what. */
   private costDetails(): string {
-    if (!this.cost) return '';
     const spent = this.usage.cost_usd ?? 0;
     const max = this.budget.max_usd;
     return max > 0 ? ` · $${spent.toFixed(4)} of $${max}` : spent > 0 ? ` · $${spent.toFixed(4)}` : '';

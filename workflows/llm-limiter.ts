@@ -12,8 +12,6 @@ import {
   condition,
   log,
   makeContinueAsNewFunc,
-  continueAsNew,
-  patched,
   setHandler,
   setWorkflowOptions,
   workflowInfo,
@@ -54,17 +52,13 @@ import {
   snapshot,
   withdraw,
 } from '../common/rate-limit';
-import { LIMITS_PATCH } from './patches';
 
 const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 2000;
 
 export async function llmLimiter(input: LimiterInput): Promise<void> {
   const problem = invalidInput(input);
   if (problem) throw ApplicationFailure.nonRetryable(`llmLimiter input: ${problem}`, 'InvalidLimiterInput');
-  // Runs recorded before the window's per-second counters keep one counter per closed lease.
-  const bounded = patched(LIMITS_PATCH);
-  const bucketMs = bounded ? BUCKET_MS : 0;
-  const state = input.state ? carriedState(input.state, bucketMs) : newLimiterState(input.limits, bucketMs);
+  const state = input.state ? carriedState(input.state, BUCKET_MS) : newLimiterState(input.limits, BUCKET_MS);
   // Bumped by every message: the loop re-evaluates grants when it changes.
   let version = 0;
   let closing = false;
@@ -86,9 +80,9 @@ export async function llmLimiter(input: LimiterInput): Promise<void> {
     acquireUpdate,
     async (req: AcquireRequest): Promise<AcquireResult> => {
       // Asked again, but never queued here: the limiter that queued it is gone (terminated, reset).
-      if (req.again === true && bounded && 'unknown' in answer(req.id)) return { granted: false, lost: true };
+      if (req.again === true && 'unknown' in answer(req.id)) return { granted: false, lost: true };
       // A request may tighten the limits the limiter started with, never loosen them (nor its TTL).
-      state.limits = bounded ? adoptedLimits(input.limits, req.limits) : req.limits;
+      state.limits = adoptedLimits(input.limits, req.limits);
       if (!enqueue(state, req, Date.now()))
         throw ApplicationFailure.create({ type: LIMITER_FULL, message: queueFull(state, req.id) });
       grantReady(state, Date.now());
@@ -107,7 +101,7 @@ export async function llmLimiter(input: LimiterInput): Promise<void> {
       if (now.granted) return now;
       if ('position' in now) return now;
       // Gone from the queue meanwhile: only a withdraw does that, and then nobody waits for it.
-      return bounded ? { granted: false, lost: true } : { granted: false, position: 0 };
+      return { granted: false, lost: true };
     },
     {
       // A malformed request, or one that finds the queue full, is refused before it enters the history.
@@ -160,9 +154,7 @@ export async function llmLimiter(input: LimiterInput): Promise<void> {
   closing = true;
   await condition(allHandlersFinished);
   const next: LimiterInput = { ...input, state };
-  await (bounded
-    ? makeContinueAsNewFunc<typeof llmLimiter>({ workflowTaskTimeout: LIMITER_WORKFLOW_TASK_TIMEOUT })(next)
-    : continueAsNew<typeof llmLimiter>(next));
+  await makeContinueAsNewFunc<typeof llmLimiter>({ workflowTaskTimeout: LIMITER_WORKFLOW_TASK_TIMEOUT })(next);
 }
 
 // A bug (an error thrown by this code, or a state it cannot read) fails the limiter where everyone
