@@ -10,11 +10,13 @@
 // (scripts/record-histories.ts) so test/replay.test.ts replays them:
 //
 //   /**
-//    * What changed, and why it must reach runs in flight.
+//    * What changed, and why it must reach runs in flight: the old path, the new one.
 //    *
-//    * @since 1.1.0 (the Worker Deployment Version that first records it)
+//    * @since Introduced in 1.1.0 (the Worker Deployment Version that first records it).
 //    */
 //   export const SOME_FIX_PATCH = 'some-fix';
+//
+// and list the id in PATCH_IDS (test/replay.test.ts refuses a marker not listed there).
 
 /** The patch ids of the workflow code: none at the 1.0 baseline. */
 export const PATCH_IDS: readonly string[] = [];
