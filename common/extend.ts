@@ -61,11 +61,6 @@ export interface ExtendTarget {
   running: boolean;
   /** The budget now (the operator's plus every top-up). */
   budget: Budget;
-  /**
-   * The rules before LIMITS_PATCH, for replaying older runs: any amount was added (a dollar top-up
-   * gave a run without a dollar budget one), and a reason needed only one non-space character.
-   */
-  legacy?: boolean;
 }
 
 /** A budget of 0 in these means no limit: a top-up there would set one, not raise it. */
@@ -97,42 +92,39 @@ export function checkExtend(request: unknown, run: ExtendTarget): string | undef
       (whole && !Number.isInteger(value))
     )
       return `${key} must be ${whole ? 'a whole number' : 'a number'} from 0 to ${max}`;
-    if (!run.legacy && key === 'usd' && value > 0 && value < MIN_USD)
+    if (key === 'usd' && value > 0 && value < MIN_USD)
       return 'usd must be at least 0.000000001 (budgets keep nine decimals)';
-    if (!run.legacy && (key === 'usd' || key === 'tokens')) {
+    if (key === 'usd' || key === 'tokens') {
       const [field, noun] = UNLIMITED_WHEN_ZERO[key];
       if (run.budget[field] === 0) return `this run has no ${noun} budget (${field}); a top-up cannot add one`;
     }
     if (value > 0) any = true;
   }
   if (!any) return 'a top-up needs at least one of usd, steps, tool_calls, seconds, tokens above 0';
-  if (typeof r.reason !== 'string' || !readable(r.reason, run.legacy))
+  if (typeof r.reason !== 'string' || !readable(r.reason))
     return 'a top-up needs a reason: visible text, without control characters';
   if (r.reason.length > EXTEND_LIMITS.reason_chars)
     return `reason is longer than ${EXTEND_LIMITS.reason_chars} characters`;
   if (
     r.operator !== undefined &&
-    (typeof r.operator !== 'string' ||
-      r.operator.length > EXTEND_LIMITS.operator_chars ||
-      (!run.legacy && !readable(r.operator, false)))
+    (typeof r.operator !== 'string' || r.operator.length > EXTEND_LIMITS.operator_chars || !readable(r.operator))
   )
     return `operator must be visible text of at most ${EXTEND_LIMITS.operator_chars} characters`;
   return undefined;
 }
 
-function readable(text: string, legacy: boolean | undefined): boolean {
-  return legacy ? text.trim() !== '' : hasVisibleText(text) && !hasControl(text);
+function readable(text: string): boolean {
+  return hasVisibleText(text) && !hasControl(text);
 }
 
 /**
  * The budget with every top-up added. Only a dollar top-up rounds the dollar budget (to nine
- * decimals), so one that names no dollars leaves an operator's finer max_usd exactly as it was;
- * `legacy` (runs recorded before LIMITS_PATCH) rounds it on every top-up, as they did.
+ * decimals), so one that names no dollars leaves an operator's finer max_usd exactly as it was.
  */
-export function extendedBudget(base: Budget, extensions: readonly ExtendRequest[], legacy = false): Budget {
+export function extendedBudget(base: Budget, extensions: readonly ExtendRequest[]): Budget {
   const budget = { ...base };
   for (const e of extensions) {
-    if (legacy || e.usd) budget.max_usd = roundUsd(budget.max_usd + (e.usd ?? 0));
+    if (e.usd) budget.max_usd = roundUsd(budget.max_usd + (e.usd ?? 0));
     budget.max_steps += e.steps ?? 0;
     budget.max_tool_calls += e.tool_calls ?? 0;
     budget.max_seconds += e.seconds ?? 0;

@@ -3,8 +3,7 @@
 // run. Pure and deterministic: it runs inside the workflow, and the eval harness can score answers
 // with the same code. It checks figures, not meaning: "USD 49.00" is supported by any observation
 // holding the number 49, whatever that number described there (but never by an id, a key or a time
-// of day). Which phrasings it reads: common/answer-claims.ts; the runs recorded before them replay
-// on common/final-validator-v1.ts.
+// of day). Which phrasings it reads: common/answer-claims.ts.
 import type { Observation } from './observation';
 import { stableJson } from './hash';
 import { utf8Length } from './utf8';

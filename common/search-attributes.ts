@@ -4,9 +4,7 @@
 // How a run knows they exist: upserting an attribute the namespace does not have fails the
 // workflow task again and again, so the workflow never assumes it. The client checks the
 // namespace once (client/search-attribute-check.ts: operatorService.listSearchAttributes) and sets
-// `search_attributes: true` in the input; only then does the workflow upsert. The first upsert
-// is also guarded by `patched(SEARCH_ATTRIBUTES_PATCH)`, so a run whose history was written by a
-// worker without this code (a rolling deploy) keeps replaying without the new commands.
+// `search_attributes: true` in the input; only then does the workflow upsert.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { SearchAttributePair } from '@temporalio/common';
 import { toolNamedReason } from './stop-reasons';
@@ -49,8 +47,6 @@ export const AGENT_SEARCH_ATTRIBUTE_DEFINITIONS: ReadonlyArray<{ name: string; t
 export function devServerSearchAttributeFlags(): string[] {
   return AGENT_SEARCH_ATTRIBUTE_DEFINITIONS.flatMap((d) => ['--search-attribute', `${d.name}=${d.type}`]);
 }
-
-export const SEARCH_ATTRIBUTES_PATCH = 'search-attributes-v1';
 
 /** AgentStatus values. `cancelled` is a run stopped by the kill switch (Temporal status Canceled). */
 export const RUN_STATUSES = ['running', 'ok', 'stopped', 'cancelled'] as const;

@@ -1,14 +1,11 @@
 // Records the workflow histories that test/replay.test.ts replays, so a change to workflow code
-// that alters the command sequence of an existing run fails the suite. Re-record deliberately
-// (and guard the change with `patched`) when the workflow must change:
+// that alters the command sequence of a recorded run fails the suite. One set, recorded by the
+// current code (test/fixtures/histories/<scenario>.json); re-record it when the workflow changes
+// on purpose (a new Worker Deployment Version):
 //   TEMPORAL_ADDRESS=127.0.0.1:7233 node dist/scripts/record-histories.js [SCENARIO ...]
 // With scenario names, only those are (re-)recorded; the others stay as they are.
-// HISTORY_SUFFIX=.x writes <scenario>.x.json instead, keeping histories recorded by older code (each
-// patch has its set: <scenario>.json before any, .search-attributes-v1, .fault-guarantees-v1,
-// .batched-upserts-v1, .final-validator-v1, .cost-budget-v1, .money-limits-v1; record a new set with a new patch id).
-// test/fixtures/histories/legacy-*.json were recorded with the code from before issue 3 (an
-// escalate action, a read about another user, issue_refund when it was not registered): they prove
-// that the patched() guards keep such runs on their old paths. This script cannot re-record them.
+// HISTORY_SUFFIX=.x writes <scenario>.x.json instead: a second set beside the first, for a change
+// guarded by patched() (workflows/patches.ts) whose old path must keep replaying.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -87,7 +84,7 @@ const SCENARIOS: Scenario[] = [
     replies: [tool('get_user_profile', { user_id: 42 }), { hang: true }],
     cancelAfterKey: 'decide:2',
   },
-  // Effects, approvals, escalation and the principal gate (issue 3).
+  // Effects, approvals, escalation and the principal gate.
   {
     name: 'refund-approved',
     allow: REFUND_ALLOW,
@@ -113,7 +110,7 @@ const SCENARIOS: Scenario[] = [
     ],
   },
   { name: 'policy-denied', allow: REFUND_ALLOW, replies: [tool('get_user_billing', { user_id: 7 })] },
-  // Issue 9: a cancel while the effect is in flight; the run reconciles the refund by key before it ends.
+  // A cancel while the effect is in flight; the run reconciles the refund by key before it ends.
   {
     name: 'refund-cut-off',
     allow: REFUND_ALLOW,
@@ -121,7 +118,7 @@ const SCENARIOS: Scenario[] = [
     answers: [{ decision: 'approve' }],
     cancelDuringEffect: true,
   },
-  // Issue 13: every attempt charged (a 5xx and an answer without a message, both reporting usage),
+  // Every attempt charged (a 5xx and an answer without a message, both reporting usage),
   // a dollar budget's wind-down, a top-up that resumes a run waiting for it.
   {
     name: 'retry-charged',
@@ -147,7 +144,7 @@ const SCENARIOS: Scenario[] = [
     ],
     extend: { steps: 2, reason: 'recording a top-up', operator: 'record-histories' },
   },
-  // Issue 12: the final validator bounces an answer whose figures no observation holds, once; the
+  // The final validator bounces an answer whose figures no observation holds, once; the
   // next answer is supported. With a decision_summary on the tool call.
   {
     name: 'validator-bounce',

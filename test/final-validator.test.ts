@@ -272,18 +272,6 @@ describe('correct answers are accepted: words are figures only where they are us
   });
 });
 
-describe('the validator before it read phrasings', () => {
-  const history: HistoryEntry[] = [
-    { step: 1, action: { kind: 'tool', name: 'get_user_billing', args: { user_id: 42 } }, observation: BILLING },
-  ];
-
-  it('decides as it did for runs recorded without the money-limits patch', () => {
-    const answer = { kind: 'final' as const, answer: 'Refunded 59 €.' };
-    assert.equal(finalMove(answer, 2, history, 'enforce', false).next, 'finish');
-    assert.equal(finalMove(answer, 2, history, 'enforce', true).next, 'bounce');
-  });
-});
-
 describe('validator mode', () => {
   it('defaults to enforce when a tool that states facts (issue_refund) is allowed, warn otherwise; an explicit mode wins', () => {
     assert.equal(validatorModeFor({ allow: ['get_user_billing', 'issue_refund'] }, TOOL_REGISTRY), 'enforce');
@@ -300,7 +288,7 @@ describe('finalMove', () => {
   const wrong = { kind: 'final' as const, answer: 'Refunded $59.' };
 
   it('enforce: bounces the first unsupported answer with an observation naming the claims', () => {
-    const move = finalMove(wrong, 2, history, 'enforce', true);
+    const move = finalMove(wrong, 2, history, 'enforce');
     assert.equal(move.next, 'bounce');
     if (move.next !== 'bounce') return;
     assert.deepEqual(move.trace.unsupported_claims, [{ kind: 'amount', text: '$59' }]);
@@ -313,20 +301,20 @@ describe('finalMove', () => {
   });
 
   it('enforce: a second unsupported answer ends the run unsupported_answer; a supported one is accepted', () => {
-    const bounced = finalMove(wrong, 2, history, 'enforce', true);
+    const bounced = finalMove(wrong, 2, history, 'enforce');
     assert.equal(bounced.next, 'bounce');
     if (bounced.next !== 'bounce') return;
     const after = [...history, bounced.history];
-    const again = finalMove(wrong, 3, after, 'enforce', true);
+    const again = finalMove(wrong, 3, after, 'enforce');
     assert.equal(again.next, 'stop');
     assert.equal(again.next === 'stop' && again.reason, 'unsupported_answer');
     assert.equal(again.next === 'stop' && again.extra?.validation?.verdict, 'unsupported');
-    const right = finalMove({ kind: 'final', answer: 'Refunded $49.' }, 3, after, 'enforce', true);
+    const right = finalMove({ kind: 'final', answer: 'Refunded $49.' }, 3, after, 'enforce');
     assert.deepEqual(right, { next: 'finish', validation: { mode: 'enforce', verdict: 'supported', bounces: 1 } });
   });
 
   it('warn accepts and records the claims; off does not check', () => {
-    assert.deepEqual(finalMove(wrong, 2, history, 'warn', true), {
+    assert.deepEqual(finalMove(wrong, 2, history, 'warn'), {
       next: 'finish',
       validation: {
         mode: 'warn',
@@ -335,7 +323,7 @@ describe('finalMove', () => {
         unsupported_claims: [{ kind: 'amount', text: '$59' }],
       },
     });
-    assert.deepEqual(finalMove(wrong, 2, history, 'off', true), {
+    assert.deepEqual(finalMove(wrong, 2, history, 'off'), {
       next: 'finish',
       validation: { mode: 'off', verdict: 'unchecked', bounces: 0 },
     });

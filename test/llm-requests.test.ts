@@ -23,7 +23,7 @@ interface Decision {
 function decide(outcomes: readonly Outcome[], maxRequests: number): Decision {
   let details: unknown = undefined;
   let requests = 0;
-  const maxAttempts = decideMaxAttempts(maxRequests, true);
+  const maxAttempts = decideMaxAttempts(maxRequests);
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const outcome = outcomes[attempt - 1] ?? 'answer';
     if (outcome === 'lost') continue; // never ran: no heartbeat, the details stay as they were

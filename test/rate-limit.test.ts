@@ -503,7 +503,7 @@ describe('the reservation of one decision (activities/llm-lease.ts)', () => {
   it('is the prompt estimate plus the completion cap the run sent, else the default reserve', () => {
     // 400 characters: 100 tokens of prompt.
     assert.equal(reservedTokens(400), 100 + COMPLETION_RESERVE_TOKENS);
-    // A dollar budget caps the completion (cost-budget-v1): the lease reserves that cap, not 1,000.
+    // A dollar budget caps the completion: the lease reserves that cap, not 1,000.
     assert.equal(reservedTokens(400, 250), 350);
     assert.equal(reservedTokens(400, 4096), 4196);
   });

@@ -1,17 +1,11 @@
 // The run's search attributes, on a real server: set at start, kept current at each step and tool
 // call, final at the end; the live `state` query says what the run waits for. A namespace without
 // the attributes gets runs that work and set none (the client checked), while a run forced to
-// upsert them there is stuck failing its workflow task: the danger the check avoids. Histories
-// written before this feature still replay even with the flag set (patched guard).
+// upsert them there is stuck failing its workflow task: the danger the check avoids.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { msToTs } from '@temporalio/common/lib/time';
-import { Worker } from '@temporalio/worker';
-import { NO_METRICS_SINKS } from '../worker/metrics';
 import { final, tool } from '../testing/scripted-replies';
 import { initNamespace } from '../scripts/init-namespace';
 import { cancelRun, runResult, runState, startRun, WORKFLOW_TYPE } from '../client/agent-client';
@@ -25,7 +19,7 @@ import {
   AGENT_STOP_REASON,
   AGENT_TOOL_CALLS,
 } from '../common/search-attributes';
-import { agentInput, connectClient, eventually, REPO_ROOT, testEnv, uniqueId } from './helpers/harness';
+import { agentInput, connectClient, eventually, testEnv, uniqueId } from './helpers/harness';
 import { startWorkerProcess } from '../testing/worker-process';
 import type { WorkerProcess } from '../testing/worker-process';
 import { agentFixture } from './helpers/agent-fixture';
@@ -131,22 +125,6 @@ describe('search attributes kept current by the workflow', () => {
       principal: '42',
     });
   });
-
-  it('a recorded history from before this feature replays even with the flag set (the patched guard)', async () => {
-    const json = JSON.parse(
-      readFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'histories', 'refund-success.json'), 'utf8'),
-    );
-    const started = json.events[0].workflowExecutionStartedEventAttributes;
-    const payload = started.input.payloads[0];
-    const input = JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8'));
-    assert.equal(input.search_attributes, undefined, 'recorded before the flag existed');
-    // As if a new client started the run but an old worker (no upserts, no marker) ran it so far.
-    payload.data = Buffer.from(JSON.stringify({ ...input, search_attributes: true })).toString('base64');
-    await Worker.runReplayHistory(
-      { workflowsPath: require.resolve('../workflows'), sinks: NO_METRICS_SINKS },
-      historyFromJSON(json),
-    );
-  });
 });
 
 describe('a namespace without the agent search attributes', () => {
@@ -193,7 +171,7 @@ describe('a namespace without the agent search attributes', () => {
     const description = await handle.describe();
     assert.equal(description.typedSearchAttributes.get(AGENT_STATUS), undefined);
     const events = (await handle.fetchHistory()).events ?? [];
-    // patched() itself upserts Temporal's own TemporalChangeVersion; no Agent* attribute is written.
+    // No Agent* attribute is written.
     const upserted = events.flatMap((e) =>
       Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}),
     );

@@ -342,6 +342,8 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
 
 /** The recorded histories, seen from the compiled test (dist/test/). */
 const HISTORIES = path.resolve(__dirname, '..', '..', 'test', 'fixtures', 'histories');
+/** A history recorded by the code from before step tags: only `agent trace` reads it, nothing replays it. */
+const OLD_TRACES = path.resolve(__dirname, '..', '..', 'test', 'fixtures', 'trace');
 
 describe('agent trace reads what the workflow recorded, not activity ids', () => {
   // Fixtures are plain JSON payloads (scripts/record-histories.ts).
@@ -349,8 +351,8 @@ describe('agent trace reads what the workflow recorded, not activity ids', () =>
     const payload = payloads?.[index];
     return payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
   };
-  const fixture = (file: string): HistoryEvent[] => {
-    const json = JSON.parse(readFileSync(path.join(HISTORIES, file), 'utf8'));
+  const fixture = (dir: string, file: string): HistoryEvent[] => {
+    const json = JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
     const times = (json.events as Array<{ eventTime: string }>).map((e) => msToTs(Date.parse(e.eventTime)));
     // Event times as a fetched history has them (Long seconds).
     return (historyFromJSON(json).events ?? []).map((e, i) => ({ ...e, eventTime: times[i] }));
@@ -368,7 +370,7 @@ describe('agent trace reads what the workflow recorded, not activity ids', () =>
     events.filter((e) => e.tool !== undefined).map((e) => [e.step, e.tool, e.argumentDigest!.slice(7, 19)]);
 
   it('a run recorded with step tags: the same trace whatever its activity ids say', async () => {
-    const events = fixture('refund-success.batched-upserts-v1.json');
+    const events = fixture(HISTORIES, 'refund-success.json');
     const result = await resultOf(events);
     const traced = await traceOfEvents(events);
     assert.deepEqual(
@@ -379,7 +381,7 @@ describe('agent trace reads what the workflow recorded, not activity ids', () =>
   });
 
   it('a run recorded before step tags (legacy): read by its activity ids, and only by them', async () => {
-    const events = fixture('refund-success.fault-guarantees-v1.json');
+    const events = fixture(OLD_TRACES, 'refund-success.before-step-tags.json');
     const result = await resultOf(events);
     assert.deepEqual(
       toolSteps(await traceOfEvents(events)),

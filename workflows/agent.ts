@@ -1,124 +1,63 @@
-// The ReAct loop as a Temporal workflow. It owns the state, the budgets and the policy checks;
-// every LLM decision and every tool call is an activity. Deterministic code only.
+// The ReAct loop as a Temporal workflow: its entry point, its handlers (the state query, the
+// approval and extend Updates, the attempt_charged Signal) and its state. The loop itself is
+// runLoop (run-loop.ts), run here with Temporal behind its ports; every LLM decision and every tool
+// call is an activity. Deterministic code only.
 import {
-  ActivityFailure,
   ApplicationFailure,
-  CancellationScope,
-  CancelledFailure,
-  TimeoutFailure,
-  condition,
-  continueAsNew,
   isCancellation,
   makeContinueAsNewFunc,
-  proxyActivities,
-  proxyLocalActivities,
   setCurrentDetails,
   setHandler,
   setWorkflowOptions,
-  sleep,
   upsertMemo,
-  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type {
-  DecideInput,
-  DecideOutput,
-  DecisionPayload,
-  ReconcileInput,
-  ReconcileOutput,
-  ToolInput,
-} from '../common/types';
-import { addTokens, budgetExhausted, EMPTY_USAGE, remaining, resolveBudget, roundUsd } from '../common/budget';
-import type { AttemptCharge, Budget, Remaining, Usage } from '../common/budget';
-import { chargeAttempts, ledgerOf, planDecision, windDownNotice } from '../common/cost';
-import type { DecisionPlan, LlmPricing, WindDownReason } from '../common/cost';
+import { EMPTY_USAGE, remaining, resolveBudget } from '../common/budget';
+import type { AttemptCharge, Budget, Remaining } from '../common/budget';
 import { checkExtend, EXTEND_UPDATE_DESCRIPTION, extendedBudget, extendUpdate } from '../common/extend';
-import {
-  ATTEMPT_CHARGED_DESCRIPTION,
-  attemptChargedSignal,
-  checkAttemptCharged,
-  withSignalled,
-} from '../common/attempt-charged';
 import type { BudgetExtension, ExtendReceipt, ExtendRequest } from '../common/extend';
-import { decideSummary, toolCallSummary } from './activity-summary';
-import type { Action, EscalateAction } from '../common/contract';
-import {
-  APPROVAL_UPDATE_DESCRIPTION,
-  approvalTimeoutMs,
-  approvalUpdate,
-  checkApprovalAnswer,
-  escalationApprovalId,
-  toolCallApprovalId,
-} from '../common/approvals';
-import type { AnsweredApproval, ApprovalAnswer, ApprovalReceipt, PendingApproval } from '../common/approvals';
-import { checkPrincipalPolicy } from './policy';
-import { carryState } from './carry';
+import { ATTEMPT_CHARGED_DESCRIPTION, attemptChargedSignal } from '../common/attempt-charged';
+import { APPROVAL_UPDATE_DESCRIPTION, approvalTimeoutMs, approvalUpdate } from '../common/approvals';
 import { seenCallHash } from '../common/hash';
-import { confirmedUsd, countEffects, effectFromObservation, effectFromReconcile } from './effects';
-import type { EffectCall } from './effects';
-import { checkAgentInput } from '../common/input';
-import type { PolicyDecision } from './policy';
-import { buildDecisionPayload } from '../common/decision-payload';
-import { decideKey, toolKey } from './idempotency';
-import { toolActivityOptions } from './tool-options';
-import { decideActivityOptions, decideMaxAttempts } from './decide-options';
 import { STATE_QUERY_DESCRIPTION, stateQuery } from '../common/queries';
 import type { StopReason } from '../common/stop-reasons';
-import { loopSignature, TOOL_REGISTRY, TOOLS, WIRED_DOMAIN } from '../domains/wired';
-import type { ToolSpec } from '../common/tool-catalog';
-import { CANCELLED_RESULT_MEMO, EFFECTS_MEMO, LLM_BUDGET, LLM_TIMEOUT } from '../common/types';
-import type {
-  AgentInput,
-  AgentResult,
-  AgentState,
-  EffectEntry,
-  HistoryEntry,
-  Observation,
-  Phase,
-  TraceEntry,
-} from '../common/types';
+import { CANCELLED_RESULT_MEMO, EFFECTS_MEMO } from '../common/types';
+import type { AgentInput, AgentResult, AgentState, FinalValidation, Phase } from '../common/types';
 import { agentMetrics } from '../common/metrics-sink';
-import { attributePairs } from '../common/search-attributes';
 import type { RunStatus } from '../common/search-attributes';
-import type { Tagged } from '../common/step-tag';
-import { effectsPatched, runPatches, searchAttributesPatched } from './patches';
-import type { RunPatches } from './patches';
-import { approvalMove, decideMove, escalationMove, finalMove, startStep, toolAnswered, toolFailedMove } from './step';
-import { validatorModeFor } from '../common/final-validator';
-import type { ValidatorMode } from '../common/final-validator';
-import type { FinalValidation } from '../common/types';
-import type { AdmittedCall, StepRules, StopMove } from './step';
+import { nextRunInput } from './carry';
+import { CutOff } from './cut-off';
+import { checkEntry } from './entry';
+import { Decisions, workerPricing } from './decide-call';
+import { confirmedUsd, countEffects } from './effects';
+import { TOOL_REGISTRY } from '../domains/wired';
+import { checkPrincipalPolicy } from './policy';
+import type { PolicyDecision } from './policy';
+import { charge, runLoop } from './run-loop';
+import type { LoopPorts, LoopState } from './run-loop';
+import { costDetails, phaseDetails, stateOf } from './run-details';
+import { publishStatus, resultOf, withWindDowns } from './run-result';
+import type { Ending } from './run-result';
+import { callToolActivity, reconcileActivity } from './tool-call';
+import { grantOf, Waits } from './waits';
 
-type DecideFn = (input: Tagged<DecideInput>) => Promise<DecideOutput>;
-type ToolFn = (input: Tagged<ToolInput>) => Promise<Observation>;
-type ReconcileFn = (input: Tagged<ReconcileInput>) => Promise<ReconcileOutput>;
-
-const DEFAULT_CONTINUE_AS_NEW_EVERY = 100;
-
-/** Tools introduced with EFFECTS_PATCH: the effects. */
-const PATCHED_TOOLS: readonly string[] = TOOLS.filter((tool) => tool.effectful).map((tool) => tool.name);
-
-/** The failure type of a run refused at its entry: its input broke the contract (workflows/input.ts). */
-export const INVALID_INPUT = 'InvalidAgentInput';
+export { INVALID_INPUT } from './entry';
 
 export async function reactAgent(input: AgentInput): Promise<AgentResult> {
-  const patches = runPatches();
-  if (patches.faults) checkEntry(input);
-  const run = new AgentRun(input, patches);
+  checkEntry(input);
+  const run = new AgentRun(input);
   setHandler(stateQuery, () => run.snapshot(), { description: STATE_QUERY_DESCRIPTION });
-  setHandler(approvalUpdate, (answer) => run.answerApproval(answer), {
-    validator: (answer) => run.validateApproval(answer),
+  setHandler(approvalUpdate, (answer) => run.waits.answer(answer), {
+    validator: (answer) => run.waits.validateAnswer(answer),
     description: APPROVAL_UPDATE_DESCRIPTION,
   });
   setHandler(extendUpdate, (request) => run.extend(request), {
     validator: (request) => run.validateExtend(request),
     description: EXTEND_UPDATE_DESCRIPTION,
   });
-  if (patches.limits) {
-    setHandler(attemptChargedSignal, (value) => run.attemptCharged(value), {
-      description: ATTEMPT_CHARGED_DESCRIPTION,
-    });
-  }
+  setHandler(attemptChargedSignal, (value) => run.decisions.attemptCharged(value), {
+    description: ATTEMPT_CHARGED_DESCRIPTION,
+  });
   return run.execute();
 }
 
@@ -126,832 +65,233 @@ export async function reactAgent(input: AgentInput): Promise<AgentResult> {
 // workflow task, which Temporal would retry forever: a run no cancel could end.
 setWorkflowOptions({ failureExceptionTypes: [Error] }, reactAgent);
 
-/** Bad input ends the run at once, clearly and for good (the CLI checks the same schema first). */
-function checkEntry(input: AgentInput): void {
-  const check = checkAgentInput(input, WIRED_DOMAIN);
-  const refuse = (message: string) => ApplicationFailure.create({ type: INVALID_INPUT, message, nonRetryable: true });
-  if (!check.ok) throw refuse(check.error);
-  // `carried` is how a run hands its state to the next one; from a client it would be forged
-  // state (a billing fact, a usage, a start time) that the policy gate would trust.
-  if (input.carried !== undefined && workflowInfo().continuedFromExecutionRunId === undefined) {
-    throw refuse('invalid run input: carried: set only by the workflow itself when it continues as new');
-  }
-}
-
 class AgentRun {
   /** The operator's budget at the start; top-ups (`extensions`) add to it. */
   private readonly baseBudget: Budget;
-  private readonly allow: readonly string[];
   private readonly startedAtMs: number;
-  private readonly stepsAtStart: number;
-  private usage: Usage;
-  private trace: TraceEntry[];
-  private history: HistoryEntry[];
-  private seenCalls: string[];
+  private readonly state: LoopState;
+  readonly waits: Waits;
+  readonly decisions: Decisions;
   private phase: Phase = 'starting';
   private currentTool: string | undefined;
-  private lastAction: Action | undefined;
   private final: AgentResult | undefined;
-  private readonly approvalTimeoutMs: number;
-  /** Time spent waiting for people, finished waits only; not counted toward max_seconds. */
-  private humanWaitMs: number;
-  private awaiting: { pending: PendingApproval; sinceMs: number } | undefined;
-  private reply: ApprovalAnswer | undefined;
-  private readonly answered = new Map<string, AnsweredApproval>();
-  /** Upsert the Agent* search attributes (see search-attributes.ts for why this is a flag). */
-  private readonly searchAttributes: boolean;
-  /** Set when the max_seconds timer cut the run short before any operator cancel. */
-  private intent: 'max_seconds' | undefined;
-  private loopScope: CancellationScope | undefined;
-  private effects: EffectEntry[];
-  private omitted: { trace: number; history: number };
-  /** FAULTS_PATCH: false only when replaying a history recorded before it. */
-  private readonly v2: boolean;
-  /** BATCHED_UPSERTS_PATCH: one upsert per step at most, changed values only. */
-  private readonly batched: boolean;
-  /** COST_PATCH: every attempt charged, dollar reservations, wind-down, top-up waits. */
-  private readonly cost: boolean;
+  private readonly cut = new CutOff();
+  private readonly omitted: { trace: number; history: number };
   /** Top-ups granted by `agent extend`, in order. */
   private extensions: BudgetExtension[];
   /** The worker's model and price (llm_pricing), asked once when the run first has a dollar budget. */
-  private pricing: LlmPricing | undefined;
-  /** Set while the run waits for a top-up. */
-  private topup: { reason: string; sinceMs: number; expiresMs: number } | undefined;
-  /** A top-up wait timed out: the run does not wait again. */
-  private topupDeclined: boolean;
-  /** The steps whose decision was a wind-down, and why. */
-  private readonly windDowns = new Map<number, WindDownReason>();
-  /** The decision running now, and the failed attempts its activity Signalled (by attempt). */
-  private deciding: { step: number; signalled: Map<number, AttemptCharge> } | undefined;
+  private readonly pricing = workerPricing();
 
-  constructor(
-    private readonly input: AgentInput,
-    private readonly patches: RunPatches,
-  ) {
-    this.v2 = patches.faults;
-    this.batched = patches.batched;
-    this.cost = patches.cost;
+  constructor(private readonly input: AgentInput) {
     // Fixed for the whole run from the operator's input: nothing a model answer or a tool result
-    // says can reach these (there is no code path from an observation to them).
+    // says can reach it (there is no code path from an observation to it).
     this.baseBudget = Object.freeze(resolveBudget(input.budget));
-    this.allow = Object.freeze([...(input.allow ?? [])]);
     const carried = input.carried;
     this.startedAtMs = carried?.started_at_ms ?? workflowInfo().runStartTime.getTime();
-    this.usage = carried ? { ...carried.usage } : { ...EMPTY_USAGE };
-    this.trace = carried ? [...carried.trace] : [];
-    this.history = carried ? [...carried.history] : [];
-    this.seenCalls = carried ? [...carried.seen_calls] : [];
-    this.effects = carried?.effects ? [...carried.effects] : [];
+    this.state = {
+      usage: carried ? { ...carried.usage } : { ...EMPTY_USAGE },
+      trace: carried ? [...carried.trace] : [],
+      history: carried ? [...carried.history] : [],
+      // Loop detection keeps short hashes.
+      seenCalls: carried ? carried.seen_calls.map(seenCallHash) : [],
+      effects: carried?.effects ? [...carried.effects] : [],
+      windDowns: new Map(),
+    };
     this.omitted = carried?.omitted ? { ...carried.omitted } : { trace: 0, history: 0 };
-    // Loop detection keeps short hashes. A chain continued from before FAULTS_PATCH remembers its
-    // older calls by the old signature (no free-text folding): a repeat of one of those is missed.
-    if (this.v2) this.seenCalls = this.seenCalls.map(seenCallHash);
-    this.stepsAtStart = this.usage.steps;
-    this.approvalTimeoutMs = approvalTimeoutMs(input.approval_timeout_seconds);
-    this.humanWaitMs = carried?.human_wait_ms ?? 0;
     this.extensions = carried?.extensions ? [...carried.extensions] : [];
-    this.topupDeclined = carried?.topup_declined === true;
-    this.searchAttributes = searchAttributesPatched(patches, input.search_attributes);
+    this.waits = new Waits(approvalTimeoutMs(input.approval_timeout_seconds), carried);
+    this.decisions = new Decisions(input.llm_max_attempts ?? 3, {
+      left: () => this.left(),
+      cutOff: () => this.cut.isCutOff(),
+      throwIfCutOff: () => this.cut.check(),
+      charge: (attempts) => charge(this.state, attempts, recordAttempts),
+    });
   }
 
   /** The budget now: the operator's, plus every top-up. */
   private get budget(): Budget {
-    return this.extensions.length === 0
-      ? this.baseBudget
-      : extendedBudget(this.baseBudget, this.extensions, !this.patches.limits);
+    return this.extensions.length === 0 ? this.baseBudget : extendedBudget(this.baseBudget, this.extensions);
   }
 
   async execute(): Promise<AgentResult> {
     // The client set the attributes' initial values when it started the run (startRun); the
-    // first step below publishes the workflow's own, in the same workflow task.
+    // first step publishes the workflow's own, in the same workflow task.
     if (!this.input.carried) agentMetrics.runStarted();
-    // max_seconds is a workflow timer racing the loop, so a slow LLM call is cut off at the
-    // deadline rather than noticed after it returns.
-    const root = CancellationScope.current();
-    const loop = new CancellationScope();
-    this.loopScope = loop;
-    let deadlineHit = false;
-    void this.watchDeadline(() => {
-      deadlineHit = true;
-      // The deadline decides the ending only if the operator had not cancelled first.
-      if (!root.consideredCancelled) this.intent ??= 'max_seconds';
-      loop.cancel();
-    });
-
-    try {
-      return await loop.run(() => this.loop());
-    } catch (err) {
-      if (!isCancellation(err)) throw err;
-      // Whichever came first decides: the deadline's timer, or the operator's cancel.
-      const deadline = (this.v2 && this.intent === 'max_seconds') || (deadlineHit && !root.consideredCancelled);
-      if (deadline) {
-        return this.stop('max_seconds');
-      }
-      // The operator's kill switch: end in Temporal's Canceled state, and leave the trace so far
-      // where `agent result` can read it.
-      const partial = this.stop('cancelled');
-      upsertMemo({ [CANCELLED_RESULT_MEMO]: partial });
-      throw err;
-    }
-  }
-
-  /**
-   * The max_seconds timer. Time a person spends on an approval is not the agent's: when the timer
-   * fires during or after such a wait, it is re-armed for the deadline moved by that wait.
-   */
-  private async watchDeadline(onDeadline: () => void): Promise<void> {
-    try {
-      for (;;) {
-        const waitedBefore = this.humanWaitMs;
-        const secondsBefore = this.budget.max_seconds;
-        const deadlineMs = this.startedAtMs + waitedBefore + secondsBefore * 1000;
-        await sleep(Math.max(1, deadlineMs - Date.now()), {
-          summary: `time budget: max_seconds ${secondsBefore}`,
-        });
-        // A top-up of seconds moves the deadline too (only runs with COST_PATCH have top-ups).
-        if (this.awaiting === undefined && this.topup === undefined && this.humanWaitMs === waitedBefore) {
-          if (this.budget.max_seconds === secondsBefore) return onDeadline();
-          continue;
-        }
-        await condition(() => this.awaiting === undefined && this.topup === undefined);
-      }
-    } catch {
-      // the workflow itself was cancelled: handled in execute()
-    }
-  }
-
-  private async loop(): Promise<AgentResult> {
-    const canEvery = this.input.continue_as_new_every ?? DEFAULT_CONTINUE_AS_NEW_EVERY;
-    const currentBudget = () => this.budget;
-    const rules: StepRules = {
-      // A getter: top-ups raise the tool-call budget the gateway checks.
-      get budget() {
-        return currentBudget();
-      },
-      allow: this.allow,
-      escalation: () => this.effectsEnabled(),
-      registryFor: (name) => this.registryFor(name),
-      policy: (name, args) => this.principalPolicy(name, args),
-      ...(this.v2 ? { loopSignature } : {}),
-      ...(this.patches.validator ? { decisionSummary: true } : {}),
+    const clock = {
+      startedAtMs: this.startedAtMs,
+      humanWaitMs: () => this.waits.humanWaitMs,
+      maxSeconds: () => this.budget.max_seconds,
+      waiting: () => this.waits.waiting(),
     };
-    const validatorMode: ValidatorMode = validatorModeFor(this.input, TOOL_REGISTRY);
-    for (;;) {
-      this.throwIfCutOff();
-      this.tick();
-      if (this.cost) await this.awaitTopupIfLow();
-      const start = startStep(this.budget, this.usage, {
-        stepsAtStart: this.stepsAtStart,
-        every: canEvery,
-        suggested: workflowInfo().continueAsNewSuggested,
-      });
-      if (start.next === 'stop') return this.stop(start.reason);
-      if (start.next === 'continue_as_new') return this.continueAsNew();
-
-      const step = start.step;
-      const payload = buildDecisionPayload(
-        this.input.goal,
-        this.input.principal,
-        this.history,
-        this.allow,
-        WIRED_DOMAIN,
-      );
-      let plan: DecisionPlan = { kind: 'decide' };
-      if (this.cost) {
-        // Reserve the decision's worst case before it is made; a call that would not fit is not made.
-        plan = planDecision(
-          this.budget,
-          start.usage,
-          step,
-          JSON.stringify(payload).length,
-          await this.pricingIfNeeded(),
-        );
-        if (plan.kind === 'exhausted') return this.stop(plan.reason);
-        if (plan.wind_down) {
-          this.windDowns.set(step, plan.wind_down);
-          payload.wind_down = { reason: plan.wind_down, notice: windDownNotice(plan.wind_down) };
-        }
-      }
-      this.usage = start.usage;
-      agentMetrics.step();
-      this.publish('running');
-      this.setPhase('deciding');
-
-      const cap = plan.kind === 'decide' ? plan.max_completion_tokens : undefined;
-      // Every attempt of the decision, retries included, is checked by the activity against this.
-      const leftUsd =
-        this.patches.limits && cap !== undefined
-          ? roundUsd(this.budget.max_usd - (this.usage.cost_usd ?? 0))
-          : undefined;
-      const decision = await this.decide(step, payload, cap, leftUsd);
-      if ('stop' in decision) {
-        this.charge(decision.attempts);
-        return this.stop(decision.stop);
-      }
-      this.usage =
-        this.cost && decision.attempts ? this.charge(decision.attempts) : addTokens(this.usage, decision.usage);
-      const move = decideMove(decision, step, { usage: this.usage, seenCalls: this.seenCalls }, rules);
-      if (move.action) this.lastAction = move.action;
-      if (move.next === 'stop') return this.stopMove(move);
-      if (move.next === 'finish') {
-        let validation: FinalValidation | undefined;
-        if (this.patches.validator) {
-          const checked = finalMove(move.action, step, this.history, validatorMode, this.patches.limits);
-          if (checked.next === 'stop') return this.stopMove(checked);
-          if (checked.next !== 'finish') {
-            // Bounced: the model sees which figures no observation supports, and answers again.
-            this.trace.push(checked.trace);
-            this.history.push(checked.history);
-            continue;
-          }
-          validation = checked.validation;
-        }
-        const windDown = this.windDowns.get(step);
-        // The wind-down's answer is marked in the trace (a final answer has no trace entry otherwise).
-        if (windDown) this.trace.push({ step, tool: 'final', args_hash: '-', ok: true, wind_down: windDown });
-        return this.finish(move.action.answer, validation);
-      }
-      if (move.next === 'escalate') {
-        const stopped = await this.escalate(step, move.action);
-        if (stopped) return stopped;
-        continue;
-      }
-
-      this.usage = move.counters.usage;
-      this.seenCalls = [...move.counters.seenCalls];
-      // Batched: the tool-call count is published with the next step (or the end).
-      if (!this.batched) this.publish('running');
-      const { call } = move;
-
-      let approval: ApprovalAnswer | undefined;
-      if (move.needsApproval) {
-        const pending = this.toolCallPending(step, call.name, call.args, call.argsHash);
-        approval = await this.awaitPerson(pending);
-        const answered = approvalMove(
-          call,
-          pending,
-          approval,
-          this.v2 ? () => this.principalPolicy(call.name, call.args) : undefined,
-        );
-        if (answered.next === 'stop') return this.stopMove(answered);
-        if (answered.next === 'rejected') {
-          agentMetrics.toolCall(call.name, answered.outcome);
-          this.trace.push(answered.trace);
-          this.history.push(answered.history);
-          continue;
-        }
-      }
-      this.setPhase('calling_tool', call.name);
-      const spec = TOOL_REGISTRY[call.name]!;
-      const effect: EffectCall = {
-        tool: call.name,
-        idempotency_key: toolKey(workflowInfo().workflowId, step, call.name, call.argsHash),
-        step,
-        args: call.args,
-      };
-      let observation: Observation;
-      try {
-        observation = await this.callTool(call);
-      } catch (err) {
-        // An effect whose outcome is unknown is looked up by key (and settled) before anything
-        // else, so no ending, whatever its cause, loses a refund that was made.
-        if (spec.effectful && this.v2) await this.reconcile(effect);
-        if (isCancellation(err)) throw err;
-        this.throwIfCutOff();
-        return this.stopMove(toolFailedMove(call, approval));
-      }
-      const answered = toolAnswered(call, approval, observation, this.v2 ? Date.now() : undefined);
-      agentMetrics.toolCall(call.name, answered.outcome);
-      this.trace.push(answered.trace);
-      this.history.push(answered.history);
-      if (spec.effectful && this.v2) this.recordEffect(effectFromObservation(effect, observation));
-      this.throwIfCutOff();
-    }
+    const raced = await this.cut.race(clock, () => runLoop(this.ports()));
+    if ('result' in raced) return raced.result;
+    if (raced.cut === 'max_seconds') return this.stop('max_seconds');
+    // The operator's kill switch: end in Temporal's Canceled state, and leave the trace so far
+    // where `agent result` can read it.
+    const partial = this.stop('cancelled');
+    upsertMemo({ [CANCELLED_RESULT_MEMO]: partial });
+    throw raced.err;
   }
 
-  /** Ends the run as the step decided: its trace entry and tool metric, then the stop. */
-  private stopMove(move: StopMove): AgentResult {
-    if (move.metric) agentMetrics.toolCall(move.metric.tool, move.metric.outcome);
-    if (move.trace) this.trace.push(move.trace);
-    return this.stop(move.reason, move.extra);
-  }
-
-  /** The lookup by key, never cancelled: a cut-off effect ends up confirmed, rejected, not made, or (lookup failed) ambiguous. */
-  private async reconcile(call: EffectCall): Promise<void> {
-    const activities = proxyActivities<Record<string, ReconcileFn>>({
-      activityId: `${call.step}-reconcile-${call.tool}`,
-      summary: `step ${call.step}: reconcile ${call.tool} by key`,
-      startToCloseTimeout: '10 seconds',
-      // Short: an operator waiting on a kill switch gets an answer (ambiguous at worst) in a minute.
-      scheduleToCloseTimeout: '1 minute',
-      retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
-    });
-    const lookup = activities[`reconcile_${call.tool}`]!;
-    this.setPhase('reconciling', call.tool);
-    const found = await CancellationScope.nonCancellable(() =>
-      lookup({
-        idempotency_key: call.idempotency_key,
-        settle: true,
-        trace: { step: call.step, role: 'reconcile' },
-      }).catch((err: unknown) => ({
-        error: failureMessage(err),
-      })),
-    );
-    this.recordEffect(effectFromReconcile(call, found));
-  }
-
-  private recordEffect(effect: EffectEntry): void {
-    this.effects.push(effect);
-    // Visible in `agent list` (the memo comes back with every listed run) while the run goes on.
-    upsertMemo({ [EFFECTS_MEMO]: countEffects(this.effects) });
-  }
-
-  /** The model handed the run to a person; their answer becomes the next observation. */
-  private async escalate(step: number, action: EscalateAction): Promise<AgentResult | undefined> {
-    const pending = this.newPending({
-      id: escalationApprovalId(step),
-      kind: 'escalation',
-      step,
-      reason: action.reason,
-    });
-    const move = escalationMove(pending, action, await this.awaitPerson(pending));
-    if (move.next === 'stop') return this.stopMove(move);
-    this.trace.push(move.trace);
-    this.history.push(move.history);
-    return undefined;
-  }
-
-  private toolCallPending(step: number, tool: string, args: Record<string, unknown>, hash: string): PendingApproval {
-    const amount = args.amount_usd;
-    return this.newPending({
-      id: toolCallApprovalId(step, tool, hash),
-      kind: 'tool_call',
-      step,
-      tool,
-      args,
-      args_hash: hash,
-      ...(typeof amount === 'number' ? { amount_usd: amount } : {}),
-    });
-  }
-
-  private newPending(fields: Omit<PendingApproval, 'requested_at' | 'expires_at'>): PendingApproval {
-    const now = Date.now();
+  /** The loop's ports: Temporal's activities, Updates and timers, and this run's records. */
+  private ports(): LoopPorts<AgentResult> {
+    const waitSeconds = this.input.topup_wait_seconds;
     return {
-      ...fields,
-      requested_at: new Date(now).toISOString(),
-      expires_at: new Date(now + this.approvalTimeoutMs).toISOString(),
+      state: this.state,
+      input: this.input,
+      workflowId: workflowInfo().workflowId,
+      stepsAtStart: this.input.carried?.usage.steps ?? 0,
+      budget: () => this.budget,
+      elapsedMs: () => this.agentElapsedMs(),
+      continueAsNewSuggested: () => workflowInfo().continueAsNewSuggested,
+      policy: (name, args) => this.principalPolicy(name, args),
+      pricing: async () => (this.budget.max_usd > 0 ? this.pricing() : undefined),
+      decide: (step, payload, cap, leftUsd) => this.decisions.decide(step, payload, cap, leftUsd),
+      callTool: (call, key) => callToolActivity(call, key, this.input.principal, this.left()),
+      reconcile: (effect) => {
+        this.setPhase('reconciling', effect.tool);
+        return reconcileActivity(effect);
+      },
+      pending: (fields) => this.waits.pending(fields),
+      askPerson: (pending) => {
+        this.setPhase('awaiting_approval', pending.tool ?? 'escalate');
+        return this.waits.person(pending);
+      },
+      ...(waitSeconds
+        ? {
+            topUp: {
+              declined: () => this.waits.topupDeclined,
+              wait: (reason: string) => {
+                const granted = this.extensions.length;
+                this.setPhase('awaiting_topup', reason);
+                return this.waits.topUp(reason, waitSeconds, () => this.extensions.length > granted);
+              },
+            },
+          }
+        : {}),
+      cutOff: { check: () => this.cut.check(), isCancellation },
+      record: {
+        step: () => agentMetrics.step(),
+        toolCall: (tool, outcome) => agentMetrics.toolCall(tool, outcome),
+        attempts: recordAttempts,
+        publish: () => publishStatus(this.input, this.state.usage, 'running'),
+        phase: (phase, tool) => this.setPhase(phase, tool),
+        // Visible in `agent list` (the memo comes back with every listed run) while the run goes on.
+        effects: (effects) => upsertMemo({ [EFFECTS_MEMO]: countEffects(effects) }),
+      },
+      end: {
+        stop: (reason, extra) => this.stop(reason, extra),
+        finish: (answer, validation) => this.finish(answer, validation),
+        continueAsNew: () => this.continueAsNew(),
+      },
     };
-  }
-
-  /** Waits for the `approval` Update; undefined when nobody answered within the approval timeout. */
-  private async awaitPerson(pending: PendingApproval): Promise<ApprovalAnswer | undefined> {
-    const sinceMs = Date.now();
-    this.awaiting = { pending, sinceMs };
-    this.reply = undefined;
-    this.setPhase('awaiting_approval', pending.tool ?? 'escalate');
-    try {
-      const answered = await condition(() => this.reply !== undefined, this.approvalTimeoutMs);
-      return answered ? this.reply : undefined;
-    } finally {
-      this.humanWaitMs += Date.now() - sinceMs;
-      this.awaiting = undefined;
-      this.reply = undefined;
-    }
-  }
-
-  /** The Update's validator: rejected answers change nothing and leave no trace in the history. */
-  validateApproval(answer: unknown): void {
-    const check = checkApprovalAnswer(answer, this.awaiting?.pending, this.answered);
-    if (!check.ok)
-      throw ApplicationFailure.create({ type: 'InvalidApproval', message: check.error, nonRetryable: true });
-  }
-
-  answerApproval(answer: ApprovalAnswer): ApprovalReceipt {
-    // Validators do not run on replay, so the handler checks again (same state, same outcome).
-    const check = checkApprovalAnswer(answer, this.awaiting?.pending, this.answered);
-    if (!check.ok)
-      throw ApplicationFailure.create({ type: 'InvalidApproval', message: check.error, nonRetryable: true });
-    if (check.duplicate)
-      return { id: answer.id, decision: answer.decision, duplicate: true, pending: check.prior.pending };
-    const accepted: ApprovalAnswer = {
-      id: answer.id,
-      decision: answer.decision,
-      ...(answer.reason !== undefined ? { reason: answer.reason } : {}),
-      ...(answer.text !== undefined ? { text: answer.text } : {}),
-      ...(answer.operator !== undefined ? { operator: answer.operator } : {}),
-    };
-    this.answered.set(answer.id, { pending: check.pending, answer: accepted });
-    this.reply = accepted;
-    return { id: answer.id, decision: answer.decision, duplicate: false, pending: check.pending };
-  }
-
-  private effectsEnabled(): boolean {
-    return effectsPatched(this.patches);
-  }
-
-  private registryFor(name: string): Readonly<Record<string, ToolSpec>> {
-    if (!PATCHED_TOOLS.includes(name) || !this.allow.includes(name) || this.effectsEnabled()) return TOOL_REGISTRY;
-    const { [name]: _introducedLater, ...older } = TOOL_REGISTRY;
-    return older;
   }
 
   private principalPolicy(name: string, args: Record<string, unknown>): PolicyDecision {
-    const decision = checkPrincipalPolicy(TOOL_REGISTRY[name], args, {
+    return checkPrincipalPolicy(TOOL_REGISTRY[name], args, {
       principal: this.input.principal,
-      history: this.history,
-      ...(this.v2 ? { nowMs: Date.now(), confirmedUsd: confirmedUsd(this.effects) } : {}),
-    });
-    return decision.allowed || this.effectsEnabled() ? decision : { allowed: true };
-  }
-
-  private async decide(
-    step: number,
-    payload: DecisionPayload,
-    maxCompletionTokens: number | undefined,
-    leftUsd?: number,
-  ): Promise<DecideOutput | { stop: StopReason; attempts: AttemptCharge[] }> {
-    const { decide } = proxyActivities<{ decide: DecideFn }>({
-      activityId: `${step}-decide`,
-      summary: this.patches.validator ? decideSummary(step, this.left()) : `step ${step}: decide`,
-      ...decideActivityOptions(this.llmMaxRequests(), this.patches.limits),
-    });
-    const info = workflowInfo();
-    const signalled = new Map<number, AttemptCharge>();
-    // The ledger the activity reported, plus the paid attempts it Signalled and the ledger lacks.
-    const ledger = (attempts: readonly AttemptCharge[]): AttemptCharge[] =>
-      this.patches.limits ? withSignalled(attempts, signalled) : [...attempts];
-    if (this.patches.limits) this.deciding = { step, signalled };
-    let decision: DecideOutput;
-    try {
-      decision = await decide({
-        payload,
-        idempotency_key: decideKey(info.workflowId, info.firstExecutionRunId, step),
-        ...(maxCompletionTokens !== undefined ? { max_completion_tokens: maxCompletionTokens } : {}),
-        ...(leftUsd !== undefined ? { left_usd: leftUsd } : {}),
-        ...(this.patches.limits ? { report_charges: true, max_requests: this.llmMaxRequests() } : {}),
-        trace: { step, role: 'decide' },
-      });
-    } catch (err) {
-      this.deciding = undefined;
-      // The attempts that reported usage before the decision failed for good are charged too.
-      const attempts = this.cost ? ledger(failureLedger(err)) : [];
-      // So are those of a decision a cancel or a deadline cut off (its cancellation or its last
-      // heartbeat carries them), before the run ends for that reason.
-      if (this.patches.limits && (isCancellation(err) || this.cutOff())) this.charge(attempts);
-      if (isCancellation(err)) throw err;
-      // A hung or dead worker's attempt times out after the cancel or the deadline: that is
-      // still the cancel or the deadline, not an LLM timeout.
-      this.throwIfCutOff();
-      return { stop: classifyLlmFailure(err), attempts };
-    }
-    this.deciding = undefined;
-    if (this.patches.limits) decision = { ...decision, attempts: ledger(decision.attempts ?? []) };
-    if (this.patches.limits && this.cutOff()) this.charge(decision.attempts ?? []);
-    this.throwIfCutOff();
-    return decision;
-  }
-
-  /** The model requests one decision may make. */
-  private llmMaxRequests(): number {
-    return this.input.llm_max_attempts ?? 3;
-  }
-
-  /** The attempt_charged Signal: a failed attempt of the decision running now; anything else is dropped. */
-  attemptCharged(value: unknown): void {
-    const deciding = this.deciding;
-    const checked = checkAttemptCharged(
-      value,
-      deciding && { step: deciding.step, maxAttempts: decideMaxAttempts(this.llmMaxRequests(), this.patches.limits) },
-    );
-    if (typeof checked === 'string' || !deciding) return;
-    if (!deciding.signalled.has(checked.attempt)) deciding.signalled.set(checked.attempt, checked);
-  }
-
-  /** Whether a cancel or a deadline has cut the run off (the loop's scope was cancelled). */
-  private cutOff(): boolean {
-    return this.v2 && this.loopScope?.consideredCancelled === true;
-  }
-
-  /**
-   * After a cancel or a deadline the run ends for that reason, whatever an activity just reported.
-   * Also checked before each step: code that runs between awaits (a budget check, continue-as-new)
-   * must not carry on, or hand a cancelled run's work to a new run, after the scope was cancelled.
-   */
-  private throwIfCutOff(): void {
-    if (this.cutOff()) {
-      throw new CancelledFailure(this.intent === 'max_seconds' ? 'max_seconds reached' : 'cancelled by operator');
-    }
-  }
-
-  private async callTool(call: AdmittedCall): Promise<Observation> {
-    const spec = TOOL_REGISTRY[call.name]!;
-    const tools = proxyActivities<Record<string, ToolFn>>({
-      activityId: `${call.step}-${call.name}`,
-      summary: this.patches.validator
-        ? toolCallSummary(call, this.left())
-        : `step ${call.step}: ${call.name} (${call.argsHash})`,
-      ...toolActivityOptions(spec, this.patches.limits),
-    });
-    const tool = tools[call.name]!;
-    return tool({
-      args: call.args,
-      idempotency_key: toolKey(workflowInfo().workflowId, call.step, call.name, call.argsHash),
-      principal: this.input.principal,
-      trace: { step: call.step, role: 'tool' },
+      history: this.state.history,
+      nowMs: Date.now(),
+      confirmedUsd: confirmedUsd(this.state.effects),
     });
   }
 
   private continueAsNew(): Promise<never> {
-    this.markWindDowns();
-    const state = {
-      started_at_ms: this.startedAtMs,
-      usage: this.usage,
-      trace: this.trace,
-      history: this.history,
-      seen_calls: this.seenCalls,
-      human_wait_ms: this.humanWaitMs,
-    };
-    const next = {
-      ...this.input,
-      carried: this.v2
-        ? {
-            ...carryState({ ...state, effects: this.effects, omitted: this.omitted }),
-            ...(this.extensions.length > 0 ? { extensions: this.extensions } : {}),
-            ...(this.topupDeclined ? { topup_declined: true } : {}),
-          }
-        : state,
-    };
+    const { state, waits } = this;
+    state.trace = withWindDowns(state);
+    const next = nextRunInput(
+      this.input,
+      {
+        started_at_ms: this.startedAtMs,
+        usage: state.usage,
+        trace: state.trace,
+        history: state.history,
+        seen_calls: state.seenCalls,
+        human_wait_ms: waits.humanWaitMs,
+        effects: state.effects,
+        omitted: this.omitted,
+      },
+      { extensions: this.extensions, declined: waits.topupDeclined },
+    );
     // The next run keeps this one's workflow task timeout (the client's choice, see startRun).
-    return this.v2
-      ? makeContinueAsNewFunc<typeof reactAgent>({ workflowTaskTimeout: workflowInfo().taskTimeoutMs })(next)
-      : continueAsNew<typeof reactAgent>(next);
+    return makeContinueAsNewFunc<typeof reactAgent>({ workflowTaskTimeout: workflowInfo().taskTimeoutMs })(next);
   }
 
   /** What is left of the budget right now (the activity summaries show it). */
   private left(): Remaining {
-    return remaining(this.budget, { ...this.usage, elapsed_ms: this.agentElapsedMs() });
-  }
-
-  private tick(): void {
-    this.usage = { ...this.usage, elapsed_ms: this.agentElapsedMs() };
+    return remaining(this.budget, { ...this.state.usage, elapsed_ms: this.agentElapsedMs() });
   }
 
   /** Wall time since the run started, minus time spent waiting for people. */
   private agentElapsedMs(): number {
     const now = Date.now();
-    const waiting = this.awaiting ? now - this.awaiting.sinceMs : this.topup ? now - this.topup.sinceMs : 0;
-    return now - this.startedAtMs - this.humanWaitMs - waiting;
+    return now - this.startedAtMs - this.waits.humanWaitMs - this.waits.waitingNowMs(now);
   }
 
   private setPhase(phase: Phase, tool?: string): void {
     this.phase = phase;
     this.currentTool = tool;
-    const what =
-      phase === 'calling_tool'
-        ? `calling ${tool}`
-        : phase === 'awaiting_approval'
-          ? `awaiting approval of ${tool}`
-          : phase === 'reconciling'
-            ? `reconciling ${tool} by idempotency key`
-            : phase === 'awaiting_topup'
-              ? `waiting for a top-up (agent extend): ${tool}`
-              : phase;
-    setCurrentDetails(`step ${this.usage.steps}/${this.budget.max_steps}: ${what}${this.costDetails()}`);
+    setCurrentDetails(phaseDetails(phase, tool, this.state.usage, this.budget));
   }
 
-  private finish(answer: string, validation?: FinalValidation): AgentResult {
-    return this.end({ status: 'ok', stop_reason: 'success', answer, ...(validation ? { validation } : {}) });
+  private finish(answer: string, validation: FinalValidation): AgentResult {
+    return this.end({ status: 'ok', stop_reason: 'success', answer, validation });
   }
 
   private stop(reason: StopReason, extra: Partial<AgentResult> = {}): AgentResult {
     return this.end({ status: 'stopped', stop_reason: reason, ...extra });
   }
 
-  private end(fields: Pick<AgentResult, 'status' | 'stop_reason'> & Partial<AgentResult>): AgentResult {
-    this.tick();
-    this.markWindDowns();
-    const lastWindDown = [...this.windDowns].at(-1);
-    this.final = {
-      ...fields,
-      trace: this.trace,
-      history: this.history,
-      usage: this.usage,
-      budget: this.budget,
-      ...(this.v2 ? { effects: this.effects } : {}),
-      ...(this.omitted.trace + this.omitted.history > 0 ? { omitted: this.omitted } : {}),
-      ...(lastWindDown ? { wind_down: { step: lastWindDown[0], reason: lastWindDown[1] } } : {}),
-      ...(this.extensions.length > 0 ? { extensions: this.extensions } : {}),
-    };
+  private end(ending: Ending): AgentResult {
+    const { state } = this;
+    state.usage = { ...state.usage, elapsed_ms: this.agentElapsedMs() };
+    const totals = { budget: this.budget, omitted: this.omitted, extensions: this.extensions };
+    this.final = resultOf(ending, state, totals);
     this.phase = 'done';
     this.currentTool = undefined;
-    const status: RunStatus = fields.stop_reason === 'cancelled' ? 'cancelled' : fields.status;
-    this.publish(status, fields.stop_reason);
-    agentMetrics.runEnded(status, fields.stop_reason);
-    setCurrentDetails(`ended: ${fields.stop_reason} after ${this.usage.steps} step(s)${this.costDetails()}`);
+    const status: RunStatus = ending.stop_reason === 'cancelled' ? 'cancelled' : ending.status;
+    publishStatus(this.input, state.usage, status, ending.stop_reason);
+    agentMetrics.runEnded(status, ending.stop_reason);
+    const details = `ended: ${ending.stop_reason} after ${state.usage.steps} step(s)`;
+    setCurrentDetails(details + costDetails(state.usage, this.budget));
     return this.final;
   }
 
-  /** Keeps the run's search attributes current (a no-op unless the namespace has them). */
-  private publish(status: RunStatus, stopReason?: StopReason): void {
-    if (!this.searchAttributes) return;
-    const pairs = attributePairs(
-      {
-        status,
-        stopReason,
-        step: this.usage.steps,
-        toolCalls: this.usage.tool_calls,
-        principal: this.input.principal,
-      },
-      TOOL_REGISTRY,
-    );
-    // The run's current values (set at start, carried over by continue-as-new, upserted since).
-    const current = workflowInfo().typedSearchAttributes;
-    const changed = this.batched ? pairs.filter((pair) => current.get(pair.key) !== pair.value) : pairs;
-    if (changed.length > 0) upsertSearchAttributes(changed);
-  }
-
-  private waitingFor(): string | undefined {
-    if (this.phase === 'deciding') return `the LLM's decision for step ${this.usage.steps}`;
-    if (this.phase === 'calling_tool') return `tool ${this.currentTool ?? '?'} (step ${this.usage.steps})`;
-    if (this.phase === 'reconciling')
-      return `the refunds service's record of ${this.currentTool ?? '?'} (step ${this.usage.steps})`;
-    if (this.phase === 'awaiting_topup' && this.topup)
-      return `an operator's top-up (agent extend): ${this.topup.reason}, until ${new Date(this.topup.expiresMs).toISOString()}`;
-    if (this.phase === 'awaiting_approval' && this.awaiting) {
-      const { pending } = this.awaiting;
-      return pending.kind === 'escalation'
-        ? `a person's answer to the escalation (step ${pending.step}, approval id ${pending.id})`
-        : `a person's approval of ${pending.tool ?? 'a tool call'} (step ${pending.step}, approval id ${pending.id})`;
-    }
-    return undefined;
-  }
-
   snapshot(): AgentState {
-    const usage = this.final ? this.usage : { ...this.usage, elapsed_ms: this.agentElapsedMs() };
-    return {
+    const { state, waits } = this;
+    const usage = this.final ? state.usage : { ...state.usage, elapsed_ms: this.agentElapsedMs() };
+    return stateOf({
       phase: this.phase,
-      step: this.usage.steps,
-      status: this.final ? this.final.status : 'running',
-      stop_reason: this.final?.stop_reason,
-      current_tool: this.currentTool,
-      waiting_for: this.waitingFor(),
-      last_action: this.lastAction,
+      tool: this.currentTool,
+      final: this.final,
+      state,
       usage,
       budget: this.budget,
-      remaining: remaining(this.budget, usage),
-      trace: this.trace,
-      ...(this.awaiting ? { awaiting_approval: this.awaiting.pending } : {}),
-      ...(this.v2 ? { effects: this.effects } : {}),
-      ...(this.topup
-        ? {
-            awaiting_topup: {
-              reason: this.topup.reason,
-              since: new Date(this.topup.sinceMs).toISOString(),
-              expires_at: new Date(this.topup.expiresMs).toISOString(),
-            },
-          }
-        : {}),
-      ...(this.extensions.length > 0 ? { extensions: this.extensions } : {}),
-    };
+      awaiting: waits.awaiting,
+      topup: waits.topup,
+      extensions: this.extensions,
+    });
   }
 
-  /** Adds a decision's charged attempts (from its history: a replay adds the same, once). */
-  private charge(attempts: readonly AttemptCharge[]): Usage {
-    if (attempts.length === 0) return this.usage;
-    this.usage = chargeAttempts(this.usage, attempts);
-    for (const a of attempts) agentMetrics.llmAttempt(a.outcome, a.prompt_tokens, a.completion_tokens, a.cost_usd);
-    return this.usage;
-  }
-
-  /** The worker's price, asked once (a local activity, recorded) when the run first has a dollar budget. */
-  private async pricingIfNeeded(): Promise<LlmPricing | undefined> {
-    if (this.budget.max_usd <= 0) return undefined;
-    if (!this.pricing) {
-      const { llm_pricing } = proxyLocalActivities<{ llm_pricing: () => Promise<LlmPricing> }>({
-        startToCloseTimeout: '10 seconds',
-      });
-      this.pricing = await llm_pricing();
-    }
-    return this.pricing;
-  }
-
-  /**
-   * Opt-in (topup_wait_seconds): before a step that a budget would stop or wind down, wait for an
-   * operator's `agent extend`. A top-up resumes the run (checked again: it may still be short); a
-   * wait that times out is not repeated, and the run winds down or stops as it would have.
-   */
-  private async awaitTopupIfLow(): Promise<void> {
-    const waitSeconds = this.input.topup_wait_seconds;
-    if (!waitSeconds) return;
-    for (;;) {
-      if (this.topupDeclined) return;
-      const reason = await this.lowBudget();
-      if (!reason) return;
-      const granted = this.extensions.length;
-      const sinceMs = Date.now();
-      this.topup = { reason, sinceMs, expiresMs: sinceMs + waitSeconds * 1000 };
-      this.setPhase('awaiting_topup', reason);
-      let extended: boolean;
-      try {
-        extended = await condition(() => this.extensions.length > granted, waitSeconds * 1000);
-      } finally {
-        this.humanWaitMs += Date.now() - sinceMs;
-        this.topup = undefined;
-      }
-      if (!extended) this.topupDeclined = true;
-      this.tick();
-    }
-  }
-
-  /** Which budget would stop the next step or wind it down, if any. */
-  private async lowBudget(): Promise<string | undefined> {
-    const exhausted = budgetExhausted(this.budget, this.usage);
-    if (exhausted) return exhausted;
-    const step = this.usage.steps + 1;
-    const payload = buildDecisionPayload(this.input.goal, this.input.principal, this.history, this.allow, WIRED_DOMAIN);
-    const plan = planDecision(
-      this.budget,
-      { ...this.usage, steps: step },
-      step,
-      JSON.stringify(payload).length,
-      await this.pricingIfNeeded(),
-    );
-    return plan.kind === 'exhausted' ? plan.reason : plan.wind_down;
-  }
-
-  /**
-   * The `extend` Update's validator: a refusal is not in the history, so every run, older ones
-   * included, gets today's rules here.
-   */
-  validateExtend(request: unknown, legacy = false): void {
+  /** The `extend` Update's validator: a refusal is not in the history. */
+  validateExtend(request: unknown): void {
     const error = checkExtend(request, {
       granted: this.extensions.length,
       running: this.final === undefined,
       budget: this.budget,
-      legacy,
     });
     if (error) throw ApplicationFailure.create({ type: 'InvalidTopUp', message: error, nonRetryable: true });
   }
 
   /** The `extend` Update: the top-up is recorded with who and why, and a waiting run resumes. */
   extend(request: ExtendRequest): ExtendReceipt {
-    // Validators do not run on replay: the handler checks again (same state, same outcome), by the
-    // rules the run was recorded with, so an older run's accepted top-up replays as accepted.
-    this.validateExtend(request, !this.patches.limits);
-    const granted: BudgetExtension = {
-      ...(request.usd ? { usd: request.usd } : {}),
-      ...(request.steps ? { steps: request.steps } : {}),
-      ...(request.tool_calls ? { tool_calls: request.tool_calls } : {}),
-      ...(request.seconds ? { seconds: request.seconds } : {}),
-      ...(request.tokens ? { tokens: request.tokens } : {}),
-      reason: request.reason,
-      ...(request.operator !== undefined ? { operator: request.operator } : {}),
-      step: this.usage.steps,
-      at: new Date(Date.now()).toISOString(),
-    };
-    this.extensions = [...this.extensions, granted];
+    // Validators do not run on replay: the handler checks again (same state, same outcome).
+    this.validateExtend(request);
+    this.extensions = [...this.extensions, grantOf(request, this.state.usage.steps)];
     return { budget: this.budget, extensions: this.extensions.length };
   }
-
-  /** Trace entries of wind-down steps carry the reason. */
-  private markWindDowns(): void {
-    if (this.windDowns.size === 0) return;
-    this.trace = this.trace.map((entry) => {
-      const reason = this.windDowns.get(entry.step);
-      return reason && !entry.wind_down ? { ...entry, wind_down: reason } : entry;
-    });
-  }
-
-  /** What the Web UI's current details add about money: spent, and of what. */
-  private costDetails(): string {
-    if (!this.cost) return '';
-    const spent = this.usage.cost_usd ?? 0;
-    const max = this.budget.max_usd;
-    return max > 0 ? ` · $${spent.toFixed(4)} of $${max}` : spent > 0 ? ` · $${spent.toFixed(4)}` : '';
-  }
 }
 
-/**
- * The attempts a failed or cancelled decide activity reported: in its failure's or cancellation's
- * details, or its last heartbeat's (a timeout).
- */
-function failureLedger(err: unknown): AttemptCharge[] {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof ApplicationFailure || cause instanceof CancelledFailure) return ledgerOf(cause.details?.[0]);
-  if (cause instanceof TimeoutFailure) return ledgerOf(cause.lastHeartbeatDetails);
-  return [];
-}
-
-function failureMessage(err: unknown): string {
-  const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
-  return cause instanceof Error ? cause.message : String(cause);
-}
-
-/** An LLM decision that failed for good: timeouts (ours or Temporal's) vs. everything else. */
-function classifyLlmFailure(err: unknown): StopReason {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof TimeoutFailure) return 'llm_timeout';
-  if (cause instanceof ApplicationFailure && cause.type === LLM_TIMEOUT) return 'llm_timeout';
-  if (cause instanceof ApplicationFailure && cause.type === LLM_BUDGET) return 'budget_exhausted:usd';
-  return 'llm_error';
+function recordAttempts(attempts: readonly AttemptCharge[]): void {
+  for (const a of attempts) agentMetrics.llmAttempt(a.outcome, a.prompt_tokens, a.completion_tokens, a.cost_usd);
 }

@@ -3,7 +3,8 @@
 // policy gate reads (the latest good observation of each tool), seen calls as short hashes.
 // Totals (usage, effects, time) are carried exactly; what was dropped is counted.
 import { seenCallHash } from '../common/hash';
-import type { CarriedState, EffectEntry, HistoryEntry, TraceEntry } from '../common/types';
+import type { AgentInput, CarriedState, EffectEntry, HistoryEntry, TraceEntry } from '../common/types';
+import type { BudgetExtension } from '../common/extend';
 import type { Usage } from '../common/budget';
 
 export const CARRY_LIMITS = {
@@ -39,6 +40,22 @@ export function carryState(s: RunState): CarriedState {
     omitted: {
       trace: s.omitted.trace + (s.trace.length - trace.length),
       history: s.omitted.history + (s.history.length - history.length),
+    },
+  };
+}
+
+/** The next run's input: this one's, with the bounded state it carries and the top-ups granted so far. */
+export function nextRunInput(
+  input: AgentInput,
+  s: RunState,
+  topups: { extensions: readonly BudgetExtension[]; declined: boolean },
+): AgentInput {
+  return {
+    ...input,
+    carried: {
+      ...carryState(s),
+      ...(topups.extensions.length > 0 ? { extensions: [...topups.extensions] } : {}),
+      ...(topups.declined ? { topup_declined: true } : {}),
     },
   };
 }

@@ -15,36 +15,29 @@ const START_TO_CLOSE_S = 300;
 const HEARTBEAT_TIMEOUT_S = 2;
 const MAX_RETRY_INTERVAL_S = 20;
 
-/** Temporal's attempts for a decision of `maxRequests` model requests. `limits`: the run records LIMITS_PATCH. */
-export function decideMaxAttempts(maxRequests: number, limits: boolean): number {
-  return limits ? maxRequests + HUNG_WORKER_POLLS : maxRequests;
+/** Temporal's attempts for a decision of `maxRequests` model requests. */
+export function decideMaxAttempts(maxRequests: number): number {
+  return maxRequests + HUNG_WORKER_POLLS;
 }
 
-/**
- * The decide activity's options. A run recorded before LIMITS_PATCH replays with the ones it had:
- * llm_max_attempts Temporal attempts, and no schedule-to-close bound.
- */
-export function decideActivityOptions(maxRequests: number, limits: boolean): ActivityOptions {
+/** The decide activity's options. */
+export function decideActivityOptions(maxRequests: number): ActivityOptions {
   const seconds = (n: number) => `${n} seconds` as const;
   return {
     startToCloseTimeout: seconds(START_TO_CLOSE_S),
     heartbeatTimeout: seconds(HEARTBEAT_TIMEOUT_S),
     // Every request's own time and backoff, plus each dead attempt's heartbeat timeout and backoff.
-    ...(limits
-      ? {
-          scheduleToCloseTimeout: seconds(
-            maxRequests * (START_TO_CLOSE_S + MAX_RETRY_INTERVAL_S) +
-              HUNG_WORKER_POLLS * (HEARTBEAT_TIMEOUT_S + MAX_RETRY_INTERVAL_S),
-          ),
-        }
-      : {}),
+    scheduleToCloseTimeout: seconds(
+      maxRequests * (START_TO_CLOSE_S + MAX_RETRY_INTERVAL_S) +
+        HUNG_WORKER_POLLS * (HEARTBEAT_TIMEOUT_S + MAX_RETRY_INTERVAL_S),
+    ),
     // Wait for the activity to confirm, so a cancelled run has really aborted its LLM request.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: {
       initialInterval: '1 second',
       backoffCoefficient: 2,
       maximumInterval: seconds(MAX_RETRY_INTERVAL_S),
-      maximumAttempts: decideMaxAttempts(maxRequests, limits),
+      maximumAttempts: decideMaxAttempts(maxRequests),
       nonRetryableErrorTypes: [LLM_REJECTED],
     },
   };

@@ -12,8 +12,6 @@ import {
   condition,
   log,
   makeContinueAsNewFunc,
-  continueAsNew,
-  patched,
   setHandler,
   setWorkflowOptions,
   workflowInfo,
@@ -54,51 +52,77 @@ import {
   snapshot,
   withdraw,
 } from '../common/rate-limit';
-import { LIMITS_PATCH } from './patches';
+import type { LimiterState } from '../common/rate-limit';
 
 const DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS = 2000;
+
+/** One limiter run: its input and state, and what its handlers and loop share. */
+interface LimiterRun {
+  input: LimiterInput;
+  state: LimiterState;
+  /** Bumped by every message: the loop re-evaluates grants when it changes. */
+  version: number;
+  /** Set once the run hands over to the next: acquirers waiting in the Update are answered. */
+  closing: boolean;
+}
 
 export async function llmLimiter(input: LimiterInput): Promise<void> {
   const problem = invalidInput(input);
   if (problem) throw ApplicationFailure.nonRetryable(`llmLimiter input: ${problem}`, 'InvalidLimiterInput');
-  // Runs recorded before the window's per-second counters keep one counter per closed lease.
-  const bounded = patched(LIMITS_PATCH);
-  const bucketMs = bounded ? BUCKET_MS : 0;
-  const state = input.state ? carriedState(input.state, bucketMs) : newLimiterState(input.limits, bucketMs);
-  // Bumped by every message: the loop re-evaluates grants when it changes.
-  let version = 0;
-  let closing = false;
+  const state = input.state ? carriedState(input.state, BUCKET_MS) : newLimiterState(input.limits, BUCKET_MS);
+  const run: LimiterRun = { input, state, version: 0, closing: false };
+  handleAcquire(run);
+  handleMessages(run);
 
-  // Where a request stands: its lease, else its place in the queue.
-  const answer = (id: string): LeaseAnswer => {
-    const lease = leaseOf(state, id);
-    if (lease) return { granted: true, lease_id: lease.id, waited_ms: lease.waited_ms, expires_at: lease.expires_at };
-    const position = state.queue.findIndex((w) => w.id === id);
-    return position >= 0 ? { granted: false, position } : { granted: false, unknown: true };
-  };
+  const maxEvents = input.continue_as_new_after_events ?? DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS;
+  while (!workflowInfo().continueAsNewSuggested && workflowInfo().historyLength < maxEvents) {
+    const now = Date.now();
+    grantReady(state, now);
+    const seen = run.version;
+    const wake = nextWakeAt(state, now);
+    // Sleep until a message arrives or the next moment a grant could become possible.
+    if (wake === undefined) await condition(() => run.version !== seen);
+    else await condition(() => run.version !== seen, Math.max(1, wake - now));
+  }
+  // Acquirers waiting in the Update are answered (their place in the queue is carried over); then
+  // the state moves to a fresh run, with the same short workflow task timeout.
+  grantReady(state, Date.now());
+  run.closing = true;
+  await condition(allHandlersFinished);
+  const next: LimiterInput = { ...input, state };
+  await makeContinueAsNewFunc<typeof llmLimiter>({ workflowTaskTimeout: LIMITER_WORKFLOW_TASK_TIMEOUT })(next);
+}
+
+/** Where a request stands: its lease, else its place in the queue. */
+function answerOf(state: LimiterState, id: string): LeaseAnswer {
+  const lease = leaseOf(state, id);
+  if (lease) return { granted: true, lease_id: lease.id, waited_ms: lease.waited_ms, expires_at: lease.expires_at };
+  const position = state.queue.findIndex((w) => w.id === id);
+  return position >= 0 ? { granted: false, position } : { granted: false, unknown: true };
+}
+
+/** The acquire Update: a lease now, else a place in the FIFO queue (near its head, after a wait here). */
+function handleAcquire(run: LimiterRun): void {
+  const { input, state } = run;
+  const answer = (id: string) => answerOf(state, id);
   let waitingInUpdate = 0;
-  // A message that is not what its name promises: one line in the worker's log, nothing else.
-  const drop = (name: string, why: string): void => {
-    log.warn(`llmLimiter: dropped a ${name} signal: ${why}`);
-  };
-
   setHandler(
     acquireUpdate,
     async (req: AcquireRequest): Promise<AcquireResult> => {
       // Asked again, but never queued here: the limiter that queued it is gone (terminated, reset).
-      if (req.again === true && bounded && 'unknown' in answer(req.id)) return { granted: false, lost: true };
+      if (req.again === true && 'unknown' in answer(req.id)) return { granted: false, lost: true };
       // A request may tighten the limits the limiter started with, never loosen them (nor its TTL).
-      state.limits = bounded ? adoptedLimits(input.limits, req.limits) : req.limits;
+      state.limits = adoptedLimits(input.limits, req.limits);
       if (!enqueue(state, req, Date.now()))
         throw ApplicationFailure.create({ type: LIMITER_FULL, message: queueFull(state, req.id) });
       grantReady(state, Date.now());
-      version++;
+      run.version++;
       let now = answer(req.id);
       // Near the head: wait here for the grant (a bounded number of acquirers, for a bounded time).
       if (!now.granted && 'position' in now && now.position < WAITING_UPDATES && waitingInUpdate < WAITING_UPDATES) {
         waitingInUpdate++;
         try {
-          await condition(() => closing || leaseOf(state, req.id) !== undefined, UPDATE_WAIT_MS);
+          await condition(() => run.closing || leaseOf(state, req.id) !== undefined, UPDATE_WAIT_MS);
         } finally {
           waitingInUpdate--;
         }
@@ -107,7 +131,7 @@ export async function llmLimiter(input: LimiterInput): Promise<void> {
       if (now.granted) return now;
       if ('position' in now) return now;
       // Gone from the queue meanwhile: only a withdraw does that, and then nobody waits for it.
-      return bounded ? { granted: false, lost: true } : { granted: false, position: 0 };
+      return { granted: false, lost: true };
     },
     {
       // A malformed request, or one that finds the queue full, is refused before it enters the history.
@@ -125,17 +149,25 @@ export async function llmLimiter(input: LimiterInput): Promise<void> {
         'Ask for a lease of {id, holder, tokens, limits}: granted, else the place in the FIFO queue (the head waits here).',
     },
   );
-  setHandler(leaseQuery, (id: unknown) => (typeof id === 'string' ? answer(id) : { granted: false, unknown: true }), {
-    description: 'Where the lease request with this id stands: granted, its place in the queue, or unknown.',
-  });
-  // Signals: decoded here (a payload that cannot be read is dropped too), then checked.
+}
+
+/** The queries, and the release, pause and withdraw Signals. */
+function handleMessages(run: LimiterRun): void {
+  const { input, state } = run;
+  setHandler(
+    leaseQuery,
+    (id: unknown) => (typeof id === 'string' ? answerOf(state, id) : { granted: false, unknown: true }),
+    { description: 'Where the lease request with this id stands: granted, its place in the queue, or unknown.' },
+  );
+  // Signals: decoded here (a payload that cannot be read is dropped too), then checked. A message
+  // that is not what its name promises: one line in the worker's log, nothing else.
   const onSignal = <M>(name: string, parse: (value: unknown) => M | string, apply: (m: M) => void) =>
     setHandler(undecodedSignal(name), (...args: unknown[]) => {
       const arg = decodedArgument(args[0]);
       const m = typeof arg === 'string' ? arg : parse(arg.value);
-      if (typeof m === 'string') return drop(name, m);
+      if (typeof m === 'string') return log.warn(`llmLimiter: dropped a ${name} signal: ${m}`);
       apply(m);
-      version++;
+      run.version++;
     });
   onSignal(releaseSignal.name, parseRelease, (m) => release(state, m.lease_id, m.used_tokens, Date.now()));
   onSignal(pauseSignal.name, parsePause, (m) => pause(state, Date.now() + m.retry_after_ms));
@@ -143,26 +175,6 @@ export async function llmLimiter(input: LimiterInput): Promise<void> {
   setHandler(limiterQuery, () => ({ scope: input.scope, ...snapshot(state, Date.now()) }), {
     description: 'The limits, what this minute counts, leases in use, the queue, grants and wait times.',
   });
-
-  const maxEvents = input.continue_as_new_after_events ?? DEFAULT_CONTINUE_AS_NEW_AFTER_EVENTS;
-  while (!workflowInfo().continueAsNewSuggested && workflowInfo().historyLength < maxEvents) {
-    const now = Date.now();
-    grantReady(state, now);
-    const seen = version;
-    const wake = nextWakeAt(state, now);
-    // Sleep until a message arrives or the next moment a grant could become possible.
-    if (wake === undefined) await condition(() => version !== seen);
-    else await condition(() => version !== seen, Math.max(1, wake - now));
-  }
-  // Acquirers waiting in the Update are answered (their place in the queue is carried over); then
-  // the state moves to a fresh run, with the same short workflow task timeout.
-  grantReady(state, Date.now());
-  closing = true;
-  await condition(allHandlersFinished);
-  const next: LimiterInput = { ...input, state };
-  await (bounded
-    ? makeContinueAsNewFunc<typeof llmLimiter>({ workflowTaskTimeout: LIMITER_WORKFLOW_TASK_TIMEOUT })(next)
-    : continueAsNew<typeof llmLimiter>(next));
 }
 
 // A bug (an error thrown by this code, or a state it cannot read) fails the limiter where everyone

@@ -12,7 +12,7 @@ import type { ApprovalAnswer, PendingApproval } from '../common/approvals';
 import type { ToolOutcome } from '../common/metrics-sink';
 import { policyStop, safeToolName, toolStop } from '../common/stop-reasons';
 import type { StopReason } from '../common/stop-reasons';
-import type { ToolSpec } from '../common/tool-catalog';
+import { loopSignature, TOOL_REGISTRY } from '../domains/wired';
 import type {
   AgentResult,
   DecideOutput,
@@ -23,26 +23,17 @@ import type {
 } from '../common/types';
 import { argsHash } from '../common/hash';
 import { checkFinalAnswer, VALIDATOR_SOURCE, VALIDATOR_TOOL, validatorObservation } from '../common/final-validator';
-import { checkFinalAnswerV1 } from '../common/final-validator-v1';
 import type { ValidatorMode } from '../common/final-validator';
 import { boundedRaw } from './bounded';
 import { checkToolCall } from './gateway';
 import type { PolicyDecision } from './policy';
 
-/** What the run is allowed to do, fixed at its start (functions: some depend on patched() guards, read lazily). */
+/** What the run is allowed to do, fixed at its start (the budget may be a getter: top-ups raise it). */
 export interface StepRules {
   budget: Budget;
   allow: readonly string[];
-  /** False only when replaying a run from before escalation existed: an escalate action was then bad_kind. */
-  escalation: () => boolean;
-  /** The tools the gateway knows for this call. */
-  registryFor: (name: string) => Readonly<Record<string, ToolSpec>>;
   /** The principal policy, as the run applies it at this moment. */
   policy: (name: string, args: Record<string, unknown>) => PolicyDecision;
-  /** What makes two calls the same for loop detection; absent: name and arguments hash. */
-  loopSignature?: (name: string, args: Record<string, unknown>) => string;
-  /** The contract accepts the optional decision_summary (FINAL_VALIDATOR_PATCH). */
-  decisionSummary?: boolean;
 }
 
 /** The counters a step reads and advances. */
@@ -99,7 +90,7 @@ export function decideMove(decision: DecideOutput, step: number, state: StepCoun
     const raw_action = { truncated: true, bytes: decision.too_large.bytes, preview: decision.text };
     return { next: 'stop', reason: 'invalid_action:too_large', extra: { raw_action } };
   }
-  const validation = validateAction(decision.text, { summary: rules.decisionSummary === true });
+  const validation = validateAction(decision.text, { summary: true });
   if (!validation.ok) {
     return {
       next: 'stop',
@@ -108,26 +99,18 @@ export function decideMove(decision: DecideOutput, step: number, state: StepCoun
     };
   }
   const action = validation.action;
-  if (action.kind === 'escalate' && !rules.escalation()) {
-    return {
-      next: 'stop',
-      reason: 'invalid_action:bad_kind',
-      extra: { raw_action: boundedRaw(JSON.parse(decision.text)) },
-    };
-  }
   if (action.kind === 'final') return { next: 'finish', action };
   if (action.kind === 'escalate') return { next: 'escalate', action };
 
   const { usage, seenCalls } = state;
-  const registry = rules.registryFor(action.name);
   const gate = checkToolCall(action.name, action.args, {
     maxToolCalls: rules.budget.max_tool_calls,
     allow: rules.allow,
-    registry,
+    registry: TOOL_REGISTRY,
     toolCalls: usage.tool_calls,
     seenCalls,
     policy: rules.policy,
-    ...(rules.loopSignature ? { loopSignature: rules.loopSignature } : {}),
+    loopSignature,
   });
   if (!gate.allowed) {
     const trace = {
@@ -144,7 +127,7 @@ export function decideMove(decision: DecideOutput, step: number, state: StepCoun
     next: 'call_tool',
     action,
     call,
-    needsApproval: registry[gate.name]!.needsApproval === true,
+    needsApproval: TOOL_REGISTRY[gate.name]!.needsApproval === true,
     counters: { usage: { ...usage, tool_calls: usage.tool_calls + 1 }, seenCalls: [...seenCalls, gate.signature] },
   };
 }
@@ -156,14 +139,13 @@ export type ApprovalMove =
 
 /**
  * After a person was asked about a call: nobody answered (the run stops), a rejection (the model
- * sees it next step), or an approval. `recheck` is the policy again after the wait, when the run
- * re-checks it (absent: runs from before that existed).
+ * sees it next step), or an approval. `recheck` is the policy again after the wait.
  */
 export function approvalMove(
   call: AdmittedCall,
   pending: PendingApproval,
   reply: ApprovalAnswer | undefined,
-  recheck: (() => PolicyDecision) | undefined,
+  recheck: () => PolicyDecision,
 ): ApprovalMove {
   const entry = { step: call.step, tool: call.name, args_hash: call.argsHash };
   if (!reply) {
@@ -185,8 +167,8 @@ export function approvalMove(
     };
   }
   // The wait may have taken hours: the refund rules are checked again as they are now.
-  const again = recheck?.();
-  if (again && !again.allowed) {
+  const again = recheck();
+  if (!again.allowed) {
     const reason = policyStop(again.rule);
     const trace = { ...entry, ok: false, stop_reason: reason, approval: 'approve' as const };
     return { next: 'stop', reason, trace, metric: { tool: call.name, outcome: 'denied' } };
@@ -232,7 +214,7 @@ export function toolAnswered(
   call: AdmittedCall,
   approval: ApprovalAnswer | undefined,
   observation: Observation,
-  observedAtMs: number | undefined,
+  observedAtMs: number,
 ): { trace: TraceEntry; history: HistoryEntry; outcome: ToolOutcome } {
   return {
     trace: { step: call.step, tool: call.name, args_hash: call.argsHash, ok: true, ...approvedMark(approval) },
@@ -240,7 +222,7 @@ export function toolAnswered(
       step: call.step,
       action: toolAction(call),
       observation,
-      ...(observedAtMs !== undefined ? { observed_at_ms: observedAtMs } : {}),
+      observed_at_ms: observedAtMs,
     },
     outcome: observation.ok ? 'ok' : 'error',
   };
@@ -265,19 +247,16 @@ export type FinalMove =
  * unsupported answer goes back to the model as an observation naming the claims (bounce), a second
  * ends the run unsupported_answer; warn: accepted, the claims recorded in the result; off: accepted
  * unchecked. Bounces are counted from the history, so the count survives continue-as-new.
- * `phrasings`: the validator that reads figures however they are written (runs with the
- * money-limits patch); without it, the first one, as older runs recorded their verdicts.
  */
 export function finalMove(
   action: FinalAction,
   step: number,
   history: readonly HistoryEntry[],
   mode: ValidatorMode,
-  phrasings: boolean,
 ): FinalMove {
   const bounces = history.filter((h) => h.observation.source === VALIDATOR_SOURCE).length;
   if (mode === 'off') return { next: 'finish', validation: { mode, verdict: 'unchecked', bounces } };
-  const { unsupported } = (phrasings ? checkFinalAnswer : checkFinalAnswerV1)(
+  const { unsupported } = checkFinalAnswer(
     action.answer,
     history.map((h) => h.observation),
   );

@@ -17,11 +17,10 @@ export const HUNG_WORKER_POLLS = 10;
 const MAX_RETRY_INTERVAL_S = 1;
 
 /**
- * The activity options of a call to `spec`. `limits`: the run records LIMITS_PATCH; a run recorded
- * before it replays with the options it had (read-only tools without heartbeats, spec.maxAttempts
- * attempts and no schedule-to-close bound). Effects keep those options in every run.
+ * The activity options of a call to `spec`. An effect gets spec.maxAttempts attempts and no
+ * schedule-to-close bound; a read-only tool gets the hung-worker allowance below.
  */
-export function toolActivityOptions(spec: ToolSpec, limits: boolean): ActivityOptions {
+export function toolActivityOptions(spec: ToolSpec): ActivityOptions {
   const seconds = (n: number) => `${n} seconds` as const;
   const cancel: ActivityOptions = spec.effectful
     ? // An effect: a cancel waits until the activity has really stopped (then it is reconciled by key).
@@ -30,10 +29,10 @@ export function toolActivityOptions(spec: ToolSpec, limits: boolean): ActivityOp
       { cancellationType: ActivityCancellationType.TRY_CANCEL };
   // An effect keeps the options it had: it already heartbeats, and its timing against a cancel or
   // a deadline (reconcile by key before the run ends) is what the exactly-once tests pin down.
-  if (!limits || spec.effectful) {
+  if (spec.effectful) {
     return {
       startToCloseTimeout: seconds(spec.timeoutSeconds),
-      ...(spec.effectful ? { heartbeatTimeout: seconds(TOOL_HEARTBEAT_TIMEOUT_S) } : {}),
+      heartbeatTimeout: seconds(TOOL_HEARTBEAT_TIMEOUT_S),
       ...cancel,
       retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumAttempts: spec.maxAttempts },
     };

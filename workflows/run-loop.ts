@@ -1,0 +1,335 @@
+// The agent's loop: step after step the model decides and the run acts on it, until an ending.
+// The workflow runs it with Temporal behind its ports (agent.ts: activities, Updates, timers,
+// search attributes); the benchmark's in-process baseline (scripts/bench-baseline.ts) runs the
+// very same loop with the activity functions called directly. Everything that touches the world,
+// waits or ends the run is a port; the decisions are workflows/step.ts's. Deterministic code.
+import { addTokens, budgetExhausted, roundUsd } from '../common/budget';
+import type { AttemptCharge, Budget, Usage } from '../common/budget';
+import { chargeAttempts, planDecision, windDownNotice } from '../common/cost';
+import type { LlmPricing, WindDownReason } from '../common/cost';
+import type { Action, EscalateAction, FinalAction } from '../common/contract';
+import { escalationApprovalId, toolCallApprovalId } from '../common/approvals';
+import type { ApprovalAnswer, PendingApproval } from '../common/approvals';
+import { buildDecisionPayload } from '../common/decision-payload';
+import { validatorModeFor } from '../common/final-validator';
+import type { ValidatorMode } from '../common/final-validator';
+import type { ToolOutcome } from '../common/metrics-sink';
+import type { StopReason } from '../common/stop-reasons';
+import { TOOL_REGISTRY, WIRED_DOMAIN } from '../domains/wired';
+import type {
+  AgentInput,
+  AgentResult,
+  DecideOutput,
+  DecisionPayload,
+  EffectEntry,
+  FinalValidation,
+  HistoryEntry,
+  Observation,
+  Phase,
+  TraceEntry,
+} from '../common/types';
+import { effectFromObservation } from './effects';
+import type { EffectCall } from './effects';
+import { toolKey } from './idempotency';
+import type { PolicyDecision } from './policy';
+import { approvalMove, decideMove, escalationMove, finalMove, startStep, toolAnswered, toolFailedMove } from './step';
+import type { AdmittedCall, StepRules, StepStart, StopMove } from './step';
+import type { PendingFields } from './waits';
+
+/** Steps per run before it continues as new, unless the input says otherwise. */
+export const DEFAULT_CONTINUE_AS_NEW_EVERY = 100;
+
+/** What the loop reads and advances; the workflow's query reads the same object. */
+export interface LoopState {
+  usage: Usage;
+  trace: TraceEntry[];
+  history: HistoryEntry[];
+  seenCalls: string[];
+  effects: EffectEntry[];
+  lastAction?: Action;
+  /** The steps whose decision was a wind-down, and why. */
+  readonly windDowns: Map<number, WindDownReason>;
+}
+
+/** A decision that failed for good: why the run stops, and the attempts it was charged for. */
+export interface DecideStop {
+  stop: StopReason;
+  attempts: AttemptCharge[];
+}
+
+export interface LoopPorts<R> {
+  state: LoopState;
+  input: AgentInput;
+  workflowId: string;
+  /** The steps the chain had taken when this run started (continue-as-new counts from here). */
+  stepsAtStart: number;
+  /** The budget now (top-ups raise it). */
+  budget(): Budget;
+  /** The agent's time so far: wall time minus time spent waiting for people. */
+  elapsedMs(): number;
+  continueAsNewSuggested(): boolean;
+  /** The principal policy, as the run applies it at this moment. */
+  policy(name: string, args: Record<string, unknown>): PolicyDecision;
+  /** The worker's price, when the run has a dollar budget. */
+  pricing(): Promise<LlmPricing | undefined>;
+  decide(step: number, payload: DecisionPayload, cap?: number, leftUsd?: number): Promise<DecideOutput | DecideStop>;
+  callTool(call: AdmittedCall, idempotencyKey: string): Promise<Observation>;
+  /** The lookup by key of an effect whose call was cut off or failed. */
+  reconcile(effect: EffectCall): Promise<EffectEntry>;
+  /** The question with when it was asked; then the person's answer, or undefined (nobody answered in time). */
+  pending(fields: PendingFields): PendingApproval;
+  askPerson(pending: PendingApproval): Promise<ApprovalAnswer | undefined>;
+  /** Waiting for an operator's top-up when a budget runs low; absent: the run never waits. */
+  topUp?: { declined(): boolean; wait(reason: string): Promise<void> };
+  /** A cancel or a deadline: `check` throws once the run is cut off. */
+  cutOff: { check(): void; isCancellation(err: unknown): boolean };
+  /** Where the loop reports what it does (metrics, search attributes, details, memo). */
+  record: {
+    step(): void;
+    toolCall(tool: string, outcome: ToolOutcome): void;
+    attempts(attempts: readonly AttemptCharge[]): void;
+    publish(): void;
+    phase(phase: Phase, tool?: string): void;
+    effects(effects: readonly EffectEntry[]): void;
+  };
+  end: {
+    stop(reason: StopReason, extra?: Partial<AgentResult>): R;
+    finish(answer: string, validation: FinalValidation): R;
+    /** The next run takes over (never returns), or undefined: the chain goes on in place. */
+    continueAsNew(): Promise<R | undefined>;
+  };
+}
+
+/** Runs the loop to its ending: what `end` made of it. */
+export async function runLoop<R>(p: LoopPorts<R>): Promise<R> {
+  const every = p.input.continue_as_new_every ?? DEFAULT_CONTINUE_AS_NEW_EVERY;
+  const mode = validatorModeFor(p.input, TOOL_REGISTRY);
+  const rules: StepRules = {
+    // A getter: top-ups raise the tool-call budget the gateway checks.
+    get budget() {
+      return p.budget();
+    },
+    allow: Object.freeze([...(p.input.allow ?? [])]),
+    policy: (name, args) => p.policy(name, args),
+  };
+  let stepsAtStart = p.stepsAtStart;
+  for (;;) {
+    p.cutOff.check();
+    tick(p);
+    await topUpIfLow(p, rules.allow);
+    const suggested = p.continueAsNewSuggested();
+    const start = startStep(p.budget(), p.state.usage, { stepsAtStart, every, suggested });
+    if (start.next === 'stop') return p.end.stop(start.reason);
+    if (start.next === 'continue_as_new') {
+      const next = await p.end.continueAsNew();
+      if (next !== undefined) return next;
+      stepsAtStart = p.state.usage.steps;
+      continue;
+    }
+    const ended = await runStep(p, start, rules, mode);
+    if (ended) return ended.result;
+  }
+}
+
+/** Adds a decision's charged attempts to the run's usage (from its history: a replay adds the same, once). */
+export function charge(
+  state: LoopState,
+  attempts: readonly AttemptCharge[],
+  record: (attempts: readonly AttemptCharge[]) => void,
+): Usage {
+  if (attempts.length === 0) return state.usage;
+  state.usage = chargeAttempts(state.usage, attempts);
+  record(attempts);
+  return state.usage;
+}
+
+type Step = Extract<StepStart, { next: 'decide' }>;
+/** A step that ended the run carries its result; undefined: on to the next step. */
+type Ended<R> = { result: R } | undefined;
+
+async function runStep<R>(p: LoopPorts<R>, start: Step, rules: StepRules, mode: ValidatorMode): Promise<Ended<R>> {
+  const { state } = p;
+  const { step } = start;
+  const decided = await decideStep(p, start, rules.allow);
+  if ('result' in decided) return decided;
+  const move = decideMove(decided.decision, step, { usage: state.usage, seenCalls: state.seenCalls }, rules);
+  if (move.action) state.lastAction = move.action;
+  if (move.next === 'stop') return { result: stopMove(p, move) };
+  if (move.next === 'finish') return finish(p, move.action, step, mode);
+  if (move.next === 'escalate') return escalate(p, step, move.action);
+  state.usage = move.counters.usage;
+  state.seenCalls = [...move.counters.seenCalls];
+  // The tool-call count is published with the next step (or the end).
+  return toolStep(p, move.call, move.needsApproval);
+}
+
+/** Plans the decision (its worst case reserved first: a call that would not fit is not made), then asks the model. */
+async function decideStep<R>(
+  p: LoopPorts<R>,
+  start: Step,
+  allow: readonly string[],
+): Promise<{ result: R } | { decision: DecideOutput }> {
+  const { state } = p;
+  const { step } = start;
+  const payload = buildDecisionPayload(p.input.goal, p.input.principal, state.history, allow, WIRED_DOMAIN);
+  const plan = planDecision(p.budget(), start.usage, step, JSON.stringify(payload).length, await p.pricing());
+  if (plan.kind === 'exhausted') return { result: p.end.stop(plan.reason) };
+  if (plan.wind_down) {
+    state.windDowns.set(step, plan.wind_down);
+    payload.wind_down = { reason: plan.wind_down, notice: windDownNotice(plan.wind_down) };
+  }
+  state.usage = start.usage;
+  p.record.step();
+  p.record.publish();
+  p.record.phase('deciding');
+  const cap = plan.max_completion_tokens;
+  // Every attempt of the decision, retries included, is checked by the activity against this.
+  const leftUsd = cap !== undefined ? roundUsd(p.budget().max_usd - (state.usage.cost_usd ?? 0)) : undefined;
+  const decision = await p.decide(step, payload, cap, leftUsd);
+  if ('stop' in decision) {
+    charge(state, decision.attempts, p.record.attempts);
+    return { result: p.end.stop(decision.stop) };
+  }
+  state.usage = decision.attempts
+    ? charge(state, decision.attempts, p.record.attempts)
+    : addTokens(state.usage, decision.usage);
+  return { decision };
+}
+
+/** A final answer: the validator accepts it, bounces it back to the model once, or ends the run. */
+function finish<R>(p: LoopPorts<R>, action: FinalAction, step: number, mode: ValidatorMode): Ended<R> {
+  const { state } = p;
+  const checked = finalMove(action, step, state.history, mode);
+  if (checked.next === 'stop') return { result: stopMove(p, checked) };
+  if (checked.next === 'bounce') {
+    // The model sees which figures no observation supports, and answers again.
+    state.trace.push(checked.trace);
+    state.history.push(checked.history);
+    return undefined;
+  }
+  const windDown = state.windDowns.get(step);
+  // The wind-down's answer is marked in the trace (a final answer has no trace entry otherwise).
+  if (windDown) state.trace.push({ step, tool: 'final', args_hash: '-', ok: true, wind_down: windDown });
+  return { result: p.end.finish(action.answer, checked.validation) };
+}
+
+/** The model handed the run to a person; their answer becomes the next observation. */
+async function escalate<R>(p: LoopPorts<R>, step: number, action: EscalateAction): Promise<Ended<R>> {
+  const pending = p.pending({ id: escalationApprovalId(step), kind: 'escalation', step, reason: action.reason });
+  const move = escalationMove(pending, action, await p.askPerson(pending));
+  if (move.next === 'stop') return { result: stopMove(p, move) };
+  p.state.trace.push(move.trace);
+  p.state.history.push(move.history);
+  return undefined;
+}
+
+/** A call the gateway let through: a person's approval when it needs one, then the tool. */
+async function toolStep<R>(p: LoopPorts<R>, call: AdmittedCall, needsApproval: boolean): Promise<Ended<R>> {
+  const { state } = p;
+  let approval: ApprovalAnswer | undefined;
+  if (needsApproval) {
+    const amount = call.args.amount_usd;
+    const pending = p.pending({
+      id: toolCallApprovalId(call.step, call.name, call.argsHash),
+      kind: 'tool_call',
+      step: call.step,
+      tool: call.name,
+      args: call.args,
+      args_hash: call.argsHash,
+      ...(typeof amount === 'number' ? { amount_usd: amount } : {}),
+    });
+    approval = await p.askPerson(pending);
+    const answered = approvalMove(call, pending, approval, () => p.policy(call.name, call.args));
+    if (answered.next === 'stop') return { result: stopMove(p, answered) };
+    if (answered.next === 'rejected') {
+      p.record.toolCall(call.name, answered.outcome);
+      state.trace.push(answered.trace);
+      state.history.push(answered.history);
+      return undefined;
+    }
+  }
+  return callTool(p, call, approval);
+}
+
+async function callTool<R>(
+  p: LoopPorts<R>,
+  call: AdmittedCall,
+  approval: ApprovalAnswer | undefined,
+): Promise<Ended<R>> {
+  const { state } = p;
+  p.record.phase('calling_tool', call.name);
+  const spec = TOOL_REGISTRY[call.name]!;
+  const effect: EffectCall = {
+    tool: call.name,
+    idempotency_key: toolKey(p.workflowId, call.step, call.name, call.argsHash),
+    step: call.step,
+    args: call.args,
+  };
+  let observation: Observation;
+  try {
+    observation = await p.callTool(call, effect.idempotency_key);
+  } catch (err) {
+    // An effect whose outcome is unknown is looked up by key (and settled) before anything
+    // else, so no ending, whatever its cause, loses a refund that was made.
+    if (spec.effectful) recordEffect(p, await p.reconcile(effect));
+    if (p.cutOff.isCancellation(err)) throw err;
+    p.cutOff.check();
+    return { result: stopMove(p, toolFailedMove(call, approval)) };
+  }
+  const answered = toolAnswered(call, approval, observation, Date.now());
+  p.record.toolCall(call.name, answered.outcome);
+  state.trace.push(answered.trace);
+  state.history.push(answered.history);
+  if (spec.effectful) recordEffect(p, effectFromObservation(effect, observation));
+  p.cutOff.check();
+  return undefined;
+}
+
+function recordEffect<R>(p: LoopPorts<R>, effect: EffectEntry): void {
+  p.state.effects.push(effect);
+  p.record.effects(p.state.effects);
+}
+
+/** Ends the run as the step decided: its trace entry and tool metric, then the stop. */
+function stopMove<R>(p: LoopPorts<R>, move: StopMove): R {
+  if (move.metric) p.record.toolCall(move.metric.tool, move.metric.outcome);
+  if (move.trace) p.state.trace.push(move.trace);
+  return p.end.stop(move.reason, move.extra);
+}
+
+function tick<R>(p: LoopPorts<R>): void {
+  p.state.usage = { ...p.state.usage, elapsed_ms: p.elapsedMs() };
+}
+
+/**
+ * Opt-in (topup_wait_seconds): before a step that a budget would stop or wind down, wait for an
+ * operator's `agent extend`. A top-up resumes the run (checked again: it may still be short); a
+ * wait that times out is not repeated, and the run winds down or stops as it would have.
+ */
+async function topUpIfLow<R>(p: LoopPorts<R>, allow: readonly string[]): Promise<void> {
+  if (!p.topUp) return;
+  for (;;) {
+    if (p.topUp.declined()) return;
+    const reason = await lowBudget(p, allow);
+    if (!reason) return;
+    await p.topUp.wait(reason);
+    tick(p);
+  }
+}
+
+/** Which budget would stop the next step or wind it down, if any. */
+async function lowBudget<R>(p: LoopPorts<R>, allow: readonly string[]): Promise<string | undefined> {
+  const { usage, history } = p.state;
+  const exhausted = budgetExhausted(p.budget(), usage);
+  if (exhausted) return exhausted;
+  const step = usage.steps + 1;
+  const payload = buildDecisionPayload(p.input.goal, p.input.principal, history, allow, WIRED_DOMAIN);
+  const plan = planDecision(
+    p.budget(),
+    { ...usage, steps: step },
+    step,
+    JSON.stringify(payload).length,
+    await p.pricing(),
+  );
+  return plan.kind === 'exhausted' ? plan.reason : plan.wind_down;
+}

@@ -1,0 +1,60 @@
+// How a run ends: its result (trace, history, usage, effects, what a continue-as-new chain
+// omitted, wind-downs and top-ups), and the search attributes that show its status. The workflow
+// (agent.ts) calls these at its ending and at each step.
+import { TOOL_REGISTRY } from '../domains/wired';
+import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import type { Budget, Usage } from '../common/budget';
+import type { BudgetExtension } from '../common/extend';
+import { attributePairs } from '../common/search-attributes';
+import type { RunStatus } from '../common/search-attributes';
+import type { StopReason } from '../common/stop-reasons';
+import type { AgentInput, AgentResult, TraceEntry } from '../common/types';
+import type { LoopState } from './run-loop';
+
+export type Ending = Pick<AgentResult, 'status' | 'stop_reason'> & Partial<AgentResult>;
+
+export interface RunTotals {
+  budget: Budget;
+  omitted: { trace: number; history: number };
+  extensions: readonly BudgetExtension[];
+}
+
+/** The run's result; `state.trace` gets its wind-down marks first. */
+export function resultOf(ending: Ending, state: LoopState, totals: RunTotals): AgentResult {
+  state.trace = withWindDowns(state);
+  const lastWindDown = [...state.windDowns].at(-1);
+  const { omitted, extensions } = totals;
+  return {
+    ...ending,
+    trace: state.trace,
+    history: state.history,
+    usage: state.usage,
+    budget: totals.budget,
+    effects: state.effects,
+    ...(omitted.trace + omitted.history > 0 ? { omitted } : {}),
+    ...(lastWindDown ? { wind_down: { step: lastWindDown[0], reason: lastWindDown[1] } } : {}),
+    ...(extensions.length > 0 ? { extensions: [...extensions] } : {}),
+  };
+}
+
+/** The trace with the entries of wind-down steps carrying the reason. */
+export function withWindDowns(state: Pick<LoopState, 'trace' | 'windDowns'>): TraceEntry[] {
+  if (state.windDowns.size === 0) return state.trace;
+  return state.trace.map((entry) => {
+    const reason = state.windDowns.get(entry.step);
+    return reason && !entry.wind_down ? { ...entry, wind_down: reason } : entry;
+  });
+}
+
+/** Keeps the run's search attributes current, with the values that changed (a no-op unless the namespace has them). */
+export function publishStatus(input: AgentInput, usage: Usage, status: RunStatus, stopReason?: StopReason): void {
+  if (input.search_attributes !== true) return;
+  const pairs = attributePairs(
+    { status, stopReason, step: usage.steps, toolCalls: usage.tool_calls, principal: input.principal },
+    TOOL_REGISTRY,
+  );
+  // The run's current values (set at start, carried over by continue-as-new, upserted since).
+  const current = workflowInfo().typedSearchAttributes;
+  const changed = pairs.filter((pair) => current.get(pair.key) !== pair.value);
+  if (changed.length > 0) upsertSearchAttributes(changed);
+}

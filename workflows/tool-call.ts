@@ -1,0 +1,65 @@
+// A tool call as an activity, and the lookup by idempotency key that settles an effect whose call
+// was cut off or failed.
+import { ActivityFailure, CancellationScope, proxyActivities } from '@temporalio/workflow';
+import type { Remaining } from '../common/budget';
+import type { Tagged } from '../common/step-tag';
+import { TOOL_REGISTRY } from '../domains/wired';
+import type { EffectEntry, Observation, ReconcileInput, ReconcileOutput, ToolInput } from '../common/types';
+import { toolCallSummary } from './activity-summary';
+import { effectFromReconcile } from './effects';
+import type { EffectCall } from './effects';
+import type { AdmittedCall } from './step';
+import { toolActivityOptions } from './tool-options';
+
+type ToolFn = (input: Tagged<ToolInput>) => Promise<Observation>;
+type ReconcileFn = (input: Tagged<ReconcileInput>) => Promise<ReconcileOutput>;
+
+/** Calls the tool for `principal`, under the key that makes a retry of an effect harmless. */
+export function callToolActivity(
+  call: AdmittedCall,
+  idempotencyKey: string,
+  principal: ToolInput['principal'],
+  left: Remaining,
+): Promise<Observation> {
+  const spec = TOOL_REGISTRY[call.name]!;
+  const tools = proxyActivities<Record<string, ToolFn>>({
+    activityId: `${call.step}-${call.name}`,
+    summary: toolCallSummary(call, left),
+    ...toolActivityOptions(spec),
+  });
+  const tool = tools[call.name]!;
+  return tool({
+    args: call.args,
+    idempotency_key: idempotencyKey,
+    principal,
+    trace: { step: call.step, role: 'tool' },
+  });
+}
+
+/** The lookup by key, never cancelled: a cut-off effect ends up confirmed, rejected, not made, or (lookup failed) ambiguous. */
+export async function reconcileActivity(call: EffectCall): Promise<EffectEntry> {
+  const activities = proxyActivities<Record<string, ReconcileFn>>({
+    activityId: `${call.step}-reconcile-${call.tool}`,
+    summary: `step ${call.step}: reconcile ${call.tool} by key`,
+    startToCloseTimeout: '10 seconds',
+    // Short: an operator waiting on a kill switch gets an answer (ambiguous at worst) in a minute.
+    scheduleToCloseTimeout: '1 minute',
+    retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
+  });
+  const lookup = activities[`reconcile_${call.tool}`]!;
+  const found = await CancellationScope.nonCancellable(() =>
+    lookup({
+      idempotency_key: call.idempotency_key,
+      settle: true,
+      trace: { step: call.step, role: 'reconcile' },
+    }).catch((err: unknown) => ({
+      error: failureMessage(err),
+    })),
+  );
+  return effectFromReconcile(call, found);
+}
+
+function failureMessage(err: unknown): string {
+  const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
+  return cause instanceof Error ? cause.message : String(cause);
+}
