@@ -14,6 +14,17 @@ const notProduction = ['./scripts', './testing', './bench', './eval', './test'];
 // The CLI and the codec server are entry points: no library layer imports them.
 const entryPoints = ['./cli', './codec-server'];
 
+// Everything above the pure layers (common/, then domains/): neither may import any of it.
+const aboveDomains = [
+  './workflows',
+  './activities',
+  './worker',
+  './client',
+  './runtime',
+  ...notProduction,
+  ...entryPoints,
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'test/fixtures/**', '.temporal/**', 'eval-results/**'] },
   js.configs.recommended,
@@ -57,29 +68,12 @@ export default tseslint.config(
           zones: [
             {
               target: './common',
-              from: [
-                './domains',
-                './workflows',
-                './activities',
-                './worker',
-                './client',
-                './runtime',
-                ...notProduction,
-                ...entryPoints,
-              ],
+              from: ['./domains', ...aboveDomains],
               message: 'common/ is the shared base layer: it imports nothing else of ours.',
             },
             {
               target: './domains',
-              from: [
-                './workflows',
-                './activities',
-                './worker',
-                './client',
-                './runtime',
-                ...notProduction,
-                ...entryPoints,
-              ],
+              from: aboveDomains,
               message: 'domains/ is pure domain code: it may import common/ and its own folder only.',
             },
             {

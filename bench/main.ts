@@ -221,6 +221,39 @@ interface DurableRun {
   error?: string;
 }
 
+/**
+ * Starts a run per id, at most 50 starts in flight (a client would not open 500 RPCs at once
+ * either), and awaits every result; each run's clock starts at its own start call.
+ */
+async function startAll(
+  ctx: Ctx,
+  env: TemporalEnv,
+  ids: readonly string[],
+  input: AgentInput,
+  onDone: () => void,
+): Promise<DurableRun[]> {
+  const results: Array<Promise<DurableRun>> = [];
+  await mapPool(ids, 50, async (id) => {
+    const t = performance.now();
+    const ended = (fields: Omit<DurableRun, 'id' | 'ms'>): DurableRun => ({ id, ms: performance.now() - t, ...fields });
+    try {
+      const handle = await startRun(ctx.client, env, input, id);
+      const runId = firstRunId(handle);
+      results.push(
+        runResult(handle)
+          .then(
+            (result) => ended({ runId, result }),
+            (err: unknown) => ended({ runId, error: String(err) }),
+          )
+          .finally(onDone),
+      );
+    } catch (err) {
+      results.push(Promise.resolve(ended({ runId: '', error: String(err) })));
+    }
+  });
+  return Promise.all(results);
+}
+
 async function runDurable(ctx: Ctx, env: TemporalEnv, id: string, input: AgentInput): Promise<DurableRun> {
   const start = performance.now();
   let runId = '';
@@ -532,28 +565,7 @@ async function phaseThroughput(ctx: Ctx): Promise<ThroughputTrial[]> {
         }, 5000);
         let runs: DurableRun[];
         try {
-          // Starts go out at most 50 at a time (a client would not open 500 RPCs at once either);
-          // each run's clock starts at its own start call.
-          const results: Array<Promise<DurableRun>> = [];
-          await mapPool(ids, 50, async (id) => {
-            const t = performance.now();
-            let handle;
-            try {
-              handle = await startRun(ctx.client, env, runInput(ctx, opts.steps), id);
-            } catch (err) {
-              results.push(Promise.resolve({ id, runId: '', ms: performance.now() - t, error: String(err) }));
-              return;
-            }
-            results.push(
-              runResult(handle)
-                .then(
-                  (result) => ({ id, runId: firstRunId(handle), ms: performance.now() - t, result }),
-                  (err: unknown) => ({ id, runId: firstRunId(handle), ms: performance.now() - t, error: String(err) }),
-                )
-                .finally(() => done++),
-            );
-          });
-          runs = await Promise.all(results);
+          runs = await startAll(ctx, env, ids, runInput(ctx, opts.steps), () => done++);
         } finally {
           clearInterval(ticker);
         }
@@ -952,24 +964,7 @@ async function phaseLimiter(ctx: Ctx): Promise<LimiterTrial[]> {
       }, 10_000);
       let runs: DurableRun[];
       try {
-        const results: Array<Promise<DurableRun>> = [];
-        await mapPool(ids, 50, async (id) => {
-          const t = performance.now();
-          try {
-            const handle = await startRun(ctx.client, env, runInput(ctx, opts.limiterSteps), id);
-            results.push(
-              runResult(handle)
-                .then(
-                  (result) => ({ id, runId: firstRunId(handle), ms: performance.now() - t, result }),
-                  (err: unknown) => ({ id, runId: firstRunId(handle), ms: performance.now() - t, error: String(err) }),
-                )
-                .finally(() => done++),
-            );
-          } catch (err) {
-            results.push(Promise.resolve({ id, runId: '', ms: performance.now() - t, error: String(err) }));
-          }
-        });
-        runs = await Promise.all(results);
+        runs = await startAll(ctx, env, ids, runInput(ctx, opts.limiterSteps), () => done++);
       } finally {
         clearInterval(ticker);
       }
