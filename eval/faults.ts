@@ -1,6 +1,7 @@
-// The faults an evaluation scenario injects into the worker's tool layer (activities/eval-world.ts,
-// on only when AGENT_EVAL_DIR is set), and the per-run file the eval harness writes for each run.
-// Shared by the harness (which validates scenario files against it) and the worker (which reads it).
+// The faults an evaluation scenario injects into the eval worker's tools (eval/fault-interceptor.ts
+// for calls, eval/world.ts for a refund's commit), and the per-run file the eval harness writes for
+// each run. Shared by the harness (which validates scenario files against it) and the eval worker
+// (eval/worker.ts, which reads it).
 import { z } from 'zod';
 
 export const TOOL_FAULT_KINDS = [
