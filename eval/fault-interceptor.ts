@@ -8,7 +8,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Context } from '@temporalio/activity';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { envelope } from '../activities/envelope';
-import { sleepUnlessAborted } from '../activities/tools/tool-activity';
+import { HEARTBEAT_EVERY_MS, sleepUnlessAborted } from '../activities/tools/tool-activity';
 import { stepTagOf } from '../common/step-tag';
 import type { Observation } from '../common/types';
 import { TOOL_REGISTRY } from '../domains/wired';
@@ -49,14 +49,23 @@ async function injected(
       return run();
     case 'timeout': {
       if (!hits) return run();
-      // Past the start-to-close timeout: Temporal gives up on this attempt and retries.
+      // No heartbeats, past the start-to-close timeout: Temporal gives up on this attempt (at its
+      // heartbeat timeout, or its start-to-close one if it has none) and retries.
       const timeoutMs = (TOOL_REGISTRY[name]?.timeoutSeconds ?? 10) * 1000;
       await sleepUnlessAborted(timeoutMs + 2000, ctx.cancellationSignal);
       throw ApplicationFailure.retryable(`eval fault: ${name} hung past its timeout`, 'EvalFault');
     }
-    case 'slow':
-      await sleepUnlessAborted(fault.ms ?? 1000, ctx.cancellationSignal);
+    case 'slow': {
+      // A slow backend, not a dead attempt: the wait heartbeats as the tool does while it runs,
+      // so the 2 s heartbeat timeout does not cut it off.
+      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
+      try {
+        await sleepUnlessAborted(fault.ms ?? 1000, ctx.cancellationSignal);
+      } finally {
+        clearInterval(beat);
+      }
       return run();
+    }
     default: {
       // The answer is replaced, under the real source's name: the tool ran (a refund did commit),
       // only what came back is wrong, as with a faulty or lagging backend.
