@@ -14,7 +14,6 @@ import type { RefundService } from './refunds/service';
 import { lazyRefundService } from './refunds/service';
 import { withObservationLog } from './observation-log';
 import { withToolPause } from './tools/drill';
-import { evalWorldFromEnv } from './eval-world';
 import { reconcileActivity, toolActivity } from './tools/tool-activity';
 import type { ReconcileFn, ToolFn } from './tools/tool-activity';
 
@@ -23,7 +22,7 @@ export interface ActivityDeps {
   data: DataSource;
   /** The refunds service; default: the SQLite file named by AGENT_REFUNDS_DB, opened on first use. */
   refunds?: () => RefundService;
-  /** Fault injection for tests; default: from AGENT_REFUND_PAUSE_{BEFORE,AFTER}_COMMIT_MS (off). */
+  /** Fault injection for tests and the eval worker; default: from AGENT_REFUND_PAUSE_{BEFORE,AFTER}_COMMIT_MS (off). */
   refundFaults?: EffectFaults;
   /** The tools to register; default: the support domain's (tests add their own). */
   tools?: readonly ToolDefinition<SupportServices>[];
@@ -44,18 +43,12 @@ export function refundLookupFailsFromEnv(env: NodeJS.ProcessEnv = process.env): 
 }
 
 export function createActivities(deps: ActivityDeps) {
-  // npm run eval (AGENT_EVAL_DIR): each run's data, refunds database and faults are its scenario's.
-  const world = evalWorldFromEnv();
-  const services: SupportServices = {
-    data: world?.data ?? deps.data,
-    refunds: deps.refunds ?? world?.refunds ?? lazyRefundService(),
-  };
-  const toolDeps = { services, faults: world?.refundFaults ?? deps.refundFaults ?? refundFaultsFromEnv() };
+  const services: SupportServices = { data: deps.data, refunds: deps.refunds ?? lazyRefundService() };
+  const toolDeps = { services, faults: deps.refundFaults ?? refundFaultsFromEnv() };
   const domainTools = deps.tools ?? supportDomain.tools;
-  const real: Record<string, ToolFn> = Object.fromEntries(
+  const tools: Record<string, ToolFn> = Object.fromEntries(
     domainTools.map((tool) => [tool.name, toolActivity(tool, toolDeps)]),
   );
-  const tools = world ? world.wrap(real) : real;
   const lookupFails = refundLookupFailsFromEnv();
   // Named reconcile_<tool>: the lookup a run makes before it ends with an effect's outcome unknown.
   const reconciles: Record<string, ReconcileFn> = {};

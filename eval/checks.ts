@@ -4,6 +4,7 @@ import { resolveBudget } from '../common/budget';
 import type { Budget } from '../common/budget';
 import { isStopReason } from '../common/stop-reasons';
 import { TOOL_REGISTRY } from '../domains/wired';
+import { toolActivityOptions } from '../workflows/tool-options';
 import type { RunRecord } from './run-record';
 import { answerOf, stopReasonOf } from './run-record';
 import { materialClaims, unsupportedClaims } from './claims';
@@ -116,7 +117,9 @@ export function checkRun(spec: RunSpec, record: RunRecord, rows: RefundRow[], ca
   const unhandled = record.calls.filter((c) => {
     const spec = TOOL_REGISTRY[c.tool];
     if (!spec) return false;
-    if (c.attempts > spec.maxAttempts) return true; // unbounded retry
+    // Unbounded retry: more attempts than the call's retry policy allows (a read-only tool has
+    // extra ones for the polls a hung worker can swallow).
+    if (c.attempts > (toolActivityOptions(spec).retry?.maximumAttempts ?? spec.maxAttempts)) return true;
     const cutOff = c.outcome === 'failed' || c.outcome === 'timed_out' || c.outcome === 'cancelled';
     // An effect whose outcome was not reported must be looked up by key before the run ends.
     return spec.effectful && cutOff && !record.reconciles.includes(c.tool);

@@ -1,8 +1,11 @@
-// The eval's workers: N processes of the shipped worker (`node dist/worker/main.js`) on one task
-// queue, each slot restartable, so chaos can kill, hang and replace them.
+// The eval's workers: N processes of the eval worker (`node dist/eval/worker.js`: the shipped worker
+// with the eval's world and tool faults) on one task queue, each slot restartable, so chaos can
+// kill, hang and replace them.
 import { startWorkerProcess } from '../testing/worker-process';
 import type { WorkerProcess } from '../testing/worker-process';
 import type { TemporalEnv } from '../runtime/temporal-env';
+
+const EVAL_WORKER = 'eval/worker.js';
 
 export class WorkerFleet {
   private readonly slots: WorkerProcess[] = [];
@@ -17,7 +20,7 @@ export class WorkerFleet {
   }
 
   async start(count: number): Promise<void> {
-    for (let i = 0; i < count; i++) this.slots.push(startWorkerProcess(this.env, this.workerEnv));
+    for (let i = 0; i < count; i++) this.slots.push(startWorkerProcess(this.env, this.workerEnv, EVAL_WORKER));
     await Promise.all(this.slots.map((w) => w.ready));
   }
 
@@ -27,7 +30,7 @@ export class WorkerFleet {
    */
   async killAndReplace(slot: number): Promise<void> {
     await this.slots[slot]!.kill();
-    this.slots[slot] = startWorkerProcess(this.env, this.workerEnv);
+    this.slots[slot] = startWorkerProcess(this.env, this.workerEnv, EVAL_WORKER);
   }
 
   /** Resolves when every worker polls (or after timeoutMs, whichever is first). */

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { toolFaultSchema } from '../common/eval-faults';
+import { toolFaultSchema } from './faults';
 import { TOOL_REGISTRY } from '../domains/wired';
 import { isStopReason } from '../common/stop-reasons';
 

@@ -1,4 +1,4 @@
-// Writes what one evaluated run's tools will see (read by activities/eval-world.ts in the worker):
+// Writes what one evaluated run's tools will see (read by eval/world.ts in the eval worker):
 // `<dir>/<workflow id>.json` with the scenario's data and faults, and the refunds database
 // `<dir>/<workflow id>.sqlite` seeded with the scenario's starting rows.
 import { writeFileSync } from 'node:fs';
@@ -6,8 +6,8 @@ import * as path from 'node:path';
 import { RefundService } from '../activities/refunds/service';
 import { SEED_DATA } from '../domains/support/seed-data';
 import type { SupportData } from '../domains/support/seed-data';
-import { evalRunFileName } from '../common/eval-faults';
-import type { EvalRunFile } from '../common/eval-faults';
+import { evalRunFileName } from './faults';
+import type { EvalRunFile } from './faults';
 import type { RefundRow } from './checks';
 import type { Scenario } from './scenario';
 

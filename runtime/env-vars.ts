@@ -367,7 +367,7 @@ export const ENV_VARS = {
     group: 'drill',
     default: '',
     meaning:
-      "`npm run eval` only: each run's support data, refunds database and injected tool faults are read from this folder (per workflow id)",
+      "the eval worker only (eval/worker.ts, which `npm run eval` starts): each run's support data, refunds database and injected tool faults are read from this folder (per workflow id); `npm run worker` ignores it",
     parse: text,
   },
   AGENT_REFUND_LOOKUP_FAIL: {

@@ -1,5 +1,6 @@
-// Real worker processes for tests, the eval and the benchmark: `node dist/worker/main.js` with a
-// test's environment, which a test can crash (SIGKILL), hang (SIGSTOP) or stop gracefully.
+// Real worker processes for tests, the eval and the benchmark: `node dist/worker/main.js` (or the
+// eval's worker) with a test's environment, which a test can crash (SIGKILL), hang (SIGSTOP) or
+// stop gracefully.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { hostname } from 'node:os';
@@ -31,9 +32,16 @@ process.once('exit', () => {
   for (const proc of liveWorkers) proc.kill('SIGKILL');
 });
 
-/** Starts `node dist/worker/main.js`: the same entry point `npm run worker` runs. */
-export function startWorkerProcess(env: TemporalEnv, extraEnv: Record<string, string>): WorkerProcess {
-  const proc = spawn(process.execPath, [path.join(repoRoot(), 'dist', 'worker', 'main.js')], {
+/**
+ * Starts `node dist/worker/main.js`, the same entry point `npm run worker` runs, or another worker
+ * entry under dist/ (the eval's: `eval/worker.js`).
+ */
+export function startWorkerProcess(
+  env: TemporalEnv,
+  extraEnv: Record<string, string>,
+  entry = 'worker/main.js',
+): WorkerProcess {
+  const proc = spawn(process.execPath, [path.join(repoRoot(), 'dist', entry)], {
     env: {
       ...process.env,
       TEMPORAL_ADDRESS: env.address,

@@ -1,6 +1,6 @@
 // Builds the agent's Worker. Workers are stateless: start as many as load needs on one queue.
 import { Worker } from '@temporalio/worker';
-import type { WorkerOptions, NativeConnection } from '@temporalio/worker';
+import type { ActivityInterceptorsFactory, WorkerOptions, NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { LIMITER_WORKFLOW_TYPE } from '../common/llm-limiter';
 import type { ActivityDeps } from '../activities';
@@ -16,6 +16,8 @@ export interface AgentWorkerOptions {
   deps: ActivityDeps;
   /** The agent's Prometheus metrics (worker/metrics.ts): registers its workflow sink and activity interceptor. */
   metrics?: AgentMetrics;
+  /** Activity interceptors run inside the metrics one (the eval worker's tool faults: eval/worker.ts). */
+  activityInterceptors?: ActivityInterceptorsFactory[];
   /** Extra Worker options (tests, benchmarks); the defaults below are the shipped tuning. */
   overrides?: Partial<WorkerOptions>;
   /** Where the line saying which workflow code the worker runs goes (default: stderr, `worker: ...`). */
@@ -27,6 +29,11 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
   const dataConverter = opts.overrides?.dataConverter ?? agentDataConverter();
   // The prebuilt workflow bundle made for this converter (`npm run build`), else bundled now.
   const code = workflowCode(dataConverter);
+  // The first is the outermost: the metrics see what the workflow sees.
+  const activityInterceptors = [
+    ...(opts.metrics ? [opts.metrics.activityInterceptor] : []),
+    ...(opts.activityInterceptors ?? []),
+  ];
   (opts.log ?? ((line) => console.error(`worker: ${line}`)))(code.description);
   return Worker.create({
     connection: opts.connection,
@@ -50,7 +57,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     workflowFailureErrorTypes: { '*': [], [LIMITER_WORKFLOW_TYPE]: ['NondeterminismError'] },
     // The workflow always calls its metrics sink (workflows/metrics-sink.ts): register one either way.
     sinks: opts.metrics?.sinks ?? NO_METRICS_SINKS,
-    ...(opts.metrics ? { interceptors: { activity: [opts.metrics.activityInterceptor] } } : {}),
+    ...(activityInterceptors.length > 0 ? { interceptors: { activity: activityInterceptors } } : {}),
     ...opts.overrides,
   });
 }

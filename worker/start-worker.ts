@@ -1,10 +1,12 @@
-// Starts the agent's worker process the one way both `npm run worker` (worker/main.ts) and the
-// benchmark's worker (bench/worker.ts) do it: the SDK's metrics exporter, the connection,
-// the fleet-wide LLM limiter, the Worker with its deployment version, and the close of all of it.
+// Starts the agent's worker process the one way `npm run worker` (worker/main.ts), the benchmark's
+// worker (bench/worker.ts) and the eval's worker (eval/worker.ts) do it: the SDK's metrics
+// exporter, the connection, the fleet-wide LLM limiter, the Worker with its deployment version,
+// and the close of all of it.
 import { NativeConnection, Runtime } from '@temporalio/worker';
-import type { Worker, WorkerOptions } from '@temporalio/worker';
+import type { ActivityInterceptorsFactory, Worker, WorkerOptions } from '@temporalio/worker';
 import { connectionOptions, unreachableMessage } from '../runtime/temporal-env';
 import type { TemporalEnv } from '../runtime/temporal-env';
+import type { ActivityDeps } from '../activities';
 import type { LlmConfig } from '../activities/llm-config';
 import { connectLimiter, limiterSettingsFromEnv } from '../activities/llm-lease';
 import type { LimiterSettings } from '../activities/llm-lease';
@@ -23,6 +25,10 @@ export interface StartAgentWorkerOptions {
    * Unset: no metrics. The exporter belongs to the process-wide Runtime, installed here once.
    */
   sdkMetricsPort?: number;
+  /** Activity deps over the defaults (AGENT_DATA_FILE's data, AGENT_REFUNDS_DB, the drills): the eval's world. */
+  deps?: Partial<Omit<ActivityDeps, 'llm' | 'limiter'>>;
+  /** Activity interceptors besides the metrics one (the eval's tool faults). */
+  activityInterceptors?: ActivityInterceptorsFactory[];
   /** Extra Worker options (benchmark experiments). */
   overrides?: Partial<WorkerOptions>;
   /** Default: AGENT_WORKER_VERSIONING and friends (worker/deployment.ts). */
@@ -66,8 +72,14 @@ export async function startAgentWorker(opts: StartAgentWorkerOptions): Promise<S
     connection,
     namespace: env.namespace,
     taskQueue: env.taskQueue,
-    deps: { llm, data: dataSourceFromEnv(), ...(limiter ? { limiter: limiter.limiter } : {}) },
+    deps: {
+      ...opts.deps,
+      llm,
+      data: opts.deps?.data ?? dataSourceFromEnv(),
+      ...(limiter ? { limiter: limiter.limiter } : {}),
+    },
     ...(metrics ? { metrics } : {}),
+    ...(opts.activityInterceptors ? { activityInterceptors: opts.activityInterceptors } : {}),
     log,
     overrides: {
       ...(deployment ? { workerDeploymentOptions: workerDeploymentOptions(deployment) } : {}),

@@ -1,12 +1,13 @@
-// The faults an evaluation scenario injects into the worker's tool layer (activities/eval-world.ts,
-// on only when AGENT_EVAL_DIR is set), and the per-run file the eval harness writes for each run.
-// Shared by the harness (which validates scenario files against it) and the worker (which reads it).
+// The faults an evaluation scenario injects into the eval worker's tools (eval/fault-interceptor.ts
+// for calls, eval/world.ts for a refund's commit), and the per-run file the eval harness writes for
+// each run. Shared by the harness (which validates scenario files against it) and the eval worker
+// (eval/worker.ts, which reads it).
 import { z } from 'zod';
 
 export const TOOL_FAULT_KINDS = [
   /** the activity throws a retryable error on its first `attempts` attempts */
   'error',
-  /** the activity hangs past its start-to-close timeout on its first `attempts` attempts */
+  /** the activity hangs, without heartbeats, past its timeouts on its first `attempts` attempts */
   'timeout',
   /** the activity waits `ms` before it runs */
   'slow',
@@ -32,8 +33,8 @@ export const toolFaultSchema = z.strictObject({
   kind: z.enum(TOOL_FAULT_KINDS),
   /** Only the call made at this step (default: every call of the tool). */
   step: z.number().int().positive().optional(),
-  /** error, timeout: how many first attempts fail (default 1). */
-  attempts: z.number().int().positive().max(10).optional(),
+  /** error, timeout: how many first attempts fail (default 1; more than a tool's attempts: all of them). */
+  attempts: z.number().int().positive().max(100).optional(),
   /** slow: the delay; timeout_*_commit: how long the attempt hangs (default 4000). */
   ms: z.number().int().nonnegative().max(120_000).optional(),
   /** oversized: how many bytes of filler (default 100000). */
