@@ -108,7 +108,13 @@ describe('refunds: effects exactly once', () => {
         .list({ workflow_id: id })
         .find((r) => r.state === 'confirmed'),
     );
-    assert.equal((await handle.describe()).status.name, 'RUNNING');
+    const described = await handle.describe();
+    assert.equal(described.status.name, 'RUNNING');
+    // The scenario needs the commit made by the first attempt, the one that stalls: a first attempt
+    // that failed earlier (its failure is in the pending activity) would leave a retry that commits
+    // and reports at once, and the kill below would prove nothing.
+    const refund = described.raw.pendingActivities?.find((a) => a.activityType?.name === 'issue_refund');
+    assert.equal(refund?.attempt, 1, `the stalled first attempt committed (pending: ${JSON.stringify(refund)})`);
     await killed.kill();
     const rescue = fixture.startWorker({}, killEnv);
     await rescue.ready;
@@ -117,12 +123,16 @@ describe('refunds: effects exactly once', () => {
     assert.equal(result.stop_reason, 'success');
     const observation = refundObservation(result);
     assert.equal(observation.ok, true);
-    assert.equal(observation.data.reconciled, true, 'the retry reconciled by key');
+    const attempts = await refundAttempts(handle);
+    assert.equal(
+      observation.data.reconciled,
+      true,
+      `the retry reconciled by key (attempts: ${JSON.stringify(attempts)}; observation: ${JSON.stringify(observation)})`,
+    );
     assert.equal(observation.data.refund.refund_id, committed.id);
     assert.equal(fixture.refunds.service().list({ user_id: user }).length, 1, 'exactly one refund row');
     assert.equal(fixture.refunds.service().list({ user_id: user })[0]!.state, 'confirmed');
 
-    const attempts = await refundAttempts(handle);
     assert.equal(attempts.scheduledCount, 1);
     assert.equal(attempts.started.at(-1)!.attempt, 2, 'the second attempt completed the activity');
     assert.ok(attempts.started.at(-1)!.lastFailure?.timeoutFailureInfo, 'after the dead worker timed out');
