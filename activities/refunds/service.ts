@@ -77,9 +77,11 @@ export class RefundService implements RefundLedger {
     // Loaded here, not at import: a worker opens the database on its first refund, not at start.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const db = new (require('better-sqlite3') as typeof Database)(file);
+    // First: several processes may open (and create) one file at once, and switching it to WAL
+    // takes a lock; without a busy timeout yet, the loser fails at once with SQLITE_BUSY.
+    db.pragma('busy_timeout = 5000');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL'); // a confirmed refund survives a power cut, not only a crash
-    db.pragma('busy_timeout = 5000'); // several worker processes may share one file
     db.exec(SCHEMA);
     return new RefundService(db);
   }

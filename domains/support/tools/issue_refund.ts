@@ -63,6 +63,8 @@ export const issueRefund = defineSupportTool({
       const existing = refunds.lookupByKey(key);
       if (existing?.state === 'confirmed' || existing?.state === 'rejected') return outcome(ctx, existing, true);
       let held: RefundRecord | undefined;
+      // Whether this attempt took over a record another attempt (or run) made.
+      let reconciled = existing !== undefined;
       if (existing) {
         // planned or ambiguous: an attempt ended without reporting. Claim the record (fencing
         // the old attempt off) and settle it below; the service's confirm is keyed and atomic, so
@@ -80,6 +82,7 @@ export const issueRefund = defineSupportTool({
         });
         // Another attempt planned it between our lookup and our insert: claim it instead.
         held = planned.created ? planned.record : refunds.claim(key);
+        reconciled = !planned.created;
       }
       if (!held) throw new Error(`refund ${key} vanished from the refunds service`);
       if (held.state === 'confirmed' || held.state === 'rejected') return outcome(ctx, held, true);
@@ -99,7 +102,7 @@ export const issueRefund = defineSupportTool({
       stage = 'committed';
 
       await stall(ctx.faults.pauseAfterCommitMs);
-      return outcome(ctx, record, existing !== undefined);
+      return outcome(ctx, record, reconciled);
     } catch (err) {
       if (err instanceof Error && err.name === 'FencedError') {
         // A newer attempt owns the record; this one reports nothing new and lets it finish.
