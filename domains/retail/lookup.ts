@@ -53,3 +53,15 @@ export function count(list: readonly string[], x: string): number {
   for (const item of list) if (item === x) n++;
   return n;
 }
+
+/** Each of `itemIds` is in the order at least as often as it is listed; else `notFound(itemId)`, the tool's own message. */
+export function checkItemsInOrder(
+  order: Order,
+  itemIds: readonly string[],
+  notFound: (itemId: string) => string,
+): void {
+  const allItemIds = order.items.map((item) => item.item_id);
+  for (const itemId of itemIds) {
+    if (count(itemIds, itemId) > count(allItemIds, itemId)) throw new RetailToolError(notFound(itemId));
+  }
+}

@@ -2,16 +2,15 @@ import { z } from 'zod';
 import type { Order, RetailDB } from '../db';
 import { snapshot } from '../db';
 import { RetailToolError } from '../errors';
-import { count, getOrder, getPaymentMethod, getVariant } from '../lookup';
+import { checkItemsInOrder, getOrder, getPaymentMethod, getVariant } from '../lookup';
 import { pyRound } from '../python/float';
 import { PythonInt } from '../python/int';
 import { comparePyStr } from '../python/json';
+import { orderIdArg, priceDifferencePaymentArg } from './order-args';
 import type { RetailTool } from './tool';
 
 const args = z.strictObject({
-  order_id: z
-    .string()
-    .describe("The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id."),
+  order_id: orderIdArg,
   item_ids: z
     .array(z.string())
     .describe("The item ids to be exchanged, each such as '1008292230'. There could be duplicate items in the list."),
@@ -20,22 +19,14 @@ const args = z.strictObject({
     .describe(
       "The item ids to be exchanged for, each such as '1008292230'. There could be duplicate items in the list. Each new item id should match the item id in the same position and be of the same product.",
     ),
-  payment_method_id: z
-    .string()
-    .describe(
-      "The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up from the user or order details.",
-    ),
+  payment_method_id: priceDifferencePaymentArg,
 });
 
 function handler(db: RetailDB, { order_id, item_ids, new_item_ids, payment_method_id }: z.infer<typeof args>): Order {
   const order = getOrder(db, order_id);
   if (order.status !== 'delivered') throw new RetailToolError('Non-delivered order cannot be exchanged');
 
-  const allItemIds = order.items.map((item) => item.item_id);
-  for (const itemId of item_ids) {
-    if (count(item_ids, itemId) > count(allItemIds, itemId))
-      throw new RetailToolError(`Number of ${itemId} not found.`);
-  }
+  checkItemsInOrder(order, item_ids, (itemId) => `Number of ${itemId} not found.`);
 
   if (item_ids.length !== new_item_ids.length) {
     throw new RetailToolError('The number of items to be exchanged should match.');

@@ -2,12 +2,11 @@ import { z } from 'zod';
 import type { Order, RetailDB } from '../db';
 import { snapshot } from '../db';
 import { getOrder } from '../lookup';
+import { orderIdArg } from './order-args';
 import type { RetailTool } from './tool';
 
 const args = z.strictObject({
-  order_id: z
-    .string()
-    .describe("The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id."),
+  order_id: orderIdArg,
 });
 
 function handler(db: RetailDB, { order_id }: z.infer<typeof args>): Order {

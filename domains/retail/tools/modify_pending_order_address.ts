@@ -4,12 +4,11 @@ import { snapshot } from '../db';
 import { RetailToolError } from '../errors';
 import { getOrder, isPendingOrder } from '../lookup';
 import { addressArgs, userAddress } from './address';
+import { orderIdArg } from './order-args';
 import type { RetailTool } from './tool';
 
 const args = z.strictObject({
-  order_id: z
-    .string()
-    .describe("The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id."),
+  order_id: orderIdArg,
   ...addressArgs,
 });
 

@@ -4,17 +4,12 @@ import { snapshot } from '../db';
 import { RetailToolError } from '../errors';
 import { getOrder, getPaymentMethod, isPendingOrder } from '../lookup';
 import { pyRound } from '../python/float';
+import { orderIdArg, priceDifferencePaymentArg } from './order-args';
 import type { RetailTool } from './tool';
 
 const args = z.strictObject({
-  order_id: z
-    .string()
-    .describe("The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id."),
-  payment_method_id: z
-    .string()
-    .describe(
-      "The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up from the user or order details.",
-    ),
+  order_id: orderIdArg,
+  payment_method_id: priceDifferencePaymentArg,
 });
 
 function handler(db: RetailDB, { order_id, payment_method_id }: z.infer<typeof args>): Order {

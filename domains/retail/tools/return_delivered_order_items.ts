@@ -2,22 +2,17 @@ import { z } from 'zod';
 import type { Order, RetailDB } from '../db';
 import { snapshot } from '../db';
 import { RetailToolError } from '../errors';
-import { count, getOrder, getPaymentMethod, getUser } from '../lookup';
+import { checkItemsInOrder, getOrder, getPaymentMethod, getUser } from '../lookup';
 import { comparePyStr } from '../python/json';
+import { orderIdArg, priceDifferencePaymentArg } from './order-args';
 import type { RetailTool } from './tool';
 
 const args = z.strictObject({
-  order_id: z
-    .string()
-    .describe("The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id."),
+  order_id: orderIdArg,
   item_ids: z
     .array(z.string())
     .describe("The item ids to be returned, each such as '1008292230'. There could be duplicate items in the list."),
-  payment_method_id: z
-    .string()
-    .describe(
-      "The payment method id to pay or receive refund for the item price difference, such as 'gift_card_0000000' or 'credit_card_0000000'. These can be looked up from the user or order details.",
-    ),
+  payment_method_id: priceDifferencePaymentArg,
 });
 
 function handler(db: RetailDB, { order_id, item_ids, payment_method_id }: z.infer<typeof args>): Order {
@@ -34,10 +29,7 @@ function handler(db: RetailDB, { order_id, item_ids, payment_method_id }: z.infe
     }
   }
 
-  const allItemIds = order.items.map((item) => item.item_id);
-  for (const itemId of item_ids) {
-    if (count(item_ids, itemId) > count(allItemIds, itemId)) throw new RetailToolError('Some item not found');
-  }
+  checkItemsInOrder(order, item_ids, () => 'Some item not found');
 
   order.status = 'return requested';
   order.return_items = [...item_ids].sort(comparePyStr);
