@@ -271,7 +271,7 @@ async function callTool<R>(
   } catch (err) {
     // An effect whose outcome is unknown is looked up by key (and settled) before anything
     // else, so no ending, whatever its cause, loses a refund that was made.
-    if (spec.effectful) recordEffect(p, reconcilable(spec) ? await p.reconcile(effect) : unreconcilable(effect));
+    if (spec.effectful) recordEffect(p, spec.reconcile ? await p.reconcile(effect) : unreconcilable(effect));
     if (p.cutOff.isCancellation(err)) throw err;
     p.cutOff.check();
     return { result: stopMove(p, toolFailedMove(call, approval)) };
@@ -334,12 +334,7 @@ async function lowBudget<R>(p: LoopPorts<R>, allow: readonly string[]): Promise<
   return plan.kind === 'exhausted' ? plan.reason : plan.wind_down;
 }
 
-/** Whether the tool has a reconcile hook (the worker registers `reconcile_<tool>` only for those). */
-function reconcilable(spec: object): boolean {
-  return typeof (spec as { reconcile?: unknown }).reconcile === 'function';
-}
-
-/** An effect cut off with no lookup to ask: its outcome stays unknown, and the result says so. */
+/** An effect cut off with no reconcile hook (the worker registers `reconcile_<tool>` only for those): its outcome stays unknown, and the result says so. */
 function unreconcilable(effect: EffectCall) {
   return effectFromReconcile(effect, { error: `${effect.tool} has no reconcile lookup: outcome unknown` });
 }
