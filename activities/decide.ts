@@ -26,7 +26,7 @@ import type { LlmConfig } from './llm-config';
 import type { LlmLimiter } from './llm-lease';
 import { reservedTokens } from './llm-lease';
 import { scrubSecrets, secretsFromEnv } from './secrets';
-import { SYSTEM_PROMPT } from './system-prompt';
+import { SYSTEM_PROMPT, systemPromptOf } from './system-prompt';
 
 const HEARTBEAT_EVERY_MS = 250;
 /**
@@ -132,6 +132,7 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
         : failure;
     try {
       const prompt = JSON.stringify(input.payload);
+      const system = systemPromptOf(input.payload);
       const maxCompletion =
         input.left_usd === undefined ? input.max_completion_tokens : affordableCap(input, prompt, ledger);
       const call = () => {
@@ -142,7 +143,7 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
             temperature: 0,
             response_format: { type: 'json_object' },
             messages: [
-              { role: 'system', content: SYSTEM_PROMPT },
+              { role: 'system', content: system },
               { role: 'user', content: prompt },
             ],
             ...(maxCompletion !== undefined ? { max_completion_tokens: maxCompletion } : {}),
@@ -152,7 +153,7 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
       };
       const completion = limiter
         ? await limiter.run({
-            tokens: reservedTokens(SYSTEM_PROMPT.length + prompt.length, maxCompletion),
+            tokens: reservedTokens(system.length + prompt.length, maxCompletion),
             signal: ctx.cancellationSignal,
             call,
             usedTokens: (c) => c.usage?.total_tokens,

@@ -65,6 +65,16 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/answer')).answer,
   },
   {
+    name: 'chat',
+    summary: 'talk with the agent as its customer: a conversation run in the terminal (lines from stdin)',
+    load: async () => (await import('./commands/chat')).chat,
+  },
+  {
+    name: 'say',
+    summary: "send a conversation run the customer's message (--end ends the conversation)",
+    load: async () => (await import('./commands/say')).say,
+  },
+  {
     name: 'extend',
     summary: "top up a run's budget (dollars, steps, tool calls, seconds, tokens), with a reason",
     load: async () => (await import('./commands/extend')).extend,

@@ -119,6 +119,7 @@ function claimList(claims: readonly ClaimText[]): string {
 export function formatAction(action: Action): string {
   if (action.kind === 'final') return terminalSafe(`final ${oneLine(action.answer, 120)}`);
   if (action.kind === 'escalate') return terminalSafe(`escalate ${oneLine(action.reason, 120)}`);
+  if (action.kind === 'message') return terminalSafe(`message ${oneLine(action.text, 120)}`);
   return terminalSafe(`tool ${action.name} ${oneLine(action.args, 120)}`);
 }
 

@@ -23,6 +23,12 @@ export const escalateActionSchema = z.strictObject({
   reason: z.string().refine((s) => s.trim().length > 0),
 });
 
+/** A message to the customer: only in a conversation run (ContractOptions.message). */
+export const messageActionSchema = z.strictObject({
+  kind: z.literal('message'),
+  text: z.string().refine((s) => s.trim().length > 0),
+});
+
 /**
  * decision_summary: an optional one-line summary of the action, in the model's words, for operators
  * (the trace's decision_summary). It is a label the model chose to write, not its reasoning, and is
@@ -35,6 +41,7 @@ const decisionSummary = z.string().transform(boundedSummary).optional();
 const toolWithSummary = toolActionSchema.extend({ decision_summary: decisionSummary });
 const finalWithSummary = finalActionSchema.extend({ decision_summary: decisionSummary });
 const escalateWithSummary = escalateActionSchema.extend({ decision_summary: decisionSummary });
+const messageWithSummary = messageActionSchema.extend({ decision_summary: decisionSummary });
 
 interface Summarised {
   decision_summary?: string;
@@ -42,7 +49,8 @@ interface Summarised {
 export type ToolAction = { kind: 'tool'; name: string; args: Record<string, unknown> } & Summarised;
 export type FinalAction = { kind: 'final'; answer: string } & Summarised;
 export type EscalateAction = { kind: 'escalate'; reason: string } & Summarised;
-export type Action = ToolAction | FinalAction | EscalateAction;
+export type MessageAction = { kind: 'message'; text: string } & Summarised;
+export type Action = ToolAction | FinalAction | EscalateAction | MessageAction;
 
 export type ValidationResult = { ok: true; action: Action } | { ok: false; reason: InvalidActionKind; raw: unknown };
 
@@ -53,6 +61,8 @@ export const MAX_ACTION_DEPTH = 16;
 export interface ContractOptions {
   /** Accept the optional decision_summary field. */
   summary?: boolean;
+  /** Accept the message kind (a conversation run); elsewhere it is bad_kind. */
+  message?: boolean;
 }
 
 /** Parses and validates the model's raw text. Never throws. */
@@ -100,6 +110,12 @@ export function validateParsedAction(parsed: unknown, options: ContractOptions =
     if (result.success)
       return { ok: true, action: { kind: 'escalate', reason: result.data.reason.trim(), ...summaryOf(result.data) } };
     return fail(firstReason(result.error, { reason: 'missing_reason', decision_summary: 'bad_summary' }));
+  }
+  if (kind === 'message' && options.message === true) {
+    const result = (summary ? messageWithSummary : messageActionSchema).safeParse(parsed);
+    if (result.success)
+      return { ok: true, action: { kind: 'message', text: result.data.text.trim(), ...summaryOf(result.data) } };
+    return fail(firstReason(result.error, { text: 'missing_text', decision_summary: 'bad_summary' }));
   }
   return fail('bad_kind');
 }

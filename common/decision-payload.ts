@@ -2,6 +2,8 @@
 // conversation again, so each decide call (and its history event) stays the same size as a run grows.
 // Tool results travel under their own labelled field, each with its source and trust label and
 // with sensitive fields redacted: data for the model to read, never instructions to follow.
+import { conversationForModel } from './conversation';
+import type { Transcript } from './conversation';
 import { redactPaths, sensitivePaths } from './redact';
 import { catalogFor } from './tool-catalog';
 import type { Domain } from './domain';
@@ -22,9 +24,10 @@ export function buildDecisionPayload(
   history: HistoryEntry[],
   allow: readonly string[],
   domain: Domain,
+  transcript?: Transcript,
 ): DecisionPayload {
   const registry = registryOf(domain.tools);
-  return {
+  const payload: DecisionPayload = {
     goal,
     principal: domain.principal.forModel(principal),
     state_summary: {
@@ -41,6 +44,9 @@ export function buildDecisionPayload(
         .map((h) => ({ step: h.step, action: h.action, observation: observationForModel(h.observation, registry) })),
     },
   };
+  // Bounded like the steps: the last turns and the counts (a conversation run only).
+  if (transcript) payload.conversation = conversationForModel(transcript);
+  return payload;
 }
 
 /** The model's view of an observation (also what the worker logs). */

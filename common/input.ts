@@ -2,6 +2,7 @@
 // number has a floor and a ceiling: a value a timer or a loop cannot take would otherwise throw
 // inside workflow code, and a workflow task that throws is retried forever (a run no cancel ends).
 import { z } from 'zod';
+import { conversationInputSchema } from './conversation';
 import { VALIDATOR_MODES } from './final-validator';
 
 const DAY_SECONDS = 86_400;
@@ -86,6 +87,11 @@ export const agentInputSchema = z.strictObject({
    * tool whose results state facts is allowed, warn otherwise.
    */
   validator: z.enum(VALIDATOR_MODES).optional(),
+  /**
+   * Present: the run is a conversation with a customer (common/conversation.ts): the model may send
+   * messages, and the run waits for the customer's answers up to the idle timeout (default 3600 s).
+   */
+  conversation: conversationInputSchema.optional(),
   /** Set by the workflow itself when it continues as new. */
   carried: carriedSchema.passthrough().optional(),
 });

@@ -4,6 +4,7 @@
 // The worker implements the sink in worker/metrics.ts; nothing here produces a command.
 import { proxySinks } from '@temporalio/workflow';
 import type { Sinks } from '@temporalio/workflow';
+import type { AttemptCharge } from './budget';
 
 export type ToolOutcome = 'ok' | 'error' | 'failed' | 'denied' | 'rejected' | 'approval_timeout';
 
@@ -20,3 +21,8 @@ export interface AgentMetricsSinks extends Sinks {
 }
 
 export const { agentMetrics } = proxySinks<AgentMetricsSinks>();
+
+/** The LLM attempts a decision was charged for, one metric each. */
+export function recordAttempts(attempts: readonly AttemptCharge[]): void {
+  for (const a of attempts) agentMetrics.llmAttempt(a.outcome, a.prompt_tokens, a.completion_tokens, a.cost_usd);
+}

@@ -36,6 +36,12 @@ export const STOP_REASON_TABLE = {
     description: 'the model asked for the same tool call with the same arguments again',
   },
   cancelled: { family: 'cancelled', description: 'an operator cancelled the run' },
+  // A conversation's own endings (common/conversation.ts): the customer's word, or their silence.
+  customer_ended: { family: 'success', description: 'the customer ended the conversation' },
+  idle_timeout: {
+    family: 'stopped',
+    description: "the customer did not answer the agent's message in time (conversation idle timeout)",
+  },
   approval_timeout: {
     family: 'stopped',
     description: 'nobody approved, rejected or answered in time (approval timeout)',
@@ -57,7 +63,7 @@ export const STOP_REASON_TABLE = {
   'invalid_action:bad_json': { family: 'stopped', description: "the model's answer was not JSON" },
   'invalid_action:bad_kind': {
     family: 'stopped',
-    description: 'the model\'s action had no valid "kind" (tool, final or escalate)',
+    description: 'the model\'s action had no valid "kind" (tool, final or escalate; message in a conversation)',
   },
   'invalid_action:extra_keys': {
     family: 'stopped',
@@ -73,6 +79,7 @@ export const STOP_REASON_TABLE = {
     description: "the model's tool action had args that are not an object",
   },
   'invalid_action:missing_reason': { family: 'stopped', description: "the model's escalate action had no reason" },
+  'invalid_action:missing_text': { family: 'stopped', description: "the model's message to the customer had no text" },
   // An answer above the decide activity's byte cap, or JSON nested deeper than
   // the contract allows. Either would otherwise bloat the history or blow the stack of hashing.
   'invalid_action:too_large': {

@@ -10,6 +10,7 @@ import type { ApprovalDecision, PendingApproval } from './approvals';
 import type { ClaimText, ValidatorMode } from './final-validator';
 import type { z } from 'zod';
 import type { agentInputSchema } from './input';
+import type { ConversationForModel, Transcript, Turn } from './conversation';
 
 /**
  * The workflow's input: one source, the schema the run and the CLI check it with (common/input.ts,
@@ -35,6 +36,8 @@ export interface CarriedState {
   extensions?: BudgetExtension[];
   /** A top-up wait timed out: the chain does not wait again. */
   topup_declined?: boolean;
+  /** A conversation's transcript (its last turns and counts). */
+  conversation?: Transcript;
 }
 
 export { OBSERVATION_TRUST } from './observation';
@@ -111,6 +114,8 @@ export interface AgentResult {
   extensions?: BudgetExtension[];
   /** What the final validator made of the run's last final answer (absent in runs from before it). */
   validation?: FinalValidation;
+  /** A conversation run: its transcript (the last turns kept, and the counts of all). */
+  conversation?: Transcript;
 }
 
 /**
@@ -126,7 +131,24 @@ export interface FinalValidation {
 }
 
 export type Phase =
-  'starting' | 'deciding' | 'calling_tool' | 'awaiting_approval' | 'awaiting_topup' | 'reconciling' | 'done';
+  | 'starting'
+  | 'deciding'
+  | 'calling_tool'
+  | 'awaiting_approval'
+  | 'awaiting_topup'
+  | 'awaiting_customer'
+  | 'reconciling'
+  | 'done';
+
+/** A conversation as the state query shows it: the last turns, the counts, what the run waits for. */
+export interface ConversationState extends Transcript {
+  /** Customer messages the agent has not answered yet. */
+  unanswered: number;
+  /** The agent's latest message. */
+  last_message?: Turn;
+  /** Set while the run waits for the customer: until when. */
+  idle_expires_at?: string;
+}
 
 export interface AgentState {
   phase: Phase;
@@ -147,6 +169,8 @@ export interface AgentState {
   /** The run waits for `agent extend`: why, and until when. */
   awaiting_topup?: { reason: string; since: string; expires_at: string };
   extensions?: BudgetExtension[];
+  /** A conversation run: its transcript and whether it waits for the customer. */
+  conversation?: ConversationState;
 }
 
 // --- activity contracts ---
@@ -177,6 +201,8 @@ export interface DecisionPayload {
   };
   /** Set on a wind-down decision: the run asks for a final answer now. */
   wind_down?: { reason: WindDownReason; notice: string };
+  /** A conversation run: the last turns with the customer, and the counts. */
+  conversation?: ConversationForModel;
 }
 
 export interface DecideInput {

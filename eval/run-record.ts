@@ -119,6 +119,8 @@ function decisionOf(step: number, text: string): DecisionRecord {
   const a = v.action;
   if (a.kind === 'final') return { step, kind: 'final', answer: a.answer };
   if (a.kind === 'escalate') return { step, kind: 'escalate' };
+  // Not parsed as a message here (the eval's runs are not conversations): never reached.
+  if (a.kind === 'message') return { step, kind: 'invalid' };
   const args = a.args ?? {};
   return { step, kind: 'tool', tool: a.name, args, digest: digest(args) };
 }

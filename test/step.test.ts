@@ -13,6 +13,7 @@ import type { DecideOutput, HistoryEntry, Observation } from '../common/types';
 import type { PolicyDecision } from '../workflows/policy';
 import {
   approvalMove,
+  customerMove,
   decideMove,
   escalationMove,
   finalMove,
@@ -56,8 +57,27 @@ function shapeOf(move: object): Record<string, unknown> {
 
 describe('startStep: before a step', () => {
   const chain = { stepsAtStart: 0, every: 100, suggested: false };
-  const rows: Array<{ name: string; budget?: Budget; usage: Usage; chain?: typeof chain; expected: object }> = [
+  const rows: Array<{
+    name: string;
+    budget?: Budget;
+    usage: Usage;
+    chain?: typeof chain;
+    customerEnded?: boolean;
+    expected: object;
+  }> = [
     { name: 'a fresh run decides step 1', usage: usage(), expected: { next: 'decide', step: 1 } },
+    {
+      name: 'the customer ended the conversation while the agent worked: the run ends',
+      usage: usage({ steps: 3 }),
+      customerEnded: true,
+      expected: { next: 'stop', reason: 'customer_ended' },
+    },
+    {
+      name: 'the customer ended it: that wins over a spent budget',
+      usage: usage({ steps: 8 }),
+      customerEnded: true,
+      expected: { next: 'stop', reason: 'customer_ended' },
+    },
     { name: 'steps left: the next step', usage: usage({ steps: 3 }), expected: { next: 'decide', step: 4 } },
     { name: 'max_steps spent', usage: usage({ steps: 8 }), expected: { next: 'stop', reason: 'max_steps' } },
     {
@@ -103,7 +123,7 @@ describe('startStep: before a step', () => {
   ];
   for (const row of rows) {
     it(row.name, () => {
-      const start = startStep(row.budget ?? BUDGET, row.usage, row.chain ?? chain);
+      const start = startStep(row.budget ?? BUDGET, row.usage, row.chain ?? chain, row.customerEnded);
       const shape = start.next === 'decide' ? { next: start.next, step: start.step } : start;
       assert.deepEqual(shape, row.expected);
       if (start.next === 'decide') assert.equal(start.usage.steps, start.step, 'the step is counted');
@@ -238,6 +258,29 @@ describe('decideMove: after the model answered', () => {
       },
     },
     {
+      name: 'a message to the customer in a conversation run',
+      decision: decision({ kind: 'message', text: 'Which order do you mean?' }),
+      rules: { ...rules(), conversation: true },
+      expected: { next: 'message' },
+    },
+    {
+      name: 'a message outside a conversation is no action of the contract',
+      decision: decision({ kind: 'message', text: 'Which order do you mean?' }),
+      expected: { next: 'stop', reason: 'invalid_action:bad_kind' },
+    },
+    {
+      name: 'a message without text',
+      decision: decision({ kind: 'message', text: '  ' }),
+      rules: { ...rules(), conversation: true },
+      expected: { next: 'stop', reason: 'invalid_action:missing_text' },
+    },
+    {
+      name: 'a message with keys the contract does not allow',
+      decision: decision({ kind: 'message', text: 'hi', to: 'someone else' }),
+      rules: { ...rules(), conversation: true },
+      expected: { next: 'stop', reason: 'invalid_action:extra_keys' },
+    },
+    {
       name: 'another call after one seen',
       decision: decision({ kind: 'tool', name: 'search_policy', args: { query: 'refund' } }),
       state: { usage: usage({ tool_calls: 1 }), seenCalls: seenProfile },
@@ -343,6 +386,30 @@ describe('escalationMove: after the model escalated', () => {
       const move = escalationMove(pending, action, row.reply);
       assert.deepEqual(shapeOf(move), row.expected);
       if (move.next === 'answered') assert.deepEqual(move.history.observation.data, { answer: 'Call them back.' });
+    });
+  }
+});
+
+describe("customerMove: after the agent's message", () => {
+  const action = { kind: 'message' as const, text: 'Which order do you mean?' };
+  const rows: Array<{ name: string; reply: 'answered' | 'ended' | 'idle'; expected: object }> = [
+    { name: 'the customer answered: the next step reads it', reply: 'answered', expected: { next: 'answered' } },
+    {
+      name: 'the customer ended the conversation',
+      reply: 'ended',
+      expected: { next: 'stop', reason: 'customer_ended', trace_stop: 'customer_ended' },
+    },
+    {
+      name: 'the customer did not answer within the idle timeout',
+      reply: 'idle',
+      expected: { next: 'stop', reason: 'idle_timeout', trace_stop: 'idle_timeout' },
+    },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const move = customerMove(4, action, row.reply);
+      assert.deepEqual(shapeOf(move), row.expected);
+      assert.deepEqual([move.trace?.step, move.trace?.tool, move.trace?.ok], [4, 'message', true]);
     });
   }
 });

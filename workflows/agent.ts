@@ -12,22 +12,24 @@ import {
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
-import { EMPTY_USAGE, remaining, resolveBudget } from '../common/budget';
-import type { AttemptCharge, Budget, Remaining } from '../common/budget';
+import { remaining, resolveBudget } from '../common/budget';
+import type { Budget, Remaining } from '../common/budget';
 import { checkExtend, EXTEND_UPDATE_DESCRIPTION, extendedBudget, extendUpdate } from '../common/extend';
 import type { BudgetExtension, ExtendReceipt, ExtendRequest } from '../common/extend';
 import { ATTEMPT_CHARGED_DESCRIPTION, attemptChargedSignal } from '../common/attempt-charged';
 import { APPROVAL_UPDATE_DESCRIPTION, approvalTimeoutMs, approvalUpdate } from '../common/approvals';
-import { seenCallHash } from '../common/hash';
 import { STATE_QUERY_DESCRIPTION, stateQuery } from '../common/queries';
+import { SAY_UPDATE_DESCRIPTION, sayUpdate } from '../common/conversation';
+import { stopReasonFamily } from '../common/stop-reasons';
 import type { StopReason } from '../common/stop-reasons';
 import { CANCELLED_RESULT_MEMO, EFFECTS_MEMO } from '../common/types';
 import type { AgentInput, AgentResult, AgentState, FinalValidation, Phase } from '../common/types';
-import { agentMetrics } from '../common/metrics-sink';
+import { agentMetrics, recordAttempts } from '../common/metrics-sink';
 import type { RunStatus } from '../common/search-attributes';
-import { nextRunInput } from './carry';
+import { loopStateOf, nextRunInput } from './carry';
 import { CutOff } from './cut-off';
 import { checkEntry } from './entry';
+import { Conversation } from './conversation';
 import { Decisions, workerPricing } from './decide-call';
 import { confirmedUsd, countEffects } from './effects';
 import { TOOL_REGISTRY } from '../domains/wired';
@@ -55,6 +57,10 @@ export async function reactAgent(input: AgentInput): Promise<AgentResult> {
     validator: (request) => run.validateExtend(request),
     description: EXTEND_UPDATE_DESCRIPTION,
   });
+  setHandler(sayUpdate, (message) => run.conversation.say(message), {
+    validator: (message) => run.conversation.validate(message),
+    description: SAY_UPDATE_DESCRIPTION,
+  });
   setHandler(attemptChargedSignal, (value) => run.decisions.attemptCharged(value), {
     description: ATTEMPT_CHARGED_DESCRIPTION,
   });
@@ -72,6 +78,7 @@ class AgentRun {
   private readonly state: LoopState;
   readonly waits: Waits;
   readonly decisions: Decisions;
+  readonly conversation: Conversation;
   private phase: Phase = 'starting';
   private currentTool: string | undefined;
   private final: AgentResult | undefined;
@@ -88,18 +95,12 @@ class AgentRun {
     this.baseBudget = Object.freeze(resolveBudget(input.budget));
     const carried = input.carried;
     this.startedAtMs = carried?.started_at_ms ?? workflowInfo().runStartTime.getTime();
-    this.state = {
-      usage: carried ? { ...carried.usage } : { ...EMPTY_USAGE },
-      trace: carried ? [...carried.trace] : [],
-      history: carried ? [...carried.history] : [],
-      // Loop detection keeps short hashes.
-      seenCalls: carried ? carried.seen_calls.map(seenCallHash) : [],
-      effects: carried?.effects ? [...carried.effects] : [],
-      windDowns: new Map(),
-    };
+    this.state = loopStateOf(carried);
     this.omitted = carried?.omitted ? { ...carried.omitted } : { trace: 0, history: 0 };
     this.extensions = carried?.extensions ? [...carried.extensions] : [];
     this.waits = new Waits(approvalTimeoutMs(input.approval_timeout_seconds), carried);
+    const now = () => ({ running: this.final === undefined, step: this.state.usage.steps });
+    this.conversation = new Conversation(input.conversation, carried?.conversation, this.waits, now);
     this.decisions = new Decisions(input.llm_max_attempts ?? 3, {
       left: () => this.left(),
       cutOff: () => this.cut.isCutOff(),
@@ -157,6 +158,7 @@ class AgentRun {
         this.setPhase('awaiting_approval', pending.tool ?? 'escalate');
         return this.waits.person(pending);
       },
+      conversation: this.conversation.port(() => this.setPhase('awaiting_customer')),
       ...(waitSeconds
         ? {
             topUp: {
@@ -210,6 +212,7 @@ class AgentRun {
         human_wait_ms: waits.humanWaitMs,
         effects: state.effects,
         omitted: this.omitted,
+        conversation: this.conversation.carried(),
       },
       { extensions: this.extensions, declined: waits.topupDeclined },
     );
@@ -238,14 +241,17 @@ class AgentRun {
     return this.end({ status: 'ok', stop_reason: 'success', answer, validation });
   }
 
+  /** A reason of the success family (the customer ended the conversation) is an ok ending. */
   private stop(reason: StopReason, extra: Partial<AgentResult> = {}): AgentResult {
-    return this.end({ status: 'stopped', stop_reason: reason, ...extra });
+    const status = stopReasonFamily(reason) === 'success' ? 'ok' : 'stopped';
+    return this.end({ status, stop_reason: reason, ...extra });
   }
 
   private end(ending: Ending): AgentResult {
     const { state } = this;
     state.usage = { ...state.usage, elapsed_ms: this.agentElapsedMs() };
-    const totals = { budget: this.budget, omitted: this.omitted, extensions: this.extensions };
+    const conversation = this.conversation.carried();
+    const totals = { budget: this.budget, omitted: this.omitted, extensions: this.extensions, conversation };
     this.final = resultOf(ending, state, totals);
     this.phase = 'done';
     this.currentTool = undefined;
@@ -270,6 +276,7 @@ class AgentRun {
       awaiting: waits.awaiting,
       topup: waits.topup,
       extensions: this.extensions,
+      conversation: this.conversation.state(),
     });
   }
 
@@ -290,8 +297,4 @@ class AgentRun {
     this.extensions = [...this.extensions, grantOf(request, this.state.usage.steps)];
     return { budget: this.budget, extensions: this.extensions.length };
   }
-}
-
-function recordAttempts(attempts: readonly AttemptCharge[]): void {
-  for (const a of attempts) agentMetrics.llmAttempt(a.outcome, a.prompt_tokens, a.completion_tokens, a.cost_usd);
 }

@@ -5,7 +5,10 @@
 import { seenCallHash } from '../common/hash';
 import type { AgentInput, CarriedState, EffectEntry, HistoryEntry, TraceEntry } from '../common/types';
 import type { BudgetExtension } from '../common/extend';
+import { EMPTY_USAGE } from '../common/budget';
 import type { Usage } from '../common/budget';
+import type { Transcript } from '../common/conversation';
+import type { LoopState } from './run-loop';
 
 export const CARRY_LIMITS = {
   /** Trace entries kept (the result of a longer run shows the last ones and a count). */
@@ -23,6 +26,21 @@ export interface RunState {
   human_wait_ms: number;
   effects: readonly EffectEntry[];
   omitted: { trace: number; history: number };
+  /** A conversation's transcript: already bounded (common/conversation.ts keeps the last turns). */
+  conversation?: Transcript | undefined;
+}
+
+/** The loop's state at a run's start: fresh, or what the previous run of the chain carried. */
+export function loopStateOf(carried: CarriedState | undefined): LoopState {
+  return {
+    usage: carried ? { ...carried.usage } : { ...EMPTY_USAGE },
+    trace: carried ? [...carried.trace] : [],
+    history: carried ? [...carried.history] : [],
+    // Loop detection keeps short hashes.
+    seenCalls: carried ? carried.seen_calls.map(seenCallHash) : [],
+    effects: carried?.effects ? [...carried.effects] : [],
+    windDowns: new Map(),
+  };
 }
 
 export function carryState(s: RunState): CarriedState {
@@ -41,6 +59,7 @@ export function carryState(s: RunState): CarriedState {
       trace: s.omitted.trace + (s.trace.length - trace.length),
       history: s.omitted.history + (s.history.length - history.length),
     },
+    ...(s.conversation ? { conversation: s.conversation } : {}),
   };
 }
 

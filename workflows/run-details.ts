@@ -4,7 +4,7 @@ import type { PendingApproval } from '../common/approvals';
 import { remaining } from '../common/budget';
 import type { Budget, Usage } from '../common/budget';
 import type { BudgetExtension } from '../common/extend';
-import type { AgentResult, AgentState, Phase } from '../common/types';
+import type { AgentResult, AgentState, ConversationState, Phase } from '../common/types';
 import type { LoopState } from './run-loop';
 
 /** The Web UI's current details for a phase: the step, what it does, and the money. */
@@ -18,7 +18,9 @@ export function phaseDetails(phase: Phase, tool: string | undefined, usage: Usag
           ? `reconciling ${tool} by idempotency key`
           : phase === 'awaiting_topup'
             ? `waiting for a top-up (agent extend): ${tool}`
-            : phase;
+            : phase === 'awaiting_customer'
+              ? "waiting for the customer's reply"
+              : phase;
   return `step ${usage.steps}/${budget.max_steps}: ${what}${costDetails(usage, budget)}`;
 }
 
@@ -35,6 +37,7 @@ export interface WaitingOn {
   tool: string | undefined;
   awaiting: { pending: PendingApproval } | undefined;
   topup: { reason: string; expiresMs: number } | undefined;
+  conversation?: ConversationState | undefined;
 }
 
 /** What the run is waiting for right now, in words; undefined when it waits for nothing. */
@@ -44,6 +47,8 @@ export function waitingFor(w: WaitingOn): string | undefined {
   if (w.phase === 'reconciling') return `the refunds service's record of ${w.tool ?? '?'} (step ${w.step})`;
   if (w.phase === 'awaiting_topup' && w.topup)
     return `an operator's top-up (agent extend): ${w.topup.reason}, until ${new Date(w.topup.expiresMs).toISOString()}`;
+  if (w.phase === 'awaiting_customer')
+    return `the customer's reply to the agent's message (step ${w.step})${until(w.conversation?.idle_expires_at)}`;
   if (w.phase === 'awaiting_approval' && w.awaiting) {
     const { pending } = w.awaiting;
     return pending.kind === 'escalation'
@@ -64,6 +69,7 @@ export interface RunView {
   awaiting: { pending: PendingApproval } | undefined;
   topup: { reason: string; sinceMs: number; expiresMs: number } | undefined;
   extensions: readonly BudgetExtension[];
+  conversation: ConversationState | undefined;
 }
 
 /** The state query's answer. */
@@ -76,7 +82,7 @@ export function stateOf(v: RunView): AgentState {
     status: v.final ? v.final.status : 'running',
     stop_reason: v.final?.stop_reason,
     current_tool: v.tool,
-    waiting_for: waitingFor({ phase: v.phase, step, tool: v.tool, awaiting, topup }),
+    waiting_for: waitingFor({ phase: v.phase, step, tool: v.tool, awaiting, topup, conversation: v.conversation }),
     last_action: state.lastAction,
     usage: v.usage,
     budget: v.budget,
@@ -94,5 +100,10 @@ export function stateOf(v: RunView): AgentState {
         }
       : {}),
     ...(v.extensions.length > 0 ? { extensions: [...v.extensions] } : {}),
+    ...(v.conversation ? { conversation: v.conversation } : {}),
   };
+}
+
+function until(iso: string | undefined): string {
+  return iso ? `, until ${iso}` : '';
 }

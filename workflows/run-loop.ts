@@ -7,7 +7,7 @@ import { addTokens, budgetExhausted, roundUsd } from '../common/budget';
 import type { AttemptCharge, Budget, Usage } from '../common/budget';
 import { chargeAttempts, planDecision, windDownNotice } from '../common/cost';
 import type { LlmPricing, WindDownReason } from '../common/cost';
-import type { Action, EscalateAction, FinalAction } from '../common/contract';
+import type { Action, EscalateAction, FinalAction, MessageAction } from '../common/contract';
 import { escalationApprovalId, toolCallApprovalId } from '../common/approvals';
 import type { ApprovalAnswer, PendingApproval } from '../common/approvals';
 import { buildDecisionPayload } from '../common/decision-payload';
@@ -32,9 +32,19 @@ import { effectFromObservation, effectFromReconcile } from './effects';
 import type { EffectCall } from './effects';
 import { toolKey } from './idempotency';
 import type { PolicyDecision } from './policy';
-import { approvalMove, decideMove, escalationMove, finalMove, startStep, toolAnswered, toolFailedMove } from './step';
+import {
+  approvalMove,
+  customerMove,
+  decideMove,
+  escalationMove,
+  finalMove,
+  startStep,
+  toolAnswered,
+  toolFailedMove,
+} from './step';
 import type { AdmittedCall, StepRules, StepStart, StopMove } from './step';
 import type { PendingFields } from './waits';
+import type { ConversationPort } from './conversation';
 
 /** Steps per run before it continues as new, unless the input says otherwise. */
 export const DEFAULT_CONTINUE_AS_NEW_EVERY = 100;
@@ -79,6 +89,8 @@ export interface LoopPorts<R> {
   /** The question with when it was asked; then the person's answer, or undefined (nobody answered in time). */
   pending(fields: PendingFields): PendingApproval;
   askPerson(pending: PendingApproval): Promise<ApprovalAnswer | undefined>;
+  /** A conversation run: the transcript, and messages to the customer; absent: not a conversation. */
+  conversation?: ConversationPort;
   /** Waiting for an operator's top-up when a budget runs low; absent: the run never waits. */
   topUp?: { declined(): boolean; wait(reason: string): Promise<void> };
   /** A cancel or a deadline: `check` throws once the run is cut off. */
@@ -111,6 +123,7 @@ export async function runLoop<R>(p: LoopPorts<R>): Promise<R> {
     },
     allow: Object.freeze([...(p.input.allow ?? [])]),
     policy: (name, args) => p.policy(name, args),
+    conversation: p.conversation !== undefined,
   };
   let stepsAtStart = p.stepsAtStart;
   for (;;) {
@@ -118,7 +131,8 @@ export async function runLoop<R>(p: LoopPorts<R>): Promise<R> {
     tick(p);
     await topUpIfLow(p, rules.allow);
     const suggested = p.continueAsNewSuggested();
-    const start = startStep(p.budget(), p.state.usage, { stepsAtStart, every, suggested });
+    const chain = { stepsAtStart, every, suggested };
+    const start = startStep(p.budget(), p.state.usage, chain, p.conversation?.ended());
     if (start.next === 'stop') return p.end.stop(start.reason);
     if (start.next === 'continue_as_new') {
       const next = await p.end.continueAsNew();
@@ -157,6 +171,7 @@ async function runStep<R>(p: LoopPorts<R>, start: Step, rules: StepRules, mode: 
   if (move.next === 'stop') return { result: stopMove(p, move) };
   if (move.next === 'finish') return finish(p, move.action, step, mode);
   if (move.next === 'escalate') return escalate(p, step, move.action);
+  if (move.next === 'message') return converse(p, step, move.action);
   state.usage = move.counters.usage;
   state.seenCalls = [...move.counters.seenCalls];
   // The tool-call count is published with the next step (or the end).
@@ -171,7 +186,9 @@ async function decideStep<R>(
 ): Promise<{ result: R } | { decision: DecideOutput }> {
   const { state } = p;
   const { step } = start;
-  const payload = buildDecisionPayload(p.input.goal, p.input.principal, state.history, allow, WIRED_DOMAIN);
+  const { goal, principal } = p.input;
+  const transcript = p.conversation?.transcript();
+  const payload = buildDecisionPayload(goal, principal, state.history, allow, WIRED_DOMAIN, transcript);
   const plan = planDecision(p.budget(), start.usage, step, JSON.stringify(payload).length, await p.pricing());
   if (plan.kind === 'exhausted') return { result: p.end.stop(plan.reason) };
   if (plan.wind_down) {
@@ -220,6 +237,14 @@ async function escalate<R>(p: LoopPorts<R>, step: number, action: EscalateAction
   if (move.next === 'stop') return { result: stopMove(p, move) };
   p.state.trace.push(move.trace);
   p.state.history.push(move.history);
+  return undefined;
+}
+
+/** The agent's message to the customer; the run waits for the answer (the model reads it in the transcript). */
+async function converse<R>(p: LoopPorts<R>, step: number, action: MessageAction): Promise<Ended<R>> {
+  const move = customerMove(step, action, await p.conversation!.message(step, action.text));
+  if (move.next === 'stop') return { result: stopMove(p, move) };
+  p.state.trace.push(move.trace);
   return undefined;
 }
 
@@ -323,7 +348,9 @@ async function lowBudget<R>(p: LoopPorts<R>, allow: readonly string[]): Promise<
   const exhausted = budgetExhausted(p.budget(), usage);
   if (exhausted) return exhausted;
   const step = usage.steps + 1;
-  const payload = buildDecisionPayload(p.input.goal, p.input.principal, history, allow, WIRED_DOMAIN);
+  const { goal, principal } = p.input;
+  const transcript = p.conversation?.transcript();
+  const payload = buildDecisionPayload(goal, principal, history, allow, WIRED_DOMAIN, transcript);
   const plan = planDecision(
     p.budget(),
     { ...usage, steps: step },

@@ -9,6 +9,7 @@ import { attributePairs } from '../common/search-attributes';
 import type { RunStatus } from '../common/search-attributes';
 import type { StopReason } from '../common/stop-reasons';
 import type { AgentInput, AgentResult, TraceEntry } from '../common/types';
+import type { Transcript } from '../common/conversation';
 import type { LoopState } from './run-loop';
 
 export type Ending = Pick<AgentResult, 'status' | 'stop_reason'> & Partial<AgentResult>;
@@ -17,6 +18,8 @@ export interface RunTotals {
   budget: Budget;
   omitted: { trace: number; history: number };
   extensions: readonly BudgetExtension[];
+  /** A conversation's transcript (its last turns and counts). */
+  conversation?: Transcript | undefined;
 }
 
 /** The run's result; `state.trace` gets its wind-down marks first. */
@@ -34,6 +37,7 @@ export function resultOf(ending: Ending, state: LoopState, totals: RunTotals): A
     ...(omitted.trace + omitted.history > 0 ? { omitted } : {}),
     ...(lastWindDown ? { wind_down: { step: lastWindDown[0], reason: lastWindDown[1] } } : {}),
     ...(extensions.length > 0 ? { extensions: [...extensions] } : {}),
+    ...(totals.conversation ? { conversation: totals.conversation } : {}),
   };
 }
 

@@ -6,7 +6,7 @@
 import { budgetExhausted } from '../common/budget';
 import type { Budget, Usage } from '../common/budget';
 import { validateAction } from '../common/contract';
-import type { EscalateAction, FinalAction, ToolAction } from '../common/contract';
+import type { EscalateAction, FinalAction, MessageAction, ToolAction } from '../common/contract';
 import { escalationHash, personObservation } from '../common/approvals';
 import type { ApprovalAnswer, PendingApproval } from '../common/approvals';
 import type { ToolOutcome } from '../common/metrics-sink';
@@ -34,6 +34,8 @@ export interface StepRules {
   allow: readonly string[];
   /** The principal policy, as the run applies it at this moment. */
   policy: (name: string, args: Record<string, unknown>) => PolicyDecision;
+  /** A conversation run: the model may send the customer messages. */
+  conversation?: boolean;
 }
 
 /** The counters a step reads and advances. */
@@ -53,12 +55,18 @@ export interface AdmittedCall {
 export type StepStart =
   { next: 'stop'; reason: StopReason } | { next: 'continue_as_new' } | { next: 'decide'; step: number; usage: Usage };
 
-/** Before a step: a budget spent ends the run, a long run continues as new, otherwise the next step. */
+/**
+ * Before a step: a conversation the customer ended ends the run, a budget spent ends it, a long run
+ * continues as new, otherwise the next step.
+ */
 export function startStep(
   budget: Budget,
   usage: Usage,
   chain: { stepsAtStart: number; every: number; suggested: boolean },
+  customerEnded = false,
 ): StepStart {
+  // The customer has left (while the agent worked): nobody reads what a next step would say.
+  if (customerEnded) return { next: 'stop', reason: 'customer_ended' };
   const exhausted = budgetExhausted(budget, usage);
   if (exhausted) return { next: 'stop', reason: exhausted };
   if (usage.steps - chain.stepsAtStart >= chain.every || chain.suggested) return { next: 'continue_as_new' };
@@ -81,6 +89,7 @@ export type Move =
   | StopMove
   | { next: 'finish'; action: FinalAction }
   | { next: 'escalate'; action: EscalateAction }
+  | { next: 'message'; action: MessageAction }
   | { next: 'call_tool'; action: ToolAction; call: AdmittedCall; needsApproval: boolean; counters: StepCounters };
 
 /** After the model answered (its tokens already counted): the action contract, then the gateway. */
@@ -90,7 +99,7 @@ export function decideMove(decision: DecideOutput, step: number, state: StepCoun
     const raw_action = { truncated: true, bytes: decision.too_large.bytes, preview: decision.text };
     return { next: 'stop', reason: 'invalid_action:too_large', extra: { raw_action } };
   }
-  const validation = validateAction(decision.text, { summary: true });
+  const validation = validateAction(decision.text, { summary: true, message: rules.conversation === true });
   if (!validation.ok) {
     return {
       next: 'stop',
@@ -101,6 +110,7 @@ export function decideMove(decision: DecideOutput, step: number, state: StepCoun
   const action = validation.action;
   if (action.kind === 'final') return { next: 'finish', action };
   if (action.kind === 'escalate') return { next: 'escalate', action };
+  if (action.kind === 'message') return { next: 'message', action };
 
   const { usage, seenCalls } = state;
   const gate = checkToolCall(action.name, action.args, {
@@ -195,6 +205,24 @@ export function escalationMove(
     trace: { ...entry, ok: true, approval: reply.decision },
     history: { step: pending.step, action, observation: personObservation(pending, reply) },
   };
+}
+
+/** How the wait for the customer after a message came out. */
+export type CustomerReply = 'answered' | 'ended' | 'idle';
+
+/**
+ * After the agent's message: the customer answered (the model reads it in the transcript next
+ * step), ended the conversation, or did not answer within the idle timeout.
+ */
+export function customerMove(
+  step: number,
+  action: MessageAction,
+  reply: CustomerReply,
+): StopMove | { next: 'answered'; trace: TraceEntry } {
+  const trace: TraceEntry = { step, tool: 'message', args_hash: argsHash({ text: action.text }), ok: true };
+  if (reply === 'answered') return { next: 'answered', trace };
+  const reason = reply === 'ended' ? 'customer_ended' : 'idle_timeout';
+  return { next: 'stop', reason, trace: { ...trace, stop_reason: reason } };
 }
 
 /** The tool's activity failed for good: the run stops with tool_error. */

@@ -1,5 +1,6 @@
 // The run's waits for people: a person's answer to a tool call that needs approval or to an
-// escalation (the `approval` Update), and an operator's top-up (`agent extend`). The time a person
+// escalation (the `approval` Update), an operator's top-up (`agent extend`), and a customer's next
+// message in a conversation (the `say` Update). The time a person
 // takes is theirs, not the agent's: it is added up here and left out of max_seconds. The handlers
 // in agent.ts call in here; the loop (run-loop.ts) waits through them.
 import { ApplicationFailure, condition } from '@temporalio/workflow';
@@ -19,6 +20,8 @@ export class Waits {
   awaiting: { pending: PendingApproval; sinceMs: number } | undefined;
   /** Set while the run waits for a top-up. */
   topup: { reason: string; sinceMs: number; expiresMs: number } | undefined;
+  /** Set while the run waits for the customer's next message. */
+  customer: { sinceMs: number; expiresMs: number } | undefined;
   private reply: ApprovalAnswer | undefined;
   private readonly answered = new Map<string, AnsweredApproval>();
 
@@ -32,12 +35,13 @@ export class Waits {
 
   /** Time in the wait going on now, if any (not yet in humanWaitMs). */
   waitingNowMs(now: number): number {
-    return this.awaiting ? now - this.awaiting.sinceMs : this.topup ? now - this.topup.sinceMs : 0;
+    const since = this.awaiting?.sinceMs ?? this.topup?.sinceMs ?? this.customer?.sinceMs;
+    return since === undefined ? 0 : now - since;
   }
 
-  /** Whether a person or an operator is being waited for right now. */
+  /** Whether a person, an operator or the customer is being waited for right now. */
   waiting(): boolean {
-    return this.awaiting !== undefined || this.topup !== undefined;
+    return this.awaiting !== undefined || this.topup !== undefined || this.customer !== undefined;
   }
 
   /** The question as the person sees it: asked now, answered within the approval timeout. */
@@ -107,6 +111,21 @@ export class Waits {
       this.topup = undefined;
     }
     if (!extended) this.topupDeclined = true;
+  }
+
+  /**
+   * Waits up to `timeoutMs` for the customer (`arrived` turns true): a durable timer and condition,
+   * however long it takes. False: the idle timeout passed.
+   */
+  async customerTurn(timeoutMs: number, arrived: () => boolean): Promise<boolean> {
+    const sinceMs = Date.now();
+    this.customer = { sinceMs, expiresMs: sinceMs + timeoutMs };
+    try {
+      return await condition(arrived, timeoutMs);
+    } finally {
+      this.humanWaitMs += Date.now() - sinceMs;
+      this.customer = undefined;
+    }
   }
 }
 

@@ -6,7 +6,8 @@
 // Temporal keeps. A continue-as-new chain is read as one run.
 //
 // Definitions:
-//  - decision: tool_call | final | escalate (handed to a person) | invalid_action (the
+//  - decision: tool_call | final | escalate (handed to a person) | message (to the customer of a
+//    conversation) | invalid_action (the
 //    model's text broke the contract) | no_decision (the LLM call failed, timed out, was cancelled).
 //  - decisionSummary: the action's own decision_summary when the model wrote one (a short label it
 //    chose, capped by the contract: a summary, not its reasoning), else the runtime's description.
@@ -34,7 +35,7 @@ import { personObservation } from '../../common/approvals';
 import { readRunHistory } from './read-history';
 import type { DecodePayloads, HistoryEvent, RunHistory } from './read-history';
 
-export type Decision = 'tool_call' | 'final' | 'escalate' | 'invalid_action' | 'no_decision';
+export type Decision = 'tool_call' | 'final' | 'escalate' | 'message' | 'invalid_action' | 'no_decision';
 export type ObservationStatus = 'ok' | 'error' | 'failed' | 'timed_out' | 'cancelled' | 'not_run';
 
 export interface StepEvent {
@@ -345,7 +346,7 @@ function claimsOf(data: unknown): ClaimText[] {
 
 function describeDecision(draft: Draft, text: string): void {
   // The widest contract: a run from before decision_summary ended on it, which its result says.
-  const validation = validateAction(text, { summary: true });
+  const validation = validateAction(text, { summary: true, message: true });
   if (!validation.ok) {
     draft.event.decision = 'invalid_action';
     draft.event.decisionSummary = `invalid action: ${validation.reason}`;
@@ -363,6 +364,12 @@ function describeDecision(draft: Draft, text: string): void {
     draft.event.decisionSummary = own ?? 'escalate to a person';
     draft.event.tool = 'escalate';
     draft.event.argumentDigest = digest({ reason: action.reason });
+    return;
+  }
+  if (action.kind === 'message') {
+    draft.event.decision = 'message';
+    draft.event.decisionSummary = own ?? `message to the customer (${action.text.length} chars)`;
+    draft.event.tool = 'message';
     return;
   }
   draft.event.decision = 'tool_call';

@@ -1,0 +1,109 @@
+// The run input as the operator types it: the flags `agent run` and `agent chat` share, the
+// AgentInput they make, and the workflow's own check of it, its errors naming the flag.
+import { DEFAULT_ALLOWED_TOOLS, WIRED_DOMAIN } from '../domains/wired';
+import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from '../common/approvals';
+import type { Budget } from '../common/budget';
+import type { AgentInput } from '../common/types';
+import type { ValidatorMode } from '../common/final-validator';
+import { checkRunInput, InvalidRunInputError } from '../client/agent-client';
+import { UsageError } from './cli-args';
+import type { ParsedFlags } from './cli-args';
+import { parseUsd } from './usd';
+
+/** The support domain's demo user: whom a run acts for when no --principal (--user) is given. */
+export const DEFAULT_PRINCIPAL = '42';
+
+export const RUN_INPUT_FLAGS = {
+  principal: {
+    kind: 'string',
+    value: 'ID',
+    help: `whom the run acts for, as the domain spells it (default ${DEFAULT_PRINCIPAL}): ${WIRED_DOMAIN.principal.describe}`,
+  },
+  user: { kind: 'int', value: 'N', help: "the support domain's spelling of --principal: a user id (--user 42)" },
+  'user-id': { kind: 'int', help: 'the same as --user' },
+  'max-steps': { kind: 'int', help: 'step budget: LLM decisions (default 8)' },
+  'max-tool-calls': { kind: 'int', help: 'tool-call budget (default 6)' },
+  'max-seconds': { kind: 'int', help: 'wall-clock budget of the whole run (default 60)' },
+  'max-tokens': { kind: 'int', help: 'LLM token budget, prompt + completion (default: no limit)' },
+  'max-usd': {
+    kind: 'string',
+    value: 'USD',
+    help: 'dollar budget of the LLM calls, every attempt priced (default: no limit; docs/cost.md)',
+  },
+  'topup-wait': {
+    kind: 'int',
+    value: 'SECONDS',
+    help: 'when a budget runs out, wait this long for `agent extend` before winding down (default: no wait)',
+  },
+  allow: {
+    kind: 'list',
+    help: `tools the model may call (default ${DEFAULT_ALLOWED_TOOLS.join(',')}; add an effectful tool, e.g. a refund, to let it act)`,
+  },
+  'approval-timeout': {
+    kind: 'int',
+    value: 'SECONDS',
+    help: `how long a call needing approval waits for a person (default ${DEFAULT_APPROVAL_TIMEOUT_SECONDS})`,
+  },
+  validator: {
+    kind: 'string',
+    value: 'off|warn|enforce',
+    help: "check the final answer's figures against the observations (default: enforce when a tool whose results state facts is allowed, e.g. a refund, else warn)",
+  },
+} as const;
+
+export type RunInputFlags = ParsedFlags<typeof RUN_INPUT_FLAGS>;
+
+/** Input fields as the operator typed them. */
+const FLAG_OF: Record<string, string> = {
+  goal: 'GOAL',
+  principal: '--principal/--user',
+  'budget.max_steps': '--max-steps',
+  'budget.max_tool_calls': '--max-tool-calls',
+  'budget.max_seconds': '--max-seconds',
+  'budget.max_tokens': '--max-tokens',
+  'budget.max_usd': '--max-usd',
+  topup_wait_seconds: '--topup-wait',
+  allow: '--allow',
+  approval_timeout_seconds: '--approval-timeout',
+  validator: '--validator',
+  'conversation.idle_timeout_seconds': '--idle-timeout',
+};
+
+/** "invalid run input: budget.max_steps: Too small ..." -> "... (--max-steps)". */
+function withFlagName(message: string): string {
+  const path = /^invalid run input: ([\w.]+): /.exec(message)?.[1];
+  const flag = path === undefined ? undefined : (FLAG_OF[path] ?? FLAG_OF[path.replace(/\.\d+$/, '')]);
+  return flag ? `${message} (${flag})` : message;
+}
+
+/** The run input the flags make, checked by the workflow's own schema before anything connects. */
+export function runInputOf(
+  goal: string,
+  flags: RunInputFlags,
+  hint: string,
+  more: Partial<AgentInput> = {},
+): AgentInput {
+  const given = [flags.principal, flags.user, flags['user-id']].filter((v) => v !== undefined);
+  if (given.length > 1) throw new UsageError('give one of --principal, --user, --user-id', hint);
+  // The domain checks the id with the rest of the input below (one line, naming the flag).
+  const principal = given.length > 0 ? String(given[0]) : DEFAULT_PRINCIPAL;
+  const budget: Partial<Budget> = {};
+  if (flags['max-steps'] !== undefined) budget.max_steps = flags['max-steps'];
+  if (flags['max-tool-calls'] !== undefined) budget.max_tool_calls = flags['max-tool-calls'];
+  if (flags['max-seconds'] !== undefined) budget.max_seconds = flags['max-seconds'];
+  if (flags['max-tokens'] !== undefined) budget.max_tokens = flags['max-tokens'];
+  if (flags['max-usd'] !== undefined) budget.max_usd = parseUsd(flags['max-usd'], '--max-usd', hint);
+  const input: AgentInput = { goal, principal, budget, allow: flags.allow ?? [...DEFAULT_ALLOWED_TOOLS], ...more };
+  if (flags['approval-timeout'] !== undefined) input.approval_timeout_seconds = flags['approval-timeout'];
+  if (flags['topup-wait'] !== undefined) input.topup_wait_seconds = flags['topup-wait'];
+  // Checked with the rest of the input below (the workflow's own schema).
+  if (flags.validator !== undefined) input.validator = flags.validator as ValidatorMode;
+  // The workflow's own schema, before connecting: a bad value never reaches the server.
+  try {
+    checkRunInput(input);
+  } catch (err) {
+    if (err instanceof InvalidRunInputError) throw new UsageError(withFlagName(err.message), hint);
+    throw err;
+  }
+  return input;
+}
