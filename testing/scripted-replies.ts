@@ -27,6 +27,12 @@ export const escalate = (reason: string, extras: ReplyExtras = {}): Reply => ({
   ...extras,
 });
 
+/** The model says something to the customer (a conversation run). */
+export const message = (text: string, extras: ReplyExtras = {}): Reply => ({
+  action: { kind: 'message', text },
+  ...extras,
+});
+
 /** Raw message content instead of a JSON action: prose, broken JSON, a wrong shape. */
 export const malformed = (content: string, extras: ReplyExtras = {}): Reply => ({ content, ...extras });
 

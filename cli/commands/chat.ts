@@ -68,7 +68,8 @@ export const chat = defineCommand({
     const input = runInputOf(goal, flags, HINT, { conversation });
     const client = await ctx.client();
     const workflowId = flags.id ?? defaultWorkflowId(input.principal);
-    const progress = progressOut(ctx);
+    // The conversation itself goes to stdout; what the command says about it, to stderr.
+    const progress = ctx.io.stderr;
     if (flags.id !== undefined && (await isRunning(client, flags.id))) {
       line(progress, `attached to ${workflowId}`);
     } else {
