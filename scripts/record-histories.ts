@@ -23,8 +23,10 @@ import { createAgentWorker } from '../worker/create-worker';
 import { agentDataConverter } from '../runtime/data-converter';
 import { ScriptedLlmServer } from '../testing/scripted-llm-server';
 import type { Reply } from '../testing/scripted-llm-server';
-import { noMessage, serverErrorWithUsage, tool } from '../testing/scripted-replies';
+import { final, message, noMessage, serverErrorWithUsage, tool } from '../testing/scripted-replies';
 import { extendRun } from '../client/extend-run';
+import { sayToRun } from '../client/conversation';
+import type { SayRequest } from '../common/conversation';
 import { runState } from '../client/agent-client';
 import type { AgentInput } from '../common/types';
 import type { ExtendRequest } from '../common/extend';
@@ -50,6 +52,10 @@ interface Scenario {
   extend?: ExtendRequest;
   /** With cancelAfterKey: wait this long after that request before cancelling. */
   cancelDelayMs?: number;
+  /** A conversation: the customer's messages, each sent once the run waits for the customer. */
+  says?: SayRequest[];
+  /** Record the chain's first run (it ends in a continue-as-new), not its last. */
+  firstRun?: boolean;
 }
 
 const REFUND_ALLOW = [...DEFAULT_ALLOWED_TOOLS, 'issue_refund'];
@@ -186,6 +192,19 @@ const SCENARIOS: Scenario[] = [
       { action: { kind: 'final', answer: 'never asked' } },
     ],
   },
+  {
+    // A conversation's first run: two turns, a tool, then a continue-as-new that carries the transcript.
+    name: 'conversation',
+    replies: [
+      message('Hello! How can I help?'),
+      tool('get_user_profile', { user_id: 42 }),
+      message('I found your profile. Anything else?'),
+      final('Glad I could help. Goodbye!'),
+    ],
+    input: { conversation: { idle_timeout_seconds: 600 }, continue_as_new_every: 2 },
+    says: [{ text: 'What plan am I on?' }, { text: 'No, thanks.' }],
+    firstRun: true,
+  },
 ];
 
 async function main(): Promise<void> {
@@ -266,6 +285,15 @@ async function main(): Promise<void> {
         }
         await extendRun(client, id, scenario.extend);
       }
+      for (const say of scenario.says ?? []) {
+        for (let tries = 0; ; tries++) {
+          if (tries > 200) throw new Error(`${scenario.name}: the run never waited for the customer`);
+          const state = await runState(client.workflow.getHandle(id));
+          if (state.phase === 'awaiting_customer' && state.conversation?.unanswered === 0) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        await sayToRun(client, id, say);
+      }
       if (scenario.cancelDuringEffect) {
         for (let tries = 0; refunds.list({ workflow_id: id }).length === 0; tries++) {
           if (tries > 200) throw new Error(`${scenario.name}: the refund was never planned`);
@@ -274,7 +302,8 @@ async function main(): Promise<void> {
         await cancelRun(client, id, 'recording a cancel during an effect');
       }
       const result = await runResult(handle);
-      const history = await handle.fetchHistory();
+      const run = scenario.firstRun ? client.workflow.getHandle(id, handle.firstExecutionRunId) : handle;
+      const history = await run.fetchHistory();
       await writeFile(
         path.join(OUT, `${scenario.name}${process.env.HISTORY_SUFFIX ?? ''}.json`),
         historyToJSON(history) + '\n',
