@@ -189,6 +189,34 @@ describe('a conversation run', () => {
     assert.equal(code, 0, 'a conversation the customer ended exits 0');
   });
 
+  it('the transcript is carried across continue-as-new, and the model sees it after', async () => {
+    const { id, handle } = await fixture.start(
+      byStep({ 1: message(GREETING), 2: message('Anything else?'), 3: final('Goodbye!') }),
+      { conversation: {}, continue_as_new_every: 1 },
+    );
+    const turnOf = async (agentMessages: number) =>
+      eventually(`the agent's message ${agentMessages}`, async () => {
+        const state = await runState(handle);
+        const c = state.conversation;
+        return state.phase === 'awaiting_customer' && c?.agent_messages === agentMessages && c.unanswered === 0
+          ? true
+          : undefined;
+      });
+    await turnOf(1);
+    assert.equal((await runCli(fixture.env, ['say', id, 'First question.'])).code, 0);
+    await turnOf(2);
+    assert.equal((await runCli(fixture.env, ['say', id, 'Second question.'])).code, 0);
+    const result = await runResult(handle);
+    assert.equal(result.stop_reason, 'success');
+    assert.deepEqual(
+      conversationSeen(fixture.llm.requests(id)[2]!).turns.map((t) => t.text),
+      [GREETING, 'First question.', 'Anything else?', 'Second question.'],
+      'the third run reads the turns of the first two',
+    );
+    assert.notEqual((await handle.describe()).runId, handle.firstExecutionRunId, 'the run continued as new');
+    assert.equal(result.conversation?.total, 4);
+  });
+
   it('a customer who never answers: the run ends idle_timeout after the idle timeout', async () => {
     const { id, handle } = await fixture.start(byStep({ 1: message(GREETING) }), {
       conversation: { idle_timeout_seconds: 2 },
