@@ -8,11 +8,11 @@ import { stopReasonFamily } from '../common/stop-reasons';
 import type { StopReasonFamily } from '../common/stop-reasons';
 
 export const EXIT_CODE_LINES: readonly string[] = [
-  `${EXIT.OK} success (for a run: it ended with a final answer)`,
+  `${EXIT.OK} success (for a run: a final answer, or its customer ended the conversation)`,
   `${EXIT.ERROR} runtime error (no such run, no server, ...)`,
   `${EXIT.USAGE} bad usage or input`,
   `${EXIT.STILL_RUNNING} cancel: still running after --wait`,
-  `${EXIT.RUN_STOPPED} the run stopped (a budget, a denial, a loop, invalid output, approval timeout)`,
+  `${EXIT.RUN_STOPPED} the run stopped (a budget, a denial, a loop, invalid output, approval or idle timeout)`,
   `${EXIT.RUN_CANCELLED} the run was cancelled`,
   `${EXIT.RUN_FAILED} the run failed (LLM or tool failed for good; terminated, timed out)`,
 ];

@@ -51,6 +51,7 @@ function phaseText(state: Pick<AgentState, 'phase' | 'step' | 'current_tool'>): 
   if (state.phase === 'deciding') return `step ${state.step}: deciding`;
   if (state.phase === 'calling_tool') return `step ${state.step}: calling ${state.current_tool ?? 'a tool'}`;
   if (state.phase === 'awaiting_topup') return `step ${state.step}: awaiting a top-up (see \`agent status\`)`;
+  if (state.phase === 'awaiting_customer') return `step ${state.step}: awaiting the customer's reply`;
   if (state.phase === 'awaiting_approval')
     return `step ${state.step}: awaiting approval of ${state.current_tool ?? 'a call'} (see \`agent status\`)`;
   return undefined;
