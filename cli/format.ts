@@ -5,7 +5,7 @@ import { stopReasonDescription } from '../common/stop-reasons';
 import type { Budget, Usage } from '../common/budget';
 import type { Action } from '../common/contract';
 import type { StopReason } from '../common/stop-reasons';
-import type { AgentResult, AgentState, TraceEntry } from '../common/types';
+import type { AgentResult, AgentState, ConversationState, TraceEntry } from '../common/types';
 import type { BudgetExtension } from '../common/extend';
 import type { ClaimText } from '../common/final-validator';
 import { formatPending } from './format-approval';
@@ -105,6 +105,11 @@ export function formatResult(result: AgentResult): string[] {
       `final validator (${validation.mode}): ${validation.verdict}, ${plural(validation.bounces, 'answer')} returned${claims}`,
     );
   }
+  const c = result.conversation;
+  if (c)
+    lines.push(
+      `conversation: ${plural(c.total, 'turn')} (${c.agent_messages} from the agent, ${c.customer_messages} from the customer)`,
+    );
   lines.push(`usage:  ${formatUsage(result.usage)}`);
   lines.push(`budget: ${formatBudget(result.budget)}`);
   lines.push(...formatExtensions(result.extensions));
@@ -151,6 +156,7 @@ export function formatState(state: AgentState, workflowId?: string): string[] {
       `awaiting:     a top-up (${state.awaiting_topup.reason}) until ${state.awaiting_topup.expires_at.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}`,
       `  top up:     agent extend ${workflowId ?? 'ID'} [--usd USD] [--steps N] [--tool-calls N] [--seconds N] --reason TEXT`,
     );
+  if (state.conversation) lines.push(...formatConversation(state.conversation, workflowId));
   lines.push(...formatExtensions(state.extensions));
   if (state.trace.length > 0) {
     lines.push('trace:');
@@ -158,6 +164,21 @@ export function formatState(state: AgentState, workflowId?: string): string[] {
   }
   lines.push(...formatEffects(state.effects));
   return lines.map(terminalSafe);
+}
+
+/** A conversation in `status`: its counts, the agent's last message, and the wait for the customer. */
+function formatConversation(c: ConversationState, workflowId: string | undefined): string[] {
+  const lines = [
+    `conversation: ${plural(c.total, 'turn')} (${c.agent_messages} from the agent, ${c.customer_messages} from the customer)` +
+      (c.ended ? ', ended by the customer' : c.unanswered > 0 ? `, ${c.unanswered} unanswered` : ''),
+  ];
+  if (c.last_message) lines.push(`  agent said: ${oneLine(c.last_message.text, 200)}`);
+  if (c.idle_expires_at)
+    lines.push(
+      `awaiting:     the customer's reply until ${c.idle_expires_at.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}`,
+      `  reply:      agent say ${workflowId ?? 'ID'} TEXT [--end]`,
+    );
+  return lines;
 }
 
 export function formatTime(date: Date | undefined): string {

@@ -150,7 +150,9 @@ describe('a conversation run', () => {
     assert.equal(waiting.conversation?.last_message?.text, GREETING);
     assert.match(waiting.waiting_for ?? '', /the customer's reply/);
     const status = await runCli(fixture.env, ['status', id]);
-    assert.match(status.stdout, /awaiting_customer/);
+    assert.match(status.stdout, /phase:\s+awaiting_customer/);
+    assert.ok(status.stdout.includes(`agent said: "${GREETING}"`), status.stdout);
+    assert.match(status.stdout, new RegExp(`reply:\\s+agent say ${id} TEXT`));
 
     const first = await runCli(fixture.env, ['say', id, 'I need help with my plan.']);
     assert.equal(first.code, 0, first.stderr);
@@ -185,8 +187,13 @@ describe('a conversation run', () => {
     const late = await runCli(fixture.env, ['say', id, 'Hello again?']);
     assert.equal(late.code, 1);
     assert.match(late.stderr.trim(), /has ended \(COMPLETED\): the conversation is over$/);
-    const { code } = await runCli(fixture.env, ['result', id]);
-    assert.equal(code, 0, 'a conversation the customer ended exits 0');
+    const shown = await runCli(fixture.env, ['result', id]);
+    assert.equal(shown.code, 0, 'a conversation the customer ended exits 0');
+    assert.match(shown.stdout, /result: ok \(customer_ended\)/);
+    assert.match(shown.stdout, /conversation: 5 turns \(2 from the agent, 3 from the customer\)/);
+    const trace = await runCli(fixture.env, ['trace', id, '-o', 'json']);
+    assert.equal(trace.code, 0, trace.stderr);
+    assert.match(trace.stdout, /"decision": "message"/);
   });
 
   it('the transcript is carried across continue-as-new, and the model sees it after', async () => {
