@@ -15,7 +15,7 @@ import { stopReasonDescription } from '../../common/stop-reasons';
 import type { AgentState } from '../../common/types';
 import { UsageError, usageText } from '../cli-args';
 import type { CommandContext } from '../cli-context';
-import { defineCommand, line, printJson, progressOut, sleep, withDeadline } from '../cli-context';
+import { defineCommand, isDeadlineExceeded, line, printJson, progressOut, sleep, withDeadline } from '../cli-context';
 import { exitCodeOf } from '../exit-codes';
 import { RUN_INPUT_FLAGS, runInputOf } from '../run-input';
 import { runUrl } from '../../runtime/temporal-env';
@@ -115,8 +115,9 @@ async function converse(client: Client, workflowId: string, ctx: CommandContext)
   const echo = !process.stdin.isTTY;
   let printed = 0;
   let endSent = false;
+  const warned = { noWorker: false };
   for (;;) {
-    const state = await stateOf(handle, ctx);
+    const state = await stateOf(client, handle, ctx, warned);
     if (state === 'ended') break;
     if (state) {
       printed = printTurns(state.conversation?.turns ?? [], printed, out);
@@ -169,18 +170,26 @@ function printTurns(
   return last;
 }
 
+/** How long one poll of the state query may take (it needs a worker). */
+const QUERY_TIMEOUT_MS = 5_000;
+
 /** The run's state; 'ended' once it has ended; undefined when it did not answer this time. */
 async function stateOf(
+  client: Client,
   handle: WorkflowHandle<typeof reactAgent>,
   ctx: CommandContext,
+  warned: { noWorker: boolean },
 ): Promise<AgentState | 'ended' | undefined> {
   try {
-    return await runState(handle);
+    return await withDeadline(client, QUERY_TIMEOUT_MS, () => runState(handle));
   } catch (err) {
     const { status } = await handle.describe();
     if (status.name !== 'RUNNING') return 'ended';
-    if (ctx.output === 'text' && (err as { code?: number }).code === 4)
+    // Said once: the chat goes on waiting, a worker may yet come.
+    if (!warned.noWorker && isDeadlineExceeded(err)) {
+      warned.noWorker = true;
       line(ctx.io.stderr, 'agent: the run does not answer; is a worker polling its task queue? (npm run worker)');
+    }
     return undefined;
   }
 }
