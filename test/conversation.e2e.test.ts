@@ -310,6 +310,9 @@ describe('a conversation run', () => {
     const refused = await runCli(fixture.env, ['say', other, 'hello']);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr.trim(), /refused the message: this run is not a conversation/);
+    const attach = await chat(['--id', other], 'hello\n');
+    assert.equal(attach.code, 1, attach.stderr);
+    assert.match(attach.stderr.trim(), /is not a conversation/);
     await runCli(fixture.env, ['cancel', other]);
     assert.equal((await runResult(running)).stop_reason, 'cancelled');
   });

@@ -25,6 +25,8 @@ import { sendOrExplain, SAY_TIMEOUT_MS } from './say';
 const HINT = 'see `agent help chat`';
 export const END_COMMAND = '/end';
 const POLL_MS = 200;
+/** How long one poll of the state query may take (it needs a worker). */
+const QUERY_TIMEOUT_MS = 5_000;
 
 export const DEFAULT_CHAT_GOAL =
   'Help the customer with their request: greet them, ask for what you need to know, look it up with your ' +
@@ -71,6 +73,7 @@ export const chat = defineCommand({
     // The conversation itself goes to stdout; what the command says about it, to stderr.
     const progress = ctx.io.stderr;
     if (flags.id !== undefined && (await isRunning(client, flags.id))) {
+      await refuseUnlessConversation(client, workflowId);
       line(progress, `attached to ${workflowId}`);
     } else {
       try {
@@ -95,6 +98,19 @@ async function isRunning(client: Client, workflowId: string): Promise<boolean> {
     if (err instanceof RunNotFoundError) return false;
     throw err;
   }
+}
+
+/** Attaching to a run that is no conversation would wait for turns that never come. */
+async function refuseUnlessConversation(client: Client, workflowId: string): Promise<void> {
+  const handle = client.workflow.getHandle<typeof reactAgent>(workflowId);
+  let state: AgentState;
+  try {
+    state = await withDeadline(client, QUERY_TIMEOUT_MS, () => runState(handle));
+  } catch {
+    return; // no worker yet: the chat waits for it
+  }
+  if (!state.conversation)
+    throw new AgentError(`run ${workflowId} is not a conversation (\`agent watch ${workflowId}\` follows any run)`);
 }
 
 /** The lines of stdin, in order, as they come; 'eof' once it is closed and read. */
@@ -169,9 +185,6 @@ function printTurns(
   }
   return last;
 }
-
-/** How long one poll of the state query may take (it needs a worker). */
-const QUERY_TIMEOUT_MS = 5_000;
 
 /** The run's state; 'ended' once it has ended; undefined when it did not answer this time. */
 async function stateOf(
