@@ -18,6 +18,7 @@ import { checkAgentInput } from '../common/input';
 import { WIRED_DOMAIN } from '../domains/wired';
 import { carryState } from '../workflows/carry';
 import { agentInput } from './helpers/harness';
+import { CONVERSATION_SYSTEM_PROMPT, SYSTEM_PROMPT, systemPromptOf } from '../activities/system-prompt';
 
 const OPEN: SayContext = { conversation: true, running: true, ended: false, unanswered: 0 };
 
@@ -144,5 +145,14 @@ describe('the conversation block of the run input', () => {
     for (const bad of [{ idle_timeout_seconds: 0 }, { idle_timeout_seconds: 1.5 }, { idle_timeout_seconds: 1e12 }])
       assert.match((check(bad) as { error: string }).error, /conversation\.idle_timeout_seconds/);
     assert.match((check({ idle: 3 }) as { error: string }).error, /conversation/);
+  });
+});
+
+describe("the model's instructions in a conversation", () => {
+  it('add the message shape only when the payload has a conversation', () => {
+    assert.equal(systemPromptOf({}), SYSTEM_PROMPT);
+    assert.doesNotMatch(SYSTEM_PROMPT, /"kind":"message"/);
+    assert.match(systemPromptOf({ conversation: conversationForModel(EMPTY_TRANSCRIPT) }), /"kind":"message"/);
+    assert.ok(CONVERSATION_SYSTEM_PROMPT.startsWith(SYSTEM_PROMPT));
   });
 });
