@@ -3,6 +3,7 @@
 // with an explicit invalid_action:* reason (one spelling and precedence, docs/runtime-semantics.md).
 import { z } from 'zod';
 import type { InvalidActionKind } from './stop-reasons';
+import { hasVisibleText } from './visible-text';
 
 const argsSchema = z.record(z.string(), z.unknown());
 
@@ -23,10 +24,14 @@ export const escalateActionSchema = z.strictObject({
   reason: z.string().refine((s) => s.trim().length > 0),
 });
 
-/** A message to the customer: only in a conversation run (ContractOptions.message). */
+/**
+ * A message to the customer: only in a conversation run (ContractOptions.message). Its text must
+ * show, as a customer's must: a message of zero-width characters would leave the customer looking
+ * at nothing while the run waits for an answer.
+ */
 export const messageActionSchema = z.strictObject({
   kind: z.literal('message'),
-  text: z.string().refine((s) => s.trim().length > 0),
+  text: z.string().refine(hasVisibleText),
 });
 
 /**

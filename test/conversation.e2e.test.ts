@@ -196,6 +196,37 @@ describe('a conversation run', () => {
     assert.match(trace.stdout, /"decision": "message"/);
   });
 
+  it('a final answer decided while the customer wrote is not sent: the model decides again with the new turn', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { id, handle } = await fixture.start(
+      byStep({
+        1: message(GREETING),
+        2: async () => {
+          await gate;
+          return final('Your plan is Pro. Bye.');
+        },
+        3: final('Your plan is Pro, and your cancellation request is noted. Bye.'),
+      }),
+      { conversation: {} },
+    );
+    await awaitingCustomer(handle);
+    assert.equal((await runCli(fixture.env, ['say', id, 'What plan am I on?'])).code, 0);
+    // Step 2's decision (a final answer) is held while the customer writes again.
+    await eventually('step 2 to be decided', () => (fixture.llm.requests(id).length >= 2 ? true : undefined));
+    const late = await runCli(fixture.env, ['say', id, 'Wait - also cancel my subscription please.']);
+    assert.equal(late.code, 0, late.stderr);
+    release();
+
+    const result = await runResult(handle);
+    assert.deepEqual([result.status, result.stop_reason], ['ok', 'success']);
+    assert.equal(result.answer, 'Your plan is Pro, and your cancellation request is noted. Bye.');
+    const requests = fixture.llm.requests(id);
+    assert.equal(requests.length, 3, 'the model was asked again after the unread turn');
+    const seen = conversationSeen(requests[2]!).turns.map((t) => t.text);
+    assert.equal(seen.at(-1), 'Wait - also cancel my subscription please.');
+  });
+
   it('the transcript is carried across continue-as-new, and the model sees it after', async () => {
     const { id, handle } = await fixture.start(
       byStep({ 1: message(GREETING), 2: message('Anything else?'), 3: final('Goodbye!') }),

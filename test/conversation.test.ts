@@ -1,5 +1,6 @@
 // A conversation's pure parts (common/conversation.ts): what the `say` Update accepts, the
 // transcript's bounds, what the model sees of it, and what continue-as-new carries.
+import { validateParsedAction } from '../common/contract';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -154,5 +155,16 @@ describe("the model's instructions in a conversation", () => {
     assert.doesNotMatch(SYSTEM_PROMPT, /"kind":"message"/);
     assert.match(systemPromptOf({ conversation: conversationForModel(EMPTY_TRANSCRIPT) }), /"kind":"message"/);
     assert.ok(CONVERSATION_SYSTEM_PROMPT.startsWith(SYSTEM_PROMPT));
+  });
+});
+
+describe("the model's message action", () => {
+  it('must show: blank or invisible text is invalid_action:missing_text, as a customer message is refused', () => {
+    for (const text of ['', '   ', '\u200b\u200b\u2060', '\ufeff\u00ad', '\u3164', '\u2800']) {
+      const result = validateParsedAction({ kind: 'message', text }, { message: true });
+      assert.deepEqual(result.ok ? 'accepted' : result.reason, 'missing_text', JSON.stringify(text));
+    }
+    const shown = validateParsedAction({ kind: 'message', text: '\u200bHello' }, { message: true });
+    assert.equal(shown.ok, true);
   });
 });

@@ -21,6 +21,8 @@ export interface ConversationPort {
   transcript(): Transcript;
   /** Whether the customer has ended the conversation. */
   ended(): boolean;
+  /** Whether the customer wrote turns the model has not read yet (and did not end the conversation). */
+  unread(): boolean;
   /** The agent's message joins the transcript; then the wait for the customer's answer. */
   message(step: number, text: string): Promise<CustomerReply>;
 }
@@ -84,6 +86,7 @@ export class Conversation {
         return this.transcript;
       },
       ended: () => this.transcript.ended === true,
+      unread: () => this.transcript.ended !== true && newsSince(this.transcript, this.shown),
       message: async (step, text) => {
         this.transcript = withTurn(this.transcript, { from: 'agent', text: boundedMessage(text), step });
         awaiting();

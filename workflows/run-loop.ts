@@ -216,6 +216,9 @@ async function decideStep<R>(
 /** A final answer: the validator accepts it, bounces it back to the model once, or ends the run. */
 function finish<R>(p: LoopPorts<R>, action: FinalAction, step: number, mode: ValidatorMode): Ended<R> {
   const { state } = p;
+  // The customer wrote while the model decided: this answer did not read it, so it is not sent;
+  // the model decides again with the new turns (each try costs a step, so the budget bounds it).
+  if (p.conversation?.unread()) return undefined;
   const checked = finalMove(action, step, state.history, mode);
   if (checked.next === 'stop') return { result: stopMove(p, checked) };
   if (checked.next === 'bounce') {
