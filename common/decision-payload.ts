@@ -55,6 +55,8 @@ const catalogs = new Map<string, CatalogEntry[]>();
 
 /** The payload as the model receives it: each available tool with its description and argument schema. */
 export function modelPayload(payload: DecisionPayload, domain: Domain): ModelPayload {
+  // A decision scheduled by an older worker already carries the described tools.
+  if (payload.available_tools.some((tool) => typeof tool !== 'string')) return payload as unknown as ModelPayload;
   const key = `${domain.name}:${payload.available_tools.join(',')}`;
   let catalog = catalogs.get(key);
   if (!catalog) {
