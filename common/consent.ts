@@ -46,6 +46,7 @@ const HEDGES = new Set([
 export function isExplicitYes(text: string): boolean {
   const words = text
     .normalize('NFKC')
+    .replace(/\p{Cf}/gu, '') // zero-width and format characters: what the customer sees is what counts
     .toLowerCase()
     .replace(/[’']/g, '')
     .split(/[^\p{L}\p{N}]+/u)
