@@ -46,6 +46,7 @@ describe("the customer's explicit yes", () => {
       'nope',
       'ok',
       'sure',
+      'yes cancel it',
       'go ahead',
       'yes but change the address first',
       "yes, don't do it yet",
@@ -76,19 +77,22 @@ describe("the customer's explicit yes", () => {
     );
   });
 
-  it('a message whose first word is not a yes is never consent', () => {
+  it('a yes with any word outside the short list of courtesies is never consent (look-alikes included)', () => {
+    const allowed = new Set(['yes', 'y', 'yeah', 'yep', 'confirm', 'confirmed', 'please', 'go', 'ahead', 'do', 'it']);
+    allowed.add('that').add('thats').add('is').add('correct').add('right').add('i').add('thanks').add('thank');
+    allowed.add('you').add('proceed').add('sure').add('ok').add('okay').add('sounds').add('good').add('fine');
+    const letters = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzоеаіѕ'.split('')); // Cyrillic о е а і ѕ too
+    const word = fc.array(letters, { minLength: 1, maxLength: 8 }).map((cs) => cs.join(''));
     fc.assert(
-      fc.property(fc.string({ maxLength: 60 }), (text) => {
-        const first = text
-          .normalize('NFKC')
-          .toLowerCase()
-          .replace(/[’']/g, '')
-          .split(/[^\p{L}\p{N}]+/u)
-          .filter(Boolean)[0];
-        if (!['yes', 'y', 'yeah', 'yep', 'confirm', 'confirmed', 'i'].includes(first ?? ''))
-          assert.equal(isExplicitYes(text), false);
+      fc.property(word, fc.nat({ max: 3 }), (other, at) => {
+        fc.pre(!allowed.has(other));
+        const words = ['yes', 'please', 'go', 'ahead'];
+        words.splice(at, 0, other);
+        assert.equal(isExplicitYes(words.join(' ')), false, words.join(' '));
       }),
     );
+    // Found by the adversary: a modifier-letter apostrophe and look-alike letters in a negation.
+    for (const text of ['yes donʼt', 'yes, nоt now', 'yes dо nоt']) assert.equal(isExplicitYes(text), false, text);
   });
 
   it('the question names the exact call: the tool and every argument', () => {
