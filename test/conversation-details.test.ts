@@ -38,6 +38,13 @@ describe("a conversation's current details", () => {
     );
     assert.match(details(t, NOW + 2 * 86_400_000), /until 2026-12-05 20:00 UTC/);
     assert.doesNotMatch(details(t), /awaiting/, 'not waiting: no wait shown');
+    const first = conversationDetails('', {
+      transcript: t,
+      workflowId: 'chat-1',
+      awaitingUntilMs: undefined,
+      nowMs: NOW,
+    });
+    assert.ok(first.startsWith('**conversation** · 3 turn(s)'), 'a turn before any phase line: no empty line first');
   });
 
   it("a customer's unanswered message, a consent question and the customer's end", () => {

@@ -136,7 +136,7 @@ export interface TurnsView {
 export function conversationDetails(head: string, v: TurnsView): string {
   const t = v.transcript;
   const counts = `${t.total} turn(s): ${t.agent_messages} from the agent, ${t.customer_messages} from the customer`;
-  const heading = `${head}\n\n**conversation** · ${counts}${conversationWait(v)}`;
+  const heading = `${head ? `${head}\n\n` : ''}**conversation** · ${counts}${conversationWait(v)}`;
   const lines = t.turns.slice(-TURN_DETAILS_LIMITS.turns).map(turnLine);
   // The newest turns matter most: the oldest go first when the whole would be too big.
   for (let from = 0; from <= lines.length; from++) {
