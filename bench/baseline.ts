@@ -100,6 +100,7 @@ export async function runInProcess(
     domain: WIRED_DOMAIN,
     registry: TOOL_REGISTRY,
     workflowId,
+    stateKey: workflowId,
     stepsAtStart: 0,
     budget: () => budget,
     elapsedMs: () => Date.now() - startedAt,

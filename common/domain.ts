@@ -33,4 +33,11 @@ export interface Domain<Services = unknown> {
   /** Every rule a tool of this domain may deny a call with (`policy_denied:<rule>`), explained. */
   policyRules: Readonly<Record<string, string>>;
   principal: PrincipalRule;
+  /**
+   * Each conversation (a run and its continue-as-new chain) has its own world: the state its tools
+   * read and write and its effects' keys belong to the conversation (`<workflow id>/<first run id>`),
+   * so a new run under a reused workflow id starts afresh instead of finding another's effects.
+   * Absent: keys are per workflow id (support: a re-run under the same id finds the first refund).
+   */
+  statePerConversation?: boolean;
 }

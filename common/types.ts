@@ -268,6 +268,8 @@ export interface ToolInput {
   idempotency_key: string;
   /** The run's principal (an opaque id); absent before a run that learns it has authenticated the customer. */
   principal?: string;
+  /** Whose world the call reads and writes: the conversation (`<workflow id>/<first run id>`) in a domain with state per conversation. */
+  state_key?: string;
 }
 
 /** The lookup an effect's reconcile activity (`reconcile_<tool>`) makes before a run ends. */

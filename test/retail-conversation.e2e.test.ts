@@ -225,6 +225,40 @@ describe('retail conversations', () => {
     );
   });
 
+  it('a workflow id reused for later conversations: each starts from the initial database and its yes is applied (A, B, A)', async () => {
+    const id = uniqueId('retail-reuse');
+    const address = (address1: string) => ({
+      user_id: IVAN.user_id,
+      address1,
+      address2: '',
+      city: 'Austin',
+      state: 'TX',
+      country: 'USA',
+      zip: '78701',
+    });
+    const conversation = async (line: string) => {
+      const { handle } = await fixture.start(
+        byStep({
+          1: tool('find_user_id_by_email', { email: IVAN.email }),
+          2: tool('modify_user_address', address(line)),
+          3: final('Your address is updated.'),
+        }),
+        retailInput(),
+        { id },
+      );
+      await awaitingConsent(handle);
+      await sayToRun(fixture.client, id, { text: 'yes' });
+      const result = await runResult(handle);
+      assert.equal(result.stop_reason, 'success');
+      assert.equal(countAppliedWrites(RETAIL_DB, id), 1, 'this conversation wrote once');
+      return readRetailDb(RETAIL_DB, id).users[IVAN.user_id]!.address.address1;
+    };
+    assert.equal(await conversation('1 First St'), '1 First St');
+    assert.equal(await conversation('2 Second St'), '2 Second St');
+    // The same call as the first conversation's: under keys of its own, it is applied, not found done.
+    assert.equal(await conversation('1 First St'), '1 First St');
+  });
+
   it('a cancel while the run waits for consent: the write is not made', async () => {
     const { id, handle } = await fixture.start(
       byStep({

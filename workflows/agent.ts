@@ -34,6 +34,7 @@ import { Conversation } from './conversation';
 import { Decisions, workerPricing } from './decide-call';
 import { confirmedUsd, countEffects } from './effects';
 import { domainOf, registryOfDomain } from '../domains/wired';
+import { stateKey } from './idempotency';
 import type { Domain } from '../common/domain';
 import { checkPrincipalPolicy } from './policy';
 import type { PolicyDecision } from './policy';
@@ -79,6 +80,7 @@ class AgentRun {
   private readonly startedAtMs: number;
   private readonly state: LoopState;
   private readonly domain: Domain;
+  private readonly stateKey: string;
   readonly waits: Waits;
   readonly decisions: Decisions;
   readonly conversation: Conversation;
@@ -102,6 +104,8 @@ class AgentRun {
     this.startedAtMs = carried?.started_at_ms ?? workflowInfo().runStartTime.getTime();
     this.state = loopStateOf(carried, input.principal);
     this.domain = domainOf(input);
+    const info = workflowInfo();
+    this.stateKey = stateKey(info.workflowId, info.firstExecutionRunId, this.domain.statePerConversation === true);
     this.omitted = carried?.omitted ? { ...carried.omitted } : { trace: 0, history: 0 };
     this.extensions = carried?.extensions ? [...carried.extensions] : [];
     this.waits = new Waits(approvalTimeoutMs(input.approval_timeout_seconds), carried);
@@ -149,6 +153,7 @@ class AgentRun {
       domain: this.domain,
       registry: registryOfDomain(this.domain),
       workflowId: workflowInfo().workflowId,
+      stateKey: this.stateKey,
       stepsAtStart: this.input.carried?.usage.steps ?? 0,
       budget: () => this.budget,
       elapsedMs: () => this.agentElapsedMs(),
@@ -156,7 +161,7 @@ class AgentRun {
       policy: (name, args) => this.principalPolicy(name, args),
       pricing: async () => (this.budget.max_usd > 0 ? this.pricing() : undefined),
       decide: (step, payload, cap, leftUsd) => this.decisions.decide(step, payload, cap, leftUsd),
-      callTool: (call, key) => callToolActivity(call, key, this.state.principal, this.left()),
+      callTool: (call, key) => callToolActivity(call, key, this.state.principal, this.left(), this.stateKey),
       owner: (call) => ownerActivity(call),
       reconcile: (effect) => {
         this.setPhase('reconciling', effect.tool);

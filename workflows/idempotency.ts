@@ -12,10 +12,19 @@ export function decideKey(workflowId: string, chainRunId: string, step: number):
 }
 
 /**
- * A tool call's key: `<workflow id>:<step>:<tool>:<args hash>`. Shared by every run of one workflow
+ * Whose world a run's tools act on: the workflow id, or in a domain with state per conversation the
+ * conversation, `<workflow id>/<first run id of the chain>` (the same across continue-as-new).
+ */
+export function stateKey(workflowId: string, chainRunId: string, perConversation: boolean): string {
+  return perConversation ? `${workflowId}/${chainRunId}` : workflowId;
+}
+
+/**
+ * A tool call's key: `<state key>:<step>:<tool>:<args hash>`, the state key being the workflow id
+ * (or the conversation, see stateKey). Shared by every run of one workflow
  * id on purpose: a run re-done after `temporal workflow reset`, or started again under the same
  * id, finds the first one's refund by key and reconciles instead of paying twice.
  */
-export function toolKey(workflowId: string, step: number, tool: string, argsHash: string): string {
-  return `${workflowId}:${step}:${tool}:${argsHash}`;
+export function toolKey(stateKey: string, step: number, tool: string, argsHash: string): string {
+  return `${stateKey}:${step}:${tool}:${argsHash}`;
 }

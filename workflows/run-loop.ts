@@ -79,6 +79,8 @@ export interface LoopPorts<R> {
   domain: Domain;
   registry: ToolRegistry;
   workflowId: string;
+  /** Whose world the tools act on and the prefix of effect keys (workflows/idempotency.ts stateKey). */
+  stateKey: string;
   /** The steps the chain had taken when this run started (continue-as-new counts from here). */
   stepsAtStart: number;
   /** The budget now (top-ups raise it). */
@@ -309,7 +311,7 @@ async function callTool<R>(
   const spec = p.registry[call.name]!;
   const effect: EffectCall = {
     tool: call.name,
-    idempotency_key: toolKey(p.workflowId, call.step, call.name, call.argsHash),
+    idempotency_key: toolKey(p.stateKey, call.step, call.name, call.argsHash),
     step: call.step,
     args: call.args,
   };

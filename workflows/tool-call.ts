@@ -21,6 +21,7 @@ export function callToolActivity(
   idempotencyKey: string,
   principal: ToolInput['principal'],
   left: Remaining,
+  stateKey?: string,
 ): Promise<Observation> {
   const spec = ALL_TOOLS[call.name]!;
   const tools = proxyActivities<Record<string, ToolFn>>({
@@ -33,6 +34,7 @@ export function callToolActivity(
     args: call.args,
     idempotency_key: idempotencyKey,
     principal,
+    ...(stateKey !== undefined ? { state_key: stateKey } : {}),
     trace: { step: call.step, role: 'tool' },
   });
 }

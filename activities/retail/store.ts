@@ -110,6 +110,18 @@ export class RetailStore implements RetailRecords {
       .immediate();
   }
 
+  /** A state key as given, or for a workflow id its latest conversation that wrote (the id itself if none did). */
+  conversationOf(run: string): string {
+    if (run.includes('/')) return run;
+    const row = this.sql
+      .prepare(
+        `SELECT run_key FROM retail_runs WHERE run_key = ? OR substr(run_key, 1, length(?) + 1) = ? || '/'
+         ORDER BY updated_at DESC, rowid DESC LIMIT 1`,
+      )
+      .get(run, run, run) as { run_key: string } | undefined;
+    return row?.run_key ?? run;
+  }
+
   /** Writes applied to the run's database (a refused write may have changed it too; it is counted apart). */
   writesOf(runKey: string): Array<{ key: string; tool: string; state: WriteRecord['state'] }> {
     return this.sql
@@ -174,21 +186,25 @@ export function lazyRetailStore(file: () => string = () => retailDbPathFromEnv()
   return () => (store ??= RetailStore.open(file()));
 }
 
-/** The run's database in `file` now (the eval's end state); the initial database when the run never wrote. */
-export function readRetailDb(file: string, workflowId: string): RetailDB {
+/**
+ * A conversation's database in `file` now (the eval's end state); the initial database when it never
+ * wrote. `run` is the conversation's state key (`<workflow id>/<first run id>`), or a workflow id: its
+ * latest conversation.
+ */
+export function readRetailDb(file: string, run: string): RetailDB {
   const store = RetailStore.open(file);
   try {
-    return store.database(workflowId);
+    return store.database(store.conversationOf(run));
   } finally {
     store.close();
   }
 }
 
-/** Writes the run committed (applied or refused, each key once). */
-export function countAppliedWrites(file: string, workflowId: string): number {
+/** Writes the conversation committed (applied or refused, each key once); `run` as in readRetailDb. */
+export function countAppliedWrites(file: string, run: string): number {
   const store = RetailStore.open(file);
   try {
-    return store.writesOf(workflowId).filter((w) => w.state !== 'not_made').length;
+    return store.writesOf(store.conversationOf(run)).filter((w) => w.state !== 'not_made').length;
   } finally {
     store.close();
   }

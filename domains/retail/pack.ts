@@ -21,6 +21,7 @@ export const retailDomain: Domain<RetailServices> = {
     RETAIL_POLICY.trim(),
   ].join('\n'),
   policyRules: {},
+  statePerConversation: true,
   principal: {
     describe: 'a retail user id, learnt by authentication (find_user_id_by_email / find_user_id_by_name_zip)',
     check: (principal) => (/^[a-z0-9_]{1,100}$/.test(principal) ? undefined : 'not a retail user id'),

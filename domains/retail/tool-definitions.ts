@@ -6,7 +6,7 @@
 import { defineTool } from '../../common/tools/tool';
 import type { ToolContext, ToolDefinition } from '../../common/tools/tool';
 import type { Observation } from '../../common/observation';
-import type { ReconcileOutput } from '../../common/types';
+import type { ReconcileOutput, ToolInput } from '../../common/types';
 import { RetailToolError } from './errors';
 import type { RetailServices, WriteRecord } from './services';
 import type { AnyRetailTool } from './tools/index';
@@ -23,6 +23,11 @@ const ORDER_WRITES_ARG = 'order_id';
 
 type Ctx = ToolContext<RetailServices>;
 
+/** The conversation whose database the call reads and writes (the workflow sends it; the workflow id otherwise). */
+function conversationOf(ctx: Ctx, input: ToolInput): string {
+  return input.state_key ?? ctx.workflowId;
+}
+
 function refusal(err: unknown): { ok: false; error: string } {
   if (err instanceof RetailToolError) return { ok: false, error: err.message };
   throw err; // not the reference's refusal: a bug, which the activity reports and Temporal retries
@@ -38,8 +43,8 @@ function readTool(tool: AnyRetailTool): ToolDefinition<RetailServices> {
     ...(AUTHENTICATION.has(tool.name) ? { authenticates: true } : {}),
     ...(USER_READS.has(tool.name) ? { principalArg: 'user_id' } : {}),
     ...(tool.name === 'transfer_to_human_agents' ? { endsRun: 'transferred' as const } : {}),
-    async handler(args, ctx: Ctx) {
-      const done = ctx.services.records().read(ctx.workflowId, (db) => {
+    async handler(args, ctx: Ctx, input) {
+      const done = ctx.services.records().read(conversationOf(ctx, input), (db) => {
         try {
           return { ok: true as const, result: tool.handler(db, args) };
         } catch (err) {
@@ -77,7 +82,10 @@ function writeTool(tool: AnyRetailTool): ToolDefinition<RetailServices> {
       const records = ctx.services.records();
       // Object-level authorisation at the tool as well as in the workflow's gate.
       if (onOrder) {
-        const owner = records.read(ctx.workflowId, (db) => db.orders[String(args[ORDER_WRITES_ARG])]?.user_id);
+        const owner = records.read(
+          conversationOf(ctx, input),
+          (db) => db.orders[String(args[ORDER_WRITES_ARG])]?.user_id,
+        );
         if (owner !== undefined && owner !== input.principal)
           return ctx.envelope(RETAIL_SOURCE, false, { rejected: 'not_principal', order_id: args[ORDER_WRITES_ARG] });
       }
@@ -95,13 +103,18 @@ function writeTool(tool: AnyRetailTool): ToolDefinition<RetailServices> {
         // Never once the run's cancel is recorded: the workflow then settles the key as not made.
         if (await ctx.runCancelRequested())
           throw ctx.failForGood(`${tool.name} not applied: the run's cancel is recorded`, 'RunCancelledBeforeCommit');
-        const { record, reconciled } = records.write(ctx.workflowId, input.idempotency_key, tool.name, (db) => {
-          try {
-            return { ok: true, result: tool.handler(db, args) };
-          } catch (err) {
-            return refusal(err);
-          }
-        });
+        const { record, reconciled } = records.write(
+          conversationOf(ctx, input),
+          input.idempotency_key,
+          tool.name,
+          (db) => {
+            try {
+              return { ok: true, result: tool.handler(db, args) };
+            } catch (err) {
+              return refusal(err);
+            }
+          },
+        );
         stage = 'committed';
         await stall(ctx.faults.pauseAfterCommitMs);
         return observationOf(ctx, record, reconciled);
