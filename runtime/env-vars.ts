@@ -93,14 +93,15 @@ export const ENV_VARS = {
     group: 'llm',
     default: '',
     meaning:
-      'API key of the OpenAI-compatible endpoint; the worker refuses to start without it unless OPENAI_BASE_URL is set (a keyless server); without it the demo runs offline',
+      'API key of the OpenAI-compatible endpoint; the worker refuses to start without it unless OPENAI_BASE_URL is set (a keyless server, or `offline`); without it the demo runs offline',
     parse: text,
     secret: true,
   },
   OPENAI_BASE_URL: {
     group: 'llm',
     default: 'the OpenAI API',
-    meaning: 'base URL of an OpenAI-compatible endpoint (e.g. http://localhost:11434/v1)',
+    meaning:
+      "base URL of an OpenAI-compatible endpoint (e.g. http://localhost:11434/v1); `offline`: the worker serves the demo's scripted model itself (model `scripted-llm`, no key, no other process)",
     parse: text,
   },
   OPENAI_MODEL: {
@@ -120,7 +121,7 @@ export const ENV_VARS = {
     group: 'llm',
     default: 'the built-in table (docs/cost.md)',
     meaning:
-      'a JSON file of model prices, `{"<model>": {"input_usd_per_mtok": n, "output_usd_per_mtok": n}}`, over the built-in table; the worker refuses a model it cannot price',
+      'a JSON file of model prices, `{"<model>": {"input_usd_per_mtok": n, "output_usd_per_mtok": n}}`, over the built-in table; a model it cannot price runs with its cost unknown, and a run with a dollar budget on it is refused',
     parse: text,
   },
   // The fleet-wide LLM rate limit (docs/rate-limits.md); off unless a limit is set
