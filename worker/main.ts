@@ -1,4 +1,5 @@
 // `npm run worker`: runs one agent worker until SIGINT/SIGTERM, then drains and exits.
+import { loadDotEnv } from '../runtime/dotenv';
 import { temporalEnv, describeConnection } from '../runtime/temporal-env';
 import { describeCodec } from '../runtime/data-converter';
 import { requiredLlmConfigFromEnv } from '../activities/llm-config';
@@ -11,6 +12,7 @@ import { startOfflineModelIfAsked } from './offline-model';
 import { startAgentWorker } from './start-worker';
 
 async function main(): Promise<void> {
+  loadDotEnv(); // before anything reads the environment
   const env = temporalEnv(process.env, {}, (text) => console.error(`worker: ${text}`));
   const fromEnv = requiredLlmConfigFromEnv(); // no key and no base URL: one line, exit 1
   const offline = await startOfflineModelIfAsked(fromEnv);
