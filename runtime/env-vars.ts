@@ -86,6 +86,9 @@ export const DEFAULT_CODEC_PORT = 8888;
 export const DEFAULT_REFUNDS_DB = '.temporal/refunds.sqlite';
 export const DEFAULT_MODEL = 'gpt-4.1-mini';
 export const DEFAULT_DEPLOYMENT_NAME = 'durable-react-agent';
+/** The SDK's log levels, least severe first (the same names as @temporalio/common's LogLevel). */
+export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
 
 export const ENV_VARS = {
   // The LLM (worker)
@@ -196,6 +199,29 @@ export const ENV_VARS = {
     default: 'any free port',
     meaning: "loopback port of the Temporal SDK's own Prometheus exporter, re-served on AGENT_METRICS_PORT",
     parse: port(undefined),
+  },
+  LOG_FORMAT: {
+    group: 'worker',
+    default: 'text',
+    meaning:
+      "the worker's event log on stdout (the SDK's logger: its events, activity logs, one line per tool result): `text` (time level message key=value ...) or `json` (one object a line)",
+    parse: (raw, name): 'text' | 'json' => {
+      const value = raw?.trim().toLowerCase() || 'text';
+      if (value !== 'text' && value !== 'json') throw new Error(`${name} must be "text" or "json", got "${raw}"`);
+      return value;
+    },
+  },
+  LOG_LEVEL: {
+    group: 'worker',
+    default: 'info',
+    meaning:
+      "the least severe event the worker logs: `trace`, `debug`, `info`, `warn` or `error` (the SDK's native core logs from `warn`, or from `debug`/`trace` when asked)",
+    parse: (raw, name): LogLevelName => {
+      const value = (raw?.trim() || 'info').toUpperCase();
+      if (!(LOG_LEVELS as readonly string[]).includes(value))
+        throw new Error(`${name} must be one of trace, debug, info, warn, error; got "${raw}"`);
+      return value as LogLevelName;
+    },
   },
   AGENT_WORKER_VERSIONING: {
     group: 'worker',

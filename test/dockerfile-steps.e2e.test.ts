@@ -232,7 +232,7 @@ describe("the Dockerfile's build steps, outside Docker", () => {
         60_000,
       );
       assert.equal(await health.text(), 'ok\n');
-      assert.match(worker.output(), /state: 'RUNNING'/);
+      assert.match(worker.output(), /Worker state changed .*state=RUNNING/);
     } finally {
       worker.proc.kill('SIGTERM');
       assert.equal(await worker.exited, 0, worker.output());
