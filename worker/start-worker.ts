@@ -65,7 +65,7 @@ export async function startAgentWorker(opts: StartAgentWorkerOptions): Promise<S
     telemetryOptions: {
       logging: { filter: { core: coreLogLevel(logSettings.level), other: 'ERROR' }, forward: {} },
       ...(opts.sdkMetricsPort !== undefined
-        ? { metrics: { prometheus: { bindAddress: `127.0.0.1:${opts.sdkMetricsPort}` } } }
+        ? { metrics: { prometheus: sdkPrometheusOptions(opts.sdkMetricsPort) } }
         : {}),
     },
   });
@@ -126,6 +126,20 @@ export async function startAgentWorker(opts: StartAgentWorkerOptions): Promise<S
     ...(limiterSettings ? { limiterSettings } : {}),
     ...(deployment ? { deployment } : {}),
     run,
+  };
+}
+
+/**
+ * The SDK's exporter, named by Prometheus conventions like the agent's own metrics: counters end in
+ * `_total`, a metric's unit is in its name, durations are histograms in seconds
+ * (`temporal_activity_execution_latency_seconds`), not milliseconds.
+ */
+export function sdkPrometheusOptions(port: number) {
+  return {
+    bindAddress: `127.0.0.1:${port}`,
+    countersTotalSuffix: true,
+    unitSuffix: true,
+    useSecondsForDurations: true,
   };
 }
 
