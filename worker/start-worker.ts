@@ -1,7 +1,7 @@
 // Starts the agent's worker process the one way `npm run worker` (worker/main.ts), the benchmark's
 // worker (bench/worker.ts) and the eval's worker (eval/worker.ts) do it: the SDK's Runtime (the
-// event log, the metrics exporter), the connection, the fleet-wide LLM limiter, the Worker with its deployment version,
-// and the close of all of it.
+// event log, the metrics exporter), the connection, the fleet-wide LLM limiter, the Worker with its
+// deployment version, and the close of all of it.
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { ActivityInterceptorsFactory, Worker, WorkerOptions } from '@temporalio/worker';
 import { connectionOptions, unreachableMessage } from '../runtime/temporal-env';
