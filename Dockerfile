@@ -32,6 +32,10 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The refunds ledger's folder (AGENT_REFUNDS_DB's default, .temporal/refunds.sqlite under /app), owned
+# by the user the worker runs as: /app itself is root's. Compose mounts a named volume here, which
+# starts out with this ownership, so every worker replica writes one ledger that outlives them.
+RUN mkdir -p /app/.temporal && chown node:node /app/.temporal
 USER node
 EXPOSE 9464
 # SIGTERM (docker stop) drains the worker: running activities finish, then it exits.

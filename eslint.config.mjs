@@ -93,8 +93,16 @@ export default tseslint.config(
             },
             {
               target: './worker',
-              from: ['./client', ...notProduction, ...entryPoints],
+              from: ['./client', ...notProduction.filter((p) => p !== './testing'), ...entryPoints],
               message: 'The worker must not depend on a client.',
+            },
+            {
+              // OPENAI_BASE_URL=offline serves the demo's scripted model from the worker itself
+              // (worker/offline-model.ts): that model and its server, no other test double.
+              target: './worker',
+              from: './testing',
+              except: ['./offline-model.ts', './scripted-llm-server.ts', './scripted-replies.ts'],
+              message: 'The worker uses only the offline model from testing/ (OPENAI_BASE_URL=offline).',
             },
             {
               target: './client',

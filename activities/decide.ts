@@ -29,6 +29,7 @@ import { scrubSecrets, secretsFromEnv } from './secrets';
 import { SYSTEM_PROMPT, systemPromptOf } from './system-prompt';
 import { modelPayload } from '../common/decision-payload';
 import { domainOf } from '../domains/wired';
+import { unpricedModelMessage } from '../runtime/prices';
 
 const HEARTBEAT_EVERY_MS = 250;
 /**
@@ -67,6 +68,14 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
   /** The cap this attempt can pay for with what its decision has left; throws when none fits. */
   const affordableCap = (input: DecideInput, prompt: string, ledger: readonly AttemptCharge[]): number => {
     const left = input.left_usd! - ledgerUsd(ledger);
+    // A dollar budget cannot be kept on a model without a price (llm_pricing refuses such runs first).
+    if (!config.price)
+      throw ApplicationFailure.create({
+        message: unpricedModelMessage(config.model),
+        type: LLM_BUDGET,
+        nonRetryable: true,
+        details: [{ attempts: [...ledger] } satisfies DecideLedger],
+      });
     const promptTokens = estimateTokens(prompt.length) + overheadTokens();
     const cap = attemptCap(left, promptTokens, config.price, input.max_completion_tokens ?? COMPLETION_CAP_TOKENS);
     if (cap !== undefined) return cap;
@@ -91,7 +100,9 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
     const charge = (usage: unknown, outcome: AttemptCharge['outcome']): AttemptCharge | undefined => {
       const counts = usageCounts(usage);
       if (counts.prompt_tokens + counts.completion_tokens === 0) return undefined;
-      const entry: AttemptCharge = { step, attempt, outcome, ...counts, cost_usd: attemptCost(counts, config.price) };
+      const entry: AttemptCharge = config.price
+        ? { step, attempt, outcome, ...counts, cost_usd: attemptCost(counts, config.price) }
+        : { step, attempt, outcome, ...counts, cost_usd: 0, unpriced: true };
       ledger.push(entry);
       ctx.heartbeat(details());
       return entry;
@@ -207,9 +218,19 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
  */
 export function createLlmPricing(config: LlmConfig) {
   return async function llm_pricing(): Promise<LlmPricing> {
+    // The one place an unpriced model is refused: a run with a dollar budget, which cannot be kept.
+    if (!config.price)
+      throw ApplicationFailure.create({
+        message: unpricedModelMessage(config.model),
+        type: UNPRICED_MODEL,
+        nonRetryable: true,
+      });
     return { model: config.model, ...config.price, overhead_tokens: overheadTokens() };
   };
 }
+
+/** The failure type of llm_pricing on a worker whose model has no price. */
+export const UNPRICED_MODEL = 'UnpricedModel';
 
 /** The estimated tokens of the system prompt and the message framing, on top of a decision's payload. */
 function overheadTokens(): number {

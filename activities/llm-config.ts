@@ -2,18 +2,25 @@
 // workflow input, a result or the history.
 import type { ModelPrice } from '../common/cost';
 import { readEnv } from '../runtime/env-vars';
-import { loadPrices, priceForModel } from '../runtime/prices';
+import { loadPrices, lookUpPrice } from '../runtime/prices';
 
 export interface LlmConfig {
   apiKey: string;
   baseURL: string | undefined;
   model: string;
   timeoutMs: number;
-  /** The model's price: each attempt's cost is computed with it (runtime/prices.ts). */
-  price: ModelPrice;
+  /**
+   * The model's price: each attempt's cost is computed with it (runtime/prices.ts). Undefined for
+   * a model the table does not know (a local model): its runs' cost is unknown, and a run with a
+   * dollar budget is refused (the llm_pricing local activity).
+   */
+  price: ModelPrice | undefined;
 }
 
-/** Throws a one-line error for a model the price table does not know (the worker does not start). */
+/** The value of OPENAI_BASE_URL that starts the scripted offline model (worker/offline-model.ts). */
+export const OFFLINE_BASE_URL = 'offline';
+
+/** Throws a one-line error for a prices file it cannot read. */
 export function llmConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LlmConfig {
   const model = readEnv('OPENAI_MODEL', env);
   return {
@@ -22,13 +29,14 @@ export function llmConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LlmConfi
     baseURL: readEnv('OPENAI_BASE_URL', env),
     model,
     timeoutMs: readEnv('OPENAI_TIMEOUT_SECONDS', env) * 1000,
-    price: priceForModel(model, loadPrices(env)),
+    price: lookUpPrice(model, loadPrices(env)),
   };
 }
 
 /** Why the worker will not start without an LLM: every run would otherwise end llm_error. */
 export const MISSING_LLM_MESSAGE =
-  'OPENAI_API_KEY is not set: set it, or set OPENAI_BASE_URL for a keyless OpenAI-compatible server';
+  'OPENAI_API_KEY is not set: set it, or set OPENAI_BASE_URL for a keyless OpenAI-compatible server ' +
+  `(OPENAI_BASE_URL=${OFFLINE_BASE_URL}: the scripted offline model of the demo)`;
 
 /**
  * The worker's settings: refuses to start with neither a key nor a base URL (a keyless

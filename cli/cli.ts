@@ -13,6 +13,7 @@ import { connectClient, grpcCodeOf, line } from './cli-context';
 import { AgentError, EXIT } from '../client/agent-error';
 import { GLOBAL_FLAGS, GLOBAL_VALUE_FLAGS, jsonText, outputFormatOf } from './output';
 import type { OutputFormat } from './output';
+import { loadDotEnv } from '../runtime/dotenv';
 import { temporalEnv } from '../runtime/temporal-env';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import type { Client } from '@temporalio/client';
@@ -249,6 +250,12 @@ if (require.main === module) {
     );
     process.exit(130);
   });
+  try {
+    loadDotEnv();
+  } catch (err) {
+    process.stderr.write(`agent: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
   main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr }).then(
     (code) => process.exit(code),
     (err: unknown) => {

@@ -71,9 +71,11 @@ export function formatUsage(usage: Usage): string {
   return (
     `${plural(usage.steps, 'step')}, ${plural(usage.tool_calls, 'tool call')}, ${plural(usage.llm_calls, 'LLM call')}, ` +
     `${usage.total_tokens} tokens (${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion), ${formatSeconds(usage.elapsed_ms)}` +
-    (usage.cost_usd !== undefined
-      ? `, ${formatUsd(usage.cost_usd)}${failed > 0 ? ` (${plural(failed, 'failed attempt')} charged)` : ''}`
-      : '')
+    (usage.cost_unknown
+      ? ', cost unknown (the worker has no price for its model)'
+      : usage.cost_usd !== undefined
+        ? `, ${formatUsd(usage.cost_usd)}${failed > 0 ? ` (${plural(failed, 'failed attempt')} charged)` : ''}`
+        : '')
   );
 }
 
@@ -143,7 +145,7 @@ export function formatState(state: AgentState, workflowId?: string): string[] {
     `tokens:       ${usage.total_tokens}` +
       (remaining.tokens === null ? ' (no token budget)' : ` of ${budget.max_tokens} (${remaining.tokens} left)`) +
       `, ${plural(usage.llm_calls, 'LLM call')}`,
-    `cost:         ${formatUsd(usage.cost_usd ?? 0)}` +
+    `cost:         ${usage.cost_unknown ? 'unknown (the worker has no price for its model)' : formatUsd(usage.cost_usd ?? 0)}` +
       (remaining.usd === null || remaining.usd === undefined
         ? ' (no dollar budget)'
         : ` of ${formatUsd(budget.max_usd)} (${formatUsd(remaining.usd)} left)`) +

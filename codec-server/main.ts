@@ -8,9 +8,11 @@
 import { codecFromEnv } from '../runtime/data-converter';
 import { normaliseOrigin, startCodecServer } from './http-server';
 import { readEnv } from '../runtime/env-vars';
+import { loadDotEnv } from '../runtime/dotenv';
 import { temporalEnv } from '../runtime/temporal-env';
 
 async function main(): Promise<void> {
+  loadDotEnv(); // before anything reads the environment
   const codec = codecFromEnv();
   if (!codec)
     throw new Error(

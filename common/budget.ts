@@ -26,6 +26,8 @@ export interface Usage {
   attempts?: AttemptCharge[];
   /** How many attempts were charged in all (attempts keeps only the last ones). */
   charged_attempts?: number;
+  /** Some attempts ran on a model the worker has no price for: cost_usd counts only the priced ones. */
+  cost_unknown?: true;
 }
 
 /** One LLM attempt that reported usage, as the decide activity priced it. */
@@ -38,6 +40,8 @@ export interface AttemptCharge {
   prompt_tokens: number;
   completion_tokens: number;
   cost_usd: number;
+  /** The worker had no price for its model: cost_usd is 0 and the cost is unknown. */
+  unpriced?: true;
 }
 
 export const EMPTY_USAGE: Usage = {

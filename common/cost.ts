@@ -53,6 +53,7 @@ export function chargeAttempts(usage: Usage, attempts: readonly AttemptCharge[])
       cost_usd: roundUsd((next.cost_usd ?? 0) + a.cost_usd),
       charged_attempts: (next.charged_attempts ?? 0) + 1,
       attempts: [...(next.attempts ?? []), a].slice(-MAX_ATTEMPT_DETAIL),
+      ...(a.unpriced ? { cost_unknown: true as const } : {}),
     };
   }
   return next;

@@ -87,6 +87,9 @@ export const DEFAULT_REFUNDS_DB = '.temporal/refunds.sqlite';
 export const DEFAULT_RETAIL_DB = '.temporal/retail.sqlite';
 export const DEFAULT_MODEL = 'gpt-4.1-mini';
 export const DEFAULT_DEPLOYMENT_NAME = 'durable-react-agent';
+/** The SDK's log levels, least severe first (the same names as @temporalio/common's LogLevel). */
+export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
 
 export const ENV_VARS = {
   // The LLM (worker)
@@ -94,14 +97,15 @@ export const ENV_VARS = {
     group: 'llm',
     default: '',
     meaning:
-      'API key of the OpenAI-compatible endpoint; the worker refuses to start without it unless OPENAI_BASE_URL is set (a keyless server); without it the demo runs offline',
+      'API key of the OpenAI-compatible endpoint; the worker refuses to start without it unless OPENAI_BASE_URL is set (a keyless server, or `offline`); without it the demo runs offline',
     parse: text,
     secret: true,
   },
   OPENAI_BASE_URL: {
     group: 'llm',
     default: 'the OpenAI API',
-    meaning: 'base URL of an OpenAI-compatible endpoint (e.g. http://localhost:11434/v1)',
+    meaning:
+      "base URL of an OpenAI-compatible endpoint (e.g. http://localhost:11434/v1); `offline`: the worker serves the demo's scripted model itself (model `scripted-llm`, no key, no other process)",
     parse: text,
   },
   OPENAI_MODEL: {
@@ -121,7 +125,7 @@ export const ENV_VARS = {
     group: 'llm',
     default: 'the built-in table (docs/cost.md)',
     meaning:
-      'a JSON file of model prices, `{"<model>": {"input_usd_per_mtok": n, "output_usd_per_mtok": n}}`, over the built-in table; the worker refuses a model it cannot price',
+      'a JSON file of model prices, `{"<model>": {"input_usd_per_mtok": n, "output_usd_per_mtok": n}}`, over the built-in table; a model it cannot price runs with its cost unknown, and a run with a dollar budget on it is refused',
     parse: text,
   },
   // The fleet-wide LLM rate limit (docs/rate-limits.md); off unless a limit is set
@@ -203,6 +207,29 @@ export const ENV_VARS = {
     default: 'any free port',
     meaning: "loopback port of the Temporal SDK's own Prometheus exporter, re-served on AGENT_METRICS_PORT",
     parse: port(undefined),
+  },
+  LOG_FORMAT: {
+    group: 'worker',
+    default: 'text',
+    meaning:
+      "the worker's event log on stdout (the SDK's logger: its events, activity logs, one line per tool result): `text` (time level message key=value ...) or `json` (one object a line)",
+    parse: (raw, name): 'text' | 'json' => {
+      const value = raw?.trim().toLowerCase() || 'text';
+      if (value !== 'text' && value !== 'json') throw new Error(`${name} must be "text" or "json", got "${raw}"`);
+      return value;
+    },
+  },
+  LOG_LEVEL: {
+    group: 'worker',
+    default: 'info',
+    meaning:
+      "the least severe event the worker logs: `trace`, `debug`, `info`, `warn` or `error` (the SDK's native core logs from `warn`, or from `debug`/`trace` when asked)",
+    parse: (raw, name): LogLevelName => {
+      const value = (raw?.trim() || 'info').toUpperCase();
+      if (!(LOG_LEVELS as readonly string[]).includes(value))
+        throw new Error(`${name} must be one of trace, debug, info, warn, error; got "${raw}"`);
+      return value as LogLevelName;
+    },
   },
   AGENT_WORKER_VERSIONING: {
     group: 'worker',

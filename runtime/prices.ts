@@ -1,7 +1,8 @@
 // The price table: US dollars per million input and output tokens, per model. The defaults below
 // are the providers' list prices when this was written (check yours: prices change); the file
-// named by AGENT_PRICES_FILE adds models or overrides these. The worker reads it once at start and
-// refuses to start for a model it cannot price. Runs never read it: the decide activity prices each
+// named by AGENT_PRICES_FILE adds models or overrides these. The worker reads it once at start; a
+// model it cannot price runs with its cost unknown, and only a run with a dollar budget is refused
+// (the llm_pricing local activity fails it with unpricedModelMessage). Runs never read it: the decide activity prices each
 // attempt, and a run with a dollar budget learns its model's price once (the llm_pricing local activity).
 import { readFileSync } from 'node:fs';
 import type { ModelPrice } from '../common/cost';
@@ -50,13 +51,15 @@ export function loadPrices(env: NodeJS.ProcessEnv = process.env): Record<string,
   return table;
 }
 
-/** The price of the worker's model, or a one-line startup error saying how to give one. */
-export function priceForModel(model: string, table: Readonly<Record<string, ModelPrice>>): ModelPrice {
-  const price = Object.prototype.hasOwnProperty.call(table, model) ? table[model] : undefined;
-  if (!price)
-    throw new Error(
-      `no price for model "${model.slice(0, 80)}": add it to a JSON file named by AGENT_PRICES_FILE ` +
-        `({"${model.slice(0, 80)}": {"input_usd_per_mtok": 0.4, "output_usd_per_mtok": 1.6}}); see docs/cost.md`,
-    );
-  return price;
+/** The price of the worker's model; undefined when the table does not know it. */
+export function lookUpPrice(model: string, table: Readonly<Record<string, ModelPrice>>): ModelPrice | undefined {
+  return Object.prototype.hasOwnProperty.call(table, model) ? table[model] : undefined;
+}
+
+/** Why a run with a dollar budget cannot run on an unpriced model, and how to give it a price. */
+export function unpricedModelMessage(model: string): string {
+  return (
+    `no price for model "${model.slice(0, 80)}", so a dollar budget (--max-usd) cannot be kept: add it to a JSON ` +
+    `file named by AGENT_PRICES_FILE ({"${model.slice(0, 80)}": {"input_usd_per_mtok": 0.4, "output_usd_per_mtok": 1.6}}); see docs/cost.md`
+  );
 }

@@ -11,7 +11,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import { llmConfigFromEnv } from '../activities/llm-config';
 import type { LlmConfig } from '../activities/llm-config';
-import { loadPrices, priceForModel } from '../runtime/prices';
+import { loadPrices, lookUpPrice } from '../runtime/prices';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { createAgentWorker } from '../worker/create-worker';
 import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
@@ -168,7 +168,7 @@ async function chooseLlm(cleanups: Array<() => Promise<unknown>>, refund = false
     `     openai client, real HTTP, the model's JSON validated by the workflow. Set OPENAI_API_KEY to use a real model.`,
   );
   // The scripted model's own price (free unless AGENT_PRICES_FILE says otherwise).
-  const price = priceForModel('scripted-llm', loadPrices());
+  const price = lookUpPrice('scripted-llm', loadPrices());
   return { ...fromEnv, apiKey: 'offline-demo', baseURL: scripted.baseUrl, model: 'scripted-llm', price };
 }
 

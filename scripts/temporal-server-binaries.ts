@@ -1,6 +1,6 @@
 // The multi-service Temporal server and its schema tool, built from Go source at the version the
 // compose file runs: docker-compose.yml's `temporalio/server:<version>` image tag is the one place
-// to bump it (the test in test/compose.test.ts keeps admin-tools on the same tag).
+// to bump it (the test in test/compose.test.ts keeps admin-tools on a tag of the same server version).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

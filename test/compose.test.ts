@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { findGo } from '../scripts/go-install';
 import { composeServerVersion } from '../scripts/temporal-server-binaries';
 import { temporalEnv } from '../runtime/temporal-env';
+import { DEFAULT_REFUNDS_DB } from '../runtime/env-vars';
 import { REPO_ROOT } from './helpers/harness';
 
 const read = (file: string) => readFileSync(path.join(REPO_ROOT, file), 'utf8');
@@ -20,6 +21,7 @@ const COMPOSE_TEXT = read('docker-compose.yml');
 type Service = Record<string, any>;
 interface Project {
   services: Record<string, Service>;
+  volumes?: Record<string, { name?: string }>;
   secrets?: Record<string, { file?: string }>;
 }
 
@@ -304,6 +306,28 @@ describe('docker-compose.yml, loaded by compose-go', () => {
     assert.equal(s.worker!.container_name, undefined);
   });
 
+  it('gives the refunds ledger one named volume, shared by every worker replica, at the folder the image lets the worker write', () => {
+    const project = loadOk(KEY_ONLY);
+    // AGENT_REFUNDS_DB's default, relative to the image's working directory.
+    const workdir = /^WORKDIR\s+(\S+)$/m.exec(read('Dockerfile'))![1]!;
+    const ledgerDir = path.posix.dirname(path.posix.join(workdir, DEFAULT_REFUNDS_DB));
+    const mounts = (project.services.worker!.volumes ?? []) as Array<{ type: string; source: string; target: string }>;
+    const ledger = mounts.find((m) => m.target === ledgerDir);
+    assert.ok(ledger, `the worker mounts a volume at ${ledgerDir}`);
+    assert.equal(
+      ledger.type,
+      'volume',
+      'a named volume (one for all replicas, kept across restarts), not a bind mount',
+    );
+    assert.ok(project.volumes?.[ledger.source], `the volume ${ledger.source} is declared`);
+    // A fresh named volume takes the image folder's owner: the Dockerfile gives it to the worker's user.
+    const user = /^USER\s+(\S+)$/m.exec(read('Dockerfile'))![1]!;
+    assert.match(
+      read('Dockerfile'),
+      new RegExp(`^RUN mkdir -p ${ledgerDir} && chown ${user}:${user} ${ledgerDir}$`, 'm'),
+    );
+  });
+
   it('pins every image to an exact version; server and admin-tools on the tag the PostgreSQL tests build', () => {
     const services = loadOk(KEY_ONLY, { profiles: ['codec', 'metrics'] }).services;
     for (const [name, svc] of Object.entries(services)) {
@@ -311,11 +335,17 @@ describe('docker-compose.yml, loaded by compose-go', () => {
       // major.minor.patch, or major.minor for PostgreSQL (whose releases are numbered that way).
       const exact = image.startsWith('postgres:')
         ? /^postgres:\d+\.\d+(-[a-z0-9.]+)?$/
-        : /^[a-z0-9./-]+:v?\d+\.\d+\.\d+(-[a-z0-9.]+)?$/;
+        : /^[a-z0-9./-]+:v?\d+\.\d+\.\d+(-[a-z0-9.-]+)?$/;
       assert.match(image, exact, `${name}: ${image} is not pinned to an exact version`);
     }
     const tag = (image: string) => image.split(':')[1];
-    assert.equal(tag(services['temporal-schema']!.image), tag(services.temporal!.image));
+    // admin-tools is published as <server>-tctl-<tctl>-cli-<cli> (1.29.1-tctl-1.18.4-cli-1.5.0):
+    // the same server version, named first.
+    const server = tag(services.temporal!.image)!;
+    assert.match(
+      tag(services['temporal-schema']!.image)!,
+      new RegExp(`^${server.replace(/\./g, '\\.')}-tctl-\\d+\\.\\d+\\.\\d+-cli-\\d+\\.\\d+\\.\\d+$`),
+    );
     assert.equal(tag(services.temporal!.image), composeServerVersion());
     const from = [...read('Dockerfile').matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1]!);
     assert.ok(from.length >= 1);

@@ -212,17 +212,15 @@ describe('agent extend', () => {
 });
 
 describe('the worker', () => {
-  it('refuses to start for a model it cannot price, in one line', async () => {
-    const worker = startWorkerProcess(fixture.queue('cost-unpriced'), {
+  // A model it cannot price runs, with its cost unknown: offline-unpriced.e2e.test.ts.
+  it('refuses to start with a prices file it cannot read, in one line', async () => {
+    const worker = startWorkerProcess(fixture.queue('cost-unreadable-prices'), {
       OPENAI_BASE_URL: fixture.llm.baseUrl,
-      OPENAI_MODEL: 'llama-local',
+      AGENT_PRICES_FILE: path.join(tmpdir(), `no-such-prices-${uniqueId('file')}.json`),
     });
     await assert.rejects(worker.ready);
     const lines = worker.output().trim().split('\n');
     assert.equal(lines.length, 1, worker.output());
-    assert.match(
-      lines[0]!,
-      /^worker: no price for model "llama-local": add it to a JSON file named by AGENT_PRICES_FILE/,
-    );
+    assert.match(lines[0]!, /^worker: AGENT_PRICES_FILE \S+: cannot read it as JSON \(ENOENT/);
   });
 });

@@ -19,7 +19,7 @@ import {
 import type { LlmPricing } from '../common/cost';
 import { checkAgentInput } from '../common/input';
 import { WIRED_DOMAIN } from '../domains/wired';
-import { DEFAULT_PRICES, loadPrices, priceForModel } from '../runtime/prices';
+import { DEFAULT_PRICES, loadPrices, lookUpPrice, unpricedModelMessage } from '../runtime/prices';
 import { agentInput } from './helpers/harness';
 
 /** $0.001 a prompt token, $0.002 a completion token. */
@@ -80,6 +80,16 @@ describe('charging a decision', () => {
     assert.equal(usage.attempts?.[0]?.attempt, 11);
     assert.equal(usage.charged_attempts, MAX_ATTEMPT_DETAIL + 10);
     assert.equal(usage.cost_usd, 0.003 * (MAX_ATTEMPT_DETAIL + 10));
+  });
+
+  it('marks the cost unknown once an attempt ran on a model the worker has no price for', () => {
+    const priced = chargeAttempts(EMPTY_USAGE, [attempt(1, 'ok', 100, 20)]);
+    assert.equal(priced.cost_unknown, undefined);
+    const unpriced = { ...attempt(1, 'ok', 100, 20), cost_usd: 0, unpriced: true as const };
+    const usage = chargeAttempts(priced, [unpriced]);
+    assert.equal(usage.cost_unknown, true);
+    assert.equal(usage.total_tokens, 240, 'tokens are still counted');
+    assert.equal(chargeAttempts(usage, [attempt(2, 'ok', 1, 1)]).cost_unknown, true, 'and it stays unknown');
   });
 
   it('reads a ledger from heartbeat or failure details, and nothing from anything else', () => {
@@ -178,23 +188,28 @@ describe('the price table', () => {
   };
 
   it('has the default model, and a file adds or overrides models', () => {
-    assert.ok(priceForModel('gpt-4.1-mini', loadPrices({})));
+    assert.ok(lookUpPrice('gpt-4.1-mini', loadPrices({})));
     const table = loadPrices({
       AGENT_PRICES_FILE: file(
         '{"my-model": {"input_usd_per_mtok": 1, "output_usd_per_mtok": 2}, "gpt-4.1-mini": {"input_usd_per_mtok": 0, "output_usd_per_mtok": 0}}',
       ),
     });
-    assert.deepEqual(priceForModel('my-model', table), { input_usd_per_mtok: 1, output_usd_per_mtok: 2 });
-    assert.deepEqual(priceForModel('gpt-4.1-mini', table), { input_usd_per_mtok: 0, output_usd_per_mtok: 0 });
+    assert.deepEqual(lookUpPrice('my-model', table), { input_usd_per_mtok: 1, output_usd_per_mtok: 2 });
+    assert.deepEqual(lookUpPrice('gpt-4.1-mini', table), { input_usd_per_mtok: 0, output_usd_per_mtok: 0 });
   });
 
-  it('an unknown model or a broken file is one line saying what to do', () => {
-    assert.throws(
-      () => priceForModel('llama-local', loadPrices({})),
-      (err: Error) =>
-        /^no price for model "llama-local": add it to a JSON file named by AGENT_PRICES_FILE/.test(err.message) &&
-        !err.message.includes('\n'),
+  it('an unknown model has no price, and the refusal of a dollar budget on it is one line saying what to do', () => {
+    assert.equal(lookUpPrice('llama-local', loadPrices({})), undefined);
+    assert.equal(lookUpPrice('constructor', loadPrices({})), undefined, 'not an Object.prototype member');
+    const message = unpricedModelMessage('llama-local');
+    assert.match(
+      message,
+      /^no price for model "llama-local", so a dollar budget \(--max-usd\) cannot be kept: add it to a JSON file named by AGENT_PRICES_FILE/,
     );
+    assert.ok(!message.includes('\n'));
+  });
+
+  it('a broken prices file is one line saying what to do', () => {
     assert.throws(() => loadPrices({ AGENT_PRICES_FILE: file('{') }), /cannot read it as JSON/);
     assert.throws(
       () => loadPrices({ AGENT_PRICES_FILE: file('{"m": {"input_usd_per_mtok": -1, "output_usd_per_mtok": 1}}') }),

@@ -1,26 +1,44 @@
 // The Dockerfile's build, run outside Docker (there is no Docker engine on this machine): its COPY
 // lines, parsed, copy exactly those files into an empty folder; its RUN line's steps run there (the
 // install from the lockfile, the `prepare` compile, the prune); the final stage's COPY --from lines
-// take what the image keeps into a second folder, and the worker runs from it with the image's ENV:
-// it refuses to start with neither OPENAI_API_KEY nor OPENAI_BASE_URL, and with a base URL it polls
-// the test server and reports healthy on /healthz.
+// take what the image keeps into a second folder, its RUN line makes the refunds ledger's folder
+// the image's user's, and the worker runs from it with the image's ENV, as an unprivileged user (the
+// image's USER): it refuses to start with neither OPENAI_API_KEY nor OPENAI_BASE_URL, with a base URL
+// it polls the test server and reports healthy on /healthz, and it makes an approved refund into its
+// default ledger.
 //
 // Where it differs from `docker build`, and why:
 // - `npm ci --ignore-scripts --prefer-offline`, then the scripts it would have run, one by one: the
 //   lifecycle scripts of the dependencies except better-sqlite3's native compile (minutes on this
 //   2-core machine), whose addon is copied from the project's own install instead (built for this
 //   machine's Node, as the image builds its own for Node 24), then the package's `prepare` (tsc).
+// - The image's user (`node`, uid 1000) is this machine's nobody (65534) when the test runs as root
+//   (setpriv drops to it), else the test's own user; the image's root-owned files stay root's.
 // - Node is this machine's (20 here, 24 in the image), and the image's npm_config_nodedir (the
 //   official image's header location) is not applied: .npmrc's applies, as on this machine.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import type { SpawnSyncReturns } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import os from 'node:os';
 import * as path from 'node:path';
 import { MISSING_LLM_MESSAGE } from '../activities/llm-config';
-import { eventually, REPO_ROOT, testEnv } from './helpers/harness';
+import { DEFAULT_REFUNDS_DB } from '../runtime/env-vars';
+import { refundDemoStore, runRefundDemo } from '../scripts/demo-refund';
+import { refundApprovalDemoModel } from '../testing/offline-model';
+import { ScriptedLlmServer } from '../testing/scripted-llm-server';
+import { connectClient, eventually, REPO_ROOT, testEnv } from './helpers/harness';
 
 interface Stage {
   name?: string;
@@ -28,6 +46,7 @@ interface Stage {
   env: Record<string, string>;
   copies: Array<{ from?: string; sources: string[]; dest: string }>;
   runs: string[];
+  user?: string;
   cmd?: string[];
 }
 
@@ -69,6 +88,8 @@ function parseDockerfile(text: string): Stage[] {
         stage!.cmd = JSON.parse(args) as string[];
         break;
       case 'USER':
+        stage!.user = args;
+        break;
       case 'EXPOSE':
       case 'ARG': // a build argument; unset here, as in a plain `docker build`
         break;
@@ -104,10 +125,23 @@ let buildDir: string;
 let imageDir: string;
 const timings: string[] = [];
 
+/** Who plays the image's USER here: never root (see the header). */
+const imageUser =
+  process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : { uid: process.getuid!(), gid: process.getgid!() };
+/** The image's final-stage RUN line, which this test performs with imageUser as the owner. */
+const LEDGER_DIR = path.posix.dirname(path.posix.join(final.workdir, DEFAULT_REFUNDS_DB));
+const CHOWN_LEDGER_DIR = `mkdir -p ${LEDGER_DIR} && chown ${final.user}:${final.user} ${LEDGER_DIR}`;
+
 /** `node dist/worker/main.js` (the image's CMD) in the image folder, with the image's ENV plus `env`. */
 function startWorker(env: Record<string, string>) {
   assert.deepEqual(final.cmd, ['node', 'dist/worker/main.js']);
-  const proc = spawn(process.execPath, final.cmd!.slice(1), {
+  assert.ok(final.user && final.user !== 'root', 'the image runs as an unprivileged user');
+  const asImageUser =
+    process.getuid?.() === 0
+      ? ['setpriv', [`--reuid=${imageUser.uid}`, `--regid=${imageUser.gid}`, '--clear-groups', process.execPath]]
+      : [process.execPath, []];
+  const [command, prefix] = asImageUser as [string, string[]];
+  const proc = spawn(command, [...prefix, ...final.cmd!.slice(1)], {
     cwd: imageDir,
     env: { PATH: process.env.PATH ?? '', HOME: tmp, ...final.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -126,6 +160,7 @@ describe("the Dockerfile's build steps, outside Docker", () => {
     imageDir = path.join(tmp, 'image', final.workdir);
     mkdirSync(buildDir, { recursive: true });
     mkdirSync(imageDir, { recursive: true });
+    chmodSync(tmp, 0o755); // mkdtemp's 0700 would keep the image's user out of the image
   });
   after(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -158,6 +193,10 @@ describe("the Dockerfile's build steps, outside Docker", () => {
       const inBuild = c.sources.map((s) => path.relative(build.workdir, s));
       copy(inBuild, buildDir, c.dest, imageDir);
     }
+    assert.deepEqual(final.runs, [CHOWN_LEDGER_DIR], "the runtime stage's one RUN: the ledger's folder, the user's");
+    const ledgerDir = path.join(imageDir, path.posix.relative(final.workdir, LEDGER_DIR));
+    mkdirSync(ledgerDir, { recursive: true });
+    chownSync(ledgerDir, imageUser.uid, imageUser.gid);
     console.log(`# dockerfile steps: ${timings.join(', ')}`);
   });
 
@@ -193,10 +232,56 @@ describe("the Dockerfile's build steps, outside Docker", () => {
         60_000,
       );
       assert.equal(await health.text(), 'ok\n');
-      assert.match(worker.output(), /state: 'RUNNING'/);
+      assert.match(worker.output(), /Worker state changed .*state=RUNNING/);
     } finally {
       worker.proc.kill('SIGTERM');
       assert.equal(await worker.exited, 0, worker.output());
     }
   });
+
+  // Without a folder of its own the refund fails with EACCES and is retried: the timeout ends the wait.
+  it(
+    "as the image's user, the worker makes an approved refund into its default ledger",
+    { timeout: 240_000 },
+    async () => {
+      const env = testEnv('dockerfile-steps-refund');
+      const llm = await ScriptedLlmServer.start({ defaultScript: refundApprovalDemoModel });
+      const worker = startWorker({
+        TEMPORAL_ADDRESS: env.address,
+        TEMPORAL_NAMESPACE: env.namespace,
+        TEMPORAL_TASK_QUEUE: env.taskQueue,
+        OPENAI_BASE_URL: llm.baseUrl,
+        AGENT_METRICS_PORT: 'off',
+      });
+      const client = await connectClient(env);
+      // Read by the test (root or not) once the worker wrote it: AGENT_REFUNDS_DB's default in the image.
+      const store = refundDemoStore({ AGENT_REFUNDS_DB: path.join(imageDir, DEFAULT_REFUNDS_DB) });
+      try {
+        await eventually(
+          'the worker ready line',
+          () => (/worker ready: /.test(worker.output()) ? true : undefined),
+          180_000,
+        );
+        const workflowId = await runRefundDemo(client, env, {
+          say: () => undefined,
+          interrupted: new Promise<never>(() => undefined),
+          autoApprove: true,
+          store,
+        });
+        const rows = store.refunds().list({ workflow_id: workflowId });
+        assert.deepEqual(
+          rows.map((r) => [r.state, r.amount_usd]),
+          [['confirmed', 49]],
+          worker.output(),
+        );
+        assert.equal(statSync(store.file).uid, imageUser.uid, "the ledger is the image's user's file");
+      } finally {
+        store.close();
+        await client.connection.close();
+        worker.proc.kill('SIGTERM');
+        assert.equal(await worker.exited, 0, worker.output());
+        await llm.close();
+      }
+    },
+  );
 });

@@ -97,9 +97,17 @@ describe('worker metrics endpoint', () => {
     assert.ok(Math.abs(cost - 6 * 0.000072) < 1e-12, `cost ${cost}`);
     assert.doesNotMatch(text, /delete_everything/);
 
-    // The SDK runtime's own metrics come through the same endpoint.
-    assert.match(text, /^temporal_workflow_completed\S*\s+\d+/m);
-    assert.match(text, /^temporal_activity_execution_latency\S*/m);
+    // The SDK runtime's own metrics come through the same endpoint, named by Prometheus conventions:
+    // counters end in _total, durations are in seconds and say so.
+    const sdkTypes = [...text.matchAll(/^# TYPE (temporal_\S+) (\S+)$/gm)].map((m) => [m[1]!, m[2]!] as const);
+    const listed = sdkTypes.map(([name, type]) => `${name} ${type}`).join('\n');
+    assert.match(text, /^temporal_workflow_completed_total\{[^}]*\}\s+\d+/m, listed);
+    assert.match(text, /^temporal_activity_execution_latency_seconds_bucket\{/m, listed);
+    assert.match(text, /^temporal_workflow_task_schedule_to_start_latency_seconds_bucket\{/m, listed);
+    for (const [name, type] of sdkTypes) {
+      if (type === 'counter') assert.match(name, /_total$/, `counter ${name}`);
+      assert.doesNotMatch(name, /_latency$|_milliseconds/, `${name}: a duration without its unit, or not in seconds`);
+    }
     assert.match(text, /^process_cpu_user_seconds_total /m);
 
     assert.equal((await fetch(new URL('/nope', metricsUrl))).status, 404);

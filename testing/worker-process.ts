@@ -65,7 +65,8 @@ export function startWorkerProcess(
   const ready = new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       log += chunk.toString();
-      if (log.includes("state: 'RUNNING'")) resolve();
+      // The SDK's event, in either LOG_FORMAT: `... state=RUNNING` or `..."state":"RUNNING"...`.
+      if (/Worker state changed\b.*\bstate(=|":")RUNNING\b/.test(log)) resolve();
     };
     proc.stdout!.on('data', onData);
     proc.stderr!.on('data', onData);

@@ -1,4 +1,5 @@
 // `npm run worker`: runs one agent worker until SIGINT/SIGTERM, then drains and exits.
+import { loadDotEnv } from '../runtime/dotenv';
 import { temporalEnv, describeConnection } from '../runtime/temporal-env';
 import { describeCodec } from '../runtime/data-converter';
 import { requiredLlmConfigFromEnv } from '../activities/llm-config';
@@ -7,11 +8,15 @@ import { redactUrl } from '../activities/secrets';
 import { describeDeployment } from './deployment';
 import { metricsPortFromEnv, sdkMetricsPortFromEnv, startMetricsServer } from './metrics-server';
 import type { MetricsServer } from './metrics-server';
+import { startOfflineModelIfAsked } from './offline-model';
 import { startAgentWorker } from './start-worker';
 
 async function main(): Promise<void> {
+  loadDotEnv(); // before anything reads the environment
   const env = temporalEnv(process.env, {}, (text) => console.error(`worker: ${text}`));
-  const llm = requiredLlmConfigFromEnv(); // no key and no base URL: one line, exit 1
+  const fromEnv = requiredLlmConfigFromEnv(); // no key and no base URL: one line, exit 1
+  const offline = await startOfflineModelIfAsked(fromEnv);
+  const llm = offline?.llm ?? fromEnv;
   const codec = describeCodec(); // a bad key configuration stops the worker here, in one line
   const metricsPort = metricsPortFromEnv();
   // The SDK's exporter listens on loopback; the metrics server re-serves it.
@@ -41,7 +46,8 @@ async function main(): Promise<void> {
     await started.run(() =>
       console.error(
         `worker ready: ${describeConnection(env)} task queue=${env.taskQueue} model=${llm.model}` +
-          (llm.baseURL ? ` llm=${redactUrl(llm.baseURL)}` : '') +
+          (offline ? ' llm=offline (the scripted demo model)' : llm.baseURL ? ` llm=${redactUrl(llm.baseURL)}` : '') +
+          (llm.price ? '' : ' price=unknown (runs with --max-usd are refused)') +
           (metricsServer ? ` metrics=${metricsServer.url}` : '') +
           (limiterSettings ? ` rate limit=${describeLimits(limiterSettings)}` : '') +
           ` ${describeDeployment(deployment)}; ${codec}`,
@@ -49,6 +55,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await metricsServer?.close();
+    await offline?.close();
   }
   console.error('worker stopped');
 }

@@ -1,7 +1,7 @@
 // Starts the agent's worker process the one way `npm run worker` (worker/main.ts), the benchmark's
-// worker (bench/worker.ts) and the eval's worker (eval/worker.ts) do it: the SDK's metrics
-// exporter, the connection, the fleet-wide LLM limiter, the Worker with its deployment version,
-// and the close of all of it.
+// worker (bench/worker.ts) and the eval's worker (eval/worker.ts) do it: the SDK's Runtime (the
+// event log, the metrics exporter), the connection, the fleet-wide LLM limiter, the Worker with its
+// deployment version, and the close of all of it.
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { ActivityInterceptorsFactory, Worker, WorkerOptions } from '@temporalio/worker';
 import { connectionOptions, unreachableMessage } from '../runtime/temporal-env';
@@ -14,6 +14,8 @@ import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { createAgentWorker } from './create-worker';
 import { becomeCurrentIfNone, deploymentFromEnv, describeDeployment, workerDeploymentOptions } from './deployment';
 import type { AgentDeployment } from './deployment';
+import { createAgentLogger, coreLogLevel, logSettingsFromEnv } from './logger';
+import type { LogSettings } from './logger';
 import { createAgentMetrics } from './metrics';
 import type { AgentMetrics } from './metrics';
 
@@ -34,6 +36,8 @@ export interface StartAgentWorkerOptions {
   /** Default: AGENT_WORKER_VERSIONING and friends (worker/deployment.ts). */
   deployment?: AgentDeployment;
   log?: (line: string) => void;
+  /** The event log's format and level; default: LOG_FORMAT and LOG_LEVEL. */
+  logSettings?: LogSettings;
 }
 
 export interface StartedAgentWorker {
@@ -53,10 +57,18 @@ export async function startAgentWorker(opts: StartAgentWorkerOptions): Promise<S
   const { env, llm } = opts;
   const log = opts.log ?? ((line: string) => console.error(`worker: ${line}`));
   const deployment = opts.deployment ?? deploymentFromEnv();
-  if (opts.sdkMetricsPort !== undefined) {
-    const bindAddress = `127.0.0.1:${opts.sdkMetricsPort}`;
-    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress } } } });
-  }
+  // The process-wide Runtime, once: the event log (LOG_FORMAT, LOG_LEVEL), native core logs
+  // forwarded into it, and the SDK's Prometheus exporter when metrics are on.
+  const logSettings = opts.logSettings ?? logSettingsFromEnv();
+  Runtime.install({
+    logger: createAgentLogger(logSettings),
+    telemetryOptions: {
+      logging: { filter: { core: coreLogLevel(logSettings.level), other: 'ERROR' }, forward: {} },
+      ...(opts.sdkMetricsPort !== undefined
+        ? { metrics: { prometheus: sdkPrometheusOptions(opts.sdkMetricsPort) } }
+        : {}),
+    },
+  });
   const metrics = opts.sdkMetricsPort !== undefined ? createAgentMetrics() : undefined;
 
   let connection: NativeConnection;
@@ -114,6 +126,20 @@ export async function startAgentWorker(opts: StartAgentWorkerOptions): Promise<S
     ...(limiterSettings ? { limiterSettings } : {}),
     ...(deployment ? { deployment } : {}),
     run,
+  };
+}
+
+/**
+ * The SDK's exporter, named by Prometheus conventions like the agent's own metrics: counters end in
+ * `_total`, a metric's unit is in its name, durations are histograms in seconds
+ * (`temporal_activity_execution_latency_seconds`), not milliseconds.
+ */
+export function sdkPrometheusOptions(port: number) {
+  return {
+    bindAddress: `127.0.0.1:${port}`,
+    countersTotalSuffix: true,
+    unitSuffix: true,
+    useSecondsForDurations: true,
   };
 }
 

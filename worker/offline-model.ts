@@ -1,0 +1,34 @@
+// OPENAI_BASE_URL=offline: the demo's scripted model (testing/offline-model.ts), served by the
+// worker itself on a loopback port, so a standalone worker runs with no model service and no key.
+// It plays the refund scenario for the user a run names: profile, billing, policy, then a refund
+// (when the run allows issue_refund and the facts say one is due) or an answer from what it read.
+import { refundApprovalDemoModel } from '../testing/offline-model';
+import { ScriptedLlmServer } from '../testing/scripted-llm-server';
+import { OFFLINE_BASE_URL } from '../activities/llm-config';
+import type { LlmConfig } from '../activities/llm-config';
+import { lookUpPrice, loadPrices } from '../runtime/prices';
+
+/** The model name the scripted server answers as; free in the default price table. */
+export const OFFLINE_MODEL = 'scripted-llm';
+
+export interface OfflineModel {
+  /** The worker's LLM settings, pointed at the scripted server. */
+  llm: LlmConfig;
+  close(): Promise<void>;
+}
+
+/** Starts the scripted model when `llm` asks for it (OPENAI_BASE_URL=offline); undefined otherwise. */
+export async function startOfflineModelIfAsked(llm: LlmConfig): Promise<OfflineModel | undefined> {
+  if (llm.baseURL !== OFFLINE_BASE_URL) return undefined;
+  const server = await ScriptedLlmServer.start({ defaultScript: refundApprovalDemoModel });
+  return {
+    llm: {
+      ...llm,
+      apiKey: 'offline',
+      baseURL: server.baseUrl,
+      model: OFFLINE_MODEL,
+      price: lookUpPrice(OFFLINE_MODEL, loadPrices()),
+    },
+    close: () => server.close(),
+  };
+}
