@@ -123,7 +123,16 @@ describe('authentication and the retail input', () => {
     const none = { principal: undefined, history: [] };
     for (const name of ['find_user_id_by_email', 'get_order_details', 'get_product_details', 'calculate'])
       assert.deepEqual(checkPrincipalPolicy(registry[name], {}, none), { allowed: true }, name);
+    // get_user_details names a user: not before authentication, and only the customer's (an adversary's find).
+    assert.deepEqual(checkPrincipalPolicy(registry.get_user_details, { user_id: 'anya_garcia_3271' }, none), {
+      allowed: false,
+      rule: 'not_authenticated',
+    });
     const ivan = { principal: 'ivan_santos_6635', history: [] };
+    assert.deepEqual(checkPrincipalPolicy(registry.get_user_details, { user_id: 'anya_garcia_3271' }, ivan), {
+      allowed: false,
+      rule: 'other_user',
+    });
     assert.deepEqual(checkPrincipalPolicy(registry.modify_user_address, { user_id: 'anya_garcia_3271' }, ivan), {
       allowed: false,
       rule: 'other_user',
