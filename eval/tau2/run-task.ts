@@ -42,6 +42,8 @@ export interface TaskContext {
   retailDbFile: string;
   /** --dump-state: where `<task id>.json` goes. */
   dumpDir?: string;
+  /** Told when the customer answered a consent turn (chaos strikes then: the write is about to run). */
+  onConsent?: (workflowId: string, tool: string) => void;
 }
 
 export interface TaskTrialPlan {
@@ -121,7 +123,7 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
     }
   });
   let finished = false;
-  const talking = converse(ctx.client, id, handle, customer, () => finished);
+  const talking = converse(ctx, id, handle, customer, () => finished);
   let result: AgentResult | undefined;
   try {
     result = await retry(
@@ -177,12 +179,13 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
  * arrived before it is sent again.
  */
 async function converse(
-  client: Client,
+  ctx: TaskContext,
   id: string,
   handle: WorkflowHandle<typeof reactAgent>,
   customer: Customer,
   done: () => boolean,
 ): Promise<void> {
+  const { client } = ctx;
   const opened = await sendOnce(client, id, handle, await customer.opening(), (s) => customerTurnsOf(s) > 0, done);
   if (!opened) return;
   let answered = 0; // the number of the last agent turn answered
@@ -210,6 +213,7 @@ async function converse(
       done,
     );
     if (!sent || reply.end) return;
+    if (last.consent) ctx.onConsent?.(id, last.consent.tool);
     answered = after;
   }
 }

@@ -1,6 +1,7 @@
 // The τ² retail suite: its own Temporal dev server (or one given), the replay model (or the live one),
 // a fleet of eval workers whose retail store is a file in the suite's temp folder, every task k
-// times; with chaos, all of it again while workers are killed and hung and the server restarts.
+// times; with chaos, all of it again while workers are killed and hung and the server restarts as
+// customers consent to writes (write-chaos.ts).
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -11,7 +12,6 @@ import type { TemporalEnv } from '../../runtime/temporal-env';
 import { startDevServer } from '../../scripts/dev-server';
 import type { DevServer } from '../../scripts/dev-server';
 import { ScriptedLlmServer } from '../../testing/scripted-llm-server';
-import { ChaosMonkey } from '../chaos';
 import type { ChaosEvent } from '../chaos';
 import { WorkerFleet } from '../fleet';
 import { pick, pool } from '../suite';
@@ -21,6 +21,7 @@ import { expectedState } from './expected';
 import { planReplay } from './replay-plan';
 import { RETAIL_DB_ENV } from './run-db';
 import { runTaskTrial } from './run-task';
+import { WriteChaos } from './write-chaos';
 import type { SuiteMode, TaskContext, TaskTrialPlan, TaskTrialResult } from './run-task';
 import type { Tau2Task } from './task';
 
@@ -115,27 +116,27 @@ export async function runTau2Suite(opts: Tau2SuiteOptions): Promise<Tau2SuiteRes
         })),
       );
       let inFlight = 0;
-      let monkey: ChaosMonkey | undefined;
+      let chaos: WriteChaos | undefined;
       if (phase === 'chaos') {
-        monkey = new ChaosMonkey(
+        chaos = new WriteChaos(
           prng(opts.seed),
           { fleet, restartServer: server ? () => server!.restart() : undefined, inFlight: () => inFlight },
           opts.log,
         );
         if (!server) opts.log("chaos: the server is not the suite's own (--server): no server restarts");
-        monkey.start(false);
       }
+      const phaseCtx: TaskContext = chaos ? { ...ctx, onConsent: (id, tool) => chaos.consented(id, tool) } : ctx;
       const began = Date.now();
       const trials: TaskTrialResult[] = [];
       await pool(plans, opts.concurrency, async (plan) => {
         inFlight++;
-        const trial = await runTaskTrial(ctx, plan).catch((err: unknown) => harnessFailure(plan, err));
+        const trial = await runTaskTrial(phaseCtx, plan).catch((err: unknown) => harnessFailure(plan, err));
         inFlight--;
         trials.push(trial);
         opts.onTrial?.(phase, trials.length, plans.length, trial);
       });
-      await monkey?.stop();
-      phases.push({ phase, trials, chaos: monkey?.events ?? [], wallMs: Date.now() - began });
+      await chaos?.stop();
+      phases.push({ phase, trials, chaos: chaos?.events ?? [], wallMs: Date.now() - began });
     }
     return { phases, env, serverKept: opts.server !== undefined, planningMs };
   } finally {
