@@ -13,7 +13,13 @@ import { after, describe, it } from 'node:test';
 import { parseRetailDb } from '../domains/retail/db';
 import { getDbHash } from '../domains/retail/hash';
 import { loadRetailDb } from '../domains/retail/initial-db';
+import { CONSENT_YES } from '../eval/tau2/customer';
 import { expectedState } from '../eval/tau2/expected';
+import { payloadOf, replayMove, REPLAY_FINAL_ANSWER } from '../eval/tau2/replay-model';
+import { planReplay } from '../eval/tau2/replay-plan';
+import { ScriptedLlmServer } from '../testing/scripted-llm-server';
+import type { RecordedRequest, Reply } from '../testing/scripted-llm-server';
+import { final, tool } from '../testing/scripted-replies';
 import type { Tau2Report } from '../eval/tau2/report';
 import { loadTasks } from '../eval/tau2/task';
 import type { Tau2Task } from '../eval/tau2/task';
@@ -29,12 +35,15 @@ const tempDir = (prefix: string) => {
 };
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function runSuite(args: string[]): Promise<{ code: number | null; output: string; ms: number }> {
+function runSuite(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number | null; output: string; ms: number }> {
   const began = Date.now();
   return new Promise((resolve) => {
     const proc = spawn(process.execPath, [path.join(DIST, 'eval', 'main.js'), '--suite', 'tau2-retail', ...args], {
       cwd: REPO_ROOT,
-      env: process.env,
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -143,6 +152,49 @@ describe('npm run eval -- --suite tau2-retail', () => {
     }
     const kinds = new Set(report.phases.chaos!.chaos_events.map((e) => e.kind));
     assert.ok(kinds.size >= 2, `faults: ${[...kinds].join(', ')}`);
+  });
+
+  it('--mode live: the model is the agent and an LLM customer talks through say (both the scripted LLM here)', async () => {
+    const chosen = tasks.filter((t) => expectedState(t).writes > 0).slice(0, 2);
+    const byId = new Map(chosen.map((t) => [t.id, t]));
+    // The "live" model: the agent's decisions replay the ground truth; the customer says yes when asked to confirm.
+    const llm = await ScriptedLlmServer.start({
+      defaultScript: (req: RecordedRequest): Reply => {
+        const task = byId.get(/^tau2-[a-z0-9]+-baseline-(.+)-\d+$/.exec(req.workflowId ?? '')?.[1] ?? '');
+        if (!task) return final('unknown run');
+        if (req.idempotencyKey?.includes(':customer:')) {
+          const last = (req.body as { messages: Array<{ role: string; content: string }> }).messages.at(-1)!;
+          return { content: /confirm/i.test(last.content) ? CONSENT_YES : 'I need help with an order.' };
+        }
+        const move = replayMove(planReplay(task), payloadOf(req));
+        return 'call' in move ? tool(move.call.name, move.call.args) : final(REPLAY_FINAL_ANSWER);
+      },
+    });
+    try {
+      const out = tempDir('tau2-live-');
+      const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_BASE_URL: llm.baseUrl, OPENAI_MODEL: 'gpt-4.1-mini' };
+      delete env.OPENAI_API_KEY;
+      const { code, output } = await runSuite(
+        ['--mode', 'live', '--task-ids', [...byId.keys()].join(','), '--out', out],
+        env,
+      );
+      assert.equal(code, 0, output.slice(-4000));
+      const report = readReport(out);
+      assert.equal(report.mode.mode, 'live');
+      assert.equal(report.phases.baseline!.db_match.count, chosen.length);
+      assert.equal(report.phases.baseline!.duplicate_writes, 0);
+      // The customer was the LLM: its first request carried the task's instructions, and it consented.
+      const customer = llm.requests().filter((r) => r.idempotencyKey?.includes(':customer:'));
+      const system = (customer[0]!.body as { messages: Array<{ content: string }> }).messages[0]!.content;
+      assert.ok(
+        chosen.some((t) =>
+          system.includes((t.user_scenario.instructions as { reason_for_call: string }).reason_for_call),
+        ),
+      );
+      assert.ok(customer.length >= chosen.length * 2, `${customer.length} customer requests`);
+    } finally {
+      await llm.close();
+    }
   });
 
   it('refuses a bad task file in one line, exit code 2', async () => {
