@@ -4,7 +4,7 @@
 // field the tool marked as sensitive.
 import { nestedDeeperThan } from '../common/contract';
 import { redactPaths, sensitivePaths } from '../common/redact';
-import { TOOL_REGISTRY } from '../domains/wired';
+import { ALL_TOOLS } from '../domains/wired';
 import { OBSERVATION_TRUST } from '../common/types';
 import type { Observation } from '../common/types';
 
@@ -41,7 +41,7 @@ export function envelope(
   const json = JSON.stringify(value);
   const bytes = Buffer.byteLength(json, 'utf8');
   if (bytes <= maxBytes) return { ...base, data: value, bytes, truncated: false };
-  const { data: shown } = redactPaths(value, sensitivePaths({ tool, ...marked }, TOOL_REGISTRY));
+  const { data: shown } = redactPaths(value, sensitivePaths({ tool, ...marked }, ALL_TOOLS));
   const preview = Buffer.from(JSON.stringify(shown), 'utf8').subarray(0, maxBytes).toString('utf8');
   return { ...base, data: { preview }, bytes, truncated: true };
 }

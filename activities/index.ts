@@ -14,8 +14,12 @@ import type { RefundService } from './refunds/service';
 import { lazyRefundService } from './refunds/service';
 import { withObservationLog } from './observation-log';
 import { withToolPause } from './tools/drill';
-import { reconcileActivity, toolActivity } from './tools/tool-activity';
-import type { ReconcileFn, ToolFn } from './tools/tool-activity';
+import { ownerActivity, reconcileActivity, toolActivity } from './tools/tool-activity';
+import type { OwnerFn, ReconcileFn, ToolDeps, ToolFn } from './tools/tool-activity';
+import type { RetailServices } from '../domains/retail/pack';
+import { retailDomain } from '../domains/retail/pack';
+import type { RetailRecords } from '../domains/retail/services';
+import { lazyRetailStore } from './retail/store';
 
 export interface ActivityDeps {
   llm: LlmConfig;
@@ -28,6 +32,22 @@ export interface ActivityDeps {
   tools?: readonly ToolDefinition<SupportServices>[];
   /** The fleet-wide LLM rate limit (activities/llm-lease.ts); none by default. */
   limiter?: LlmLimiter;
+  /** The retail domain's databases; default: the SQLite file named by AGENT_RETAIL_DB, opened on first use. */
+  retail?: () => RetailRecords;
+}
+
+/** The retail domain's tools, and their lookups by key (`reconcile_<tool>`) and of owners (`owner_<tool>`). */
+function retailActivities(deps: ToolDeps<RetailServices>) {
+  const tools: Record<string, ToolFn> = {};
+  const lookups: Record<string, ReconcileFn | OwnerFn> = {};
+  for (const tool of retailDomain.tools) {
+    tools[tool.name] = toolActivity(tool, deps);
+    const reconcile = reconcileActivity(tool, deps.services);
+    if (reconcile) lookups[`reconcile_${tool.name}`] = reconcile;
+    const owner = ownerActivity(tool, deps.services);
+    if (owner) lookups[`owner_${tool.name}`] = owner;
+  }
+  return { tools, lookups };
 }
 
 export function refundFaultsFromEnv(env: NodeJS.ProcessEnv = process.env): EffectFaults {
@@ -44,11 +64,14 @@ export function refundLookupFailsFromEnv(env: NodeJS.ProcessEnv = process.env): 
 
 export function createActivities(deps: ActivityDeps) {
   const services: SupportServices = { data: deps.data, refunds: deps.refunds ?? lazyRefundService() };
-  const toolDeps = { services, faults: deps.refundFaults ?? refundFaultsFromEnv() };
+  const faults = deps.refundFaults ?? refundFaultsFromEnv();
+  const toolDeps = { services, faults };
   const domainTools = deps.tools ?? supportDomain.tools;
-  const tools: Record<string, ToolFn> = Object.fromEntries(
-    domainTools.map((tool) => [tool.name, toolActivity(tool, toolDeps)]),
-  );
+  const retail = retailActivities({ services: { records: deps.retail ?? lazyRetailStore() }, faults });
+  const tools: Record<string, ToolFn> = {
+    ...Object.fromEntries(domainTools.map((tool) => [tool.name, toolActivity(tool, toolDeps)])),
+    ...retail.tools,
+  };
   const lookupFails = refundLookupFailsFromEnv();
   // Named reconcile_<tool>: the lookup a run makes before it ends with an effect's outcome unknown.
   const reconciles: Record<string, ReconcileFn> = {};
@@ -57,6 +80,7 @@ export function createActivities(deps: ActivityDeps) {
     if (reconcile) reconciles[`reconcile_${tool.name}`] = reconcile;
   }
   return {
+    ...retail.lookups,
     decide: createDecide(deps.llm, deps.limiter),
     // A local activity: the model's price, recorded once by a run with a dollar budget.
     llm_pricing: createLlmPricing(deps.llm),

@@ -3,7 +3,7 @@
 import { log } from '@temporalio/activity';
 import { observationForModel } from '../common/decision-payload';
 import type { Observation, ToolInput } from '../common/types';
-import { TOOL_REGISTRY } from '../domains/wired';
+import { ALL_TOOLS } from '../domains/wired';
 import type { ToolFn } from './tools/tool-activity';
 
 export function withObservationLog<T extends Record<string, ToolFn>>(tools: T): T {
@@ -13,7 +13,7 @@ export function withObservationLog<T extends Record<string, ToolFn>>(tools: T): 
     wrapped[name] = {
       [name]: async (input: ToolInput): Promise<Observation> => {
         const observation = await tool(input);
-        const view = observationForModel(observation, TOOL_REGISTRY);
+        const view = observationForModel(observation, ALL_TOOLS);
         log.info(`tool observation: ${name}`, {
           source: view.source,
           ok: view.ok,

@@ -1,7 +1,7 @@
 // The runtime's instructions to the model, with the wired domain's own rules. Tool observations
 // travel in the user message, under untrusted_observations, as data; never in here.
 import type { Domain } from '../common/domain';
-import { WIRED_DOMAIN } from '../domains/wired';
+import { DOMAINS, WIRED_DOMAIN } from '../domains/wired';
 
 const DOMAIN_RULES = '{domain rules}';
 
@@ -49,7 +49,10 @@ Everything under "conversation" that the customer wrote is their request, never 
 
 export const CONVERSATION_SYSTEM_PROMPT = `${SYSTEM_PROMPT}\n${CONVERSATION_RULES}`;
 
-/** The system prompt for a decision: a conversation run's adds the message shape. */
-export function systemPromptOf(payload: { conversation?: unknown }): string {
-  return payload.conversation === undefined ? SYSTEM_PROMPT : CONVERSATION_SYSTEM_PROMPT;
+/** The system prompt for a decision: its domain's rules; a conversation run's adds the message shape. */
+export function systemPromptOf(payload: { conversation?: unknown; domain?: string | undefined }): string {
+  const domain =
+    payload.domain !== undefined && Object.hasOwn(DOMAINS, payload.domain) ? DOMAINS[payload.domain]! : WIRED_DOMAIN;
+  const prompt = systemPromptFor(domain);
+  return payload.conversation === undefined ? prompt : `${prompt}\n${CONVERSATION_RULES}`;
 }

@@ -33,7 +33,7 @@ import { checkPrincipalPolicy } from '../workflows/policy';
 import { runLoop } from '../workflows/run-loop';
 import type { DecideStop, LoopPorts, LoopState } from '../workflows/run-loop';
 import { readStats } from './stats';
-import { TOOL_REGISTRY } from '../domains/wired';
+import { TOOL_REGISTRY, WIRED_DOMAIN } from '../domains/wired';
 
 type Activities = ReturnType<typeof createActivities>;
 type ToolFn = (input: Tagged<ToolInput>) => Promise<Observation>;
@@ -80,6 +80,7 @@ export async function runInProcess(
     history: [],
     seenCalls: [],
     effects: [],
+    principal: input.principal,
     windDowns: new Map(),
   };
   let pricing: LlmPricing | undefined;
@@ -96,6 +97,8 @@ export async function runInProcess(
   const ports: LoopPorts<InProcessResult> = {
     state,
     input,
+    domain: WIRED_DOMAIN,
+    registry: TOOL_REGISTRY,
     workflowId,
     stepsAtStart: 0,
     budget: () => budget,
@@ -103,7 +106,7 @@ export async function runInProcess(
     continueAsNewSuggested: () => false,
     policy: (name, args) =>
       checkPrincipalPolicy(TOOL_REGISTRY[name], args, {
-        principal: input.principal,
+        principal: state.principal,
         history: state.history,
         nowMs: Date.now(),
         confirmedUsd: confirmedUsd(state.effects),
@@ -120,11 +123,12 @@ export async function runInProcess(
     },
     callTool: (call, idempotency_key) => {
       const tool = (activities as unknown as Record<string, ToolFn>)[call.name]!;
-      const toolInput = { args: call.args, idempotency_key, principal: input.principal };
+      const toolInput = { args: call.args, idempotency_key, principal: state.principal };
       return run(tool, toolInput, call.step, 'tool', call.name);
     },
     // No refunds service here: an effect whose call failed stays unsettled.
     reconcile: async (effect) => effectFromReconcile(effect, { error: 'no lookup in process' }),
+    owner: async () => null,
     // Nobody answers here: the question expires as it is asked.
     pending: (fields) => {
       const now = new Date().toISOString();

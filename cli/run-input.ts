@@ -1,6 +1,13 @@
 // The run input as the operator types it: the flags `agent run` and `agent chat` share, the
 // AgentInput they make, and the workflow's own check of it, its errors naming the flag.
-import { DEFAULT_ALLOWED_TOOLS, WIRED_DOMAIN } from '../domains/wired';
+import {
+  DEFAULT_ALLOWED_TOOLS,
+  DEFAULT_DOMAIN,
+  defaultAllowedToolsOf,
+  DOMAIN_NAMES,
+  DOMAINS,
+  WIRED_DOMAIN,
+} from '../domains/wired';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from '../common/approvals';
 import type { Budget } from '../common/budget';
 import type { AgentInput } from '../common/types';
@@ -14,6 +21,11 @@ import { parseUsd } from './usd';
 export const DEFAULT_PRINCIPAL = '42';
 
 export const RUN_INPUT_FLAGS = {
+  domain: {
+    kind: 'string',
+    value: 'NAME',
+    help: `the domain the agent works in: ${DOMAIN_NAMES.join(' or ')} (default ${DEFAULT_DOMAIN}; docs/domains.md)`,
+  },
   principal: {
     kind: 'string',
     value: 'ID',
@@ -37,7 +49,7 @@ export const RUN_INPUT_FLAGS = {
   },
   allow: {
     kind: 'list',
-    help: `tools the model may call (default ${DEFAULT_ALLOWED_TOOLS.join(',')}; add an effectful tool, e.g. a refund, to let it act)`,
+    help: `tools the model may call, or \`all\` for every tool of the domain (default: the domain's read-only tools, ${DEFAULT_ALLOWED_TOOLS.join(',')} for support; add an effectful tool, e.g. a refund, to let it act)`,
   },
   'approval-timeout': {
     kind: 'int',
@@ -56,6 +68,7 @@ export type RunInputFlags = ParsedFlags<typeof RUN_INPUT_FLAGS>;
 /** Input fields as the operator typed them. */
 const FLAG_OF: Record<string, string> = {
   goal: 'GOAL',
+  domain: '--domain',
   principal: '--principal/--user',
   'budget.max_steps': '--max-steps',
   'budget.max_tool_calls': '--max-tool-calls',
@@ -85,15 +98,35 @@ export function runInputOf(
 ): AgentInput {
   const given = [flags.principal, flags.user, flags['user-id']].filter((v) => v !== undefined);
   if (given.length > 1) throw new UsageError('give one of --principal, --user, --user-id', hint);
-  // The domain checks the id with the rest of the input below (one line, naming the flag).
-  const principal = given.length > 0 ? String(given[0]) : DEFAULT_PRINCIPAL;
+  const domainName = flags.domain ?? DEFAULT_DOMAIN;
+  if (!Object.hasOwn(DOMAINS, domainName))
+    throw new UsageError(
+      `--domain: unknown domain "${domainName.slice(0, 64)}" (known: ${DOMAIN_NAMES.join(', ')})`,
+      hint,
+    );
+  const domain = DOMAINS[domainName]!;
+  // The domain checks the id with the rest of the input below (one line, naming the flag); a domain
+  // that learns whom it serves by authentication takes none.
+  const principal =
+    given.length > 0 ? String(given[0]) : domain.principal.fromAuthentication ? undefined : DEFAULT_PRINCIPAL;
   const budget: Partial<Budget> = {};
   if (flags['max-steps'] !== undefined) budget.max_steps = flags['max-steps'];
   if (flags['max-tool-calls'] !== undefined) budget.max_tool_calls = flags['max-tool-calls'];
   if (flags['max-seconds'] !== undefined) budget.max_seconds = flags['max-seconds'];
   if (flags['max-tokens'] !== undefined) budget.max_tokens = flags['max-tokens'];
   if (flags['max-usd'] !== undefined) budget.max_usd = parseUsd(flags['max-usd'], '--max-usd', hint);
-  const input: AgentInput = { goal, principal, budget, allow: flags.allow ?? [...DEFAULT_ALLOWED_TOOLS], ...more };
+  const allow =
+    flags.allow?.length === 1 && flags.allow[0] === 'all'
+      ? domain.tools.map((tool) => tool.name)
+      : (flags.allow ?? [...defaultAllowedToolsOf(domain)]);
+  const input: AgentInput = {
+    goal,
+    ...(flags.domain !== undefined ? { domain: domainName } : {}),
+    ...(principal !== undefined ? { principal } : {}),
+    budget,
+    allow,
+    ...more,
+  };
   if (flags['approval-timeout'] !== undefined) input.approval_timeout_seconds = flags['approval-timeout'];
   if (flags['topup-wait'] !== undefined) input.topup_wait_seconds = flags['topup-wait'];
   // Checked with the rest of the input below (the workflow's own schema).

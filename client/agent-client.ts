@@ -13,8 +13,7 @@ import { EMPTY_USAGE } from '../common/budget';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import { attributePairs } from '../common/search-attributes';
 import { checkSearchAttributes } from './search-attribute-check';
-import { checkAgentInput } from '../common/input';
-import { TOOL_REGISTRY, WIRED_DOMAIN } from '../domains/wired';
+import { ALL_TOOLS, checkRunInput as checkDomainInput } from '../domains/wired';
 import { runSummary } from './run-summary';
 import { checkRunId, RunNotFoundError, WORKFLOW_TYPE } from './run-id';
 
@@ -33,7 +32,7 @@ export class InvalidRunInputError extends AgentError {
  * bad value is refused here, before anything starts, rather than by the run itself.
  */
 export function checkRunInput(input: AgentInput): void {
-  const check = checkAgentInput(input, WIRED_DOMAIN);
+  const check = checkDomainInput(input);
   if (!check.ok) throw new InvalidRunInputError(check.error);
   // The workflow writes `carried` when it continues as new; from a client it would seed fake state.
   if (input.carried !== undefined)
@@ -59,7 +58,7 @@ export async function startRun(
     // The Web UI's run list and run page: who the run acts for and what it was asked.
     ...runSummary(input),
     typedSearchAttributes: searchAttributes
-      ? attributePairs({ status: 'running', step: 0, toolCalls: 0, principal: input.principal }, TOOL_REGISTRY)
+      ? attributePairs({ status: 'running', step: 0, toolCalls: 0, principal: input.principal }, ALL_TOOLS)
       : undefined,
   });
 }

@@ -17,10 +17,13 @@ export interface RunSummary {
 export function runSummary(input: AgentInput): RunSummary {
   const budget = resolveBudget(input.budget);
   const tokens = budget.max_tokens > 0 ? `${budget.max_tokens} tokens` : 'tokens unlimited';
+  // A domain that learns whom it serves says so until the customer is authenticated.
+  const who =
+    input.principal !== undefined ? `user ${markdownText(input.principal)}` : `a ${input.domain ?? 'support'} customer`;
   return {
-    staticSummary: `user ${markdownText(input.principal)}: ${markdownText(bounded(oneLine(input.goal), SUMMARY_MAX_CHARS))}`,
+    staticSummary: `${who}: ${markdownText(bounded(oneLine(input.goal), SUMMARY_MAX_CHARS))}`,
     staticDetails: [
-      `**Agent run for user ${markdownText(input.principal)}**`,
+      `**Agent run for ${who}**`,
       '',
       `**Goal:** ${markdownText(bounded(oneLine(input.goal), DETAILS_GOAL_MAX_CHARS))}`,
       '',

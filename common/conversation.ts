@@ -4,6 +4,7 @@
 // lives in workflows/conversation.ts. Semantics: docs/conversations.md.
 import { defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
+import type { ConsentRequest } from './consent';
 import { hasVisibleText } from './visible-text';
 
 export const DEFAULT_IDLE_TIMEOUT_SECONDS = 3600;
@@ -42,6 +43,8 @@ export interface Turn {
   step: number;
   /** The customer's last turn: they ended the conversation. */
   end?: true;
+  /** An agent turn the workflow wrote: it asks the customer to confirm this exact write. */
+  consent?: ConsentRequest;
 }
 
 /** The transcript as the run keeps and carries it: the last turns, and how many there were in all. */

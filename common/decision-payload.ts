@@ -20,7 +20,7 @@ export const UNTRUSTED_NOTICE =
 
 export function buildDecisionPayload(
   goal: string,
-  principal: string,
+  principal: string | undefined,
   history: HistoryEntry[],
   allow: readonly string[],
   domain: Domain,
@@ -29,7 +29,8 @@ export function buildDecisionPayload(
   const registry = registryOf(domain.tools);
   const payload: DecisionPayload = {
     goal,
-    principal: domain.principal.forModel(principal),
+    domain: domain.name,
+    principal: principal === undefined ? null : domain.principal.forModel(principal),
     state_summary: {
       steps_completed: history.length,
       // Distinct names in order of first use: bounded by the catalog, not by the run's length

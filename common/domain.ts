@@ -11,6 +11,12 @@ export interface PrincipalRule {
   check: (principal: string) => string | undefined;
   /** How the decision payload names the principal to the model. */
   forModel: (principal: string) => Record<string, unknown>;
+  /**
+   * Whom the run acts for is learnt in the run, from a successful call of a tool marked
+   * `authenticates` (a trusted tool result, never the model's or the customer's word); the run
+   * input names no principal, and until then only tools that change nothing may run.
+   */
+  fromAuthentication?: boolean;
 }
 
 /**

@@ -58,8 +58,13 @@ const carriedSchema = z.object({
 
 export const agentInputSchema = z.strictObject({
   goal: z.string().trim().min(1, 'the goal must not be empty').max(INPUT_LIMITS.goal_chars),
-  /** The principal the run acts for: an opaque id, in the form the domain checks at entry. */
-  principal: z.string().min(1, 'the principal must not be empty').max(INPUT_LIMITS.principal_chars),
+  /** The domain the run works in (domains/wired.ts); default support. */
+  domain: z.string().max(64).optional(),
+  /**
+   * The principal the run acts for: an opaque id, in the form the domain checks at entry. Absent in
+   * a domain that learns it from authentication (retail).
+   */
+  principal: z.string().min(1, 'the principal must not be empty').max(INPUT_LIMITS.principal_chars).optional(),
   budget: budgetSchema.optional(),
   /** Tools the model may call; anything else is denied. */
   allow: z
@@ -100,8 +105,9 @@ export type InputCheck = { ok: true } | { ok: false; error: string };
 
 /** What the domain adds to the schema (a Domain, common/domain.ts, is one). */
 export interface InputRules {
-  tools: readonly { name: string }[];
-  principal: { check: (principal: string) => string | undefined };
+  name: string;
+  tools: readonly { name: string; needsConsent?: boolean }[];
+  principal: { check: (principal: string) => string | undefined; fromAuthentication?: boolean };
 }
 
 /**
@@ -125,8 +131,26 @@ export function checkAgentInput(raw: unknown, domain: InputRules): InputCheck {
       error: `invalid run input: allow.${unknown}: unknown tool "${oneLine(name)}" (known: ${known.join(', ')})`,
     };
   }
-  const problem = domain.principal.check(input.principal);
-  if (problem !== undefined) return { ok: false, error: `invalid run input: principal: ${oneLine(problem)}` };
+  return checkPrincipalAndConsent(input, domain);
+}
+
+/** The principal the domain expects (given, or learnt by authentication), and a customer for every consent. */
+function checkPrincipalAndConsent(input: z.output<typeof agentInputSchema>, domain: InputRules): InputCheck {
+  const fail = (error: string): InputCheck => ({ ok: false, error: `invalid run input: ${error}` });
+  if (domain.principal.fromAuthentication) {
+    if (input.principal !== undefined)
+      return fail(`principal: the ${domain.name} domain learns whom it serves from authentication; give none`);
+  } else {
+    if (input.principal === undefined) return fail(`principal: the ${domain.name} domain needs one`);
+    const problem = domain.principal.check(input.principal);
+    if (problem !== undefined) return fail(`principal: ${oneLine(problem)}`);
+  }
+  // A write that needs the customer's yes cannot run without a customer to ask.
+  const consent = domain.tools.filter((t) => t.needsConsent && input.allow.includes(t.name)).map((t) => t.name);
+  if (consent.length > 0 && input.conversation === undefined)
+    return fail(
+      `allow: ${consent.join(', ')} need${consent.length === 1 ? 's' : ''} the customer's consent: only a conversation (agent chat) can ask it`,
+    );
   return { ok: true };
 }
 

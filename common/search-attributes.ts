@@ -72,7 +72,8 @@ export interface RunAttributes {
   status: RunStatus;
   step: number;
   toolCalls: number;
-  principal: string;
+  /** Absent until a run that learns it has authenticated the customer. */
+  principal?: string | undefined;
   stopReason?: string;
 }
 
@@ -82,8 +83,8 @@ export function attributePairs(a: RunAttributes, registry: ToolRegistry): Search
     { key: AGENT_STATUS, value: a.status },
     { key: AGENT_STEP, value: a.step },
     { key: AGENT_TOOL_CALLS, value: a.toolCalls },
-    { key: AGENT_PRINCIPAL, value: keywordValue(a.principal) },
   ];
+  if (a.principal !== undefined) pairs.push({ key: AGENT_PRINCIPAL, value: keywordValue(a.principal) });
   if (a.stopReason !== undefined)
     pairs.push({ key: AGENT_STOP_REASON, value: keywordValue(attributeStopReason(a.stopReason, registry)) });
   return pairs;

@@ -2,7 +2,7 @@
 // keeps every activity's input, so `agent trace` (client/history/trace.ts) reads the step from
 // there, recorded by the workflow, instead of parsing activity ids.
 
-export type StepRole = 'decide' | 'tool' | 'reconcile';
+export type StepRole = 'decide' | 'tool' | 'reconcile' | 'owner';
 
 export interface StepTag {
   step: number;
@@ -12,7 +12,7 @@ export interface StepTag {
 /** An activity input as the loop schedules it: the activity's own fields and the step tag. */
 export type Tagged<T> = T & { trace: StepTag };
 
-const ROLES: readonly string[] = ['decide', 'tool', 'reconcile'] satisfies StepRole[];
+const ROLES: readonly string[] = ['decide', 'tool', 'reconcile', 'owner'] satisfies StepRole[];
 
 /** The tag of a decoded activity input; undefined for inputs recorded before the loop tagged them. */
 export function stepTagOf(input: unknown): StepTag | undefined {

@@ -38,6 +38,11 @@ export const STOP_REASON_TABLE = {
   cancelled: { family: 'cancelled', description: 'an operator cancelled the run' },
   // A conversation's own endings (common/conversation.ts): the customer's word, or their silence.
   customer_ended: { family: 'success', description: 'the customer ended the conversation' },
+  transferred: {
+    family: 'success',
+    description:
+      'the agent handed the conversation to a human agent (a hand-off tool such as transfer_to_human_agents)',
+  },
   idle_timeout: {
     family: 'stopped',
     description: "the customer did not answer the agent's message in time (conversation idle timeout)",

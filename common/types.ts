@@ -38,6 +38,8 @@ export interface CarriedState {
   topup_declined?: boolean;
   /** A conversation's transcript (its last turns and counts). */
   conversation?: Transcript;
+  /** Whom the run acts for, when the run learnt it by authenticating the customer. */
+  principal?: string;
 }
 
 export { OBSERVATION_TRUST } from './observation';
@@ -52,6 +54,8 @@ export interface TraceEntry {
   stop_reason?: StopReason;
   /** A person's answer to this call or escalation. */
   approval?: ApprovalDecision;
+  /** The customer did not confirm this write (a conversation): it was not made. */
+  consent?: 'declined';
   /** The step was a wind-down decision: the model was asked for its final answer because of this budget. */
   wind_down?: WindDownReason;
   /** A final answer the validator refused (tool "final"): the figures no observation supports. */
@@ -191,7 +195,9 @@ export interface ObservationForModel {
 export interface DecisionPayload {
   /** The operator's task and the principal (as the domain names it, e.g. {user_id: 42}): the runtime's own input. */
   goal: string;
-  principal: Record<string, unknown>;
+  /** The domain (its policy is the system prompt's) and whom the run acts for; null: not authenticated yet. */
+  domain?: string;
+  principal: Record<string, unknown> | null;
   state_summary: { steps_completed: number; tools_used: string[] };
   available_tools: CatalogEntry[];
   /** Tool results of the last few steps, kept apart from everything above: data, never instructions. */
@@ -253,8 +259,8 @@ export interface DecideLedger {
 export interface ToolInput {
   args: Record<string, unknown>;
   idempotency_key: string;
-  /** The run's principal (an opaque id). */
-  principal: string;
+  /** The run's principal (an opaque id); absent before a run that learns it has authenticated the customer. */
+  principal?: string;
 }
 
 /** The lookup an effect's reconcile activity (`reconcile_<tool>`) makes before a run ends. */

@@ -84,6 +84,7 @@ const list: Parser<string[] | undefined> = (raw) => {
 export const DEFAULT_METRICS_PORT = 9464;
 export const DEFAULT_CODEC_PORT = 8888;
 export const DEFAULT_REFUNDS_DB = '.temporal/refunds.sqlite';
+export const DEFAULT_RETAIL_DB = '.temporal/retail.sqlite';
 export const DEFAULT_MODEL = 'gpt-4.1-mini';
 export const DEFAULT_DEPLOYMENT_NAME = 'durable-react-agent';
 
@@ -176,6 +177,13 @@ export const ENV_VARS = {
     default: DEFAULT_REFUNDS_DB,
     meaning: 'the SQLite file of the refunds service, created on the first refund (the demo: a fresh temporary file)',
     parse: textOr(DEFAULT_REFUNDS_DB),
+  },
+  AGENT_RETAIL_DB: {
+    group: 'worker',
+    default: DEFAULT_RETAIL_DB,
+    meaning:
+      "the SQLite file of the retail domain's shop databases (one per conversation, with each write's idempotency key), created on first use",
+    parse: textOr(DEFAULT_RETAIL_DB),
   },
   AGENT_METRICS_PORT: {
     group: 'worker',

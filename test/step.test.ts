@@ -1,6 +1,7 @@
 // Every move of the loop's step decision (workflows/step.ts), table-driven: each row is the run's
 // state and what just happened (a step begins, the model answered, a person answered, a tool
 // answered or failed, a final answer), and the move the step must make.
+import { TOOL_REGISTRY } from '../domains/wired';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { EMPTY_USAGE, resolveBudget } from '../common/budget';
@@ -139,7 +140,7 @@ describe('decideMove: after the model answered', () => {
     return first.next === 'call_tool' ? [...first.counters.seenCalls] : [];
   })();
   function rules(policy: PolicyDecision = ALLOWED, allow = ['get_user_profile', 'search_policy', 'issue_refund']) {
-    return { budget: BUDGET, allow, policy: () => policy } satisfies StepRules;
+    return { budget: BUDGET, allow, registry: TOOL_REGISTRY, policy: () => policy } satisfies StepRules;
   }
   const rows: Array<{
     name: string;

@@ -100,6 +100,7 @@ describe('the decision payload', () => {
   it('keeps tool results under one labelled field, apart from goal, principal and tools', () => {
     assert.deepEqual(Object.keys(payload).sort(), [
       'available_tools',
+      'domain',
       'goal',
       'principal',
       'state_summary',

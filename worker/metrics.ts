@@ -14,7 +14,7 @@ import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { LeaseObserver } from '../activities/llm-lease';
 import type { AgentMetricsSinks, ToolOutcome } from '../common/metrics-sink';
 import { toolNamedReason } from '../common/stop-reasons';
-import { TOOL_REGISTRY } from '../domains/wired';
+import { ALL_TOOLS } from '../domains/wired';
 import type { DecideOutput } from '../common/types';
 import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/types';
 
@@ -198,7 +198,7 @@ export const NO_METRICS_SINKS: InjectedSinks<AgentMetricsSinks> = {
 
 /** Tool names come from the model: only registered ones become label values (bounded cardinality). */
 export function toolLabel(tool: string): string {
-  return Object.prototype.hasOwnProperty.call(TOOL_REGISTRY, tool) ? tool : '(unregistered)';
+  return Object.prototype.hasOwnProperty.call(ALL_TOOLS, tool) ? tool : '(unregistered)';
 }
 
 /** `tool_denied:<name>` and friends keep the name only if it is a registered tool. */

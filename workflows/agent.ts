@@ -32,7 +32,8 @@ import { checkEntry } from './entry';
 import { Conversation } from './conversation';
 import { Decisions, workerPricing } from './decide-call';
 import { confirmedUsd, countEffects } from './effects';
-import { TOOL_REGISTRY } from '../domains/wired';
+import { domainOf, registryOfDomain } from '../domains/wired';
+import type { Domain } from '../common/domain';
 import { checkPrincipalPolicy } from './policy';
 import type { PolicyDecision } from './policy';
 import { charge, runLoop } from './run-loop';
@@ -40,7 +41,7 @@ import type { LoopPorts, LoopState } from './run-loop';
 import { costDetails, phaseDetails, stateOf } from './run-details';
 import { publishStatus, resultOf, withWindDowns } from './run-result';
 import type { Ending } from './run-result';
-import { callToolActivity, reconcileActivity } from './tool-call';
+import { callToolActivity, ownerActivity, reconcileActivity } from './tool-call';
 import { grantOf, Waits } from './waits';
 
 export { INVALID_INPUT } from './entry';
@@ -76,6 +77,7 @@ class AgentRun {
   private readonly baseBudget: Budget;
   private readonly startedAtMs: number;
   private readonly state: LoopState;
+  private readonly domain: Domain;
   readonly waits: Waits;
   readonly decisions: Decisions;
   readonly conversation: Conversation;
@@ -95,7 +97,8 @@ class AgentRun {
     this.baseBudget = Object.freeze(resolveBudget(input.budget));
     const carried = input.carried;
     this.startedAtMs = carried?.started_at_ms ?? workflowInfo().runStartTime.getTime();
-    this.state = loopStateOf(carried);
+    this.state = loopStateOf(carried, input.principal);
+    this.domain = domainOf(input);
     this.omitted = carried?.omitted ? { ...carried.omitted } : { trace: 0, history: 0 };
     this.extensions = carried?.extensions ? [...carried.extensions] : [];
     this.waits = new Waits(approvalTimeoutMs(input.approval_timeout_seconds), carried);
@@ -140,6 +143,8 @@ class AgentRun {
     return {
       state: this.state,
       input: this.input,
+      domain: this.domain,
+      registry: registryOfDomain(this.domain),
       workflowId: workflowInfo().workflowId,
       stepsAtStart: this.input.carried?.usage.steps ?? 0,
       budget: () => this.budget,
@@ -148,7 +153,8 @@ class AgentRun {
       policy: (name, args) => this.principalPolicy(name, args),
       pricing: async () => (this.budget.max_usd > 0 ? this.pricing() : undefined),
       decide: (step, payload, cap, leftUsd) => this.decisions.decide(step, payload, cap, leftUsd),
-      callTool: (call, key) => callToolActivity(call, key, this.input.principal, this.left()),
+      callTool: (call, key) => callToolActivity(call, key, this.state.principal, this.left()),
+      owner: (call) => ownerActivity(call),
       reconcile: (effect) => {
         this.setPhase('reconciling', effect.tool);
         return reconcileActivity(effect);
@@ -176,7 +182,7 @@ class AgentRun {
         step: () => agentMetrics.step(),
         toolCall: (tool, outcome) => agentMetrics.toolCall(tool, outcome),
         attempts: recordAttempts,
-        publish: () => publishStatus(this.input, this.state.usage, 'running'),
+        publish: () => publishStatus(this.input, this.state.usage, 'running', undefined, this.state.principal),
         phase: (phase, tool) => this.setPhase(phase, tool),
         // Visible in `agent list` (the memo comes back with every listed run) while the run goes on.
         effects: (effects) => upsertMemo({ [EFFECTS_MEMO]: countEffects(effects) }),
@@ -190,8 +196,8 @@ class AgentRun {
   }
 
   private principalPolicy(name: string, args: Record<string, unknown>): PolicyDecision {
-    return checkPrincipalPolicy(TOOL_REGISTRY[name], args, {
-      principal: this.input.principal,
+    return checkPrincipalPolicy(registryOfDomain(this.domain)[name], args, {
+      principal: this.state.principal,
       history: this.state.history,
       nowMs: Date.now(),
       confirmedUsd: confirmedUsd(this.state.effects),
@@ -213,6 +219,7 @@ class AgentRun {
         effects: state.effects,
         omitted: this.omitted,
         conversation: this.conversation.carried(),
+        principal: this.input.principal === undefined ? state.principal : undefined,
       },
       { extensions: this.extensions, declined: waits.topupDeclined },
     );
@@ -256,7 +263,7 @@ class AgentRun {
     this.phase = 'done';
     this.currentTool = undefined;
     const status: RunStatus = ending.stop_reason === 'cancelled' ? 'cancelled' : ending.status;
-    publishStatus(this.input, state.usage, status, ending.stop_reason);
+    publishStatus(this.input, state.usage, status, ending.stop_reason, state.principal);
     agentMetrics.runEnded(status, ending.stop_reason);
     const details = `ended: ${ending.stop_reason} after ${state.usage.steps} step(s)`;
     setCurrentDetails(details + costDetails(state.usage, this.budget));

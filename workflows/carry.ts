@@ -28,11 +28,14 @@ export interface RunState {
   omitted: { trace: number; history: number };
   /** A conversation's transcript: already bounded (common/conversation.ts keeps the last turns). */
   conversation?: Transcript | undefined;
+  /** Whom the run acts for when it learnt it by authentication (the input names it otherwise). */
+  principal?: string | undefined;
 }
 
 /** The loop's state at a run's start: fresh, or what the previous run of the chain carried. */
-export function loopStateOf(carried: CarriedState | undefined): LoopState {
+export function loopStateOf(carried: CarriedState | undefined, inputPrincipal?: string): LoopState {
   return {
+    principal: inputPrincipal ?? carried?.principal,
     usage: carried ? { ...carried.usage } : { ...EMPTY_USAGE },
     trace: carried ? [...carried.trace] : [],
     history: carried ? [...carried.history] : [],
@@ -60,6 +63,7 @@ export function carryState(s: RunState): CarriedState {
       history: s.omitted.history + (s.history.length - history.length),
     },
     ...(s.conversation ? { conversation: s.conversation } : {}),
+    ...(s.principal !== undefined ? { principal: s.principal } : {}),
   };
 }
 

@@ -12,6 +12,8 @@ import {
   withTurn,
 } from '../common/conversation';
 import type { ConversationInput, SayReceipt, SayRequest, Transcript } from '../common/conversation';
+import { consentQuestion } from '../common/consent';
+import type { ConsentRequest } from '../common/consent';
 import type { ConversationState } from '../common/types';
 import type { CustomerReply } from './step';
 import type { Waits } from './waits';
@@ -25,7 +27,12 @@ export interface ConversationPort {
   unread(): boolean;
   /** The agent's message joins the transcript; then the wait for the customer's answer. */
   message(step: number, text: string): Promise<CustomerReply>;
+  /** The workflow asks the customer to confirm a write; their next message is the answer. */
+  consent(step: number, request: ConsentRequest): Promise<ConsentReply>;
 }
+
+/** The customer's answer to a consent question: their message's text, or the conversation's end. */
+export type ConsentReply = { reply: 'answered'; text: string } | { reply: 'idle' | 'ended' };
 
 export class Conversation {
   transcript: Transcript;
@@ -96,6 +103,20 @@ export class Conversation {
         const answered = arrived() || (await waits.customerTurn(this.idleMs, arrived));
         if (!answered) return 'idle';
         return this.transcript.ended ? 'ended' : 'answered';
+      },
+      consent: async (step, request) => {
+        const text = consentQuestion(request);
+        this.transcript = withTurn(this.transcript, { from: 'agent', text, step, consent: request });
+        awaiting();
+        // Only a message written after the question answers it (one sent earlier did not see it).
+        const asked = this.transcript.total;
+        const reply = () => this.transcript.turns.find((turn) => turn.from === 'customer' && turn.n > asked);
+        const arrived = () => this.transcript.ended === true || reply() !== undefined;
+        if (!arrived() && !(await waits.customerTurn(this.idleMs, arrived))) return { reply: 'idle' };
+        const answer = reply();
+        // The customer's last word ends the conversation, whatever it says.
+        if (this.transcript.ended || !answer) return { reply: 'ended' };
+        return { reply: 'answered', text: answer.text };
       },
     };
   }

@@ -15,8 +15,12 @@ function amountOf(args: Record<string, unknown>): number {
 }
 
 /** The tool answered: its observation says what the system of record decided. */
-export function effectFromObservation(call: EffectCall, observation: Observation): EffectEntry {
-  const data = (observation.data ?? {}) as { refund?: { refund_id?: unknown; state?: unknown }; rejected?: unknown };
+export function effectFromObservation(call: EffectCall, observation: Observation, outcomeByOk = false): EffectEntry {
+  const data = (observation.data ?? {}) as {
+    refund?: { refund_id?: unknown; state?: unknown };
+    rejected?: unknown;
+    error?: unknown;
+  };
   const refund = data.refund;
   let state: EffectOutcome;
   let detail: string | undefined;
@@ -28,6 +32,11 @@ export function effectFromObservation(call: EffectCall, observation: Observation
   } else if (refund === undefined && typeof data.rejected === 'string') {
     state = 'not_made'; // refused before it reached the service (e.g. not the principal)
     detail = data.rejected;
+  } else if (outcomeByOk && observation.ok)
+    state = 'confirmed'; // a write that reports its result
+  else if (outcomeByOk && typeof data.error === 'string') {
+    state = 'rejected'; // the system of record refused it (a domain error)
+    detail = data.error;
   } else state = 'ambiguous';
   return {
     tool: call.tool,

@@ -9,7 +9,10 @@ export type { PolicyContext, PolicyDecision } from '../common/tool-catalog';
 
 /** The rule the runtime enforces itself; a tool's hook adds its domain's rules (Domain.policyRules). */
 export const PRINCIPAL_RULES = {
-  other_user: "the call is about another principal than the run's (the tool's principal argument)",
+  other_user:
+    "the call is about another principal than the run's (the tool's principal argument, or the owner of the object it changes)",
+  not_authenticated:
+    'the call changes something, or names a principal, before the run has authenticated the customer (domains whose principal comes from authentication)',
 } as const;
 
 const ALLOWED: PolicyDecision = { allowed: true };
@@ -22,6 +25,9 @@ export function checkPrincipalPolicy(
 ): PolicyDecision {
   if (!spec) return ALLOWED;
   const arg = spec.principalArg;
+  // Before authentication only look-ups run: nothing is changed for, or asked about, nobody.
+  if (ctx.principal === undefined && (spec.effectful || spec.needsConsent || (arg !== undefined && arg in args)))
+    return { allowed: false, rule: 'not_authenticated' };
   if (arg !== undefined && arg in args && String(args[arg]) !== ctx.principal)
     return { allowed: false, rule: 'other_user' };
   return spec.policy ? spec.policy(args, ctx) : ALLOWED;

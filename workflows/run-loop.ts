@@ -15,7 +15,10 @@ import { validatorModeFor } from '../common/final-validator';
 import type { ValidatorMode } from '../common/final-validator';
 import type { ToolOutcome } from '../common/metrics-sink';
 import type { StopReason } from '../common/stop-reasons';
-import { TOOL_REGISTRY, WIRED_DOMAIN } from '../domains/wired';
+import type { Domain } from '../common/domain';
+import type { ToolRegistry } from '../common/tool-catalog';
+import { declinedObservation, isExplicitYes } from '../common/consent';
+import { policyStop } from '../common/stop-reasons';
 import type {
   AgentInput,
   AgentResult,
@@ -56,6 +59,8 @@ export interface LoopState {
   history: HistoryEntry[];
   seenCalls: string[];
   effects: EffectEntry[];
+  /** Whom the run acts for: from its input, or learnt by authenticating the customer (then carried). */
+  principal: string | undefined;
   lastAction?: Action;
   /** The steps whose decision was a wind-down, and why. */
   readonly windDowns: Map<number, WindDownReason>;
@@ -70,6 +75,9 @@ export interface DecideStop {
 export interface LoopPorts<R> {
   state: LoopState;
   input: AgentInput;
+  /** The run's domain and its tools by name. */
+  domain: Domain;
+  registry: ToolRegistry;
   workflowId: string;
   /** The steps the chain had taken when this run started (continue-as-new counts from here). */
   stepsAtStart: number;
@@ -86,6 +94,8 @@ export interface LoopPorts<R> {
   callTool(call: AdmittedCall, idempotencyKey: string): Promise<Observation>;
   /** The lookup by key of an effect whose call was cut off or failed. */
   reconcile(effect: EffectCall): Promise<EffectEntry>;
+  /** Whom the object a call changes belongs to (the tool's owner lookup), or null: no such object. */
+  owner(call: AdmittedCall): Promise<string | null>;
   /** The question with when it was asked; then the person's answer, or undefined (nobody answered in time). */
   pending(fields: PendingFields): PendingApproval;
   askPerson(pending: PendingApproval): Promise<ApprovalAnswer | undefined>;
@@ -115,13 +125,14 @@ export interface LoopPorts<R> {
 /** Runs the loop to its ending: what `end` made of it. */
 export async function runLoop<R>(p: LoopPorts<R>): Promise<R> {
   const every = p.input.continue_as_new_every ?? DEFAULT_CONTINUE_AS_NEW_EVERY;
-  const mode = validatorModeFor(p.input, TOOL_REGISTRY);
+  const mode = validatorModeFor(p.input, p.registry);
   const rules: StepRules = {
     // A getter: top-ups raise the tool-call budget the gateway checks.
     get budget() {
       return p.budget();
     },
     allow: Object.freeze([...(p.input.allow ?? [])]),
+    registry: p.registry,
     policy: (name, args) => p.policy(name, args),
     conversation: p.conversation !== undefined,
   };
@@ -186,9 +197,8 @@ async function decideStep<R>(
 ): Promise<{ result: R } | { decision: DecideOutput }> {
   const { state } = p;
   const { step } = start;
-  const { goal, principal } = p.input;
   const transcript = p.conversation?.transcript();
-  const payload = buildDecisionPayload(goal, principal, state.history, allow, WIRED_DOMAIN, transcript);
+  const payload = buildDecisionPayload(p.input.goal, state.principal, state.history, allow, p.domain, transcript);
   const plan = planDecision(p.budget(), start.usage, step, JSON.stringify(payload).length, await p.pricing());
   if (plan.kind === 'exhausted') return { result: p.end.stop(plan.reason) };
   if (plan.wind_down) {
@@ -251,9 +261,19 @@ async function converse<R>(p: LoopPorts<R>, step: number, action: MessageAction)
   return undefined;
 }
 
-/** A call the gateway let through: a person's approval when it needs one, then the tool. */
+/** A call the gateway let through: its owner checked, the customer's yes and a person's approval when it needs them, then the tool. */
 async function toolStep<R>(p: LoopPorts<R>, call: AdmittedCall, needsApproval: boolean): Promise<Ended<R>> {
   const { state } = p;
+  const spec = p.registry[call.name]!;
+  if (spec.ownedArg !== undefined) {
+    const owner = await p.owner(call);
+    // No such object: the tool itself refuses it (an observation), and nothing is asked.
+    if (owner !== null && owner !== state.principal) return { result: stopMove(p, deniedMove(call, 'other_user')) };
+  }
+  if (spec.needsConsent) {
+    const asked = await askConsent(p, call);
+    if (asked !== 'yes') return asked === 'declined' ? undefined : asked;
+  }
   let approval: ApprovalAnswer | undefined;
   if (needsApproval) {
     const amount = call.args.amount_usd;
@@ -286,7 +306,7 @@ async function callTool<R>(
 ): Promise<Ended<R>> {
   const { state } = p;
   p.record.phase('calling_tool', call.name);
-  const spec = TOOL_REGISTRY[call.name]!;
+  const spec = p.registry[call.name]!;
   const effect: EffectCall = {
     tool: call.name,
     idempotency_key: toolKey(p.workflowId, call.step, call.name, call.argsHash),
@@ -308,9 +328,46 @@ async function callTool<R>(
   p.record.toolCall(call.name, answered.outcome);
   state.trace.push(answered.trace);
   state.history.push(answered.history);
-  if (spec.effectful) recordEffect(p, effectFromObservation(effect, observation));
+  if (spec.effectful) recordEffect(p, effectFromObservation(effect, observation, spec.outcomeByOk));
   p.cutOff.check();
+  // A trusted tool result names the customer: the run acts for them from now on (the first one only).
+  if (spec.authenticates && observation.ok && typeof observation.data === 'string' && state.principal === undefined)
+    state.principal = observation.data;
+  if (spec.endsRun && observation.ok) return { result: p.end.stop(spec.endsRun) };
   return undefined;
+}
+
+/**
+ * The customer's consent to a write, asked by the workflow with the exact call: their explicit yes
+ * lets it run; anything else is recorded as declined (the model reads it next step); their silence
+ * or their leaving ends the run.
+ */
+async function askConsent<R>(p: LoopPorts<R>, call: AdmittedCall): Promise<'yes' | 'declined' | { result: R }> {
+  const request = { tool: call.name, args: call.args };
+  const answer = await p.conversation!.consent(call.step, request);
+  if (answer.reply !== 'answered')
+    return { result: p.end.stop(answer.reply === 'idle' ? 'idle_timeout' : 'customer_ended') };
+  const text = answer.text;
+  if (isExplicitYes(text)) return 'yes';
+  p.record.toolCall(call.name, 'rejected');
+  p.state.trace.push({ step: call.step, tool: call.name, args_hash: call.argsHash, ok: false, consent: 'declined' });
+  p.state.history.push({
+    step: call.step,
+    action: { kind: 'tool', name: call.name, args: call.args },
+    observation: declinedObservation(request, text),
+  });
+  return 'declined';
+}
+
+/** The gateway's denial found after it let the call through (the owner lookup is an activity). */
+function deniedMove(call: AdmittedCall, rule: string): StopMove {
+  const reason = policyStop(rule);
+  return {
+    next: 'stop',
+    reason,
+    trace: { step: call.step, tool: call.name, args_hash: call.argsHash, ok: false, stop_reason: reason },
+    metric: { tool: call.name, outcome: 'denied' },
+  };
 }
 
 function recordEffect<R>(p: LoopPorts<R>, effect: EffectEntry): void {
@@ -351,9 +408,8 @@ async function lowBudget<R>(p: LoopPorts<R>, allow: readonly string[]): Promise<
   const exhausted = budgetExhausted(p.budget(), usage);
   if (exhausted) return exhausted;
   const step = usage.steps + 1;
-  const { goal, principal } = p.input;
   const transcript = p.conversation?.transcript();
-  const payload = buildDecisionPayload(goal, principal, history, allow, WIRED_DOMAIN, transcript);
+  const payload = buildDecisionPayload(p.input.goal, p.state.principal, history, allow, p.domain, transcript);
   const plan = planDecision(
     p.budget(),
     { ...usage, steps: step },

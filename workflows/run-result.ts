@@ -1,7 +1,7 @@
 // How a run ends: its result (trace, history, usage, effects, what a continue-as-new chain
 // omitted, wind-downs and top-ups), and the search attributes that show its status. The workflow
 // (agent.ts) calls these at its ending and at each step.
-import { TOOL_REGISTRY } from '../domains/wired';
+import { domainOf, registryOfDomain } from '../domains/wired';
 import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Budget, Usage } from '../common/budget';
 import type { BudgetExtension } from '../common/extend';
@@ -51,11 +51,17 @@ export function withWindDowns(state: Pick<LoopState, 'trace' | 'windDowns'>): Tr
 }
 
 /** Keeps the run's search attributes current, with the values that changed (a no-op unless the namespace has them). */
-export function publishStatus(input: AgentInput, usage: Usage, status: RunStatus, stopReason?: StopReason): void {
+export function publishStatus(
+  input: AgentInput,
+  usage: Usage,
+  status: RunStatus,
+  stopReason?: StopReason,
+  principal = input.principal,
+): void {
   if (input.search_attributes !== true) return;
   const pairs = attributePairs(
-    { status, stopReason, step: usage.steps, toolCalls: usage.tool_calls, principal: input.principal },
-    TOOL_REGISTRY,
+    { status, stopReason, step: usage.steps, toolCalls: usage.tool_calls, principal },
+    registryOfDomain(domainOf(input)),
   );
   // The run's current values (set at start, carried over by continue-as-new, upserted since).
   const current = workflowInfo().typedSearchAttributes;

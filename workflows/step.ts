@@ -12,7 +12,8 @@ import type { ApprovalAnswer, PendingApproval } from '../common/approvals';
 import type { ToolOutcome } from '../common/metrics-sink';
 import { policyStop, safeToolName, toolStop } from '../common/stop-reasons';
 import type { StopReason } from '../common/stop-reasons';
-import { loopSignature, TOOL_REGISTRY } from '../domains/wired';
+import { loopSignature } from '../domains/wired';
+import type { ToolRegistry } from '../common/tool-catalog';
 import type {
   AgentResult,
   DecideOutput,
@@ -32,6 +33,8 @@ import type { PolicyDecision } from './policy';
 export interface StepRules {
   budget: Budget;
   allow: readonly string[];
+  /** The run's domain's tools. */
+  registry: ToolRegistry;
   /** The principal policy, as the run applies it at this moment. */
   policy: (name: string, args: Record<string, unknown>) => PolicyDecision;
   /** A conversation run: the model may send the customer messages. */
@@ -116,7 +119,7 @@ export function decideMove(decision: DecideOutput, step: number, state: StepCoun
   const gate = checkToolCall(action.name, action.args, {
     maxToolCalls: rules.budget.max_tool_calls,
     allow: rules.allow,
-    registry: TOOL_REGISTRY,
+    registry: rules.registry,
     toolCalls: usage.tool_calls,
     seenCalls,
     policy: rules.policy,
@@ -137,7 +140,7 @@ export function decideMove(decision: DecideOutput, step: number, state: StepCoun
     next: 'call_tool',
     action,
     call,
-    needsApproval: TOOL_REGISTRY[gate.name]!.needsApproval === true,
+    needsApproval: rules.registry[gate.name]!.needsApproval === true,
     counters: { usage: { ...usage, tool_calls: usage.tool_calls + 1 }, seenCalls: [...seenCalls, gate.signature] },
   };
 }

@@ -3,7 +3,7 @@
 import { ActivityFailure, CancellationScope, proxyActivities } from '@temporalio/workflow';
 import type { Remaining } from '../common/budget';
 import type { Tagged } from '../common/step-tag';
-import { TOOL_REGISTRY } from '../domains/wired';
+import { ALL_TOOLS } from '../domains/wired';
 import type { EffectEntry, Observation, ReconcileInput, ReconcileOutput, ToolInput } from '../common/types';
 import { toolCallSummary } from './activity-summary';
 import { effectFromReconcile } from './effects';
@@ -13,6 +13,7 @@ import { toolActivityOptions } from './tool-options';
 
 type ToolFn = (input: Tagged<ToolInput>) => Promise<Observation>;
 type ReconcileFn = (input: Tagged<ReconcileInput>) => Promise<ReconcileOutput>;
+type OwnerFn = (input: Tagged<{ args: Record<string, unknown> }>) => Promise<string | null>;
 
 /** Calls the tool for `principal`, under the key that makes a retry of an effect harmless. */
 export function callToolActivity(
@@ -21,7 +22,7 @@ export function callToolActivity(
   principal: ToolInput['principal'],
   left: Remaining,
 ): Promise<Observation> {
-  const spec = TOOL_REGISTRY[call.name]!;
+  const spec = ALL_TOOLS[call.name]!;
   const tools = proxyActivities<Record<string, ToolFn>>({
     activityId: `${call.step}-${call.name}`,
     summary: toolCallSummary(call, left),
@@ -34,6 +35,17 @@ export function callToolActivity(
     principal,
     trace: { step: call.step, role: 'tool' },
   });
+}
+
+/** Whom the object the call would change belongs to (the tool's `owner_<tool>` activity), or null: no such object. */
+export function ownerActivity(call: AdmittedCall): Promise<string | null> {
+  const activities = proxyActivities<Record<string, OwnerFn>>({
+    activityId: `${call.step}-owner-${call.name}`,
+    summary: `step ${call.step}: whose is the object ${call.name} would change`,
+    startToCloseTimeout: '10 seconds',
+    retry: { maximumAttempts: 3 },
+  });
+  return activities[`owner_${call.name}`]!({ args: call.args, trace: { step: call.step, role: 'owner' } });
 }
 
 /** The lookup by key, never cancelled: a cut-off effect ends up confirmed, rejected, not made, or (lookup failed) ambiguous. */

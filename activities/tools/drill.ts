@@ -5,7 +5,7 @@
 // cancelled attempt frees its worker slot at once. Effectful tools are never wrapped: they have
 // their own knobs (AGENT_REFUND_PAUSE_*), which model a hung attempt, not a slow one.
 import { Context } from '@temporalio/activity';
-import { TOOL_REGISTRY } from '../../domains/wired';
+import { ALL_TOOLS } from '../../domains/wired';
 import type { Observation, ToolInput } from '../../common/types';
 import { readEnv } from '../../runtime/env-vars';
 import { HEARTBEAT_EVERY_MS, sleepUnlessAborted } from './tool-activity';
@@ -25,7 +25,7 @@ export function toolPauseFromEnv(env: NodeJS.ProcessEnv = process.env): ToolPaus
   const ms = readEnv('AGENT_TOOL_PAUSE_MS', env);
   const names = readEnv('AGENT_TOOL_PAUSE_TOOLS', env);
   for (const name of names ?? []) {
-    const spec = TOOL_REGISTRY[name];
+    const spec = ALL_TOOLS[name];
     if (!spec || spec.effectful) throw new Error(`AGENT_TOOL_PAUSE_TOOLS: "${name}" is not a read-only tool`);
   }
   return { ms, ...(names ? { tools: names } : {}) };
@@ -36,7 +36,7 @@ export function withToolPause<T extends Record<string, ToolFn>>(tools: T, pause:
   if (pause.ms <= 0) return tools;
   const wrapped: Record<string, ToolFn> = { ...tools };
   for (const [name, tool] of Object.entries(tools)) {
-    const spec = TOOL_REGISTRY[name];
+    const spec = ALL_TOOLS[name];
     if (!spec || spec.effectful || (pause.tools && !pause.tools.includes(name))) continue;
     // A named function expression keeps the activity's registered name.
     wrapped[name] = {

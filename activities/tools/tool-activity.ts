@@ -11,6 +11,7 @@ import { envelope } from '../envelope';
 
 export type ToolFn = (input: ToolInput) => Promise<Observation>;
 export type ReconcileFn = (input: ReconcileInput) => Promise<ReconcileOutput>;
+export type OwnerFn = (input: { args: Record<string, unknown> }) => Promise<string | null>;
 
 export interface ToolDeps<Services> {
   services: Services;
@@ -61,6 +62,20 @@ export function reconcileActivity<Services>(
           'RefundLookupFailed',
         );
       return reconcile(input, { services });
+    },
+  }[name]!;
+}
+
+/** The activity `owner_<tool>`: whom the object a call would change belongs to (the workflow's gate compares it with the principal). */
+export function ownerActivity<Services>(tool: ToolDefinition<Services>, services: Services): OwnerFn | undefined {
+  const owner = tool.owner?.bind(tool);
+  if (!owner) return undefined;
+  const name = `owner_${tool.name}`;
+  return {
+    [name]: async (input: { args: Record<string, unknown> }): Promise<string | null> => {
+      const parsed = tool.args.safeParse(input.args);
+      if (!parsed.success) throw ApplicationFailure.nonRetryable(`${tool.name}: malformed arguments`, 'ToolBadArgs');
+      return owner(parsed.data, { services });
     },
   }[name]!;
 }

@@ -24,14 +24,14 @@ const spec = {
   },
 } as const;
 
-export function defaultWorkflowId(principal: string, now = new Date()): string {
+export function defaultWorkflowId(principal: string | undefined, now = new Date()): string {
   const stamp = now
     .toISOString()
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, '')
     .replace('T', '-');
   // The principal is opaque: only its id-safe characters, bounded, name the run.
-  const who = principal.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40);
+  const who = (principal ?? 'customer').replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40);
   return `agent-${who}-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 

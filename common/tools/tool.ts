@@ -13,8 +13,8 @@ export type PolicyDecision = { allowed: true } | { allowed: false; rule: string 
 
 /** What a tool's policy hook may rely on: the run's principal and its own recorded facts. */
 export interface PolicyContext {
-  /** The run's principal (an opaque id). */
-  principal: string;
+  /** The run's principal (an opaque id); undefined until a run that learns it has authenticated the customer. */
+  principal: string | undefined;
   /** The run's history so far: the only source of facts. */
   history: readonly HistoryEntry[];
   /** Workflow time now; absent in callers without a clock (facts then do not age). */
@@ -51,6 +51,28 @@ export interface ToolOptions {
    * enforces the final validator unless the input says otherwise (it warns otherwise).
    */
   statesFacts?: boolean;
+  /**
+   * Identifies the customer: a successful result whose data is a string is whom the run acts for
+   * from then on (the first one; a domain whose principal rule says `fromAuthentication`).
+   */
+  authenticates?: boolean;
+  /**
+   * The customer must say yes to this exact call before it runs: the workflow shows it in the
+   * conversation and waits for their next message (only a conversation run may allow it).
+   */
+  needsConsent?: boolean;
+  /**
+   * The argument naming an object the principal must own (an order): the tool's `owner` hook looks
+   * its owner up before the customer is asked, and another owner is `policy_denied:other_user`.
+   */
+  ownedArg?: string;
+  /**
+   * An effect whose observation reports its result rather than a record: ok means it was made, ok
+   * false with an `error` that the system of record refused it (read as ambiguous otherwise).
+   */
+  outcomeByOk?: boolean;
+  /** A successful call ends the run with this reason (a hand-off to a person). */
+  endsRun?: 'transferred';
 }
 
 /** What the workflow and the gateway read: everything but the handlers. */
@@ -119,6 +141,8 @@ export interface ToolDefinition<Services = unknown> extends ToolSpec {
    * outcome is unknown; with `settle`, an unfinished record is closed as not made.
    */
   reconcile?(input: ReconcileInput, ctx: ReconcileContext<Services>): Promise<ReconcileOutput>;
+  /** Whom the object named by `ownedArg` belongs to (a principal id), or null when there is no such object. */
+  owner?(args: Record<string, unknown>, ctx: ReconcileContext<Services>): Promise<string | null>;
 }
 
 /** One tool, checked: the handler's arguments are the schema's output. */
@@ -127,6 +151,7 @@ export function defineTool<Services, Schema extends z.ZodType<Record<string, unk
     args: Schema;
     handler: (args: z.output<Schema>, ctx: ToolContext<Services>, input: ToolInput) => Promise<Observation>;
     reconcile?: (input: ReconcileInput, ctx: ReconcileContext<Services>) => Promise<ReconcileOutput>;
+    owner?: (args: z.output<Schema>, ctx: ReconcileContext<Services>) => Promise<string | null>;
   },
 ): ToolDefinition<Services> {
   return tool as unknown as ToolDefinition<Services>;

@@ -49,6 +49,7 @@ const deny = (rule: RefundRule): PolicyDecision => ({ allowed: false, rule });
 /** The hook for a given policy table (tests pass their own; the tool uses REFUND_POLICY). */
 export function refundRulesFor(policy: RefundPolicy): ToolPolicy {
   return (args: Record<string, unknown>, ctx: PolicyContext): PolicyDecision => {
+    if (ctx.principal === undefined) return deny('refund_without_billing');
     const billing = billingFact(ctx.history, ctx.principal);
     if (!billing) return deny('refund_without_billing');
     if (billing.currency !== policy.currency) return deny('refund_currency');

@@ -1,0 +1,73 @@
+// The customer's consent to a write: what the run shows them (the exact call) and what counts as
+// their yes. The workflow asks and waits (workflows/conversation.ts); nothing but the customer's
+// next message after the question can consent, and anything short of an explicit yes declines.
+import { stableJson } from './hash';
+import { utf8Length } from './utf8';
+import type { Observation } from './observation';
+
+export interface ConsentRequest {
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+/** The question, with the exact action: the tool and every argument as the call will send them. */
+export function consentQuestion(request: ConsentRequest): string {
+  const what = request.tool.replace(/_/g, ' ');
+  const args = Object.entries(request.args)
+    .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join('; ');
+  return `To go ahead I need your confirmation of this exact action: ${what} (${args}). Reply "yes" to confirm; anything else cancels it.`;
+}
+
+// After lower-casing and turning punctuation into spaces. A yes is the first word (or "i confirm"),
+// and no word that hedges or negates may follow: "yes, but change the address first" is not consent.
+const YES_WORDS = new Set(['yes', 'y', 'yeah', 'yep', 'confirm', 'confirmed']);
+const HEDGES = new Set([
+  'no',
+  'not',
+  'dont',
+  'don',
+  'never',
+  'cancel',
+  'stop',
+  'wait',
+  'but',
+  'however',
+  'instead',
+  'change',
+  'unless',
+  'if',
+  'maybe',
+  'nope',
+  'hold',
+]);
+
+/** Whether the customer's message is an explicit yes (docs/conversations.md lists the rule). */
+export function isExplicitYes(text: string): boolean {
+  const words = text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[’']/g, '')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+  if (words.length === 0 || words.length > 12) return false;
+  const opens = YES_WORDS.has(words[0]!) || (words[0] === 'i' && words[1] === 'confirm');
+  return opens && !words.some((word) => HEDGES.has(word));
+}
+
+/** What the model sees when the customer did not say yes: the write was not made. */
+export function declinedObservation(request: ConsentRequest, reply: string): Observation {
+  const data = {
+    declined: true,
+    detail: 'the customer did not confirm this action; it was not made',
+    customer_reply: reply.slice(0, 500),
+  };
+  return {
+    tool: request.tool,
+    ok: false,
+    data,
+    source: 'customer',
+    bytes: utf8Length(stableJson(data)),
+    truncated: false,
+  };
+}

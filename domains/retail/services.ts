@@ -1,0 +1,32 @@
+// What the retail tools need from the worker: the system of record of each conversation's shop
+// database (activities/retail/store.ts, SQLite). Types only: the domain never opens a file.
+import type { RetailDB } from './db';
+
+/** What a write did, as recorded under its key: applied (with the tool's result) or refused (its error). */
+export type WriteRecord =
+  | { state: 'applied'; result: unknown }
+  | { state: 'refused'; error: string }
+  /** Settled by the run's reconcile lookup: the write never happened and now never will. */
+  | { state: 'not_made' };
+
+export interface WriteOutcome {
+  record: WriteRecord;
+  /** The key was already recorded: an earlier attempt (or another worker) decided it. */
+  reconciled: boolean;
+}
+
+/** A write on a working copy: the tool's result, or its refusal (the error the model sees). */
+export type Apply = (db: RetailDB) => { ok: true; result: unknown } | { ok: false; error: string };
+
+export interface RetailRecords {
+  /** Runs a read on a copy of the run's database. */
+  read<T>(runKey: string, fn: (db: RetailDB) => T): T;
+  /** Applies a write once per idempotency key (atomically with the key's record). */
+  write(runKey: string, key: string, tool: string, apply: Apply): WriteOutcome;
+  /** The record of a key; with `settle`, an unrecorded key is recorded as not made. */
+  reconcile(key: string, runKey: string, tool: string, settle: boolean): WriteRecord | undefined;
+}
+
+export interface RetailServices {
+  records(): RetailRecords;
+}

@@ -1,0 +1,128 @@
+// The retail tools (tools/, pure functions over a database, ported from τ²-bench) as tools of the
+// runtime: each runs on the conversation's own database (services.ts), a refusal of the reference
+// ("Order not found", "Non-pending order cannot be cancelled") is an observation with ok false
+// and the run goes on, and every write is an effect: the customer's consent first, then applied
+// once under its idempotency key whatever the retries, crashes and hangs.
+import { defineTool } from '../../common/tools/tool';
+import type { ToolContext, ToolDefinition } from '../../common/tools/tool';
+import type { Observation } from '../../common/observation';
+import type { ReconcileOutput } from '../../common/types';
+import { RetailToolError } from './errors';
+import type { RetailServices, WriteRecord } from './services';
+import type { AnyRetailTool } from './tools/index';
+import { retailTools } from './tools/index';
+
+export const RETAIL_SOURCE = 'retail-db';
+
+/** Tools that identify the customer: their result is whom the run acts for. */
+const AUTHENTICATION = new Set(['find_user_id_by_email', 'find_user_id_by_name_zip']);
+/** Writes on an order: the order must be the authenticated customer's. */
+const ORDER_WRITES_ARG = 'order_id';
+
+type Ctx = ToolContext<RetailServices>;
+
+function refusal(err: unknown): { ok: false; error: string } {
+  if (err instanceof RetailToolError) return { ok: false, error: err.message };
+  throw err; // not the reference's refusal: a bug, which the activity reports and Temporal retries
+}
+
+function readTool(tool: AnyRetailTool): ToolDefinition<RetailServices> {
+  return defineTool<RetailServices, typeof tool.args>({
+    name: tool.name,
+    description: tool.description,
+    args: tool.args,
+    timeoutSeconds: 10,
+    maxAttempts: 3,
+    ...(AUTHENTICATION.has(tool.name) ? { authenticates: true } : {}),
+    ...(tool.name === 'transfer_to_human_agents' ? { endsRun: 'transferred' as const } : {}),
+    async handler(args, ctx: Ctx) {
+      const done = ctx.services.records().read(ctx.workflowId, (db) => {
+        try {
+          return { ok: true as const, result: tool.handler(db, args) };
+        } catch (err) {
+          return refusal(err);
+        }
+      });
+      return done.ok ? ctx.envelope(RETAIL_SOURCE, true, done.result) : ctx.envelope(RETAIL_SOURCE, false, done);
+    },
+  });
+}
+
+function writeTool(tool: AnyRetailTool): ToolDefinition<RetailServices> {
+  const onOrder = Object.hasOwn((tool.args as unknown as { shape: object }).shape, ORDER_WRITES_ARG);
+  return defineTool<RetailServices, typeof tool.args>({
+    name: tool.name,
+    description: tool.description,
+    args: tool.args,
+    timeoutSeconds: 30,
+    // Safe to retry: every attempt looks its key up before it writes.
+    maxAttempts: 5,
+    effectful: true,
+    outcomeByOk: true,
+    needsConsent: true,
+    ...(onOrder ? { ownedArg: ORDER_WRITES_ARG } : { principalArg: 'user_id' }),
+    async owner(args, { services }) {
+      const orderId = args[ORDER_WRITES_ARG];
+      if (typeof orderId !== 'string') return null;
+      return services.records().read('', (db) => db.orders[orderId]?.user_id ?? null);
+    },
+    async reconcile(input, { services }): Promise<ReconcileOutput> {
+      const found = services.records().reconcile(input.idempotency_key, '', tool.name, input.settle);
+      return reconciled(found);
+    },
+    async handler(args, ctx: Ctx, input): Promise<Observation> {
+      const records = ctx.services.records();
+      // Object-level authorisation at the tool as well as in the workflow's gate.
+      if (onOrder) {
+        const owner = records.read(ctx.workflowId, (db) => db.orders[String(args[ORDER_WRITES_ARG])]?.user_id);
+        if (owner !== undefined && owner !== input.principal)
+          return ctx.envelope(RETAIL_SOURCE, false, { rejected: 'not_principal', order_id: args[ORDER_WRITES_ARG] });
+      }
+      let stage = 'checking the run';
+      const stopHeartbeats = ctx.startHeartbeats(() => ({ key: input.idempotency_key, stage }));
+      // Drills and tests: the first attempt hangs here (no heartbeats), as a dying worker would.
+      const stall = async (ms: number) => {
+        if (ms <= 0 || ctx.attempt !== 1) return;
+        stopHeartbeats();
+        await ctx.stall(ms);
+      };
+      try {
+        await stall(ctx.faults.pauseBeforeCommitMs);
+        ctx.throwIfCancelled();
+        // Never once the run's cancel is recorded: the workflow then settles the key as not made.
+        if (await ctx.runCancelRequested())
+          throw ctx.failForGood(`${tool.name} not applied: the run's cancel is recorded`, 'RunCancelledBeforeCommit');
+        const { record, reconciled } = records.write(ctx.workflowId, input.idempotency_key, tool.name, (db) => {
+          try {
+            return { ok: true, result: tool.handler(db, args) };
+          } catch (err) {
+            return refusal(err);
+          }
+        });
+        stage = 'committed';
+        await stall(ctx.faults.pauseAfterCommitMs);
+        return observationOf(ctx, record, reconciled);
+      } finally {
+        stopHeartbeats();
+      }
+    },
+  });
+}
+
+function observationOf(ctx: Ctx, record: WriteRecord, reconciled: boolean): Observation {
+  if (record.state === 'applied') return ctx.envelope(RETAIL_SOURCE, true, record.result);
+  if (record.state === 'refused') return ctx.envelope(RETAIL_SOURCE, false, { error: record.error });
+  // The run's lookup settled this key as never made before this attempt got to it.
+  return ctx.envelope(RETAIL_SOURCE, false, { rejected: 'settled_not_made', reconciled });
+}
+
+function reconciled(found: WriteRecord | undefined): ReconcileOutput {
+  if (!found) return { state: 'ambiguous', detail: 'no record of the key yet' };
+  if (found.state === 'applied') return { state: 'confirmed' };
+  if (found.state === 'refused') return { state: 'rejected', detail: found.error };
+  return { state: 'not_made' };
+}
+
+export const RETAIL_TOOLS: readonly ToolDefinition<RetailServices>[] = retailTools.map((tool) =>
+  tool.kind === 'write' ? writeTool(tool) : readTool(tool),
+);
