@@ -8,8 +8,8 @@ import type { SayRequest, Turn } from '../../common/conversation';
 import type { Tau2Task } from './task';
 import { customerInstructions, reasonForCall } from './task';
 
-/** An agent turn as the state query shows it; a write held for consent says which action. */
-export type AgentTurn = Turn & { consent?: { tool: string; args: Record<string, unknown> } };
+/** A turn as the state query shows it; an agent turn holding a write for consent says which action. */
+export type AgentTurn = Turn;
 
 export interface Customer {
   /** The customer's first message. */

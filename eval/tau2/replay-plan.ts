@@ -3,8 +3,10 @@
 // - the runtime acts for the user an authentication returned, so when the actions do not begin with
 //   one, the customer is first found by the email the database holds for the user whose orders (or
 //   user id) the actions touch, as the customer would give it;
-// - a read identical to an earlier read since the last write is left out: the runtime's loop
-//   detection would stop the run on it, and a read changes nothing.
+// - a call identical to an earlier one (same tool, same validated arguments) is left out: the
+//   runtime's loop detection, which remembers every call of the run, would stop the run on it. A
+//   repeated read changes nothing; a repeated write finds its work done (the unit test checks, on
+//   every task, that the plan still reaches the expected state).
 // Pure.
 import type { RetailDB } from '../../domains/retail/db';
 import { loadRetailDb } from '../../domains/retail/initial-db';
@@ -25,7 +27,7 @@ export interface ReplayPlan {
   calls: PlannedCall[];
   /** The user the added authentication finds (absent when none was added). */
   authenticates?: string;
-  /** Ground-truth reads left out as repeats (their action ids). */
+  /** Ground-truth calls left out as repeats (their action ids). */
   skipped: string[];
 }
 
@@ -56,19 +58,14 @@ export function planReplay(task: Tau2Task, db: RetailDB = loadRetailDb()): Repla
   }
   const calls: PlannedCall[] = [];
   const skipped: string[] = [];
-  let readsSinceWrite = new Set<string>();
+  const seen = new Set<string>();
   for (const call of wanted) {
-    if (retailToolsByName.get(call.name)?.kind === 'write') {
-      readsSinceWrite = new Set();
-      calls.push(call);
-      continue;
-    }
     const signature = callSignature(call.name, call.args);
-    if (readsSinceWrite.has(signature)) {
+    if (seen.has(signature)) {
       skipped.push(call.action_id ?? call.name);
       continue;
     }
-    readsSinceWrite.add(signature);
+    seen.add(signature);
     calls.push(call);
   }
   return { calls, ...(authenticates !== undefined ? { authenticates } : {}), skipped };

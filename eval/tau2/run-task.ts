@@ -25,7 +25,7 @@ import { llmCustomer, scriptedCustomer } from './customer';
 import type { ExpectedState } from './expected';
 import type { ReplayPlan } from './replay-plan';
 import { replayScript } from './replay-model';
-import { runAppliedWrites, runDb } from './run-db';
+import { runEndState } from './run-db';
 import type { Tau2Task } from './task';
 
 export type SuiteMode = 'replay' | 'live';
@@ -96,7 +96,7 @@ export const TAU2_GOAL =
 
 /** A retail conversation run that may call every retail tool; the principal comes from authentication. */
 export function taskRunInput(): AgentInput {
-  const input = {
+  return {
     goal: TAU2_GOAL,
     domain: 'retail',
     allow: retailTools.map((t) => t.name),
@@ -104,7 +104,6 @@ export function taskRunInput(): AgentInput {
     // 13 ground-truth actions, an authentication, the agent's messages and retries fit many times over.
     budget: { max_steps: 80, max_tool_calls: 60, max_seconds: TASK_MAX_SECONDS },
   };
-  return input as unknown as AgentInput;
 }
 
 export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promise<TaskTrialResult> {
@@ -143,9 +142,8 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
   }
   await talking;
 
-  const db = runDb(ctx.retailDbFile, id);
+  const { db, applied } = runEndState(ctx.retailDbFile, id);
   const endHash = getDbHash(db);
-  const applied = runAppliedWrites(ctx.retailDbFile, id);
   if (plan.dump && ctx.dumpDir)
     writeFileSync(path.join(ctx.dumpDir, `${plan.task.id}.json`), `${pyJsonDumps(db as unknown as PyJson)}\n`);
   const dbMatch = endHash === plan.expected.hash;
@@ -195,9 +193,9 @@ async function converse(
     if (!state) continue; // the server or the workers are down for a moment
     if (state.status !== 'running') return;
     const conversation = state.conversation;
-    const last = conversation?.last_message as AgentTurn | undefined;
+    const last: AgentTurn | undefined = conversation?.last_message;
     if (!conversation || !last || last.n <= answered) continue;
-    const turns = conversation.turns as AgentTurn[];
+    const turns: AgentTurn[] = conversation.turns;
     if (turns.some((t) => t.from === 'customer' && t.n > last.n)) {
       answered = last.n;
       continue;
