@@ -92,6 +92,7 @@ describe('npm run eval -- --suite tau2-retail', () => {
     assert.equal(baseline.tasks, tasks.length);
     assert.equal(baseline.db_match.count, tasks.length);
     assert.equal(baseline.duplicate_writes, 0);
+    assert.equal(baseline.unreported_writes, 0);
     assert.equal(baseline.pass_hat_k['1'], 1);
     for (const t of report.trials) {
       assert.equal(t.applied_writes, t.gold_writes, `task ${t.task_id}: committed writes`);
@@ -149,6 +150,7 @@ describe('npm run eval -- --suite tau2-retail', () => {
       const p = report.phases[phase]!;
       assert.equal(p.db_match.count, writing.length, phase);
       assert.equal(p.duplicate_writes, 0, phase);
+      assert.equal(p.unreported_writes, 0, phase);
     }
     const kinds = new Set(report.phases.chaos!.chaos_events.map((e) => e.kind));
     assert.ok(kinds.size >= 2, `faults: ${[...kinds].join(', ')}`);

@@ -36,6 +36,12 @@ const FIGURES: Figure[] = [
     text: (p) => String(p.duplicate_writes),
   },
   {
+    name: 'effects_reconciled',
+    meaning: 'confirmed writes a run learnt by a reconcile lookup by key (the write failed for good or was cut off)',
+    value: (p) => p.effects_reconciled,
+    text: (p) => String(p.effects_reconciled),
+  },
+  {
     name: 'mean_steps',
     meaning: 'steps per run (decisions: tool calls, messages, the final answer)',
     value: (p) => p.mean_steps,
@@ -143,6 +149,9 @@ function failedTrials(trials: readonly Tau2TrialReport[]): string {
         t.error,
         t.db_match ? undefined : `end state ${t.end_hash ?? 'unknown'}, expected ${t.expected_hash}`,
         t.duplicate_writes ? `${t.duplicate_writes} duplicate writes` : undefined,
+        t.error === undefined && t.effects_confirmed !== t.applied_writes
+          ? `effects[] lists ${t.effects_confirmed} confirmed writes, the store applied ${t.applied_writes}`
+          : undefined,
       ]
         .filter((w) => w !== undefined)
         .map((w) => `<li>${esc(w)}</li>`)

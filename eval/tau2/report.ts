@@ -1,7 +1,7 @@
 // What the τ² retail suite reports: report.json (per phase the figures, per task and trial the
 // database match, steps, cost and writes), the terminal's lines, and the verdict: every trial's end
-// state is the expected one (replay; live measures the model, so only duplicate writes fail it) and
-// no run committed a write beyond the ground truth's.
+// state is the expected one (replay; live measures the model, so only duplicate writes fail it), no
+// run committed a write beyond the ground truth's, and every run lists the writes it made.
 import { runUrl } from '../../runtime/temporal-env';
 import type { ChaosEvent } from '../chaos';
 import { mean, passHatK, percentile } from '../metrics';
@@ -38,6 +38,10 @@ export interface Tau2PhaseReport {
   tokens: number;
   /** Committed writes beyond the ground truth's, over all trials (must be 0). */
   duplicate_writes: number;
+  /** Trials whose effects[] does not list exactly the writes the store applied. */
+  unreported_writes: number;
+  /** Confirmed effects the runs learnt by a reconcile lookup by key (the write failed for good or was cut off). */
+  effects_reconciled: number;
   harness_errors: number;
   stop_reasons: Record<string, number>;
   per_task: Tau2TaskReport[];
@@ -83,6 +87,8 @@ export function buildTau2Report(suite: Tau2SuiteResult, mode: Tau2ReportMode): T
     const report = phaseReport(p.trials, p.wallMs, p.chaos);
     phases[p.phase] = report;
     if (report.duplicate_writes > 0) problems.push(`${p.phase}: ${report.duplicate_writes} duplicate writes`);
+    if (report.unreported_writes > 0)
+      problems.push(`${p.phase}: ${report.unreported_writes} trials whose effects do not list the writes applied`);
     if (report.harness_errors > 0)
       problems.push(`${p.phase}: ${report.harness_errors} trials the harness could not finish`);
     const mismatches = report.trials - report.db_match.count - report.harness_errors;
@@ -140,6 +146,8 @@ export function phaseReport(
     cost_usd: sum(trials.map((t) => t.cost_usd)),
     tokens: sum(trials.map((t) => t.tokens)),
     duplicate_writes: sum(trials.map((t) => t.duplicate_writes)),
+    unreported_writes: trials.filter((t) => t.error === undefined && t.effects_confirmed !== t.applied_writes).length,
+    effects_reconciled: sum(trials.map((t) => t.effects_reconciled)),
     harness_errors: trials.filter((t) => t.error !== undefined).length,
     stop_reasons: stopReasons,
     per_task: [...byTask].map(([taskId, ts]) => ({
@@ -174,6 +182,7 @@ export function tau2Table(report: Tau2Report): string {
   for (const k of Object.keys(report.phases.baseline?.pass_hat_k ?? {}))
     row(`pass^${k}`, (p) => (p.pass_hat_k[k] ?? 0).toFixed(3));
   row('duplicate writes', (p) => String(p.duplicate_writes));
+  row('effects reconciled', (p) => String(p.effects_reconciled));
   row('mean steps', (p) => (p.mean_steps === null ? '-' : p.mean_steps.toFixed(1)));
   row('cost', (p) => `$${p.cost_usd.toFixed(4)}`);
   row('wall time', (p) => `${(p.wall_ms / 1000).toFixed(1)} s`);

@@ -22,6 +22,7 @@ import type { reactAgent } from '../../workflows/agent';
 import { delay, retry } from '../run-one';
 import type { AgentTurn, Customer, CustomerLlm } from './customer';
 import { llmCustomer, scriptedCustomer } from './customer';
+import type { CommitFault } from './commit-faults';
 import type { ExpectedState } from './expected';
 import type { ReplayPlan } from './replay-plan';
 import { replayScript } from './replay-model';
@@ -54,6 +55,8 @@ export interface TaskTrialPlan {
   workflowId: string;
   /** Write the end state to dumpDir (one trial per task does). */
   dump: boolean;
+  /** Chaos: how the first attempt of each of the run's writes stalls. */
+  commitFault?: CommitFault;
 }
 
 export interface TaskTrialResult {
@@ -74,8 +77,12 @@ export interface TaskTrialResult {
   gold_writes: number;
   applied_writes: number | null;
   duplicate_writes: number;
+  /** The run's effects[]: writes it reports confirmed, and how many of those it learnt by a lookup by key. */
+  effects_confirmed: number;
+  effects_reconciled: number;
   customer_messages: number;
   latency_ms: number;
+  commit_fault?: CommitFault;
   /** The run's trace (its steps), kept for failed trials. */
   trace?: TraceEntry[];
   /** A harness problem (not the run's). */
@@ -148,7 +155,9 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
     writeFileSync(path.join(ctx.dumpDir, `${plan.task.id}.json`), `${pyJsonDumps(db as unknown as PyJson)}\n`);
   const dbMatch = endHash === plan.expected.hash;
   const duplicates = Math.max(0, applied - plan.expected.writes);
-  const passed = dbMatch && duplicates === 0;
+  const confirmed = (result?.effects ?? []).filter((e) => e.state === 'confirmed');
+  // Each write exactly once, and listed: the store's applied writes are the run's confirmed effects.
+  const passed = dbMatch && duplicates === 0 && confirmed.length === applied;
   return {
     task_id: plan.task.id,
     trial: plan.trial,
@@ -165,8 +174,11 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
     gold_writes: plan.expected.writes,
     applied_writes: applied,
     duplicate_writes: duplicates,
+    effects_confirmed: confirmed.length,
+    effects_reconciled: confirmed.filter((e) => e.via === 'reconcile').length,
     customer_messages: result?.conversation?.customer_messages ?? 0,
     latency_ms: Date.now() - began,
+    ...(plan.commitFault ? { commit_fault: plan.commitFault } : {}),
     ...(passed ? {} : { trace: result?.trace ?? [] }),
   };
 }

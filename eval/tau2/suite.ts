@@ -1,7 +1,8 @@
 // The τ² retail suite: its own Temporal dev server (or one given), the replay model (or the live one),
 // a fleet of eval workers whose retail store is a file in the suite's temp folder, every task k
 // times; with chaos, all of it again while workers are killed and hung and the server restarts as
-// customers consent to writes (write-chaos.ts).
+// customers consent to writes (write-chaos.ts), and every write's first attempt stalls around its
+// commit (commit-faults.ts).
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -22,6 +23,7 @@ import { planReplay } from './replay-plan';
 import { RETAIL_DB_ENV } from './run-db';
 import { runTaskTrial } from './run-task';
 import { WriteChaos } from './write-chaos';
+import { writeCommitFaults } from './commit-faults';
 import type { SuiteMode, TaskContext, TaskTrialPlan, TaskTrialResult } from './run-task';
 import type { Tau2Task } from './task';
 
@@ -124,6 +126,8 @@ export async function runTau2Suite(opts: Tau2SuiteOptions): Promise<Tau2SuiteRes
           opts.log,
         );
         if (!server) opts.log("chaos: the server is not the suite's own (--server): no server restarts");
+        const stalls = prng(opts.seed + 1);
+        for (const plan of plans) plan.commitFault = writeCommitFaults(worldDir, plan.workflowId, stalls);
       }
       const phaseCtx: TaskContext = chaos ? { ...ctx, onConsent: (id, tool) => chaos.consented(id, tool) } : ctx;
       const began = Date.now();
@@ -174,6 +178,8 @@ function harnessFailure(plan: TaskTrialPlan, err: unknown): TaskTrialResult {
     gold_writes: plan.expected.writes,
     applied_writes: null,
     duplicate_writes: 0,
+    effects_confirmed: 0,
+    effects_reconciled: 0,
     customer_messages: 0,
     latency_ms: 0,
     error: `harness: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
