@@ -9,7 +9,9 @@ import { describe, it } from 'node:test';
 import type { RetailDB } from '../domains/retail/db';
 import { getDbHash } from '../domains/retail/hash';
 import { loadRetailDb } from '../domains/retail/initial-db';
+import { PythonInt } from '../domains/retail/python/int';
 import { retailToolsByName } from '../domains/retail/tools/index';
+import { DbHasher, sameJson } from '../eval/tau2/db-hash';
 import { applyGoldAction, expectedState } from '../eval/tau2/expected';
 import type { ExpectedState } from '../eval/tau2/expected';
 import { AUTH_TOOLS, callSignature, planReplay } from '../eval/tau2/replay-plan';
@@ -22,6 +24,7 @@ import { REPO_ROOT } from './helpers/harness';
 const TASKS_FILE = path.join(REPO_ROOT, 'domains', 'retail', 'data', 'tasks-train.json');
 const tasks = loadTasks(TASKS_FILE);
 const INITIAL_HASH = getDbHash(loadRetailDb());
+const hasher = new DbHasher();
 // Hashing the 2.8 MB database takes tens of ms: each task's expected state is computed once.
 const expectedStates = new Map<string, ExpectedState>();
 const expectedOf = (task: Tau2Task): ExpectedState => {
@@ -88,13 +91,30 @@ describe('τ² retail tasks: expected state and replay plan', () => {
     }
   });
 
+  it("the suite's hash tells apart what json.dumps writes apart: a Python int, -0.0, key order", () => {
+    const db = loadRetailDb();
+    const order = Object.values(db.orders).find((o) => o.status === 'delivered')!;
+    const base = hasher.hash(db);
+    assert.equal(base, INITIAL_HASH);
+    for (const change of [
+      () => (order.exchange_price_difference = 0),
+      () => (order.exchange_price_difference = new PythonInt(0)),
+      () => (order.exchange_price_difference = -0),
+    ]) {
+      change();
+      assert.equal(hasher.hash(db), getDbHash(db));
+    }
+    assert.ok(!sameJson(0, -0) && !sameJson(0, new PythonInt(0)) && !sameJson({ a: 1, b: 2 }, { b: 2, a: 1 }));
+    assert.ok(sameJson({ a: [1, 'x', null] }, { a: [1, 'x', null] }));
+  });
+
   it('every replay plan reaches the expected state, authenticated as the owner of what it changes', () => {
     let authenticated = 0;
     let skipped = 0;
     for (const task of tasks) {
       const plan = planReplay(task);
       const { db, principal, foreignWrites } = replayOnDb(plan.calls);
-      assert.equal(getDbHash(db), expectedOf(task).hash, `task ${task.id}: replay end state`);
+      assert.equal(hasher.hash(db), expectedOf(task).hash, `task ${task.id}: replay end state`);
       assert.deepEqual(foreignWrites, [], `task ${task.id}: every write is on the authenticated user's records`);
       if (plan.authenticates !== undefined) {
         authenticated++;

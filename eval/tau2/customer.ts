@@ -8,14 +8,11 @@ import type { SayRequest, Turn } from '../../common/conversation';
 import type { Tau2Task } from './task';
 import { customerInstructions, reasonForCall } from './task';
 
-/** A turn as the state query shows it; an agent turn holding a write for consent says which action. */
-export type AgentTurn = Turn;
-
 export interface Customer {
   /** The customer's first message. */
   opening(): Promise<SayRequest>;
   /** The customer's answer to the agent's latest turn, given the turns kept so far. */
-  reply(turn: AgentTurn, turns: readonly AgentTurn[]): Promise<SayRequest>;
+  reply(turn: Turn, turns: readonly Turn[]): Promise<SayRequest>;
 }
 
 export const CONSENT_YES = 'yes';
@@ -55,7 +52,7 @@ export interface CustomerLlm {
 /** The LLM customer of one run; its requests carry `<workflowId>:customer:<turn>` as their key. */
 export function llmCustomer(task: Tau2Task, llm: CustomerLlm, workflowId: string): Customer {
   const client = new OpenAI({ apiKey: llm.apiKey, ...(llm.baseURL ? { baseURL: llm.baseURL } : {}), maxRetries: 3 });
-  const ask = async (turns: readonly AgentTurn[], key: string): Promise<SayRequest> => {
+  const ask = async (turns: readonly Turn[], key: string): Promise<SayRequest> => {
     // The simulator is the "assistant" of its own chat: the agent's words are its input.
     const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
       { role: 'system', content: customerSystemPrompt(task) },
@@ -81,7 +78,7 @@ export function llmCustomer(task: Tau2Task, llm: CustomerLlm, workflowId: string
   };
 }
 
-function agentText(turn: AgentTurn): string {
+function agentText(turn: Turn): string {
   if (!turn.consent) return turn.text;
   return `${turn.text}\n(The agent asks you to confirm: ${turn.consent.tool} ${JSON.stringify(turn.consent.args)})`;
 }

@@ -10,9 +10,9 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { startRun, runResult } from '../../client/agent-client';
 import { sayToRun, SayError } from '../../client/conversation';
 import { stateQuery } from '../../common/queries';
-import type { SayRequest } from '../../common/conversation';
+import type { SayRequest, Turn } from '../../common/conversation';
 import type { AgentInput, AgentResult, AgentState, TraceEntry } from '../../common/types';
-import { getDbHash } from '../../domains/retail/hash';
+import type { RetailDB } from '../../domains/retail/db';
 import { pyJsonDumps } from '../../domains/retail/python/json';
 import type { PyJson } from '../../domains/retail/python/json';
 import { retailTools } from '../../domains/retail/tools/index';
@@ -20,7 +20,7 @@ import type { TemporalEnv } from '../../runtime/temporal-env';
 import type { ScriptedLlmServer } from '../../testing/scripted-llm-server';
 import type { reactAgent } from '../../workflows/agent';
 import { delay, retry } from '../run-one';
-import type { AgentTurn, Customer, CustomerLlm } from './customer';
+import type { Customer, CustomerLlm } from './customer';
 import { llmCustomer, scriptedCustomer } from './customer';
 import type { CommitFault } from './commit-faults';
 import type { ExpectedState } from './expected';
@@ -41,6 +41,8 @@ export interface TaskContext {
   customerLlm?: CustomerLlm;
   /** The workers' retail store (AGENT_RETAIL_DB). */
   retailDbFile: string;
+  /** τ²'s get_db_hash (db-hash.ts's faster equal one). */
+  hash: (db: RetailDB) => string;
   /** --dump-state: where `<task id>.json` goes. */
   dumpDir?: string;
   /** Told when the customer answered a consent turn (chaos strikes then: the write is about to run). */
@@ -150,7 +152,7 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
   await talking;
 
   const { db, applied } = runEndState(ctx.retailDbFile, id);
-  const endHash = getDbHash(db);
+  const endHash = ctx.hash(db);
   if (plan.dump && ctx.dumpDir)
     writeFileSync(path.join(ctx.dumpDir, `${plan.task.id}.json`), `${pyJsonDumps(db as unknown as PyJson)}\n`);
   const dbMatch = endHash === plan.expected.hash;
@@ -205,9 +207,9 @@ async function converse(
     if (!state) continue; // the server or the workers are down for a moment
     if (state.status !== 'running') return;
     const conversation = state.conversation;
-    const last: AgentTurn | undefined = conversation?.last_message;
+    const last: Turn | undefined = conversation?.last_message;
     if (!conversation || !last || last.n <= answered) continue;
-    const turns: AgentTurn[] = conversation.turns;
+    const turns: Turn[] = conversation.turns;
     if (turns.some((t) => t.from === 'customer' && t.n > last.n)) {
       answered = last.n;
       continue;

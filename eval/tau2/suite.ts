@@ -18,6 +18,8 @@ import { WorkerFleet } from '../fleet';
 import { pick, pool } from '../suite';
 import type { PhaseName } from '../suite';
 import type { CustomerLlm } from './customer';
+import type { RetailDB } from '../../domains/retail/db';
+import { DbHasher } from './db-hash';
 import { expectedState } from './expected';
 import { planReplay } from './replay-plan';
 import { RETAIL_DB_ENV } from './run-db';
@@ -60,7 +62,9 @@ export interface Tau2SuiteResult {
 
 export async function runTau2Suite(opts: Tau2SuiteOptions): Promise<Tau2SuiteResult> {
   const planningBegan = Date.now();
-  const prepared = opts.tasks.map((task) => ({ task, expected: expectedState(task), replay: planReplay(task) }));
+  const hasher = new DbHasher();
+  const hash = (db: RetailDB) => hasher.hash(db);
+  const prepared = opts.tasks.map((task) => ({ task, expected: expectedState(task, hash), replay: planReplay(task) }));
   const planningMs = Date.now() - planningBegan;
   const tag = Date.now().toString(36);
   const worldDir = mkdtempSync(path.join(tmpdir(), 'agent-tau2-'));
@@ -99,6 +103,7 @@ export async function runTau2Suite(opts: Tau2SuiteOptions): Promise<Tau2SuiteRes
       ...(llm ? { llm } : {}),
       ...(opts.live ? { customerLlm: customerLlmOf(opts.live) } : {}),
       retailDbFile,
+      hash,
       ...(opts.dumpDir ? { dumpDir: opts.dumpDir } : {}),
     };
 
