@@ -27,6 +27,8 @@ import type { LlmLimiter } from './llm-lease';
 import { reservedTokens } from './llm-lease';
 import { scrubSecrets, secretsFromEnv } from './secrets';
 import { SYSTEM_PROMPT, systemPromptOf } from './system-prompt';
+import { modelPayload } from '../common/decision-payload';
+import { domainOf } from '../domains/wired';
 
 const HEARTBEAT_EVERY_MS = 250;
 /**
@@ -131,7 +133,8 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
           })
         : failure;
     try {
-      const prompt = JSON.stringify(input.payload);
+      // The model reads each tool's description and schema; the history kept only their names.
+      const prompt = JSON.stringify(modelPayload(input.payload, domainOf(input.payload)));
       const system = systemPromptOf(input.payload);
       const maxCompletion =
         input.left_usd === undefined ? input.max_completion_tokens : affordableCap(input, prompt, ledger);

@@ -25,6 +25,8 @@ import { PREBUILT_BUNDLES, bundleStaleness } from '../worker/workflow-bundle';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import type { AgentInput, AgentResult } from '../common/types';
 import { chainCost } from './history';
+import { PAYLOAD_TURNS, payloadSizes } from './payload-size';
+import type { PayloadSize } from './payload-size';
 import type { ChainCost } from './history';
 import type { InProcessReply } from './baseline';
 import { benchInput, scenarioScript } from './scenario';
@@ -1020,6 +1022,7 @@ interface Report {
   throughput?: ThroughputTrial[];
   history?: HistoryReport;
   historyWithCodec?: string;
+  payload?: PayloadSize[];
   cancel?: CancelReport;
   crash?: CrashReport;
   cli?: CliStartResult;
@@ -1096,6 +1099,19 @@ function rows(r: Report): string[][] {
       `run ${ms(Math.max(...ts.map((t) => t.runMs.p95)))}`,
       target,
       yesNo(met),
+    ]);
+  }
+  for (const p of r.payload ?? []) {
+    const base = r.payload!.find((q) => q.domain === p.domain && q.turns === PAYLOAD_TURNS[0])!;
+    const growth = p.recordedChars / base.recordedChars;
+    out.push([
+      'decide input recorded',
+      `${p.domain}: ${p.tools} tools, a conversation of ${p.turns} turns`,
+      `${p.recordedChars} chars recorded; the model's prompt ${p.promptChars} chars (tools described by the activity)`,
+      `×${growth.toFixed(2)} of ${PAYLOAD_TURNS[0]} turns`,
+      '—',
+      'flat in turns; names only for tools',
+      yesNo(growth <= 1.5),
     ]);
   }
   if (r.history) {
@@ -1325,6 +1341,7 @@ async function main(): Promise<void> {
         ? 'this run used --codec: the rows above are with the codec'
         : 'n/a: no payload codec on this branch yet (security issue); rerun with --codec <module exporting dataConverter>';
     }
+    if (opts.phases.includes('payload')) report.payload = payloadSizes();
     if (opts.phases.includes('cancel')) report.cancel = await phaseCancel(ctx);
     if (opts.phases.includes('crash')) report.crash = await phaseCrash(ctx);
     if (opts.phases.includes('limiter')) report.limiter = await phaseLimiter(ctx);

@@ -8,9 +8,10 @@ const REPO = path.resolve(__dirname, '..', '..');
 export type CrashMode = 'restart' | 'standby';
 const CRASH_MODES: CrashMode[] = ['restart', 'standby'];
 
-export type Phase = 'overhead' | 'throughput' | 'history' | 'cancel' | 'crash' | 'start' | 'cli' | 'limiter';
+export type Phase =
+  'overhead' | 'throughput' | 'history' | 'payload' | 'cancel' | 'crash' | 'start' | 'cli' | 'limiter';
 /** The default phases; `limiter` (a few minutes of 429s) runs only when asked for. */
-export const ALL_PHASES: Phase[] = ['overhead', 'throughput', 'history', 'cancel', 'crash', 'start', 'cli'];
+export const ALL_PHASES: Phase[] = ['overhead', 'throughput', 'history', 'payload', 'cancel', 'crash', 'start', 'cli'];
 const KNOWN_PHASES: Phase[] = [...ALL_PHASES, 'limiter'];
 
 export interface Options {

@@ -19,40 +19,46 @@ export function consentQuestion(request: ConsentRequest): string {
   return `To go ahead I need your confirmation of this exact action: ${what} (${args}). Reply "yes" to confirm; anything else cancels it.`;
 }
 
-// After lower-casing and turning punctuation into spaces. A yes is the first word (or "i confirm"),
-// and no word that hedges or negates may follow: "yes, but change the address first" is not consent.
+// A yes is a short message made only of these words (after NFKC, dropping format characters,
+// lower-casing, punctuation as spaces), with a yes among them. A whitelist, not a list of negations:
+// "yes, but…", a look-alike letter ("nоt" with a Cyrillic о) or any other word makes it no consent,
+// and the customer can say yes again.
 const YES_WORDS = new Set(['yes', 'y', 'yeah', 'yep', 'confirm', 'confirmed']);
-const HEDGES = new Set([
-  'no',
-  'not',
-  'dont',
-  'don',
-  'never',
-  'cancel',
-  'stop',
-  'wait',
-  'but',
-  'however',
-  'instead',
-  'change',
-  'unless',
-  'if',
-  'maybe',
-  'nope',
-  'hold',
+const COURTESY = new Set([
+  'please',
+  'go',
+  'ahead',
+  'do',
+  'it',
+  'that',
+  'thats',
+  'is',
+  'correct',
+  'right',
+  'i',
+  'thanks',
+  'thank',
+  'you',
+  'proceed',
+  'sure',
+  'ok',
+  'okay',
+  'sounds',
+  'good',
+  'fine',
 ]);
 
 /** Whether the customer's message is an explicit yes (docs/conversations.md lists the rule). */
 export function isExplicitYes(text: string): boolean {
   const words = text
     .normalize('NFKC')
+    .replace(/\p{Cf}/gu, '') // zero-width and format characters: what the customer sees is what counts
     .toLowerCase()
-    .replace(/[’']/g, '')
+    .replace(/[’'ʼ]/g, '')
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean);
   if (words.length === 0 || words.length > 12) return false;
-  const opens = YES_WORDS.has(words[0]!) || (words[0] === 'i' && words[1] === 'confirm');
-  return opens && !words.some((word) => HEDGES.has(word));
+  return words.some((word) => YES_WORDS.has(word)) && words.every((word) => YES_WORDS.has(word) || COURTESY.has(word));
 }
 
 /** What the model sees when the customer did not say yes: the write was not made. */

@@ -10,7 +10,8 @@ import type { Domain } from './domain';
 import { registryOf } from './tools/index';
 import type { ToolRegistry } from './tools/index';
 import { OBSERVATION_TRUST } from './types';
-import type { DecisionPayload, HistoryEntry, Observation, ObservationForModel } from './types';
+import type { DecisionPayload, HistoryEntry, ModelPayload, Observation, ObservationForModel } from './types';
+import type { CatalogEntry } from './tools/catalog-entry';
 
 export const RECENT_STEPS = 3;
 
@@ -37,7 +38,7 @@ export function buildDecisionPayload(
       // (a list with one entry per step made step 200's decide input 2x the size of step 10's).
       tools_used: [...new Set(history.map((h) => (h.action.kind === 'tool' ? h.action.name : h.action.kind)))],
     },
-    available_tools: catalogFor(allow, registry),
+    available_tools: allow.filter((name) => Object.hasOwn(registry, name)),
     untrusted_observations: {
       notice: UNTRUSTED_NOTICE,
       steps: history
@@ -48,6 +49,28 @@ export function buildDecisionPayload(
   // Bounded like the steps: the last turns and the counts (a conversation run only).
   if (transcript) payload.conversation = conversationForModel(transcript);
   return payload;
+}
+
+const catalogs = new Map<string, CatalogEntry[]>();
+
+/** The payload as the model receives it: each available tool with its description and argument schema. */
+export function modelPayload(payload: DecisionPayload, domain: Domain): ModelPayload {
+  // A decision scheduled by an older worker already carries the described tools.
+  if (payload.available_tools.some((tool) => typeof tool !== 'string')) return payload as unknown as ModelPayload;
+  const key = `${domain.name}:${payload.available_tools.join(',')}`;
+  let catalog = catalogs.get(key);
+  if (!catalog) {
+    catalog = catalogFor(payload.available_tools, registryOf(domain.tools));
+    // A handful of allowlists per worker; bounded anyway.
+    if (catalogs.size > 100) catalogs.clear();
+    catalogs.set(key, catalog);
+  }
+  return { ...payload, available_tools: catalog };
+}
+
+/** The characters of the model's user message for this payload (what a decision's prompt costs). */
+export function promptChars(payload: DecisionPayload, domain: Domain): number {
+  return JSON.stringify(modelPayload(payload, domain)).length;
 }
 
 /** The model's view of an observation (also what the worker logs). */

@@ -199,7 +199,11 @@ export interface DecisionPayload {
   domain?: string;
   principal: Record<string, unknown> | null;
   state_summary: { steps_completed: number; tools_used: string[] };
-  available_tools: CatalogEntry[];
+  /**
+   * The tools the model may call, by name: the decide activity puts each tool's description and
+   * argument schema in their place (modelPayload), so the history does not grow with the catalog.
+   */
+  available_tools: string[];
   /** Tool results of the last few steps, kept apart from everything above: data, never instructions. */
   untrusted_observations: {
     notice: string;
@@ -210,6 +214,9 @@ export interface DecisionPayload {
   /** A conversation run: the last turns with the customer, and the counts. */
   conversation?: ConversationForModel;
 }
+
+/** What the model receives: the payload with each available tool described. */
+export type ModelPayload = Omit<DecisionPayload, 'available_tools'> & { available_tools: CatalogEntry[] };
 
 export interface DecideInput {
   payload: DecisionPayload;

@@ -31,6 +31,8 @@ import { runState } from '../client/agent-client';
 import type { AgentInput } from '../common/types';
 import type { ExtendRequest } from '../common/extend';
 import { LlmLimiter } from '../activities/llm-lease';
+import { RetailStore } from '../activities/retail/store';
+import { retailTools } from '../domains/retail/tools/index';
 import { LIMITER_WORKFLOW_TYPE, limiterWorkflowId } from '../common/llm-limiter';
 import type { LimiterInput } from '../common/llm-limiter';
 
@@ -205,6 +207,24 @@ const SCENARIOS: Scenario[] = [
     says: [{ text: 'What plan am I on?' }, { text: 'No, thanks.' }],
     firstRun: true,
   },
+  {
+    // A retail conversation: authentication, a write the customer confirms, one they decline, a transfer.
+    name: 'retail-consent',
+    replies: [
+      tool('find_user_id_by_email', { email: 'ivan.santos3158@example.com' }),
+      tool('cancel_pending_order', { order_id: '#W8770097', reason: 'no longer needed' }),
+      tool('cancel_pending_order', { order_id: '#W5183325', reason: 'ordered by mistake' }),
+      tool('transfer_to_human_agents', { summary: 'The customer wants to talk about the second order.' }),
+    ],
+    input: {
+      goal: 'Serve the retail customer.',
+      domain: 'retail',
+      principal: undefined,
+      allow: retailTools.map((t) => t.name),
+      conversation: { idle_timeout_seconds: 600 },
+    },
+    says: [{ text: 'yes' }, { text: 'No, keep that one.' }],
+  },
 ];
 
 async function main(): Promise<void> {
@@ -216,6 +236,7 @@ async function main(): Promise<void> {
   const env = { ...temporalEnv(), taskQueue: `record-${Date.now()}` };
   const refundsDir = await mkdtemp(path.join(tmpdir(), 'record-refunds-'));
   const refunds = RefundService.open(path.join(refundsDir, 'refunds.sqlite'));
+  const retail = RetailStore.open(path.join(refundsDir, 'retail.sqlite'));
   // Read by the refund activity on every call: a scenario can make its first attempt stall.
   const refundFaults = { pauseBeforeCommitMs: 0, pauseAfterCommitMs: 0 };
   const llm = await ScriptedLlmServer.start();
@@ -234,6 +255,7 @@ async function main(): Promise<void> {
       },
       data: async () => SEED_DATA,
       refunds: () => refunds,
+      retail: () => retail,
       refundFaults,
     },
     // Fixtures are recorded in plain JSON (the replay test has no keys), whatever the shell has set.

@@ -2,8 +2,7 @@
 // customer's side through the CLI (`agent chat` over a pipe, `agent say`) and Temporal's own CLI.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
-import * as path from 'node:path';
+import { execFile } from 'node:child_process';
 import { runResult, runState } from '../client/agent-client';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentState } from '../common/types';
@@ -11,36 +10,15 @@ import type { reactAgent } from '../workflows/agent';
 import { byStep, final, message, tool } from '../testing/scripted-replies';
 import type { RecordedRequest } from '../testing/scripted-llm-server';
 import { agentFixture } from './helpers/agent-fixture';
+import { chat as chatOn } from './helpers/chat';
 import { runCli } from './helpers/cli';
-import { DIST, eventually, uniqueId } from './helpers/harness';
+import { eventually, uniqueId } from './helpers/harness';
 
 const fixture = agentFixture({ queue: 'conversation' });
 
 const GREETING = 'Hello! How can I help you today?';
 
-/** `agent chat` with `lines` piped into its stdin; never rejects. */
-function chat(args: string[], lines: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [path.join(DIST, 'cli', 'cli.js'), 'chat', ...args], {
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: fixture.env.address,
-      TEMPORAL_NAMESPACE: fixture.env.namespace,
-      TEMPORAL_TASK_QUEUE: fixture.env.taskQueue,
-    },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  child.stdin.end(lines);
-  const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code: code ?? -1, stdout, stderr });
-    }),
-  );
-}
+const chat = (args: string[], lines: string) => chatOn(fixture.env, args, lines);
 
 /** What the model was shown of the conversation at a decision. */
 function conversationSeen(req: RecordedRequest): { turns: Array<{ n: number; from: string; text: string }> } {

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { spawn } from 'node:child_process';
 import type { WorkflowHandle } from '@temporalio/client';
 import { runResult, runState } from '../client/agent-client';
 import { sayToRun } from '../client/conversation';
@@ -21,7 +20,8 @@ import type { RecordedRequest } from '../testing/scripted-llm-server';
 import type { WorkerProcess } from '../testing/worker-process';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import { agentFixture } from './helpers/agent-fixture';
-import { DIST, eventually, uniqueId } from './helpers/harness';
+import { chat as chatOn } from './helpers/chat';
+import { eventually, uniqueId } from './helpers/harness';
 
 const RETAIL_DB = path.join(mkdtempSync(path.join(os.tmpdir(), 'retail-e2e-')), 'retail.sqlite');
 const STALL_MS = '60000'; // far beyond the write's heartbeat timeout: the attempt never reports in time
@@ -69,29 +69,7 @@ async function awaitingConsent(handle: WorkflowHandle<typeof reactAgent>): Promi
   });
 }
 
-/** `agent chat` with `lines` piped into its stdin. */
-function chat(args: string[], lines: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [path.join(DIST, 'cli', 'cli.js'), 'chat', ...args], {
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: fixture.env.address,
-      TEMPORAL_NAMESPACE: fixture.env.namespace,
-      TEMPORAL_TASK_QUEUE: fixture.env.taskQueue,
-    },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  child.stdin.end(lines);
-  const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code: code ?? -1, stdout, stderr });
-    }),
-  );
-}
+const chat = (args: string[], lines: string) => chatOn(fixture.env, args, lines);
 
 function consentTurns(result: AgentResult) {
   return (result.conversation?.turns ?? []).filter((t) => t.consent !== undefined);

@@ -20,6 +20,7 @@ import { ATTEMPT_CHARGED_DESCRIPTION, attemptChargedSignal } from '../common/att
 import { APPROVAL_UPDATE_DESCRIPTION, approvalTimeoutMs, approvalUpdate } from '../common/approvals';
 import { STATE_QUERY_DESCRIPTION, stateQuery } from '../common/queries';
 import { SAY_UPDATE_DESCRIPTION, sayUpdate } from '../common/conversation';
+import type { SayReceipt, SayRequest } from '../common/conversation';
 import { stopReasonFamily } from '../common/stop-reasons';
 import type { StopReason } from '../common/stop-reasons';
 import { CANCELLED_RESULT_MEMO, EFFECTS_MEMO } from '../common/types';
@@ -38,7 +39,7 @@ import { checkPrincipalPolicy } from './policy';
 import type { PolicyDecision } from './policy';
 import { charge, runLoop } from './run-loop';
 import type { LoopPorts, LoopState } from './run-loop';
-import { costDetails, phaseDetails, stateOf } from './run-details';
+import { conversationDetails, costDetails, phaseDetails, stateOf } from './run-details';
 import { publishStatus, resultOf, withWindDowns } from './run-result';
 import type { Ending } from './run-result';
 import { callToolActivity, ownerActivity, reconcileActivity } from './tool-call';
@@ -58,7 +59,7 @@ export async function reactAgent(input: AgentInput): Promise<AgentResult> {
     validator: (request) => run.validateExtend(request),
     description: EXTEND_UPDATE_DESCRIPTION,
   });
-  setHandler(sayUpdate, (message) => run.conversation.say(message), {
+  setHandler(sayUpdate, (message) => run.say(message), {
     validator: (message) => run.conversation.validate(message),
     description: SAY_UPDATE_DESCRIPTION,
   });
@@ -82,6 +83,8 @@ class AgentRun {
   readonly decisions: Decisions;
   readonly conversation: Conversation;
   private phase: Phase = 'starting';
+  /** The first line of the current details: the phase now, or how the run ended. */
+  private detailsHead = '';
   private currentTool: string | undefined;
   private final: AgentResult | undefined;
   private readonly cut = new CutOff();
@@ -241,7 +244,23 @@ class AgentRun {
   private setPhase(phase: Phase, tool?: string): void {
     this.phase = phase;
     this.currentTool = tool;
-    setCurrentDetails(phaseDetails(phase, tool, this.state.usage, this.budget));
+    this.showDetails(phaseDetails(phase, tool, this.state.usage, this.budget));
+  }
+
+  /** The Web UI's current details: `head` (the phase or the ending), then a conversation's turns. */
+  private showDetails(head: string = this.detailsHead): void {
+    this.detailsHead = head;
+    const transcript = this.conversation.carried();
+    const customer = this.phase === 'awaiting_customer' ? this.waits.customer : undefined;
+    const view = { workflowId: workflowInfo().workflowId, awaitingUntilMs: customer?.expiresMs, nowMs: Date.now() };
+    setCurrentDetails(transcript ? conversationDetails(head, { transcript, ...view }) : head);
+  }
+
+  /** The `say` Update: the customer's turn joins the transcript and shows in the details at once. */
+  say(message: SayRequest): SayReceipt {
+    const receipt = this.conversation.say(message);
+    this.showDetails();
+    return receipt;
   }
 
   private finish(answer: string, validation: FinalValidation): AgentResult {
@@ -266,7 +285,7 @@ class AgentRun {
     publishStatus(this.input, state.usage, status, ending.stop_reason, state.principal);
     agentMetrics.runEnded(status, ending.stop_reason);
     const details = `ended: ${ending.stop_reason} after ${state.usage.steps} step(s)`;
-    setCurrentDetails(details + costDetails(state.usage, this.budget));
+    this.showDetails(details + costDetails(state.usage, this.budget));
     return this.final;
   }
 

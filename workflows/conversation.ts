@@ -85,7 +85,6 @@ export class Conversation {
 
   /** The loop's port, or undefined when the run is not a conversation. */
   port(awaiting: () => void): ConversationPort | undefined {
-    const { waits } = this;
     if (this.input === undefined) return undefined;
     return {
       transcript: () => {
@@ -100,7 +99,7 @@ export class Conversation {
         const shown = this.shown;
         const arrived = () => this.transcript.ended === true || newsSince(this.transcript, shown);
         // A message sent while the model decided is already there: no wait at all.
-        const answered = arrived() || (await waits.customerTurn(this.idleMs, arrived));
+        const answered = arrived() || (await this.customerTurn(arrived, awaiting));
         if (!answered) return 'idle';
         return this.transcript.ended ? 'ended' : 'answered';
       },
@@ -112,13 +111,20 @@ export class Conversation {
         const asked = this.transcript.total;
         const reply = () => this.transcript.turns.find((turn) => turn.from === 'customer' && turn.n > asked);
         const arrived = () => this.transcript.ended === true || reply() !== undefined;
-        if (!arrived() && !(await waits.customerTurn(this.idleMs, arrived))) return { reply: 'idle' };
+        if (!arrived() && !(await this.customerTurn(arrived, awaiting))) return { reply: 'idle' };
         const answer = reply();
         // The customer's last word ends the conversation, whatever it says.
         if (this.transcript.ended || !answer) return { reply: 'ended' };
         return { reply: 'answered', text: answer.text };
       },
     };
+  }
+
+  /** The durable wait for the customer; `waiting` runs once its deadline is set (the details show it). */
+  private customerTurn(arrived: () => boolean, waiting: () => void): Promise<boolean> {
+    const turn = this.waits.customerTurn(this.idleMs, arrived);
+    waiting();
+    return turn;
   }
 
   /** What the state query shows of the conversation. */

@@ -1,9 +1,11 @@
 // What a run says about itself: the state query's answer (with `waiting_for` in words) and the Web
-// UI's current details. Pure.
+// UI's current details (a conversation's with its last turns). Pure.
 import type { PendingApproval } from '../common/approvals';
 import { remaining } from '../common/budget';
 import type { Budget, Usage } from '../common/budget';
 import type { BudgetExtension } from '../common/extend';
+import { unansweredOf } from '../common/conversation';
+import type { Transcript, Turn } from '../common/conversation';
 import type { AgentResult, AgentState, ConversationState, Phase } from '../common/types';
 import type { LoopState } from './run-loop';
 
@@ -106,4 +108,107 @@ export function stateOf(v: RunView): AgentState {
 
 function until(iso: string | undefined): string {
   return iso ? `, until ${iso}` : '';
+}
+
+/** Bounds of a conversation's turns in the current details (sent with every answer to the UI's metadata query). */
+export const TURN_DETAILS_LIMITS = {
+  /** The last turns shown. */
+  turns: 10,
+  /** Characters of one turn's text (a longer one is cut, marked `…`). */
+  turn_chars: 300,
+  /** UTF-8 bytes of the whole current details. */
+  total_bytes: 4096,
+} as const;
+
+export interface TurnsView {
+  transcript: Transcript;
+  workflowId: string;
+  /** Set while the run waits for the customer's reply: until when. */
+  awaitingUntilMs: number | undefined;
+  /** The workflow's clock now (to say a time of today without its date). */
+  nowMs: number;
+}
+
+/**
+ * The current details of a conversation run: `head` (the phase or ending line), then the counts and
+ * what the run waits for, then the last turns in order, oldest first; within TURN_DETAILS_LIMITS.
+ */
+export function conversationDetails(head: string, v: TurnsView): string {
+  const t = v.transcript;
+  const counts = `${t.total} turn(s): ${t.agent_messages} from the agent, ${t.customer_messages} from the customer`;
+  const heading = `${head ? `${head}\n\n` : ''}**conversation** · ${counts}${conversationWait(v)}`;
+  const lines = t.turns.slice(-TURN_DETAILS_LIMITS.turns).map(turnLine);
+  // The newest turns matter most: the oldest go first when the whole would be too big.
+  for (let from = 0; from <= lines.length; from++) {
+    const shown = lines.slice(from);
+    const earlier = t.total - shown.length;
+    const body = [...(earlier > 0 ? [`_${earlier} earlier turn(s) not shown_`] : []), ...shown].join('\n\n');
+    const details = shown.length + earlier > 0 ? `${heading}\n\n${body}` : heading;
+    if (utf8Bytes(details) <= TURN_DETAILS_LIMITS.total_bytes) return details;
+  }
+  return truncateBytes(heading, TURN_DETAILS_LIMITS.total_bytes);
+}
+
+function conversationWait(v: TurnsView): string {
+  const t = v.transcript;
+  if (t.ended) return ' · the customer ended the conversation';
+  // A reply that just arrived is news even while the wait has not yet ended.
+  const unanswered = unansweredOf(t);
+  if (unanswered > 0) return ` · ${unanswered} customer message(s) wait for the agent's reply`;
+  if (v.awaitingUntilMs === undefined) return '';
+  const reply = `reply with: agent say ${escapeMarkdown(v.workflowId)} TEXT`;
+  return ` · awaiting the customer's reply until ${utcTime(v.awaitingUntilMs, v.nowMs)} — ${reply}`;
+}
+
+/** One turn as a markdown paragraph: who, then the text (escaped, on one line, bounded). */
+function turnLine(turn: Turn): string {
+  if (turn.from === 'customer') {
+    const ended = turn.end ? '_(ended the conversation)_' : '';
+    return `**customer:** ${[shownText(turn.text), ended].filter(Boolean).join(' ')}`;
+  }
+  if (turn.consent) {
+    const args = Object.entries(turn.consent.args)
+      .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+      .join('; ');
+    return `**agent:** _asks to confirm:_ ${shownText(`${turn.consent.tool} (${args})`)}`;
+  }
+  return `**agent:** ${shownText(turn.text)}`;
+}
+
+/** Text as the details show it: one line, at most turn_chars characters, no markdown of its own. */
+function shownText(text: string): string {
+  const chars = Array.from(text.replace(/\s+/g, ' ').trim());
+  const max = TURN_DETAILS_LIMITS.turn_chars;
+  const bounded = chars.length > max ? chars.slice(0, max - 1).join('') + '…' : chars.join('');
+  return escapeMarkdown(bounded);
+}
+
+/** Customer and model text is shown, never rendered: every markdown or HTML character escaped. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()<>#+\-.!|~&$:]/g, (c) => `\\${c}`);
+}
+
+/** "20:15 UTC" today, "2026-12-04 20:15 UTC" on another day. */
+function utcTime(ms: number, nowMs: number): string {
+  const iso = new Date(ms).toISOString();
+  const day = iso.slice(0, 10);
+  return `${day === new Date(nowMs).toISOString().slice(0, 10) ? '' : `${day} `}${iso.slice(11, 16)} UTC`;
+}
+
+function utf8Bytes(text: string): number {
+  let bytes = 0;
+  for (const c of text) {
+    const code = c.codePointAt(0)!;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  return bytes;
+}
+
+function truncateBytes(text: string, max: number): string {
+  let out = '';
+  for (const c of text) {
+    if (utf8Bytes(out + c) > max - 3) return out + '…';
+    out += c;
+  }
+  return out;
 }

@@ -10,7 +10,7 @@ import type { LlmPricing, WindDownReason } from '../common/cost';
 import type { Action, EscalateAction, FinalAction, MessageAction } from '../common/contract';
 import { escalationApprovalId, toolCallApprovalId } from '../common/approvals';
 import type { ApprovalAnswer, PendingApproval } from '../common/approvals';
-import { buildDecisionPayload } from '../common/decision-payload';
+import { buildDecisionPayload, promptChars } from '../common/decision-payload';
 import { validatorModeFor } from '../common/final-validator';
 import type { ValidatorMode } from '../common/final-validator';
 import type { ToolOutcome } from '../common/metrics-sink';
@@ -199,7 +199,7 @@ async function decideStep<R>(
   const { step } = start;
   const transcript = p.conversation?.transcript();
   const payload = buildDecisionPayload(p.input.goal, state.principal, state.history, allow, p.domain, transcript);
-  const plan = planDecision(p.budget(), start.usage, step, JSON.stringify(payload).length, await p.pricing());
+  const plan = planDecision(p.budget(), start.usage, step, promptChars(payload, p.domain), await p.pricing());
   if (plan.kind === 'exhausted') return { result: p.end.stop(plan.reason) };
   if (plan.wind_down) {
     state.windDowns.set(step, plan.wind_down);
@@ -414,7 +414,7 @@ async function lowBudget<R>(p: LoopPorts<R>, allow: readonly string[]): Promise<
     p.budget(),
     { ...usage, steps: step },
     step,
-    JSON.stringify(payload).length,
+    promptChars(payload, p.domain),
     await p.pricing(),
   );
   return plan.kind === 'exhausted' ? plan.reason : plan.wind_down;

@@ -16,6 +16,8 @@ export const RETAIL_SOURCE = 'retail-db';
 
 /** Tools that identify the customer: their result is whom the run acts for. */
 const AUTHENTICATION = new Set(['find_user_id_by_email', 'find_user_id_by_name_zip']);
+/** Look-ups that name a user: only the authenticated customer (none before authentication). */
+const USER_READS = new Set(['get_user_details']);
 /** Writes on an order: the order must be the authenticated customer's. */
 const ORDER_WRITES_ARG = 'order_id';
 
@@ -34,6 +36,7 @@ function readTool(tool: AnyRetailTool): ToolDefinition<RetailServices> {
     timeoutSeconds: 10,
     maxAttempts: 3,
     ...(AUTHENTICATION.has(tool.name) ? { authenticates: true } : {}),
+    ...(USER_READS.has(tool.name) ? { principalArg: 'user_id' } : {}),
     ...(tool.name === 'transfer_to_human_agents' ? { endsRun: 'transferred' as const } : {}),
     async handler(args, ctx: Ctx) {
       const done = ctx.services.records().read(ctx.workflowId, (db) => {

@@ -1,0 +1,49 @@
+// What one decision records in the history, as a conversation grows and as the domain's catalog
+// grows: the decide activity's payload (what the workflow schedules, kept in the history) against
+// the prompt the model receives (the payload with each tool described). Deterministic: the same
+// code the workflow runs (buildDecisionPayload), on conversations of 10 to 400 turns and 4 to 16 tools.
+import { EMPTY_TRANSCRIPT, withTurn } from '../common/conversation';
+import type { Transcript } from '../common/conversation';
+import { buildDecisionPayload, promptChars } from '../common/decision-payload';
+import type { Domain } from '../common/domain';
+import { DOMAINS } from '../domains/wired';
+
+export interface PayloadSize {
+  domain: string;
+  tools: number;
+  turns: number;
+  /** UTF-16 characters of the decide payload as recorded (tool names only). */
+  recordedChars: number;
+  /** Characters of the model's user message (each tool's description and schema). */
+  promptChars: number;
+}
+
+/** From a full window of shown turns (10) up: beyond it the recorded payload must stay flat. */
+export const PAYLOAD_TURNS = [10, 40, 400] as const;
+
+function conversationOf(turns: number): Transcript {
+  let t = EMPTY_TRANSCRIPT;
+  for (let i = 0; i < turns; i++)
+    t = withTurn(t, {
+      from: i % 2 ? 'customer' : 'agent',
+      text: `turn ${i}: ${'a sentence of the conversation '.repeat(4)}`,
+      step: i,
+    });
+  return t;
+}
+
+function measure(domain: Domain, turns: number): PayloadSize {
+  const allow = domain.tools.map((tool) => tool.name);
+  const payload = buildDecisionPayload('Serve the customer.', undefined, [], allow, domain, conversationOf(turns));
+  return {
+    domain: domain.name,
+    tools: allow.length,
+    turns,
+    recordedChars: JSON.stringify(payload).length,
+    promptChars: promptChars(payload, domain),
+  };
+}
+
+export function payloadSizes(): PayloadSize[] {
+  return Object.values(DOMAINS).flatMap((domain) => PAYLOAD_TURNS.map((turns) => measure(domain, turns)));
+}

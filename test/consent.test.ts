@@ -1,0 +1,210 @@
+// The pure parts of consent and authentication: what counts as the customer's yes (properties over
+// hostile and near-miss messages), the question's exact action, the principal gate before
+// authentication, and the retail database's once-per-key writes (a real SQLite file).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { consentQuestion, isExplicitYes } from '../common/consent';
+import { checkRunInput, DOMAINS } from '../domains/wired';
+import { retailDomain } from '../domains/retail/pack';
+import { registryOf } from '../common/tool-catalog';
+import { checkPrincipalPolicy } from '../workflows/policy';
+import { RetailStore } from '../activities/retail/store';
+import { RetailToolError } from '../domains/retail/errors';
+import { retailToolsByName } from '../domains/retail/tools/index';
+import type { Apply } from '../domains/retail/services';
+
+const HEDGES = ['no', 'not', "don't", 'never', 'cancel', 'stop', 'wait', 'but', 'however', 'instead', 'change'];
+
+describe("the customer's explicit yes", () => {
+  it('accepts a plain yes in its usual spellings', () => {
+    // Zero-width and other format characters are not there for the reader: "y\u200be\u200bs" reads "yes".
+    const hidden = 'yes'.split('').join('\u200b');
+    for (const text of [
+      'yes',
+      'Yes.',
+      'YES!',
+      'yes please',
+      'Yes, please.',
+      'y',
+      'yep',
+      'Confirmed',
+      'I confirm.',
+      hidden,
+    ])
+      assert.equal(isExplicitYes(text), true, text);
+  });
+
+  it('refuses what is not a yes: hedges, questions about it, look-alikes, nothing', () => {
+    for (const text of [
+      '',
+      '   ',
+      'no',
+      'nope',
+      'ok',
+      'sure',
+      'yes cancel it',
+      'go ahead',
+      'yes but change the address first',
+      "yes, don't do it yet",
+      'yes if it is free',
+      'maybe yes',
+      'not yes',
+      'уes', // Cyrillic у
+      'yesterday',
+      'yess',
+      `yes ${'really '.repeat(20)}`, // more than 12 words
+    ])
+      assert.equal(isExplicitYes(text), false, JSON.stringify(text));
+  });
+
+  it('a message with any hedge or negation is never consent, wherever it stands', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('yes', 'Yes,', 'YES', 'y', 'confirm'),
+        fc.constantFrom(...HEDGES),
+        fc.array(fc.constantFrom('please', 'go', 'ahead', 'the', 'order', ',', '.', '!'), { maxLength: 6 }),
+        fc.nat({ max: 6 }),
+        (yes, hedge, filler, at) => {
+          const words: string[] = [...filler];
+          words.splice(Math.min(at, words.length), 0, hedge);
+          assert.equal(isExplicitYes([yes, ...words].join(' ')), false);
+        },
+      ),
+    );
+  });
+
+  it('a yes with any word outside the short list of courtesies is never consent (look-alikes included)', () => {
+    const allowed = new Set(['yes', 'y', 'yeah', 'yep', 'confirm', 'confirmed', 'please', 'go', 'ahead', 'do', 'it']);
+    allowed.add('that').add('thats').add('is').add('correct').add('right').add('i').add('thanks').add('thank');
+    allowed.add('you').add('proceed').add('sure').add('ok').add('okay').add('sounds').add('good').add('fine');
+    const letters = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzоеаіѕ'.split('')); // Cyrillic о е а і ѕ too
+    const word = fc.array(letters, { minLength: 1, maxLength: 8 }).map((cs) => cs.join(''));
+    fc.assert(
+      fc.property(word, fc.nat({ max: 3 }), (other, at) => {
+        fc.pre(!allowed.has(other));
+        const words = ['yes', 'please', 'go', 'ahead'];
+        words.splice(at, 0, other);
+        assert.equal(isExplicitYes(words.join(' ')), false, words.join(' '));
+      }),
+    );
+    // Found by the adversary: a modifier-letter apostrophe and look-alike letters in a negation.
+    for (const text of ['yes donʼt', 'yes, nоt now', 'yes dо nоt']) assert.equal(isExplicitYes(text), false, text);
+  });
+
+  it('the question names the exact call: the tool and every argument', () => {
+    const q = consentQuestion({
+      tool: 'modify_pending_order_address',
+      args: { order_id: '#W1', address1: '1 Main St', zip: '10001' },
+    });
+    assert.match(q, /modify pending order address \(order_id: #W1; address1: 1 Main St; zip: 10001\)/);
+    assert.match(q, /Reply "yes" to confirm; anything else cancels it\./);
+  });
+});
+
+describe('authentication and the retail input', () => {
+  const registry = registryOf(retailDomain.tools);
+  const writes = retailDomain.tools.filter((t) => t.effectful).map((t) => t.name);
+
+  it('before authentication every write is denied, whatever its arguments', () => {
+    assert.equal(writes.length, 7);
+    fc.assert(
+      fc.property(fc.constantFrom(...writes), fc.dictionary(fc.string(), fc.jsonValue()), (name, args) => {
+        const decision = checkPrincipalPolicy(registry[name], args, { principal: undefined, history: [] });
+        assert.deepEqual(decision, { allowed: false, rule: 'not_authenticated' });
+      }),
+    );
+  });
+
+  it('look-ups run before authentication; a user address change is only for the principal', () => {
+    const none = { principal: undefined, history: [] };
+    for (const name of ['find_user_id_by_email', 'get_order_details', 'get_product_details', 'calculate'])
+      assert.deepEqual(checkPrincipalPolicy(registry[name], {}, none), { allowed: true }, name);
+    const ivan = { principal: 'ivan_santos_6635', history: [] };
+    assert.deepEqual(checkPrincipalPolicy(registry.modify_user_address, { user_id: 'anya_garcia_3271' }, ivan), {
+      allowed: false,
+      rule: 'other_user',
+    });
+  });
+
+  it('a retail run names no principal, and a write needs a conversation to ask', () => {
+    const base = { goal: 'g', domain: 'retail', allow: ['get_order_details'] };
+    assert.deepEqual(checkRunInput(base), { ok: true });
+    assert.match(
+      (checkRunInput({ ...base, principal: 'ivan_santos_6635' }) as { error: string }).error,
+      /learns whom it serves from authentication/,
+    );
+    assert.match(
+      (checkRunInput({ ...base, allow: ['cancel_pending_order'] }) as { error: string }).error,
+      /cancel_pending_order needs the customer's consent: only a conversation/,
+    );
+    assert.deepEqual(checkRunInput({ ...base, allow: ['cancel_pending_order'], conversation: {} }), { ok: true });
+    assert.match(
+      (checkRunInput({ ...base, domain: 'bank' }) as { error: string }).error,
+      /unknown domain "bank" \(known: support, retail\)/,
+    );
+    assert.match((checkRunInput({ goal: 'g', allow: [] }) as { error: string }).error, /the support domain needs one/);
+    assert.deepEqual(Object.keys(DOMAINS), ['support', 'retail']);
+  });
+});
+
+describe('the retail database: a write once per key', () => {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'retail-store-')), 'retail.sqlite');
+  const cancel = retailToolsByName.get('cancel_pending_order')!;
+  const apply =
+    (order_id: string): Apply =>
+    (db) => {
+      try {
+        return { ok: true, result: cancel.handler(db, { order_id, reason: 'no longer needed' }) };
+      } catch (err) {
+        if (err instanceof RetailToolError) return { ok: false, error: err.message };
+        throw err;
+      }
+    };
+
+  it('a key applied once answers every later attempt with the first outcome', () => {
+    const a = RetailStore.open(file);
+    const b = RetailStore.open(file); // a second worker process's connection
+    const first = a.write('run-1', 'run-1:2:cancel', 'cancel_pending_order', apply('#W8770097'));
+    const again = b.write('run-1', 'run-1:2:cancel', 'cancel_pending_order', apply('#W8770097'));
+    assert.equal(first.record.state, 'applied');
+    assert.deepEqual([again.reconciled, again.record], [true, first.record]);
+    assert.equal(b.database('run-1').orders['#W8770097']!.status, 'cancelled');
+    assert.equal(b.database('run-2').orders['#W8770097']!.status, 'pending', 'each conversation has its own database');
+    // A refusal is recorded too, and the second call with another key is refused by the tool itself.
+    const second = a.write('run-1', 'run-1:3:cancel', 'cancel_pending_order', apply('#W8770097'));
+    assert.deepEqual(second.record, { state: 'refused', error: 'Non-pending order cannot be cancelled' });
+    a.close();
+    b.close();
+  });
+
+  it('a key settled as not made is never applied afterwards', () => {
+    const store = RetailStore.open(file);
+    assert.deepEqual(store.reconcile('run-3:2:cancel', 'run-3', 'cancel_pending_order', true), { state: 'not_made' });
+    const late = store.write('run-3', 'run-3:2:cancel', 'cancel_pending_order', apply('#W8770097'));
+    assert.deepEqual([late.reconciled, late.record], [true, { state: 'not_made' }]);
+    assert.equal(store.database('run-3').orders['#W8770097']!.status, 'pending');
+    store.close();
+  });
+
+  it('any interleaving of repeated keys applies each key once (fast-check)', () => {
+    const orders = ['#W8770097', '#W5183325'];
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: 1 }), { minLength: 1, maxLength: 8 }), fc.uuid(), (picks, run) => {
+        const store = RetailStore.open(file);
+        try {
+          for (const i of picks) store.write(run, `${run}:${i}`, 'cancel_pending_order', apply(orders[i]!));
+          const applied = store.writesOf(run).filter((w) => w.state === 'applied');
+          assert.equal(applied.length, new Set(picks).size);
+          for (const i of new Set(picks)) assert.equal(store.database(run).orders[orders[i]!]!.status, 'cancelled');
+        } finally {
+          store.close();
+        }
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
