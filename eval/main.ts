@@ -1,6 +1,7 @@
 // `npm run eval`: runs the scenarios in eval/scenarios/ k times each against real workers and a
 // real Temporal server, scores every run from its history, and writes eval-results/report.json and
 // eval-results/report.html. Exit code 0 when the eval passes, 1 when it fails, 2 on a usage error.
+// `--suite tau2-retail` runs τ²-bench's retail tasks instead (eval/tau2/cli.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -9,10 +10,12 @@ import { loadScenarios, ScenarioError } from './scenario';
 import { buildReport, metricsTable, trialLine } from './report';
 import { reportHtml } from './report-html';
 import { runSuite } from './suite';
+import { TAU2_SUITE, tau2Main } from './tau2/cli';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
 const USAGE = `usage: npm run eval -- [options]
+  --suite ${TAU2_SUITE}  τ²-bench's retail tasks instead of the scenarios (npm run eval -- --suite ${TAU2_SUITE} --help)
   --k N              trials per scenario (default 3)
   --scenarios a,b    only these scenarios (names as in eval/scenarios/)
   --chaos            run the suite again while workers are killed and hung, the server restarts and runs are cancelled
@@ -34,7 +37,21 @@ function positiveInt(name: string, raw: string | undefined, fallback: number): n
   return n;
 }
 
+/** The value of --suite, if given (each suite parses its own flags). */
+function suiteOf(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--suite') return argv[i + 1] ?? '';
+    if (argv[i]!.startsWith('--suite=')) return argv[i]!.slice('--suite='.length);
+  }
+  return undefined;
+}
+
 async function main(): Promise<number> {
+  const named = suiteOf(process.argv.slice(2));
+  if (named !== undefined) {
+    if (named !== TAU2_SUITE) throw new UsageError(`--suite: unknown suite "${named}" (known: ${TAU2_SUITE})`);
+    return tau2Main(process.argv.slice(2), REPO_ROOT);
+  }
   let values;
   try {
     ({ values } = parseArgs({

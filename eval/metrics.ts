@@ -152,7 +152,9 @@ export function hadToolError(record: RunRecord): boolean {
  * τ-bench's pass^k: per task with n trials of which c succeeded, C(c,k)/C(n,k) (the chance that k
  * trials drawn without replacement all succeed), averaged over tasks; k = 1..min n.
  */
-export function passHatK(runs: ReadonlyArray<Pick<ScoredRun, 'scenario' | 'verdict'>>): Record<string, number> {
+export function passHatK(
+  runs: ReadonlyArray<{ scenario: string; verdict: Pick<RunVerdict, 'passed'> }>,
+): Record<string, number> {
   const byTask = new Map<string, { n: number; c: number }>();
   for (const r of runs) {
     const t = byTask.get(r.scenario) ?? { n: 0, c: 0 };

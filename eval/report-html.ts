@@ -7,7 +7,17 @@ import type { Report, TrialReport } from './report';
 import { formatMetric } from './report';
 import { METRIC_MEANINGS } from './metric-meanings';
 
-const COLORS = { baseline: '#3b6ea8', chaos: '#c0562f' } as const;
+export const COLORS = { baseline: '#3b6ea8', chaos: '#c0562f' } as const;
+
+/** The reports' look (every suite's report uses it). */
+export const REPORT_STYLE = `<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:70em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}
+th{background:#f3f3f3}.ok{color:#1a7f37;font-weight:bold}.bad{color:#b42318;font-weight:bold}
+.charts{display:flex;flex-wrap:wrap;gap:1em}.chart{border:1px solid #ddd;padding:.5em;width:21em}
+.chart h4{margin:0 0 .3em;font-size:13px}.chart p{margin:.3em 0 0;font-size:12px;color:#555}
+code{font-size:12px}details{margin:.3em 0}
+</style>`;
 
 export function reportHtml(report: Report): string {
   const phases = (['baseline', 'chaos'] as const).filter((p) => report.phases[p]);
@@ -15,14 +25,7 @@ export function reportHtml(report: Report): string {
   const problems = report.non_negotiables.problems.map((p) => `<li>${esc(p)}</li>`).join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Agent evaluation ${esc(report.generated_at)}</title>
-<style>
-body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:70em;color:#222}
-table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}
-th{background:#f3f3f3}.ok{color:#1a7f37;font-weight:bold}.bad{color:#b42318;font-weight:bold}
-.charts{display:flex;flex-wrap:wrap;gap:1em}.chart{border:1px solid #ddd;padding:.5em;width:21em}
-.chart h4{margin:0 0 .3em;font-size:13px}.chart p{margin:.3em 0 0;font-size:12px;color:#555}
-code{font-size:12px}details{margin:.3em 0}
-</style></head><body>
+${REPORT_STYLE}</head><body>
 <h1>Agent evaluation</h1>
 ${verdict}
 <p>${esc(report.generated_at)} · ${report.mode.live ? 'live model' : 'scripted model (offline)'} · ${report.mode.scenarios} scenarios × k=${report.mode.k} · ${report.mode.workers} workers${report.mode.chaos ? ` · chaos seed ${report.mode.seed}${report.mode.chaos_once ? ' (one cycle)' : ''}` : ''}</p>
@@ -120,6 +123,6 @@ function failedTrials(trials: readonly TrialReport[]): string {
     .join('\n');
 }
 
-function esc(text: string): string {
+export function esc(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

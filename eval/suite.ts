@@ -169,7 +169,8 @@ function harnessFailure(plan: TrialPlan, err: unknown): TrialResult {
   };
 }
 
-async function pool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
+/** Runs `work` over the items, at most `size` at once. */
+export async function pool<T>(items: readonly T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const lanes = Array.from({ length: Math.max(1, Math.min(size, items.length)) }, async () => {
     while (next < items.length) await work(items[next++]!);
@@ -177,6 +178,7 @@ async function pool<T>(items: readonly T[], size: number, work: (item: T) => Pro
   await Promise.all(lanes);
 }
 
-function pick(env: NodeJS.ProcessEnv, names: string[]): Record<string, string> {
+/** The named variables of `env` that are set. */
+export function pick(env: NodeJS.ProcessEnv, names: string[]): Record<string, string> {
   return Object.fromEntries(names.filter((n) => env[n]).map((n) => [n, env[n]!]));
 }

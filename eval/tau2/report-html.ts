@@ -1,0 +1,168 @@
+// The τ² retail suite's report.html, in the look of the other suites' (eval/report-html.ts): the
+// verdict, the figures with a bar per phase, the tasks table, the chaos schedule, and each failed
+// trial with its steps, linked to its run in the Temporal Web UI.
+import { COLORS, esc, REPORT_STYLE } from '../report-html';
+import type { PhaseName } from '../suite';
+import type { Tau2PhaseReport, Tau2Report, Tau2TrialReport } from './report';
+
+interface Figure {
+  name: string;
+  meaning: string;
+  value: (p: Tau2PhaseReport) => number | null;
+  text: (p: Tau2PhaseReport) => string;
+  /** Rates are drawn on 0..1; other figures against the larger phase. */
+  rate?: boolean;
+}
+
+const FIGURES: Figure[] = [
+  {
+    name: 'db_match',
+    meaning: "trials whose end database has the hash of the ground truth's end state (τ²'s criterion)",
+    value: (p) => p.db_match.rate,
+    text: (p) => `${p.db_match.count}/${p.trials}`,
+    rate: true,
+  },
+  {
+    name: 'pass^1',
+    meaning: 'τ-bench: the chance that one trial of a task succeeds, averaged over tasks',
+    value: (p) => p.pass_hat_k['1'] ?? null,
+    text: (p) => (p.pass_hat_k['1'] ?? 0).toFixed(3),
+    rate: true,
+  },
+  {
+    name: 'duplicate_writes',
+    meaning: "writes committed beyond the ground truth's (each effect exactly once: must be 0)",
+    value: (p) => p.duplicate_writes,
+    text: (p) => String(p.duplicate_writes),
+  },
+  {
+    name: 'effects_reconciled',
+    meaning: 'confirmed writes a run learnt by a reconcile lookup by key (the write failed for good or was cut off)',
+    value: (p) => p.effects_reconciled,
+    text: (p) => String(p.effects_reconciled),
+  },
+  {
+    name: 'mean_steps',
+    meaning: 'steps per run (decisions: tool calls, messages, the final answer)',
+    value: (p) => p.mean_steps,
+    text: (p) => (p.mean_steps === null ? '-' : p.mean_steps.toFixed(1)),
+  },
+  {
+    name: 'cost_usd',
+    meaning: "what the runs' LLM calls cost, all trials",
+    value: (p) => p.cost_usd,
+    text: (p) => `$${p.cost_usd.toFixed(4)}`,
+  },
+  {
+    name: 'wall_s',
+    meaning: 'wall time of the phase',
+    value: (p) => p.wall_ms / 1000,
+    text: (p) => `${(p.wall_ms / 1000).toFixed(1)} s`,
+  },
+];
+
+export function tau2ReportHtml(report: Tau2Report): string {
+  const phases = (['baseline', 'chaos'] as const).filter((p) => report.phases[p]);
+  const verdict = report.ok ? '<p class="ok">PASS</p>' : '<p class="bad">FAIL</p>';
+  const problems = report.problems.map((p) => `<li>${esc(p)}</li>`).join('');
+  const m = report.mode;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>τ² retail evaluation ${esc(report.generated_at)}</title>
+${REPORT_STYLE}</head><body>
+<h1>τ²-bench retail</h1>
+${verdict}
+<p>${esc(report.generated_at)} · ${m.mode === 'replay' ? 'replay of the ground truth (scripted agent and customer)' : 'live model and LLM customer'} · ${m.tasks} tasks × ${m.trials} trials from <code>${esc(m.tasks_file)}</code> · ${m.workers} workers${m.chaos ? ` · chaos seed ${m.seed}` : ''}</p>
+${problems ? `<h2>Problems</h2><ul class="bad">${problems}</ul>` : '<p>Every end state as expected where it must be, no duplicate write.</p>'}
+<h2>Figures</h2>
+${figureTable(report, phases)}
+<div class="charts">${FIGURES.map((f) => chart(f, report, phases)).join('\n')}</div>
+<h2>Tasks</h2>
+${phases.map((p) => taskTable(report.phases[p]!, p)).join('\n')}
+${phases.includes('chaos') ? chaosTable(report) : ''}
+<h2>Failed trials</h2>
+<p>${esc(report.web_ui_note)}.</p>
+${failedTrials(report.trials)}
+</body></html>
+`;
+}
+
+function figureTable(report: Tau2Report, phases: readonly PhaseName[]): string {
+  const head = `<tr><th>figure</th>${phases.map((p) => `<th>${p}</th>`).join('')}<th>meaning</th></tr>`;
+  const rows = FIGURES.map(
+    (f) =>
+      `<tr><td><code>${f.name}</code></td>${phases.map((p) => `<td>${esc(f.text(report.phases[p]!))}</td>`).join('')}<td>${esc(f.meaning)}</td></tr>`,
+  );
+  const ks = Object.keys(report.phases[phases[0]!]?.pass_hat_k ?? {}).filter((k) => k !== '1');
+  const passRows = ks.map(
+    (k) =>
+      `<tr><td><code>pass^${k}</code></td>${phases.map((p) => `<td>${(report.phases[p]!.pass_hat_k[k] ?? 0).toFixed(3)}</td>`).join('')}<td>τ-bench: the chance that k=${k} trials of a task all succeed</td></tr>`,
+  );
+  return `<table>${head}${rows.join('')}${passRows.join('')}</table>`;
+}
+
+function chart(f: Figure, report: Tau2Report, phases: readonly PhaseName[]): string {
+  const values = phases.map((p) => f.value(report.phases[p]!));
+  const max = f.rate ? 1 : Math.max(1e-9, ...values.map((v) => v ?? 0));
+  const width = 300;
+  const bars = phases
+    .map((p, i) => {
+      const v = values[i];
+      const w = v === null || v === undefined ? 0 : Math.max(1, (v / max) * (width - 160));
+      const y = 6 + i * 26;
+      return `<text x="0" y="${y + 14}" font-size="12">${p}</text><rect x="62" y="${y}" width="${w.toFixed(1)}" height="18" fill="${COLORS[p]}"/><text x="${(66 + w).toFixed(1)}" y="${y + 14}" font-size="12">${esc(f.text(report.phases[p]!))}</text>`;
+    })
+    .join('');
+  const height = 10 + phases.length * 26;
+  return `<div class="chart"><h4><code>${esc(f.name)}</code></h4><svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" aria-label="${esc(f.name)}">${bars}</svg><p>${esc(f.meaning)}</p></div>`;
+}
+
+function taskTable(phase: Tau2PhaseReport, name: PhaseName): string {
+  const rows = phase.per_task.map(
+    (t) =>
+      `<tr><td>${esc(t.task_id)}</td><td class="${t.db_matches === t.trials ? '' : 'bad'}">${t.db_matches}/${t.trials}</td><td>${Object.entries(
+        t.pass_hat_k,
+      )
+        .map(([k, v]) => `pass^${k}=${v.toFixed(2)}`)
+        .join(
+          ' ',
+        )}</td><td>${t.mean_steps === null ? '-' : t.mean_steps.toFixed(1)}</td><td>$${t.cost_usd.toFixed(4)}</td></tr>`,
+  );
+  const reasons = Object.entries(phase.stop_reasons)
+    .map(([r, n]) => `${esc(r)}: ${n}`)
+    .join(' · ');
+  return `<h3>${name}</h3><p>stop reasons: ${reasons}</p><details><summary>${phase.tasks} tasks</summary><table><tr><th>task</th><th>db match</th><th>pass^k</th><th>mean steps</th><th>cost</th></tr>${rows.join('')}</table></details>`;
+}
+
+function chaosTable(report: Tau2Report): string {
+  const rows = report.phases.chaos!.chaos_events.map(
+    (e) => `<tr><td>+${(e.atMs / 1000).toFixed(1)} s</td><td>${e.kind}</td><td>${esc(e.detail)}</td></tr>`,
+  );
+  return `<h2>Chaos schedule (seed ${report.mode.seed})</h2><table><tr><th>at</th><th>fault</th><th>detail</th></tr>${rows.join('')}</table>`;
+}
+
+function failedTrials(trials: readonly Tau2TrialReport[]): string {
+  const failed = trials.filter((t) => !t.passed);
+  if (failed.length === 0) return '<p class="ok">None.</p>';
+  return failed
+    .map((t) => {
+      const why = [
+        t.error,
+        t.db_match ? undefined : `end state ${t.end_hash ?? 'unknown'}, expected ${t.expected_hash}`,
+        t.duplicate_writes ? `${t.duplicate_writes} duplicate writes` : undefined,
+        t.error === undefined && t.effects_confirmed !== t.applied_writes
+          ? `effects[] lists ${t.effects_confirmed} confirmed writes, the store applied ${t.applied_writes}`
+          : undefined,
+      ]
+        .filter((w) => w !== undefined)
+        .map((w) => `<li>${esc(w)}</li>`)
+        .join('');
+      const steps = (t.trace ?? [])
+        .map(
+          (e) =>
+            `<tr><td>${e.step}</td><td>${esc(e.tool)}</td><td>${e.ok ? 'ok' : 'not ok'}</td><td>${esc(e.stop_reason ?? '')}</td></tr>`,
+        )
+        .join('');
+      return `<details open><summary><span class="bad">FAIL</span> ${esc(t.phase)} · <b>task ${esc(t.task_id)}</b> #${t.trial} → ${esc(t.stop_reason ?? 'no stop reason')} · <a href="${esc(t.url)}">${esc(t.workflow_id)}</a></summary><ul>${why}</ul><table><tr><th>step</th><th>tool</th><th>outcome</th><th>stop</th></tr>${steps}</table></details>`;
+    })
+    .join('\n');
+}

@@ -1,0 +1,195 @@
+// What the τ² retail suite reports: report.json (per phase the figures, per task and trial the
+// database match, steps, cost and writes), the terminal's lines, and the verdict: every trial's end
+// state is the expected one (replay; live measures the model, so only duplicate writes fail it), no
+// run committed a write beyond the ground truth's, and every run lists the writes it made.
+import { runUrl } from '../../runtime/temporal-env';
+import type { ChaosEvent } from '../chaos';
+import { mean, passHatK, percentile } from '../metrics';
+import type { PhaseName } from '../suite';
+import type { SuiteMode, TaskTrialResult } from './run-task';
+import type { Tau2SuiteResult } from './suite';
+
+export interface Tau2TrialReport extends TaskTrialResult {
+  phase: PhaseName;
+  url: string;
+}
+
+export interface Tau2TaskReport {
+  task_id: string;
+  trials: number;
+  db_matches: number;
+  /** pass^k of this task alone: C(matches, k) / C(trials, k). */
+  pass_hat_k: Record<string, number>;
+  mean_steps: number | null;
+  cost_usd: number;
+}
+
+export interface Tau2PhaseReport {
+  wall_ms: number;
+  tasks: number;
+  trials: number;
+  /** Trials whose end state has the expected hash. */
+  db_match: { count: number; rate: number | null };
+  /** τ-bench's pass^k over the tasks, k = 1..trials. */
+  pass_hat_k: Record<string, number>;
+  mean_steps: number | null;
+  p95_steps: number | null;
+  cost_usd: number;
+  tokens: number;
+  /** Committed writes beyond the ground truth's, over all trials (must be 0). */
+  duplicate_writes: number;
+  /** Trials whose effects[] does not list exactly the writes the store applied. */
+  unreported_writes: number;
+  /** Confirmed effects the runs learnt by a reconcile lookup by key (the write failed for good or was cut off). */
+  effects_reconciled: number;
+  harness_errors: number;
+  stop_reasons: Record<string, number>;
+  per_task: Tau2TaskReport[];
+  chaos_events: ChaosEvent[];
+}
+
+export interface Tau2Report {
+  suite: 'tau2-retail';
+  generated_at: string;
+  mode: {
+    mode: SuiteMode;
+    chaos: boolean;
+    trials: number;
+    seed: number;
+    tasks_file: string;
+    tasks: number;
+    workers: number;
+  };
+  /** Computing every task's expected end state and replay plan. */
+  planning_ms: number;
+  phases: Partial<Record<PhaseName, Tau2PhaseReport>>;
+  problems: string[];
+  ok: boolean;
+  web_ui_note: string;
+  trials: Tau2TrialReport[];
+}
+
+export interface Tau2ReportMode {
+  mode: SuiteMode;
+  chaos: boolean;
+  trials: number;
+  seed: number;
+  tasksFile: string;
+  tasks: number;
+  workers: number;
+}
+
+export function buildTau2Report(suite: Tau2SuiteResult, mode: Tau2ReportMode): Tau2Report {
+  const phases: Tau2Report['phases'] = {};
+  const problems: string[] = [];
+  const trials: Tau2TrialReport[] = [];
+  for (const p of suite.phases) {
+    const report = phaseReport(p.trials, p.wallMs, p.chaos);
+    phases[p.phase] = report;
+    if (report.duplicate_writes > 0) problems.push(`${p.phase}: ${report.duplicate_writes} duplicate writes`);
+    if (report.unreported_writes > 0)
+      problems.push(`${p.phase}: ${report.unreported_writes} trials whose effects do not list the writes applied`);
+    if (report.harness_errors > 0)
+      problems.push(`${p.phase}: ${report.harness_errors} trials the harness could not finish`);
+    const mismatches = report.trials - report.db_match.count - report.harness_errors;
+    // Replay: the ground truth is what runs; an end state off it is the runtime's fault.
+    if (mode.mode === 'replay' && mismatches > 0)
+      problems.push(`${p.phase}: ${mismatches} trials whose database is not the expected one`);
+    for (const t of p.trials) trials.push({ phase: p.phase, url: runUrl(suite.env, t.workflow_id), ...t });
+  }
+  return {
+    suite: 'tau2-retail',
+    generated_at: new Date().toISOString(),
+    mode: {
+      mode: mode.mode,
+      chaos: mode.chaos,
+      trials: mode.trials,
+      seed: mode.seed,
+      tasks_file: mode.tasksFile,
+      tasks: mode.tasks,
+      workers: mode.workers,
+    },
+    planning_ms: suite.planningMs,
+    phases,
+    problems,
+    ok: problems.length === 0,
+    web_ui_note: suite.serverKept
+      ? 'links open the runs on the server the suite used'
+      : "links open the runs while the suite's dev server is up: run with --server ADDRESS (e.g. npm run server) to keep them",
+    trials,
+  };
+}
+
+export function phaseReport(
+  trials: readonly TaskTrialResult[],
+  wallMs: number,
+  chaos: ChaosEvent[] = [],
+): Tau2PhaseReport {
+  const byTask = new Map<string, TaskTrialResult[]>();
+  for (const t of trials) byTask.set(t.task_id, [...(byTask.get(t.task_id) ?? []), t]);
+  const scored = trials.map((t) => ({ scenario: t.task_id, verdict: { passed: t.passed } }));
+  const steps = trials.map((t) => t.steps);
+  const matches = trials.filter((t) => t.db_match).length;
+  const stopReasons: Record<string, number> = {};
+  for (const t of trials) {
+    const reason = t.error ? 'harness_error' : (t.stop_reason ?? 'none');
+    stopReasons[reason] = (stopReasons[reason] ?? 0) + 1;
+  }
+  return {
+    wall_ms: wallMs,
+    tasks: byTask.size,
+    trials: trials.length,
+    db_match: { count: matches, rate: trials.length ? matches / trials.length : null },
+    pass_hat_k: passHatK(scored),
+    mean_steps: mean(steps),
+    p95_steps: percentile(steps, 95),
+    cost_usd: sum(trials.map((t) => t.cost_usd)),
+    tokens: sum(trials.map((t) => t.tokens)),
+    duplicate_writes: sum(trials.map((t) => t.duplicate_writes)),
+    unreported_writes: trials.filter((t) => t.error === undefined && t.effects_confirmed !== t.applied_writes).length,
+    effects_reconciled: sum(trials.map((t) => t.effects_reconciled)),
+    harness_errors: trials.filter((t) => t.error !== undefined).length,
+    stop_reasons: stopReasons,
+    per_task: [...byTask].map(([taskId, ts]) => ({
+      task_id: taskId,
+      trials: ts.length,
+      db_matches: ts.filter((t) => t.db_match).length,
+      pass_hat_k: passHatK(ts.map((t) => ({ scenario: taskId, verdict: { passed: t.passed } }))),
+      mean_steps: mean(ts.map((t) => t.steps)),
+      cost_usd: sum(ts.map((t) => t.cost_usd)),
+    })),
+    chaos_events: chaos,
+  };
+}
+
+// ---- terminal ------------------------------------------------------------------------------
+
+export function tau2TrialLine(phase: string, done: number, total: number, t: TaskTrialResult): string {
+  const what = t.error
+    ? t.error
+    : `${t.db_match ? 'db match' : 'DB MISMATCH'}, ${t.stop_reason ?? 'no stop reason'}, ${t.steps} steps, ` +
+      `${t.applied_writes ?? '?'}/${t.gold_writes} writes${t.duplicate_writes ? `, ${t.duplicate_writes} DUPLICATE` : ''}`;
+  return `[${phase} ${String(done).padStart(String(total).length)}/${total}] ${t.passed ? 'pass' : 'FAIL'} task ${t.task_id} #${t.trial}: ${what}`;
+}
+
+export function tau2Table(report: Tau2Report): string {
+  const cols = (['baseline', 'chaos'] as const).filter((p) => report.phases[p]);
+  const rows: string[][] = [['', ...cols]];
+  const row = (name: string, f: (p: Tau2PhaseReport) => string) =>
+    rows.push([name, ...cols.map((c) => f(report.phases[c]!))]);
+  row('tasks × trials', (p) => `${p.tasks} × ${p.trials / Math.max(1, p.tasks)}`);
+  row('db match', (p) => `${p.db_match.count}/${p.trials}`);
+  for (const k of Object.keys(report.phases.baseline?.pass_hat_k ?? {}))
+    row(`pass^${k}`, (p) => (p.pass_hat_k[k] ?? 0).toFixed(3));
+  row('duplicate writes', (p) => String(p.duplicate_writes));
+  row('effects reconciled', (p) => String(p.effects_reconciled));
+  row('mean steps', (p) => (p.mean_steps === null ? '-' : p.mean_steps.toFixed(1)));
+  row('cost', (p) => `$${p.cost_usd.toFixed(4)}`);
+  row('wall time', (p) => `${(p.wall_ms / 1000).toFixed(1)} s`);
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')).join('\n');
+}
+
+function sum(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0);
+}
