@@ -1,5 +1,5 @@
 // The retail database of a suite run, as the runtime's retail store keeps it (one SQLite file for the
-// eval's workers, keyed by workflow id): its state now, and how many writes it applied.
+// eval's workers, a database per conversation): its state now, and how many writes it applied.
 import { RetailStore } from '../../activities/retail/store';
 import type { RetailDB } from '../../domains/retail/db';
 
@@ -10,9 +10,11 @@ export const RETAIL_DB_ENV = 'AGENT_RETAIL_DB';
 export function runEndState(file: string, workflowId: string): { db: RetailDB; applied: number } {
   const store = RetailStore.open(file);
   try {
+    // The run's conversation (the store keys each by `<workflow id>/<first run id>`).
+    const conversation = store.conversationOf(workflowId);
     return {
-      db: store.database(workflowId),
-      applied: store.writesOf(workflowId).filter((w) => w.state === 'applied').length,
+      db: store.database(conversation),
+      applied: store.writesOf(conversation).filter((w) => w.state === 'applied').length,
     };
   } finally {
     store.close();
