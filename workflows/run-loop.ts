@@ -135,6 +135,7 @@ export async function runLoop<R>(p: LoopPorts<R>): Promise<R> {
     },
     allow: Object.freeze([...(p.input.allow ?? [])]),
     registry: p.registry,
+    effectsMade: () => p.state.effects.filter((e) => e.state === 'confirmed').length,
     policy: (name, args) => p.policy(name, args),
     conversation: p.conversation !== undefined,
   };

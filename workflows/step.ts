@@ -22,7 +22,7 @@ import type {
   Observation,
   TraceEntry,
 } from '../common/types';
-import { argsHash } from '../common/hash';
+import { argsHash, seenCallHash } from '../common/hash';
 import { checkFinalAnswer, VALIDATOR_SOURCE, VALIDATOR_TOOL, validatorObservation } from '../common/final-validator';
 import type { ValidatorMode } from '../common/final-validator';
 import { boundedRaw } from './bounded';
@@ -39,6 +39,8 @@ export interface StepRules {
   policy: (name: string, args: Record<string, unknown>) => PolicyDecision;
   /** A conversation run: the model may send the customer messages. */
   conversation?: boolean;
+  /** Effects the run has made so far: a look-up repeated after one reads a changed world. */
+  effectsMade?: () => number;
 }
 
 /** The counters a step reads and advances. */
@@ -123,7 +125,7 @@ export function decideMove(decision: DecideOutput, step: number, state: StepCoun
     toolCalls: usage.tool_calls,
     seenCalls,
     policy: rules.policy,
-    loopSignature,
+    loopSignature: (name, args) => worldSignature(loopSignature(name, args), name, rules),
   });
   if (!gate.allowed) {
     const trace = {
@@ -143,6 +145,18 @@ export function decideMove(decision: DecideOutput, step: number, state: StepCoun
     needsApproval: rules.registry[gate.name]!.needsApproval === true,
     counters: { usage: { ...usage, tool_calls: usage.tool_calls + 1 }, seenCalls: [...seenCalls, gate.signature] },
   };
+}
+
+/**
+ * The loop detector's signature in the world as it is: a look-up repeated after an effect was made
+ * (an order re-read after it was cancelled) is not a loop, so its signature names how many effects
+ * came before it; a repeated effect keeps its own signature (that is a loop), and so does every
+ * call of a run that made none (its signatures are what they always were).
+ */
+function worldSignature(signature: string, name: string, rules: StepRules): string {
+  const made = rules.effectsMade?.() ?? 0;
+  if (made === 0 || rules.registry[name]?.effectful) return signature;
+  return seenCallHash(`${signature}@${made}`);
 }
 
 export type ApprovalMove =

@@ -3,14 +3,17 @@
 // - the runtime acts for the user an authentication returned, so when the actions do not begin with
 //   one, the customer is first found by the email the database holds for the user whose orders (or
 //   user id) the actions touch, as the customer would give it;
-// - a call identical to an earlier one (same tool, same validated arguments) is left out: the
-//   runtime's loop detection, which remembers every call of the run, would stop the run on it. A
-//   repeated read changes nothing; a repeated write finds its work done (the unit test checks, on
-//   every task, that the plan still reaches the expected state).
+// - a call the runtime's loop detection would stop the run on is left out: a read identical to an
+//   earlier one with no write applied in between (it would read the same), or a write identical to
+//   an earlier write (the unit test checks, on every task, that the plan still reaches the expected
+//   state). A read repeated after a write applied is replayed: the runtime reads a changed world.
 // Pure.
 import type { RetailDB } from '../../domains/retail/db';
 import { loadRetailDb } from '../../domains/retail/initial-db';
+import { snapshot } from '../../domains/retail/db';
+import { RetailToolError } from '../../domains/retail/errors';
 import { retailToolsByName } from '../../domains/retail/tools/index';
+import type { AnyRetailTool } from '../../domains/retail/tools/index';
 import type { Tau2Task } from './task';
 import { goldActions } from './task';
 
@@ -58,17 +61,37 @@ export function planReplay(task: Tau2Task, db: RetailDB = loadRetailDb()): Repla
   }
   const calls: PlannedCall[] = [];
   const skipped: string[] = [];
-  const seen = new Set<string>();
+  const reads = new Set<string>();
+  const writes = new Set<string>();
+  // The plan runs the calls on a copy to know which writes apply (a refused one changes no signature).
+  const world = snapshot(db);
   for (const call of wanted) {
     const signature = callSignature(call.name, call.args);
+    const tool = retailToolsByName.get(call.name);
+    const isWrite = tool?.kind === 'write';
+    const seen = isWrite ? writes : reads;
     if (seen.has(signature)) {
       skipped.push(call.action_id ?? call.name);
       continue;
     }
     seen.add(signature);
     calls.push(call);
+    if (tool && applies(tool, world, call.args) && isWrite) reads.clear();
   }
   return { calls, ...(authenticates !== undefined ? { authenticates } : {}), skipped };
+}
+
+/** Runs the call on `db` as the runtime would; whether it succeeded (a refusal is an observation). */
+function applies(tool: AnyRetailTool, db: RetailDB, args: Record<string, unknown>): boolean {
+  const parsed = tool.args.safeParse(args);
+  if (!parsed.success) return false;
+  try {
+    tool.handler(db, parsed.data);
+    return true;
+  } catch (err) {
+    if (err instanceof RetailToolError) return false;
+    throw err;
+  }
 }
 
 /** JSON with object keys sorted at every level: equal values, equal text. */
