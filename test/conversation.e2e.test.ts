@@ -293,6 +293,10 @@ describe('a conversation run', () => {
     }
     const none = await temporalSay(id, []);
     assert.notEqual(none.code, 0);
+    // Two arguments (an adversary's find): the second, an ending, would have been dropped unread.
+    const two = await temporalSay(id, ['{"text":"hi"}', '{"end":true}']);
+    assert.notEqual(two.code, 0, two.output);
+    assert.match(two.output, /a message is an object/);
 
     const state = await runState(handle);
     assert.equal(state.phase, 'awaiting_customer');

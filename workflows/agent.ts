@@ -48,6 +48,9 @@ import { grantOf, Waits } from './waits';
 
 export { INVALID_INPUT } from './entry';
 
+/** What the say validator checks instead of a request sent with other than one argument (refused as not an object). */
+const TWO_ARGUMENTS = 'one message per say: {text, end?}';
+
 export async function reactAgent(input: AgentInput): Promise<AgentResult> {
   checkEntry(input);
   const run = new AgentRun(input);
@@ -61,7 +64,8 @@ export async function reactAgent(input: AgentInput): Promise<AgentResult> {
     description: EXTEND_UPDATE_DESCRIPTION,
   });
   setHandler(sayUpdate, (message) => run.say(message), {
-    validator: (message) => run.conversation.validate(message),
+    // One message per Update: a second argument (any client can send one) would be dropped unread.
+    validator: (...args: unknown[]) => run.conversation.validate(args.length === 1 ? args[0] : TWO_ARGUMENTS),
     description: SAY_UPDATE_DESCRIPTION,
   });
   setHandler(attemptChargedSignal, (value) => run.decisions.attemptCharged(value), {
