@@ -232,7 +232,10 @@ describe("the Dockerfile's build steps, outside Docker", () => {
         60_000,
       );
       assert.equal(await health.text(), 'ok\n');
-      assert.match(worker.output(), /Worker state changed .*state=RUNNING/);
+      // The SDK logs the state change on its own schedule: it may follow the ready line and /healthz.
+      await eventually('the SDK logging the worker RUNNING', () =>
+        /Worker state changed .*state=RUNNING/.test(worker.output()) ? true : undefined,
+      );
     } finally {
       worker.proc.kill('SIGTERM');
       assert.equal(await worker.exited, 0, worker.output());
