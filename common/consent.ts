@@ -13,8 +13,13 @@ export interface ConsentRequest {
 /** The question, with the exact action: the tool and every argument as the call will send them. */
 export function consentQuestion(request: ConsentRequest): string {
   const what = request.tool.replace(/_/g, ' ');
+  // Each value as JSON: an argument the model wrote cannot break the line or forge a second question
+  // (newlines and quotes come out escaped); the whole is bounded like any agent message.
   const args = Object.entries(request.args)
-    .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .map(
+      ([key, value]) =>
+        `${key}: ${oneLine(typeof value === 'string' && /^[\w#@.\- ]*$/.test(value) ? value : JSON.stringify(value))}`,
+    )
     .join('; ');
   return `To go ahead I need your confirmation of this exact action: ${what} (${args}). Reply "yes" to confirm; anything else cancels it.`;
 }
@@ -34,7 +39,6 @@ const COURTESY = new Set([
   'thats',
   'is',
   'correct',
-  'right',
   'i',
   'thanks',
   'thank',
@@ -59,6 +63,12 @@ export function isExplicitYes(text: string): boolean {
     .filter(Boolean);
   if (words.length === 0 || words.length > 12) return false;
   return words.some((word) => YES_WORDS.has(word)) && words.every((word) => YES_WORDS.has(word) || COURTESY.has(word));
+}
+
+function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters out is the point
+  const flat = text.replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]/g, ' ');
+  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat;
 }
 
 /** What the model sees when the customer did not say yes: the write was not made. */
