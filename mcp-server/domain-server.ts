@@ -17,6 +17,8 @@ import type { ToolDefinition } from '../common/tools/tool';
 import type { Observation } from '../common/types';
 import { checkPrincipalPolicy } from '../workflows/policy';
 import { mcpToolContext } from './tool-context';
+import type { ToolPause } from '../activities/tools/drill';
+import { sleepUnlessAborted } from '../activities/tools/tool-activity';
 import { MCP_META } from '../common/mcp/meta';
 
 export interface DomainServerOptions {
@@ -27,6 +29,10 @@ export interface DomainServerOptions {
   /** Whom the session acts for, as the operator named it (domains whose principal is not learnt). */
   principal?: string;
   version: string;
+  /** The slow-tool drill (AGENT_TOOL_PAUSE_MS): a read-only call waits this long first, ending early on the client's cancel. */
+  pause?: ToolPause;
+  /** One line per call and per cancel (stderr: on stdio, stdout carries the protocol). */
+  log?: (line: string) => void;
 }
 
 /** Served at all: a tool behind a confirmation only when the server was started with effects on. */
@@ -80,6 +86,12 @@ export function createDomainServer(options: DomainServerOptions, sessionKey: str
         return refused('policy_denied:other_user', `${name}: the object belongs to another principal`);
     }
     const idempotencyKey = textMeta(meta, MCP_META.idempotencyKey) ?? `mcp-${randomUUID()}`;
+    options.log?.(`call ${name} (key ${idempotencyKey})`);
+    extra.signal.addEventListener('abort', () => options.log?.(`${name} cancelled by the client`), { once: true });
+    const pause = options.pause;
+    if (pause && pause.ms > 0 && !tool.effectful && (!pause.tools || pause.tools.includes(name)))
+      await sleepUnlessAborted(pause.ms, extra.signal);
+    if (extra.signal.aborted) return refused(`cancelled:${name}`, 'cancelled by the client before it ran');
     const ctx = mcpToolContext(name, options.services, runKey, extra.signal);
     let observation: Observation;
     try {

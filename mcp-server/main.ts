@@ -10,6 +10,7 @@ import type { DomainServerOptions } from './domain-server';
 import { serveHttp } from './http';
 import { servicesOf } from './services';
 import { parseMcpArgs } from './args';
+import { toolPauseFromEnv } from '../activities/tools/drill';
 
 const VERSION = '0.1.0';
 
@@ -25,6 +26,8 @@ async function main(): Promise<void> {
     services: servicesOf(domain.name),
     effects: parsed.effects,
     version: VERSION,
+    pause: toolPauseFromEnv(),
+    log: (line) => console.error(`mcp: ${line}`),
     ...(parsed.principal !== undefined ? { principal: parsed.principal } : {}),
   };
   if (parsed.principal !== undefined) {

@@ -34,6 +34,8 @@ import { Decisions, workerPricing } from './decide-call';
 import { confirmedUsd, countEffects } from './effects';
 import { domainOf, registryOfDomain } from '../domains/wired';
 import type { Domain } from '../common/domain';
+import { specOf } from '../common/tool-catalog';
+import type { ToolRegistry } from '../common/tool-catalog';
 import { checkPrincipalPolicy } from './policy';
 import type { PolicyDecision } from './policy';
 import { charge, runLoop } from './run-loop';
@@ -43,6 +45,9 @@ import { publishStatus, resultOf, withWindDowns } from './run-result';
 import type { Ending } from './run-result';
 import { callToolActivity, ownerActivity, reconcileActivity } from './tool-call';
 import { grantOf, Waits } from './waits';
+import { joinMcpTools } from './mcp-run';
+import type { McpRun } from './mcp-run';
+import { callMcpToolActivity, isMcpTool } from './mcp-tools';
 
 export { INVALID_INPUT } from './entry';
 
@@ -78,6 +83,8 @@ class AgentRun {
   private readonly startedAtMs: number;
   private readonly state: LoopState;
   private readonly domain: Domain;
+  /** The run's MCP servers' tools, joined to its domain at its start; absent without MCP servers. */
+  private mcp: McpRun | undefined;
   readonly waits: Waits;
   readonly decisions: Decisions;
   readonly conversation: Conversation;
@@ -121,6 +128,7 @@ class AgentRun {
     // The client set the attributes' initial values when it started the run (startRun); the
     // first step publishes the workflow's own, in the same workflow task.
     if (!this.input.carried) agentMetrics.runStarted();
+    this.mcp = await joinMcpTools(this.input, this.domain);
     const clock = {
       startedAtMs: this.startedAtMs,
       humanWaitMs: () => this.waits.humanWaitMs,
@@ -142,9 +150,9 @@ class AgentRun {
     const waitSeconds = this.input.topup_wait_seconds;
     return {
       state: this.state,
-      input: this.input,
-      domain: this.domain,
-      registry: registryOfDomain(this.domain),
+      input: this.mcp ? { ...this.input, allow: [...this.mcp.allow] } : this.input,
+      domain: this.mcp?.domain ?? this.domain,
+      registry: this.registry(),
       workflowId: workflowInfo().workflowId,
       stepsAtStart: this.input.carried?.usage.steps ?? 0,
       budget: () => this.budget,
@@ -153,7 +161,12 @@ class AgentRun {
       policy: (name, args) => this.principalPolicy(name, args),
       pricing: async () => (this.budget.max_usd > 0 ? this.pricing() : undefined),
       decide: (step, payload, cap, leftUsd) => this.decisions.decide(step, payload, cap, leftUsd),
-      callTool: (call, key) => callToolActivity(call, key, this.state.principal, this.left()),
+      callTool: (call, key) => {
+        const spec = this.registry()[call.name];
+        return this.mcp && isMcpTool(spec)
+          ? callMcpToolActivity(spec, this.mcp.config, call, key, this.state.principal, this.left())
+          : callToolActivity(call, key, this.state.principal, this.left());
+      },
       owner: (call) => ownerActivity(call),
       reconcile: (effect) => {
         this.setPhase('reconciling', effect.tool);
@@ -195,8 +208,13 @@ class AgentRun {
     };
   }
 
+  /** The run's tools by name: its domain's, and its MCP servers' when it has any. */
+  private registry(): ToolRegistry {
+    return this.mcp?.registry ?? registryOfDomain(this.domain);
+  }
+
   private principalPolicy(name: string, args: Record<string, unknown>): PolicyDecision {
-    return checkPrincipalPolicy(registryOfDomain(this.domain)[name], args, {
+    return checkPrincipalPolicy(specOf(this.registry(), name), args, {
       principal: this.state.principal,
       history: this.state.history,
       nowMs: Date.now(),
@@ -223,6 +241,8 @@ class AgentRun {
       },
       { extensions: this.extensions, declined: waits.topupDeclined },
     );
+    // The next run uses the tools this chain discovered at its start, never a new listing.
+    if (this.mcp) next.carried = { ...next.carried!, mcp_discovery: this.mcp.discovery };
     // The next run keeps this one's workflow task timeout (the client's choice, see startRun).
     return makeContinueAsNewFunc<typeof reactAgent>({ workflowTaskTimeout: workflowInfo().taskTimeoutMs })(next);
   }
