@@ -52,12 +52,17 @@ export function mcpToolOf(tool: ToolDefinition): Tool {
 }
 
 /** One MCP server per session (an SDK Server serves one transport); `sessionKey` names its records. */
-export function createDomainServer(options: DomainServerOptions, sessionKey: string): Server {
+/** Whom each run key acts for once a customer authenticated: shared by the process's sessions (a run key outlives one). */
+export type LearntPrincipals = Map<string, string>;
+
+export function createDomainServer(
+  options: DomainServerOptions,
+  sessionKey: string,
+  principals: LearntPrincipals = new Map(),
+): Server {
   const { domain } = options;
   const tools = domain.tools.filter((tool) => served(tool, options.effects));
   const registry = registryOf(tools);
-  // Whom each run key acts for: the operator's principal, or the first authenticated customer.
-  const principals = new Map<string, string>();
   const server = new Server(
     { name: `durable-react-agent-${domain.name}`, version: options.version },
     { capabilities: { tools: { listChanged: false } } },
@@ -119,10 +124,13 @@ function principalFor(
   const rule = options.domain.principal;
   const named = textMeta(meta, MCP_META.principal) ?? options.principal;
   if (named === undefined) return { id: learnt };
+  // A caller may repeat whom the run authenticated (the runtime does), never name someone else.
   if (rule.fromAuthentication)
-    return {
-      error: `the ${options.domain.name} domain learns whom it acts for by authentication; no principal may be named`,
-    };
+    return named === learnt
+      ? { id: learnt }
+      : {
+          error: `the ${options.domain.name} domain learns whom it acts for by authentication; no other principal may be named`,
+        };
   const problem = rule.check(named);
   return problem ? { error: problem } : { id: named };
 }

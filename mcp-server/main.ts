@@ -45,7 +45,8 @@ async function main(): Promise<void> {
     console.error(`mcp: serving the ${domain.name} domain on stdio`);
     return;
   }
-  const server = await serveHttp((key) => createDomainServer(options, key), parsed.port, parsed.host);
+  const principals = new Map<string, string>();
+  const server = await serveHttp((key) => createDomainServer(options, key, principals), parsed.port, parsed.host);
   console.error(`mcp: serving the ${domain.name} domain at ${server.url}`);
   const stop = () => void server.close().then(() => process.exit(0));
   process.once('SIGINT', stop);

@@ -15,6 +15,8 @@ import { temporal } from '@temporalio/proto';
 import type { McpConfig } from '../common/mcp/config';
 import type { AgentInput } from '../common/types';
 import { final, tool } from '../testing/scripted-replies';
+import { answerApproval, pendingApproval } from '../client/approvals';
+import { countAppliedWrites } from '../activities/retail/store';
 import { agentFixture } from './helpers/agent-fixture';
 import { DIST, eventually, REPO_ROOT } from './helpers/harness';
 
@@ -47,8 +49,10 @@ class HttpMcpServer {
   log = '';
   port = 0;
 
+  constructor(private readonly domain: string) {}
+
   async start(args: string[] = [], env: Record<string, string> = {}): Promise<void> {
-    const child = spawn(process.execPath, [MCP_MAIN, '--domain', 'support', '--http', String(this.port), ...args], {
+    const child = spawn(process.execPath, [MCP_MAIN, '--domain', this.domain, '--http', String(this.port), ...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -78,8 +82,10 @@ class HttpMcpServer {
   }
 }
 
-const http = new HttpMcpServer();
-after(() => http.kill());
+const http = new HttpMcpServer('support');
+const shop = new HttpMcpServer('retail');
+const RETAIL_DB = path.join(FOLDER, 'retail.sqlite');
+after(() => Promise.all([http.kill(), shop.kill()]));
 
 const httpSupport = (): McpConfig => ({ servers: { support: { url: http.url, tools: BILLING_RULES } } });
 
@@ -211,5 +217,51 @@ describe('a run with an MCP server over HTTP', () => {
     });
     await assert.rejects(handle.result());
     await http.kill();
+  });
+
+  it('an effect behind a confirmation waits for the operator, survives a worker crash, and is applied once', async () => {
+    await shop.start(['--effects'], { AGENT_RETAIL_DB: RETAIL_DB });
+    const ivan = { email: 'ivan.santos3158@example.com', user_id: 'ivan_santos_6635', order: '#W8770097' };
+    const config: McpConfig = {
+      servers: {
+        shop: {
+          url: shop.url,
+          tools: {
+            find_user_id_by_email: { allowed: true, authenticates: true },
+            cancel_pending_order: { allowed: true, effectful: true, needs_confirmation: true },
+          },
+        },
+      },
+    };
+    const queue = fixture.queue('mcp-crash');
+    const first = fixture.startWorker({}, queue);
+    await first.ready;
+    const { id, handle } = await fixture.start(
+      [
+        tool('shop.find_user_id_by_email', { email: ivan.email }),
+        tool('shop.cancel_pending_order', { order_id: ivan.order, reason: 'no longer needed' }),
+        final('Your order #W8770097 is cancelled.'),
+      ],
+      { domain: 'retail', goal: 'Cancel my pending order', principal: undefined, allow: [], mcp: config },
+      { on: queue },
+    );
+    const pending = await eventually('the call awaits approval', () => pendingApproval(handle));
+    assert.equal(pending.tool, 'shop.cancel_pending_order');
+    assert.equal(countAppliedWrites(RETAIL_DB, id), 0, 'nothing is written before the approval');
+    await first.kill();
+    await fixture.startWorker({}, queue).ready;
+    await answerApproval(fixture.client, id, { decision: 'approve', operator: 'test' });
+    const result = await handle.result();
+    assert.equal(result.stop_reason, 'success', JSON.stringify(result.trace));
+    const cancelled = result.history.find(
+      (h) => h.action.kind === 'tool' && h.action.name === 'shop.cancel_pending_order',
+    );
+    assert.equal(cancelled?.observation.ok, true, JSON.stringify(cancelled?.observation));
+    assert.equal(countAppliedWrites(RETAIL_DB, id), 1);
+    assert.deepEqual(
+      (result.effects ?? []).map((e) => [e.tool, e.state]),
+      [['shop.cancel_pending_order', 'confirmed']],
+    );
+    await shop.kill();
   });
 });

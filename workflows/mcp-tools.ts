@@ -84,9 +84,11 @@ function specOf(
     catalogEntry: { name, description: listing.description, args: listing.inputSchema },
     timeoutSeconds: rule.timeout_seconds ?? DEFAULT_TIMEOUT_SECONDS,
     maxAttempts: rule.max_attempts ?? DEFAULT_MAX_ATTEMPTS,
-    ...(rule.effectful ? { effectful: true } : {}),
+    // An MCP result says what happened: made when not an error, refused when its error says why.
+    ...(rule.effectful ? { effectful: true, outcomeByOk: true } : {}),
     ...(confirm ? (conversation ? { needsConsent: true } : { needsApproval: true }) : {}),
     ...(rule.principal_arg !== undefined ? { principalArg: rule.principal_arg } : {}),
+    ...(rule.authenticates ? { authenticates: true } : {}),
     ...(rule.sensitive ? { sensitive: [...rule.sensitive] } : {}),
     mcp: { server, tool: listing.name },
   };

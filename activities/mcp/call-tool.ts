@@ -27,6 +27,7 @@ export async function callMcpTool(input: McpToolActivityInput): Promise<Observat
   const activity = Context.current();
   const name = activity.info.activityType;
   const signal = activity.cancellationSignal;
+  const runKey = activity.info.workflowExecution?.workflowId;
   const beat = setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
   try {
     const result = await withMcpClient(input.server, input.connection, signal, (client) =>
@@ -36,6 +37,8 @@ export async function callMcpTool(input: McpToolActivityInput): Promise<Observat
           arguments: input.args,
           _meta: {
             [MCP_META.idempotencyKey]: input.idempotency_key,
+            // The run's records on the server (this project's retail server: the run's database).
+            ...(runKey ? { [MCP_META.runKey]: runKey } : {}),
             ...(input.principal !== undefined ? { [MCP_META.principal]: input.principal } : {}),
           },
         },

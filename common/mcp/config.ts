@@ -20,6 +20,8 @@ export const mcpToolConfigSchema = z.strictObject({
   max_attempts: z.number().int().min(1).max(20).optional(),
   /** The argument naming whom the call is about: it must be the run's principal. */
   principal_arg: z.string().min(1).max(64).optional(),
+  /** Identifies the customer: a successful result that is a string is whom the run acts for (the first one). */
+  authenticates: z.boolean().optional(),
   /** Dot paths into the result that the model and the logs never see. */
   sensitive: z.array(z.string().min(1).max(200)).max(50).optional(),
 });
@@ -63,7 +65,9 @@ export function parseMcpConfig(raw: unknown): { ok: true; config: McpConfig } | 
   if (parsed.success) return { ok: true, config: parsed.data };
   const issue = parsed.error.issues[0]!;
   const where = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
-  return { ok: false, error: `invalid MCP config: ${where}${issue.message.replace(/\s+/g, ' ').slice(0, 200)}` };
+  // A bad record key says why through its own issue ("a server name ..."), not zod's "Invalid key".
+  const message = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+  return { ok: false, error: `invalid MCP config: ${where}${message.replace(/\s+/g, ' ').slice(0, 200)}` };
 }
 
 /** The run's name of a server's tool (the activity's type too): never a domain tool's (no dot there). */
