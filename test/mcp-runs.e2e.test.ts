@@ -25,7 +25,9 @@ const FS_MAIN = path.join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', 's
 const FOLDER = mkdtempSync(path.join(os.tmpdir(), 'mcp-fs-'));
 writeFileSync(path.join(FOLDER, 'note.txt'), 'refunds within 14 days\n');
 
-const fixture = agentFixture({ queue: 'mcp' });
+// What this worker may spawn and call: node (this project's and the filesystem server) and loopback.
+const WORKER_MCP_ENV = { AGENT_MCP_COMMANDS: process.execPath, AGENT_MCP_URLS: 'http://127.0.0.1:' };
+const fixture = agentFixture({ queue: 'mcp', workerEnv: WORKER_MCP_ENV });
 
 const BILLING_RULES = {
   get_user_billing: { allowed: true, principal_arg: 'user_id' },
@@ -136,6 +138,17 @@ describe('a run with MCP tools', { concurrency: true }, () => {
     assert.equal(other.result.stop_reason, 'policy_denied:other_user');
   });
 
+  it("refuses to spawn a program the worker's AGENT_MCP_COMMANDS does not list", async () => {
+    const rogue: McpConfig = { servers: { sh: { command: '/bin/sh', args: ['-c', 'true'], tools: {} } } };
+    const { handle } = await fixture.start([final('unused')], mcpInput(rogue));
+    await assert.rejects(handle.result(), (err: Error) => {
+      const chain: string[] = [];
+      for (let e: unknown = err; e instanceof Error; e = e.cause) chain.push(e.message);
+      assert.match(chain.join(' | '), /\/bin\/sh is not in this worker's AGENT_MCP_COMMANDS/);
+      return true;
+    });
+  });
+
   it('reads a file through the reference filesystem server (read-only by config)', async () => {
     const fs: McpConfig = {
       servers: {
@@ -234,7 +247,7 @@ describe('a run with an MCP server over HTTP', () => {
       },
     };
     const queue = fixture.queue('mcp-crash');
-    const first = fixture.startWorker({}, queue);
+    const first = fixture.startWorker(WORKER_MCP_ENV, queue);
     await first.ready;
     const { id, handle } = await fixture.start(
       [
@@ -249,7 +262,7 @@ describe('a run with an MCP server over HTTP', () => {
     assert.equal(pending.tool, 'shop.cancel_pending_order');
     assert.equal(countAppliedWrites(RETAIL_DB, id), 0, 'nothing is written before the approval');
     await first.kill();
-    await fixture.startWorker({}, queue).ready;
+    await fixture.startWorker(WORKER_MCP_ENV, queue).ready;
     await answerApproval(fixture.client, id, { decision: 'approve', operator: 'test' });
     const result = await handle.result();
     assert.equal(result.stop_reason, 'success', JSON.stringify(result.trace));

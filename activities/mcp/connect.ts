@@ -7,6 +7,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpConnection } from '../../common/mcp/config';
+import { readEnv } from '../../runtime/env-vars';
 
 export type { McpConnection } from '../../common/mcp/config';
 
@@ -21,7 +22,26 @@ function fromEnv(name: string, env: NodeJS.ProcessEnv, what: string): string {
   return value;
 }
 
+/**
+ * The run's config names what the worker spawns or calls: only programs and URLs the worker's own
+ * environment allows (AGENT_MCP_COMMANDS, AGENT_MCP_URLS), so starting a run is not running code.
+ */
+function checkAllowed(server: string, connection: McpConnection, env: NodeJS.ProcessEnv): void {
+  if ('command' in connection) {
+    if (!(readEnv('AGENT_MCP_COMMANDS', env) ?? []).includes(connection.command))
+      throw new McpConfigError(
+        `MCP server ${server}: the command ${connection.command.slice(0, 200)} is not in this worker's AGENT_MCP_COMMANDS`,
+      );
+    return;
+  }
+  if (!(readEnv('AGENT_MCP_URLS', env) ?? []).some((prefix) => connection.url.startsWith(prefix)))
+    throw new McpConfigError(
+      `MCP server ${server}: ${connection.url.slice(0, 200)} is not in this worker's AGENT_MCP_URLS`,
+    );
+}
+
 export function transportFor(server: string, connection: McpConnection, env: NodeJS.ProcessEnv): Transport {
+  checkAllowed(server, connection, env);
   if ('command' in connection) {
     const passed = Object.fromEntries(
       (connection.env ?? []).map((name) => [name, fromEnv(name, env, `MCP server ${server}: env`)]),
