@@ -30,7 +30,7 @@ const WORKER_MCP_ENV = { AGENT_MCP_COMMANDS: process.execPath, AGENT_MCP_URLS: '
 const fixture = agentFixture({ queue: 'mcp', workerEnv: WORKER_MCP_ENV });
 
 const BILLING_RULES = {
-  get_user_billing: { allowed: true, principal_arg: 'user_id' },
+  get_user_billing: { allowed: true, principal_arg: 'user_id', sensitive: ['billing.price_usd'] },
   get_user_profile: { allowed: false },
   issue_refund: { allowed: true, effectful: true },
 };
@@ -121,6 +121,11 @@ describe('a run with MCP tools', { concurrency: true }, () => {
       ['support.get_user_billing'],
     );
     assert.equal((offered[0]!.args as { required: string[] }).required[0], 'user_id');
+    // The config's sensitive field: kept in the history, never shown to the model.
+    assert.equal((observation.data as { billing: { price_usd: number } }).billing.price_usd, 49);
+    const seen = JSON.parse(requests[1]!.body.messages[1].content).untrusted_observations.steps[0].observation;
+    assert.equal(seen.data.billing.price_usd, '[redacted]');
+    assert.equal(seen.data.billing.plan, 'pro_monthly');
   });
 
   it('denies a tool the config does not allow, or does not name', async () => {

@@ -10,6 +10,7 @@ import type { McpCallInput } from '../../common/mcp/discovery';
 import { MCP_META } from '../../common/mcp/meta';
 import type { Observation } from '../../common/types';
 import { envelope } from '../envelope';
+import { logObservation } from '../observation-log';
 import { HEARTBEAT_EVERY_MS } from '../tools/tool-activity';
 import type { McpConnection } from './connect';
 import { McpConfigError, withMcpClient } from './connect';
@@ -47,7 +48,11 @@ export async function callMcpTool(input: McpToolActivityInput): Promise<Observat
       ),
     );
     const sensitive = input.sensitive ?? [];
-    return envelope(name, input.server, result.isError !== true, dataOf(result as CallToolResult), { sensitive });
+    const observation = envelope(name, input.server, result.isError !== true, dataOf(result as CallToolResult), {
+      sensitive,
+    });
+    logObservation(name, observation);
+    return observation;
   } catch (err) {
     if (signal.aborted) throw err; // the cancel, as the SDK reports it
     if (err instanceof McpConfigError) throw ApplicationFailure.nonRetryable(err.message, 'McpConfig');
