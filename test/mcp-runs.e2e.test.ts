@@ -128,6 +128,24 @@ describe('a run with MCP tools', { concurrency: true }, () => {
     assert.equal(seen.data.billing.plan, 'pro_monthly');
   });
 
+  it('carries the discovery across continue-as-new: the next run of the chain does not list again', async () => {
+    const { id, result, handle } = await fixture.run(
+      [
+        tool('support.get_user_billing', { user_id: 42 }),
+        tool('support.get_user_billing', { user_id: 42, extra: 1 }),
+        final('pro_monthly'),
+      ],
+      mcpInput(stdioSupport(), { continue_as_new_every: 1 }),
+    );
+    // The second call breaks the recorded schema (no extra keys): checked in the next run too.
+    assert.equal(result.stop_reason, 'tool_bad_args:support.get_user_billing', JSON.stringify(result.trace));
+    const first = fixture.client.workflow.getHandle(id, handle.firstExecutionRunId);
+    assert.deepEqual(await activityTypes(first), ['mcp_list_tools', 'decide', 'support.get_user_billing']);
+    const latest = fixture.client.workflow.getHandle(id);
+    assert.notEqual((await latest.describe()).runId, handle.firstExecutionRunId, 'the run continued as new');
+    assert.ok(!(await activityTypes(latest)).includes('mcp_list_tools'), 'no second listing');
+  });
+
   it('denies a tool the config does not allow, or does not name', async () => {
     const profile = await fixture.run([tool('support.get_user_profile', { user_id: 42 })], mcpInput(stdioSupport()));
     assert.equal(profile.result.stop_reason, 'tool_denied:support.get_user_profile');
