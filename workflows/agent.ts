@@ -128,14 +128,17 @@ class AgentRun {
     // The client set the attributes' initial values when it started the run (startRun); the
     // first step publishes the workflow's own, in the same workflow task.
     if (!this.input.carried) agentMetrics.runStarted();
-    this.mcp = await joinMcpTools(this.input, this.domain);
     const clock = {
       startedAtMs: this.startedAtMs,
       humanWaitMs: () => this.waits.humanWaitMs,
       maxSeconds: () => this.budget.max_seconds,
       waiting: () => this.waits.waiting(),
     };
-    const raced = await this.cut.race(clock, () => runLoop(this.ports()));
+    // The MCP discovery is inside the race: a kill switch or a deadline during it ends the run as usual.
+    const raced = await this.cut.race(clock, async () => {
+      this.mcp = await joinMcpTools(this.input, this.domain);
+      return runLoop(this.ports());
+    });
     if ('result' in raced) return raced.result;
     if (raced.cut === 'max_seconds') return this.stop('max_seconds');
     // The operator's kill switch: end in Temporal's Canceled state, and leave the trace so far
