@@ -11,8 +11,8 @@ const domainCode = ['domains/**/*.ts'];
 // What production code never imports: the build/server scripts, the test doubles, the benchmark,
 // the eval and the tests.
 const notProduction = ['./scripts', './testing', './bench', './eval', './test'];
-// The CLI and the codec server are entry points: no library layer imports them.
-const entryPoints = ['./cli', './codec-server'];
+// The CLI, the codec server and the MCP server are entry points: no library layer imports them.
+const entryPoints = ['./cli', './codec-server', './mcp-server'];
 
 // Everything above the pure layers (common/, then domains/): neither may import any of it.
 const aboveDomains = [
@@ -118,6 +118,12 @@ export default tseslint.config(
               target: './codec-server',
               from: ['./workflows', './activities', './worker', './client', './cli', ...notProduction],
               message: 'The codec server needs runtime/ (the codec) only.',
+            },
+            {
+              target: './mcp-server',
+              from: ['./worker', './client', './cli', './codec-server', ...notProduction],
+              message:
+                "The MCP server serves a domain's tools: domains/, activities/' services and the pure policy gate, never a client.",
             },
             {
               target: './scripts',

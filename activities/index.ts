@@ -20,6 +20,7 @@ import type { RetailServices } from '../domains/retail/pack';
 import { retailDomain } from '../domains/retail/pack';
 import type { RetailRecords } from '../domains/retail/services';
 import { lazyRetailStore } from './retail/store';
+import { mcpActivities } from './mcp/index';
 
 export interface ActivityDeps {
   llm: LlmConfig;
@@ -80,6 +81,8 @@ export function createActivities(deps: ActivityDeps) {
     if (reconcile) reconciles[`reconcile_${tool.name}`] = reconcile;
   }
   return {
+    // MCP servers' tools (`<server>.<tool>`, the dynamic activity) and their discovery.
+    ...mcpActivities(),
     ...retail.lookups,
     decide: createDecide(deps.llm, deps.limiter),
     // A local activity: the model's price, recorded once by a run with a dollar budget.

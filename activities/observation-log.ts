@@ -13,18 +13,23 @@ export function withObservationLog<T extends Record<string, ToolFn>>(tools: T): 
     wrapped[name] = {
       [name]: async (input: ToolInput): Promise<Observation> => {
         const observation = await tool(input);
-        const view = observationForModel(observation, ALL_TOOLS);
-        log.info(`tool observation: ${name}`, {
-          source: view.source,
-          ok: view.ok,
-          bytes: view.bytes,
-          truncated: view.truncated,
-          data: JSON.stringify(view.data),
-          ...(view.redacted ? { redacted: view.redacted.join(',') } : {}),
-        });
+        logObservation(name, observation);
         return observation;
       },
     }[name]!;
   }
   return wrapped as T;
+}
+
+/** The log line of one tool result, as the model sees it (what its tool or its envelope marks sensitive redacted). */
+export function logObservation(name: string, observation: Observation): void {
+  const view = observationForModel(observation, ALL_TOOLS);
+  log.info(`tool observation: ${name}`, {
+    source: view.source,
+    ok: view.ok,
+    bytes: view.bytes,
+    truncated: view.truncated,
+    data: JSON.stringify(view.data),
+    ...(view.redacted ? { redacted: view.redacted.join(',') } : {}),
+  });
 }

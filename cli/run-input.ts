@@ -16,6 +16,7 @@ import { checkRunInput, InvalidRunInputError } from '../client/agent-client';
 import { UsageError } from './cli-args';
 import type { ParsedFlags } from './cli-args';
 import { parseUsd } from './usd';
+import { readMcpConfigFile } from './mcp-config-file';
 
 /** The support domain's demo user: whom a run acts for when no --principal (--user) is given. */
 export const DEFAULT_PRINCIPAL = '42';
@@ -55,6 +56,11 @@ export const RUN_INPUT_FLAGS = {
     kind: 'int',
     value: 'SECONDS',
     help: `how long a call needing approval waits for a person (default ${DEFAULT_APPROVAL_TIMEOUT_SECONDS})`,
+  },
+  mcp: {
+    kind: 'string',
+    value: 'FILE',
+    help: 'MCP servers the run may use, and per tool whether and how (a JSON file; docs/mcp.md)',
   },
   validator: {
     kind: 'string',
@@ -127,6 +133,11 @@ export function runInputOf(
     allow,
     ...more,
   };
+  if (flags.mcp !== undefined) {
+    const mcp = readMcpConfigFile(flags.mcp);
+    if ('error' in mcp) throw new UsageError(mcp.error, hint);
+    input.mcp = mcp;
+  }
   if (flags['approval-timeout'] !== undefined) input.approval_timeout_seconds = flags['approval-timeout'];
   if (flags['topup-wait'] !== undefined) input.topup_wait_seconds = flags['topup-wait'];
   // Checked with the rest of the input below (the workflow's own schema).

@@ -38,7 +38,10 @@ export function buildDecisionPayload(
       // (a list with one entry per step made step 200's decide input 2x the size of step 10's).
       tools_used: [...new Set(history.map((h) => (h.action.kind === 'tool' ? h.action.name : h.action.kind)))],
     },
-    available_tools: allow.filter((name) => Object.hasOwn(registry, name)),
+    // A tool the worker's domain does not know (an MCP server's) goes described.
+    available_tools: allow
+      .filter((name) => Object.hasOwn(registry, name))
+      .map((name) => registry[name]!.catalogEntry ?? name),
     untrusted_observations: {
       notice: UNTRUSTED_NOTICE,
       steps: history
@@ -55,17 +58,28 @@ const catalogs = new Map<string, CatalogEntry[]>();
 
 /** The payload as the model receives it: each available tool with its description and argument schema. */
 export function modelPayload(payload: DecisionPayload, domain: Domain): ModelPayload {
-  // A decision scheduled by an older worker already carries the described tools.
-  if (payload.available_tools.some((tool) => typeof tool !== 'string')) return payload as unknown as ModelPayload;
-  const key = `${domain.name}:${payload.available_tools.join(',')}`;
+  // Described tools (an MCP server's; all of them, in a decision scheduled by an older worker) go as they are.
+  const names = payload.available_tools.filter((tool): tool is string => typeof tool === 'string');
+  if (names.length < payload.available_tools.length) return withDescribed(payload, domain, names);
+  const key = `${domain.name}:${names.join(',')}`;
   let catalog = catalogs.get(key);
   if (!catalog) {
-    catalog = catalogFor(payload.available_tools, registryOf(domain.tools));
+    catalog = catalogFor(names, registryOf(domain.tools));
     // A handful of allowlists per worker; bounded anyway.
     if (catalogs.size > 100) catalogs.clear();
     catalogs.set(key, catalog);
   }
   return { ...payload, available_tools: catalog };
+}
+
+/** The named tools described from the domain, the described ones as recorded, in the payload's order. */
+function withDescribed(payload: DecisionPayload, domain: Domain, names: readonly string[]): ModelPayload {
+  const registry = registryOf(domain.tools);
+  const known = new Map(catalogFor(names, registry).map((entry) => [entry.name, entry]));
+  const available_tools = payload.available_tools.flatMap((tool) =>
+    typeof tool === 'string' ? (known.has(tool) ? [known.get(tool)!] : []) : [tool],
+  );
+  return { ...payload, available_tools };
 }
 
 /** The characters of the model's user message for this payload (what a decision's prompt costs). */

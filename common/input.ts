@@ -2,6 +2,7 @@
 // number has a floor and a ceiling: a value a timer or a loop cannot take would otherwise throw
 // inside workflow code, and a workflow task that throws is retried forever (a run no cancel ends).
 import { z } from 'zod';
+import { mcpConfigSchema } from './mcp/config';
 import { conversationInputSchema } from './conversation';
 import { VALIDATOR_MODES } from './final-validator';
 
@@ -97,6 +98,11 @@ export const agentInputSchema = z.strictObject({
    * messages, and the run waits for the customer's answers up to the idle timeout (default 3600 s).
    */
   conversation: conversationInputSchema.optional(),
+  /**
+   * MCP servers the run may use, and per tool what the gateway must know (common/mcp/config.ts);
+   * tools the config does not allow are denied. Names environment variables, never secrets.
+   */
+  mcp: mcpConfigSchema.optional(),
   /** Set by the workflow itself when it continues as new. */
   carried: carriedSchema.passthrough().optional(),
 });

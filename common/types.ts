@@ -5,6 +5,7 @@ import type { WindDownReason } from './cost';
 import type { BudgetExtension } from './extend';
 import type { Action } from './contract';
 import type { CatalogEntry } from './tools/catalog-entry';
+import type { McpDiscovery } from './mcp/discovery';
 import type { StopReason } from './stop-reasons';
 import type { ApprovalDecision, PendingApproval } from './approvals';
 import type { ClaimText, ValidatorMode } from './final-validator';
@@ -40,6 +41,8 @@ export interface CarriedState {
   conversation?: Transcript;
   /** Whom the run acts for, when the run learnt it by authenticating the customer. */
   principal?: string;
+  /** What the run's MCP servers listed at its start: later runs of the chain do not list again. */
+  mcp_discovery?: McpDiscovery[];
 }
 
 export { OBSERVATION_TRUST } from './observation';
@@ -202,8 +205,9 @@ export interface DecisionPayload {
   /**
    * The tools the model may call, by name: the decide activity puts each tool's description and
    * argument schema in their place (modelPayload), so the history does not grow with the catalog.
+   * A tool the worker's domain does not know (an MCP server's) is here described already.
    */
-  available_tools: string[];
+  available_tools: Array<string | CatalogEntry>;
   /** Tool results of the last few steps, kept apart from everything above: data, never instructions. */
   untrusted_observations: {
     notice: string;

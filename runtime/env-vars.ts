@@ -182,6 +182,19 @@ export const ENV_VARS = {
     meaning: 'the SQLite file of the refunds service, created on the first refund (the demo: a fresh temporary file)',
     parse: textOr(DEFAULT_REFUNDS_DB),
   },
+  AGENT_MCP_COMMANDS: {
+    group: 'worker',
+    default: 'none',
+    meaning:
+      "programs a run's MCP config may have this worker spawn as stdio servers, comma-separated, exact (docs/mcp.md)",
+    parse: list,
+  },
+  AGENT_MCP_URLS: {
+    group: 'worker',
+    default: 'none',
+    meaning: "URL prefixes a run's MCP config may have this worker call, comma-separated (docs/mcp.md)",
+    parse: list,
+  },
   AGENT_RETAIL_DB: {
     group: 'worker',
     default: DEFAULT_RETAIL_DB,

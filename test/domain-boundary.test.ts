@@ -10,7 +10,17 @@ import { retailTools } from '../domains/retail/tools/index';
 
 const REPO = path.resolve(__dirname, '..', '..');
 /** Everything but domains/, tests, test doubles, the benchmark, the evaluation and dev scripts. */
-const RUNTIME = ['common', 'workflows', 'activities', 'worker', 'runtime', 'client', 'cli', 'codec-server'];
+const RUNTIME = [
+  'common',
+  'workflows',
+  'activities',
+  'worker',
+  'runtime',
+  'client',
+  'cli',
+  'codec-server',
+  'mcp-server',
+];
 
 function sourcesIn(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];

@@ -36,6 +36,8 @@ import { confirmedUsd, countEffects } from './effects';
 import { domainOf, registryOfDomain } from '../domains/wired';
 import { stateKey } from './idempotency';
 import type { Domain } from '../common/domain';
+import { specOf } from '../common/tool-catalog';
+import type { ToolRegistry } from '../common/tool-catalog';
 import { checkPrincipalPolicy } from './policy';
 import type { PolicyDecision } from './policy';
 import { charge, runLoop } from './run-loop';
@@ -45,6 +47,9 @@ import { publishStatus, resultOf, withWindDowns } from './run-result';
 import type { Ending } from './run-result';
 import { callToolActivity, ownerActivity, reconcileActivity } from './tool-call';
 import { grantOf, Waits } from './waits';
+import { joinMcpTools } from './mcp-run';
+import type { McpRun } from './mcp-run';
+import { callMcpToolActivity, isMcpTool } from './mcp-tools';
 
 export { INVALID_INPUT } from './entry';
 
@@ -85,6 +90,8 @@ class AgentRun {
   private readonly state: LoopState;
   private readonly domain: Domain;
   private readonly stateKey: string;
+  /** The run's MCP servers' tools, joined to its domain at its start; absent without MCP servers. */
+  private mcp: McpRun | undefined;
   readonly waits: Waits;
   readonly decisions: Decisions;
   readonly conversation: Conversation;
@@ -138,7 +145,11 @@ class AgentRun {
       maxSeconds: () => this.budget.max_seconds,
       waiting: () => this.waits.waiting(),
     };
-    const raced = await this.cut.race(clock, () => runLoop(this.ports()));
+    // The MCP discovery is inside the race: a kill switch or a deadline during it ends the run as usual.
+    const raced = await this.cut.race(clock, async () => {
+      this.mcp = await joinMcpTools(this.input, this.domain);
+      return runLoop(this.ports());
+    });
     if ('result' in raced) return raced.result;
     if (raced.cut === 'max_seconds') return this.stop('max_seconds');
     // The operator's kill switch: end in Temporal's Canceled state, and leave the trace so far
@@ -153,9 +164,9 @@ class AgentRun {
     const waitSeconds = this.input.topup_wait_seconds;
     return {
       state: this.state,
-      input: this.input,
-      domain: this.domain,
-      registry: registryOfDomain(this.domain),
+      input: this.mcp ? { ...this.input, allow: [...this.mcp.allow] } : this.input,
+      domain: this.mcp?.domain ?? this.domain,
+      registry: this.registry(),
       workflowId: workflowInfo().workflowId,
       stateKey: this.stateKey,
       stepsAtStart: this.input.carried?.usage.steps ?? 0,
@@ -165,7 +176,12 @@ class AgentRun {
       policy: (name, args) => this.principalPolicy(name, args),
       pricing: async () => (this.budget.max_usd > 0 ? this.pricing() : undefined),
       decide: (step, payload, cap, leftUsd) => this.decisions.decide(step, payload, cap, leftUsd),
-      callTool: (call, key) => callToolActivity(call, key, this.state.principal, this.left(), this.stateKey),
+      callTool: (call, key) => {
+        const spec = this.registry()[call.name];
+        return this.mcp && isMcpTool(spec)
+          ? callMcpToolActivity(spec, this.mcp.config, call, key, this.state.principal, this.left())
+          : callToolActivity(call, key, this.state.principal, this.left(), this.stateKey);
+      },
       owner: (call) => ownerActivity(call),
       reconcile: (effect) => {
         this.setPhase('reconciling', effect.tool);
@@ -207,8 +223,13 @@ class AgentRun {
     };
   }
 
+  /** The run's tools by name: its domain's, and its MCP servers' when it has any. */
+  private registry(): ToolRegistry {
+    return this.mcp?.registry ?? registryOfDomain(this.domain);
+  }
+
   private principalPolicy(name: string, args: Record<string, unknown>): PolicyDecision {
-    return checkPrincipalPolicy(registryOfDomain(this.domain)[name], args, {
+    return checkPrincipalPolicy(specOf(this.registry(), name), args, {
       principal: this.state.principal,
       history: this.state.history,
       nowMs: Date.now(),
@@ -235,6 +256,8 @@ class AgentRun {
       },
       { extensions: this.extensions, declined: waits.topupDeclined },
     );
+    // The next run uses the tools this chain discovered at its start, never a new listing.
+    if (this.mcp) next.carried = { ...next.carried!, mcp_discovery: this.mcp.discovery };
     // The next run keeps this one's workflow task timeout (the client's choice, see startRun).
     return makeContinueAsNewFunc<typeof reactAgent>({ workflowTaskTimeout: workflowInfo().taskTimeoutMs })(next);
   }

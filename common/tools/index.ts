@@ -34,6 +34,7 @@ const catalogCache = new Map<ToolSpec, CatalogEntry>();
 
 /** A tool's catalog entry, computed once per tool. */
 export function catalogEntryOf(tool: ToolSpec): CatalogEntry {
+  if (tool.catalogEntry) return tool.catalogEntry;
   let entry = catalogCache.get(tool);
   if (!entry) {
     entry = { name: tool.name, description: tool.description, args: argsSchemaOf(tool) };

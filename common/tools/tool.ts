@@ -6,6 +6,7 @@
 // everything outside itself from a ToolContext that activities/ builds for each call.
 import type { z } from 'zod';
 import type { Observation } from '../observation';
+import type { CatalogEntry } from './catalog-entry';
 import type { HistoryEntry, ReconcileInput, ReconcileOutput, ToolInput } from '../types';
 
 /** A policy verdict; a denial ends the run with `policy_denied:<rule>`. */
@@ -81,6 +82,11 @@ export interface ToolSpec extends ToolOptions {
   description: string;
   /** Enforced by the gateway; strict, so unknown arguments are rejected. */
   args: z.ZodType<Record<string, unknown>>;
+  /**
+   * What the model is shown, recorded with the run instead of derived from `args` (an MCP server's
+   * tool: its listed JSON Schema); it travels in the decision, as the worker's domain does not know it.
+   */
+  catalogEntry?: CatalogEntry;
 }
 
 /**

@@ -1,0 +1,83 @@
+// A call of an MCP server's tool as a Temporal activity, typed `<server>.<tool>` (registered as the
+// worker's dynamic activity: the tools are known per run, from its recorded discovery). The
+// idempotency key and the principal travel in the request's `_meta`; the activity's cancellation
+// signal cancels the MCP request (the SDK sends notifications/cancelled); the result is wrapped in
+// the observation envelope with the server as its source (untrusted, size-capped, redacted by config).
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpCallInput } from '../../common/mcp/discovery';
+import { MCP_META } from '../../common/mcp/meta';
+import type { Observation } from '../../common/types';
+import { envelope } from '../envelope';
+import { logObservation } from '../observation-log';
+import { HEARTBEAT_EVERY_MS } from '../tools/tool-activity';
+import type { McpConnection } from './connect';
+import { McpConfigError, withMcpClient } from './connect';
+
+export interface McpToolActivityInput extends McpCallInput {
+  connection: McpConnection;
+  timeout_seconds: number;
+  sensitive?: string[];
+}
+
+/** Errors a retry cannot fix: the server refused the request itself (no such tool, bad parameters). */
+const FOR_GOOD = new Set<number>([ErrorCode.InvalidParams, ErrorCode.MethodNotFound, ErrorCode.InvalidRequest]);
+
+export async function callMcpTool(input: McpToolActivityInput): Promise<Observation> {
+  const activity = Context.current();
+  const name = activity.info.activityType;
+  const signal = activity.cancellationSignal;
+  const runKey = activity.info.workflowExecution?.workflowId;
+  const beat = setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
+  try {
+    const result = await withMcpClient(input.server, input.connection, signal, (client) =>
+      client.callTool(
+        {
+          name: input.tool,
+          arguments: input.args,
+          _meta: {
+            [MCP_META.idempotencyKey]: input.idempotency_key,
+            // The run's records on the server (this project's retail server: the run's database).
+            ...(runKey ? { [MCP_META.runKey]: runKey } : {}),
+            ...(input.principal !== undefined ? { [MCP_META.principal]: input.principal } : {}),
+          },
+        },
+        undefined,
+        { signal, timeout: input.timeout_seconds * 1000 },
+      ),
+    );
+    const sensitive = input.sensitive ?? [];
+    const observation = envelope(name, input.server, result.isError !== true, dataOf(result as CallToolResult), {
+      sensitive,
+    });
+    logObservation(name, observation);
+    return observation;
+  } catch (err) {
+    if (signal.aborted) throw err; // the cancel, as the SDK reports it
+    if (err instanceof McpConfigError) throw ApplicationFailure.nonRetryable(err.message, 'McpConfig');
+    if (err instanceof McpError && FOR_GOOD.has(err.code))
+      throw ApplicationFailure.nonRetryable(`${name}: ${err.message}`, 'McpToolError');
+    // The server died, hung up or timed out: Temporal retries the call (with the same key).
+    throw ApplicationFailure.retryable(
+      `${name}: ${err instanceof Error ? err.message : String(err)}`,
+      'McpUnavailable',
+    );
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+/** The result's data: its one text (JSON when it parses), else its structured content, else its content list. */
+function dataOf(result: CallToolResult): unknown {
+  const texts = result.content.filter((c) => c.type === 'text');
+  if (texts.length === 1 && result.content.length === 1) {
+    const text = texts[0]!.text;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return text;
+    }
+  }
+  return result.structuredContent ?? result.content;
+}

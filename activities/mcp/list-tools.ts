@@ -1,0 +1,36 @@
+// The activity `mcp_list_tools`: what a server lists (every page), as the run records it once.
+import { createHash } from 'node:crypto';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { McpDiscovery, McpToolListing } from '../../common/mcp/discovery';
+import type { McpConnection } from './connect';
+import { McpConfigError, withMcpClient } from './connect';
+
+export interface ListToolsInput {
+  server: string;
+  connection: McpConnection;
+}
+
+const MAX_PAGES = 20;
+
+export async function mcp_list_tools(input: ListToolsInput): Promise<McpDiscovery> {
+  const { cancellationSignal: signal } = Context.current();
+  try {
+    const tools = await withMcpClient(input.server, input.connection, signal, async (client) => {
+      const found: McpToolListing[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const listed = await client.listTools(cursor ? { cursor } : undefined, { signal });
+        for (const tool of listed.tools)
+          found.push({ name: tool.name, description: tool.description ?? '', inputSchema: { ...tool.inputSchema } });
+        cursor = listed.nextCursor;
+        if (!cursor) break;
+      }
+      return found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    });
+    const hash = createHash('sha256').update(JSON.stringify(tools)).digest('hex');
+    return { server: input.server, tools, hash };
+  } catch (err) {
+    if (err instanceof McpConfigError) throw ApplicationFailure.nonRetryable(err.message, 'McpConfig');
+    throw err;
+  }
+}

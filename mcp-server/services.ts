@@ -1,0 +1,19 @@
+// The services a domain's handlers use when the domain is served over MCP: the same systems of
+// record the worker opens (the support data and refunds database, the retail SQLite file), from the
+// same environment variables, so an MCP client and an agent run see one world.
+import { dataSourceFromEnv } from '../activities/tools/data-source';
+import { lazyRefundService } from '../activities/refunds/service';
+import { lazyRetailStore } from '../activities/retail/store';
+import type { SupportServices } from '../domains/support/index';
+import type { RetailServices } from '../domains/retail/pack';
+
+export function servicesOf(domain: string): unknown {
+  switch (domain) {
+    case 'support':
+      return { data: dataSourceFromEnv(), refunds: lazyRefundService() } satisfies SupportServices;
+    case 'retail':
+      return { records: lazyRetailStore() } satisfies RetailServices;
+    default:
+      throw new Error(`no services for domain "${domain}"`);
+  }
+}

@@ -1,0 +1,163 @@
+// The project's domains served over MCP (`npm run mcp`), driven by the official SDK's client over
+// stdio and over streamable HTTP, as a real server process: the tools listed with the catalog's
+// JSON Schemas, a read, calls the server refuses (arguments off the schema, another principal, a
+// write before authentication), a domain error as an error result, and a write applied once per
+// idempotency key.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { catalogEntryOf } from '../common/tools/index';
+import { supportDomain } from '../domains/support/index';
+import { countAppliedWrites } from '../activities/retail/store';
+import { DIST } from './helpers/harness';
+
+const MAIN = path.join(DIST, 'mcp-server', 'main.js');
+const RETAIL_DB = path.join(mkdtempSync(path.join(os.tmpdir(), 'mcp-retail-')), 'retail.sqlite');
+const REFUNDS_DB = path.join(path.dirname(RETAIL_DB), 'refunds.sqlite');
+const ENV = { ...process.env, AGENT_RETAIL_DB: RETAIL_DB, AGENT_REFUNDS_DB: REFUNDS_DB } as Record<string, string>;
+
+const IVAN = { email: 'ivan.santos3158@example.com', user_id: 'ivan_santos_6635', order: '#W8770097' };
+const ANYA_ORDER = '#W6436609';
+
+async function call(client: Client, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) {
+  return (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) })) as CallToolResult;
+}
+const textOf = (result: CallToolResult): string =>
+  result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+
+describe('support over stdio', () => {
+  let client: Client;
+  before(async () => {
+    client = new Client({ name: 'test', version: '1' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MAIN, '--domain', 'support', '--principal', '42'],
+        env: ENV,
+      }),
+    );
+  });
+  after(() => client.close());
+
+  it('lists the read-only tools with the JSON Schema the model sees', async () => {
+    const { tools } = await client.listTools();
+    const readOnly = supportDomain.tools.filter((t) => !t.needsApproval);
+    assert.deepEqual(tools.map((t) => t.name).sort(), readOnly.map((t) => t.name).sort());
+    for (const tool of readOnly) {
+      const listed = tools.find((t) => t.name === tool.name)!;
+      assert.equal(listed.description, tool.description);
+      assert.deepEqual(listed.inputSchema, catalogEntryOf(tool).args);
+      assert.equal(listed.annotations?.readOnlyHint, true);
+    }
+  });
+
+  it('runs a read for the principal', async () => {
+    const result = await call(client, 'get_user_billing', { user_id: 42 });
+    assert.equal(result.isError, undefined, textOf(result));
+    assert.equal((JSON.parse(textOf(result)) as { billing: { plan: string } }).billing.plan, 'pro_monthly');
+    assert.equal((result.structuredContent as { source: string }).source, 'billing-service');
+  });
+
+  it('refuses arguments off the schema and a call about another user', async () => {
+    const bad = await call(client, 'get_user_billing', { user_id: '42' });
+    assert.equal(bad.isError, true);
+    assert.match(textOf(bad), /^tool_bad_args:get_user_billing: user_id: /);
+    const other = await call(client, 'get_user_profile', { user_id: 7 });
+    assert.equal(other.isError, true);
+    assert.match(textOf(other), /^policy_denied:other_user/);
+    const missing = await call(client, 'issue_refund', { user_id: 42, amount_usd: 1, reason: 'x' });
+    assert.match(
+      textOf(missing),
+      /^tool_missing:issue_refund/,
+      'an approval-gated tool is not served without --effects',
+    );
+  });
+
+  it('reports a domain error as an error result (the principal named in _meta)', async () => {
+    const result = await call(client, 'get_user_billing', { user_id: 99 }, { principal: '99' });
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /billing record for user 99 not found/);
+    const invalid = await call(client, 'get_user_billing', { user_id: 99 }, { principal: 'root' });
+    assert.match(textOf(invalid), /^invalid_principal: /);
+  });
+});
+
+describe('retail over streamable HTTP', () => {
+  let server: ChildProcess;
+  let url: URL;
+  let sessionKey: string | undefined;
+  before(async () => {
+    server = spawn(process.execPath, [MAIN, '--domain', 'retail', '--http', '0', '--effects'], {
+      env: ENV,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    url = await new Promise<URL>((resolve, reject) => {
+      let seen = '';
+      server.stderr!.on('data', (chunk: Buffer) => {
+        seen += chunk.toString('utf8');
+        const found = /at (http:\/\/\S+)/.exec(seen);
+        if (found) resolve(new URL(found[1]!));
+      });
+      server.once('exit', (code) => reject(new Error(`mcp server exited ${code}: ${seen}`)));
+    });
+  });
+  after(() => void server.kill('SIGTERM'));
+
+  async function session(): Promise<Client> {
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(url));
+    return client;
+  }
+
+  it('authenticates, reads, refuses what the session may not do, and writes once per key', async () => {
+    const client = await session();
+    try {
+      const early = await call(client, 'cancel_pending_order', { order_id: IVAN.order, reason: 'no longer needed' });
+      assert.match(textOf(early), /^policy_denied:not_authenticated/);
+      const found = await call(client, 'find_user_id_by_email', { email: IVAN.email });
+      assert.equal(JSON.parse(textOf(found)), IVAN.user_id);
+      const notFound = await call(client, 'get_order_details', { order_id: '#W0000000' });
+      assert.equal(notFound.isError, true);
+      assert.match(textOf(notFound), /Order not found/);
+      const theirs = await call(client, 'cancel_pending_order', { order_id: ANYA_ORDER, reason: 'no longer needed' });
+      assert.match(textOf(theirs), /^policy_denied:other_user/);
+
+      // The session's own database (its key is the MCP session id); the same key twice writes once.
+      const meta = { idempotency_key: `cancel-${Date.now()}` };
+      const cancel = { order_id: IVAN.order, reason: 'no longer needed' };
+      const first = await call(client, 'cancel_pending_order', cancel, meta);
+      assert.equal(first.isError, undefined, textOf(first));
+      const again = await call(client, 'cancel_pending_order', cancel, meta);
+      assert.deepEqual(again.structuredContent, first.structuredContent, 'the same key reports the first outcome');
+      sessionKey = (client.transport as StreamableHTTPClientTransport).sessionId!;
+      assert.equal(countAppliedWrites(RETAIL_DB, sessionKey), 1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("keeps each session in its own database, and `_meta` run_key names another's", async () => {
+    assert.ok(sessionKey, 'the first session wrote');
+    const client = await session();
+    try {
+      const status = async (meta?: Record<string, unknown>) =>
+        (
+          JSON.parse(textOf(await call(client, 'get_order_details', { order_id: IVAN.order }, meta))) as {
+            status: string;
+          }
+        ).status;
+      assert.equal(await status(), 'pending');
+      assert.equal(await status({ run_key: sessionKey }), 'cancelled');
+    } finally {
+      await client.close();
+    }
+  });
+});
