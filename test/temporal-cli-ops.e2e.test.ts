@@ -13,7 +13,7 @@ import { answerApproval, pendingApproval } from '../client/approvals';
 import { NO_METRICS_SINKS } from '../worker/metrics';
 import { agentInput, eventually, uniqueId } from './helpers/harness';
 import { agentFixture } from './helpers/agent-fixture';
-import { billingOf, finalAnswer, REFUND_ALLOW, refundGoal, refundOf, tool } from './helpers/refund-fixtures';
+import { billingOf, REFUND_ALLOW, refundGoal, refundOf, tool } from './helpers/refund-fixtures';
 
 const exec = promisify(execFile);
 
@@ -25,7 +25,8 @@ function temporal(args: string[]) {
   });
 }
 
-// The refund's first attempt commits, then stalls before reporting: cut off after the money moved.
+// The refund's first attempt commits, then stalls before reporting: cut off after the money moved (or,
+// on a slow server, reported by its retry before the cancel: the test then checks that path).
 const fixture = agentFixture({
   queue: 'tctl-ops',
   refunds: true,
@@ -42,7 +43,9 @@ describe("Temporal's own CLI on agent runs", () => {
     }
     const user = fixture.refunds.nextUser();
     const refundId = uniqueId('batch-refund');
-    fixture.llm.script(refundId, [billingOf(user), refundOf(user, 49), finalAnswer()]);
+    // After the refund the model hangs: the run cannot end on its own before the batch cancel, whether the
+    // stalled attempt is still out or (heartbeat timeout, on a loaded server) a retry has reported by then.
+    fixture.llm.script(refundId, [billingOf(user), refundOf(user, 49), { hang: true }]);
     const refundRun = await startRun(
       fixture.client,
       fixture.env,
@@ -91,9 +94,10 @@ describe("Temporal's own CLI on agent runs", () => {
       rows.map((r) => r.state),
       ['confirmed'],
     );
+    // Reported by its retry or found by the cancel's reconcile: either way once, confirmed, in the result.
     assert.deepEqual(
-      refund.effects?.map((e) => [e.state, e.via, e.idempotency_key]),
-      [['confirmed', 'reconcile', rows[0]!.idempotency_key]],
+      refund.effects?.map((e) => [e.state, e.idempotency_key]),
+      [['confirmed', rows[0]!.idempotency_key]],
       "the refund that moved money is in the cancelled run's result",
     );
 
@@ -103,7 +107,15 @@ describe("Temporal's own CLI on agent runs", () => {
     const scheduled = (history.events ?? []).flatMap((e) =>
       e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : [],
     );
-    assert.deepEqual(scheduled, ['decide', 'get_user_billing', 'decide', 'issue_refund', 'reconcile_issue_refund']);
+    const cutOff = refund.effects?.[0]?.via === 'reconcile';
+    assert.deepEqual(scheduled, [
+      'decide',
+      'get_user_billing',
+      'decide',
+      'issue_refund',
+      // Cut off while the refund was out: looked up by key; reported by its retry: the next decision hung.
+      cutOff ? 'reconcile_issue_refund' : 'decide',
+    ]);
     await Worker.runReplayHistory(
       { workflowsPath: require.resolve('../workflows'), sinks: NO_METRICS_SINKS },
       history,
