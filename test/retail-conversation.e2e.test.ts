@@ -274,6 +274,41 @@ describe('retail conversations', () => {
     assert.equal(countAppliedWrites(RETAIL_DB, id), 0);
   });
 
+  it('across continue-as-new: the principal, the consent rule and the database stay those of the conversation', async () => {
+    const { id, handle } = await fixture.start(
+      byStep({
+        1: tool('find_user_id_by_email', { email: IVAN.email }),
+        2: tool('get_order_details', { order_id: IVAN.order }),
+        3: tool('cancel_pending_order', CANCEL), // the second run: asked, confirmed, written
+        4: tool('get_order_details', { order_id: IVAN.order }), // reads its own write
+        5: tool('cancel_pending_order', { order_id: ANYA_ORDER, reason: 'no longer needed' }), // the third run
+      }),
+      retailInput({ continue_as_new_every: 2 }),
+    );
+    await awaitingConsent(handle);
+    await sayToRun(fixture.client, id, { text: 'Yes, please.' });
+    const result = await runResult(handle);
+
+    assert.notEqual((await handle.describe()).runId, handle.firstExecutionRunId, 'the run continued as new');
+    const requests = fixture.llm.requests(id);
+    assert.deepEqual(payloadOf(requests[2]!).principal, { user_id: IVAN.user_id }, 'authentication carried');
+    assert.equal(statusOf(id, IVAN.order), 'cancelled');
+    assert.equal(countAppliedWrites(RETAIL_DB, id), 1, 'one write in the conversation');
+    const reread = result.history.find((h) => h.step === 4)!;
+    assert.equal(
+      (reread.observation.data as { status?: string }).status,
+      'cancelled',
+      "the third run's look-up reads the conversation's database, not a fresh one",
+    );
+    assert.deepEqual(
+      [result.status, result.stop_reason],
+      ['stopped', 'policy_denied:other_user'],
+      "the carried principal still guards another user's order",
+    );
+    assert.equal(consentTurns(result).length, 1, 'only the own order was asked about');
+    assert.equal(statusOf(id, ANYA_ORDER), 'pending');
+  });
+
   it("SIGKILL between the customer's yes and the write: the next worker writes it, exactly once", async () => {
     const { id, handle } = await fixture.start(
       byStep({
