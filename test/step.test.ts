@@ -14,15 +14,17 @@ import type { DecideOutput, HistoryEntry, Observation } from '../common/types';
 import type { PolicyDecision } from '../workflows/policy';
 import {
   approvalMove,
+  consentMove,
   customerMove,
   decideMove,
   escalationMove,
   finalMove,
+  ownerMove,
   startStep,
   toolAnswered,
   toolFailedMove,
 } from '../workflows/step';
-import type { AdmittedCall, StepCounters, StepRules } from '../workflows/step';
+import type { AdmittedCall, ConsentReply, StepCounters, StepRules } from '../workflows/step';
 
 const BUDGET = resolveBudget({ max_steps: 8, max_tool_calls: 3, max_seconds: 60, max_tokens: 1000 });
 const usage = (fields: Partial<Usage> = {}): Usage => ({ ...EMPTY_USAGE, ...fields });
@@ -411,6 +413,84 @@ describe("customerMove: after the agent's message", () => {
       const move = customerMove(4, action, row.reply);
       assert.deepEqual(shapeOf(move), row.expected);
       assert.deepEqual([move.trace?.step, move.trace?.tool, move.trace?.ok], [4, 'message', true]);
+    });
+  }
+});
+
+describe("ownerMove: before a call on another's object", () => {
+  const call: AdmittedCall = { step: 3, name: 'cancel_pending_order', args: { order_id: '#W1' }, argsHash: 'h' };
+  const rows: Array<{ name: string; owner: string | null; principal: string | undefined; expected: object }> = [
+    {
+      name: "the principal's own order: the call goes on",
+      owner: 'ivan',
+      principal: 'ivan',
+      expected: { next: 'go_on' },
+    },
+    {
+      name: "another user's order: the run stops before anyone is asked",
+      owner: 'anya',
+      principal: 'ivan',
+      expected: {
+        next: 'stop',
+        reason: 'policy_denied:other_user',
+        metric: { tool: 'cancel_pending_order', outcome: 'denied' },
+        trace_stop: 'policy_denied:other_user',
+      },
+    },
+    {
+      name: 'an owned order and nobody authenticated: denied',
+      owner: 'anya',
+      principal: undefined,
+      expected: {
+        next: 'stop',
+        reason: 'policy_denied:other_user',
+        metric: { tool: 'cancel_pending_order', outcome: 'denied' },
+        trace_stop: 'policy_denied:other_user',
+      },
+    },
+    { name: 'no such order: the tool itself refuses it', owner: null, principal: 'ivan', expected: { next: 'go_on' } },
+  ];
+  for (const row of rows) {
+    it(row.name, () => assert.deepEqual(shapeOf(ownerMove(call, row.owner, row.principal)), row.expected));
+  }
+});
+
+describe('consentMove: after the customer was asked to confirm a write', () => {
+  const call: AdmittedCall = { step: 5, name: 'cancel_pending_order', args: { order_id: '#W1' }, argsHash: 'h' };
+  const rows: Array<{ name: string; reply: ConsentReply; expected: object }> = [
+    {
+      name: 'an explicit yes: the tool runs',
+      reply: { reply: 'answered', text: 'Yes, please.' },
+      expected: { next: 'call_tool' },
+    },
+    {
+      name: 'a conditional yes is no consent',
+      reply: { reply: 'answered', text: 'yes, but change the reason' },
+      expected: { next: 'declined' },
+    },
+    { name: 'a no', reply: { reply: 'answered', text: 'no' }, expected: { next: 'declined' } },
+    { name: 'the customer left', reply: { reply: 'ended' }, expected: { next: 'stop', reason: 'customer_ended' } },
+    { name: 'the customer went silent', reply: { reply: 'idle' }, expected: { next: 'stop', reason: 'idle_timeout' } },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const move = consentMove(call, row.reply);
+      assert.deepEqual(shapeOf(move), row.expected);
+      if (move.next !== 'declined') return;
+      assert.deepEqual(move.trace, {
+        step: 5,
+        tool: 'cancel_pending_order',
+        args_hash: 'h',
+        ok: false,
+        consent: 'declined',
+      });
+      assert.equal(move.outcome, 'rejected');
+      assert.deepEqual(move.history.action, { kind: 'tool', name: 'cancel_pending_order', args: { order_id: '#W1' } });
+      const data = move.history.observation.data as { declined: boolean; customer_reply: string };
+      assert.deepEqual(
+        [move.history.observation.ok, data.declined, data.customer_reply],
+        [false, true, (row.reply as { text: string }).text],
+      );
     });
   }
 });

@@ -15,7 +15,7 @@ import type { ConversationInput, SayReceipt, SayRequest, Transcript } from '../c
 import { consentQuestion } from '../common/consent';
 import type { ConsentRequest } from '../common/consent';
 import type { ConversationState } from '../common/types';
-import type { CustomerReply } from './step';
+import type { ConsentReply, CustomerReply } from './step';
 import type { Waits } from './waits';
 
 /** What the loop asks of a conversation (absent in a run that is not one). */
@@ -30,9 +30,6 @@ export interface ConversationPort {
   /** The workflow asks the customer to confirm a write; their next message is the answer. */
   consent(step: number, request: ConsentRequest): Promise<ConsentReply>;
 }
-
-/** The customer's answer to a consent question: their message's text, or the conversation's end. */
-export type ConsentReply = { reply: 'answered'; text: string } | { reply: 'idle' | 'ended' };
 
 export class Conversation {
   transcript: Transcript;

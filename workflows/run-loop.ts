@@ -17,8 +17,6 @@ import type { ToolOutcome } from '../common/metrics-sink';
 import type { StopReason } from '../common/stop-reasons';
 import type { Domain } from '../common/domain';
 import type { ToolRegistry } from '../common/tool-catalog';
-import { declinedObservation, isExplicitYes } from '../common/consent';
-import { policyStop } from '../common/stop-reasons';
 import type {
   AgentInput,
   AgentResult,
@@ -37,10 +35,12 @@ import { toolKey } from './idempotency';
 import type { PolicyDecision } from './policy';
 import {
   approvalMove,
+  consentMove,
   customerMove,
   decideMove,
   escalationMove,
   finalMove,
+  ownerMove,
   startStep,
   toolAnswered,
   toolFailedMove,
@@ -269,13 +269,18 @@ async function toolStep<R>(p: LoopPorts<R>, call: AdmittedCall, needsApproval: b
   const { state } = p;
   const spec = p.registry[call.name]!;
   if (spec.ownedArg !== undefined) {
-    const owner = await p.owner(call);
-    // No such object: the tool itself refuses it (an observation), and nothing is asked.
-    if (owner !== null && owner !== state.principal) return { result: stopMove(p, deniedMove(call, 'other_user')) };
+    const owned = ownerMove(call, await p.owner(call), state.principal);
+    if (owned.next === 'stop') return { result: stopMove(p, owned) };
   }
   if (spec.needsConsent) {
-    const asked = await askConsent(p, call);
-    if (asked !== 'yes') return asked === 'declined' ? undefined : asked;
+    const consent = consentMove(call, await p.conversation!.consent(call.step, { tool: call.name, args: call.args }));
+    if (consent.next === 'stop') return { result: stopMove(p, consent) };
+    if (consent.next === 'declined') {
+      p.record.toolCall(call.name, consent.outcome);
+      state.trace.push(consent.trace);
+      state.history.push(consent.history);
+      return undefined;
+    }
   }
   let approval: ApprovalAnswer | undefined;
   if (needsApproval) {
@@ -338,39 +343,6 @@ async function callTool<R>(
     state.principal = observation.data;
   if (spec.endsRun && observation.ok) return { result: p.end.stop(spec.endsRun) };
   return undefined;
-}
-
-/**
- * The customer's consent to a write, asked by the workflow with the exact call: their explicit yes
- * lets it run; anything else is recorded as declined (the model reads it next step); their silence
- * or their leaving ends the run.
- */
-async function askConsent<R>(p: LoopPorts<R>, call: AdmittedCall): Promise<'yes' | 'declined' | { result: R }> {
-  const request = { tool: call.name, args: call.args };
-  const answer = await p.conversation!.consent(call.step, request);
-  if (answer.reply !== 'answered')
-    return { result: p.end.stop(answer.reply === 'idle' ? 'idle_timeout' : 'customer_ended') };
-  const text = answer.text;
-  if (isExplicitYes(text)) return 'yes';
-  p.record.toolCall(call.name, 'rejected');
-  p.state.trace.push({ step: call.step, tool: call.name, args_hash: call.argsHash, ok: false, consent: 'declined' });
-  p.state.history.push({
-    step: call.step,
-    action: { kind: 'tool', name: call.name, args: call.args },
-    observation: declinedObservation(request, text),
-  });
-  return 'declined';
-}
-
-/** The gateway's denial found after it let the call through (the owner lookup is an activity). */
-function deniedMove(call: AdmittedCall, rule: string): StopMove {
-  const reason = policyStop(rule);
-  return {
-    next: 'stop',
-    reason,
-    trace: { step: call.step, tool: call.name, args_hash: call.argsHash, ok: false, stop_reason: reason },
-    metric: { tool: call.name, outcome: 'denied' },
-  };
 }
 
 function recordEffect<R>(p: LoopPorts<R>, effect: EffectEntry): void {

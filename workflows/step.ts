@@ -8,6 +8,7 @@ import type { Budget, Usage } from '../common/budget';
 import { validateAction } from '../common/contract';
 import type { EscalateAction, FinalAction, MessageAction, ToolAction } from '../common/contract';
 import { escalationHash, personObservation } from '../common/approvals';
+import { declinedObservation, isExplicitYes } from '../common/consent';
 import type { ApprovalAnswer, PendingApproval } from '../common/approvals';
 import type { ToolOutcome } from '../common/metrics-sink';
 import { policyStop, safeToolName, toolStop } from '../common/stop-reasons';
@@ -240,6 +241,55 @@ export function customerMove(
   if (reply === 'answered') return { next: 'answered', trace };
   const reason = reply === 'ended' ? 'customer_ended' : 'idle_timeout';
   return { next: 'stop', reason, trace: { ...trace, stop_reason: reason } };
+}
+
+/** The customer's answer to a consent question: their message's text, or the conversation's end. */
+export type ConsentReply = { reply: 'answered'; text: string } | { reply: 'idle' | 'ended' };
+
+/**
+ * Before a call on an object someone owns (an order): the owner, looked up by an activity. Another
+ * user's object stops the run before anyone is asked; no such object (null) lets the tool refuse it.
+ */
+export function ownerMove(
+  call: AdmittedCall,
+  owner: string | null,
+  principal: string | undefined,
+): StopMove | { next: 'go_on' } {
+  if (owner === null || owner === principal) return { next: 'go_on' };
+  const reason = policyStop('other_user');
+  return {
+    next: 'stop',
+    reason,
+    trace: { step: call.step, tool: call.name, args_hash: call.argsHash, ok: false, stop_reason: reason },
+    metric: { tool: call.name, outcome: 'denied' },
+  };
+}
+
+/**
+ * After the workflow asked the customer to confirm the exact call: an explicit yes lets it run;
+ * any other message is a refusal the model reads next step (nothing is made); their silence or their
+ * leaving ends the run.
+ */
+export function consentMove(
+  call: AdmittedCall,
+  reply: ConsentReply,
+):
+  | StopMove
+  | { next: 'call_tool' }
+  | { next: 'declined'; trace: TraceEntry; history: HistoryEntry; outcome: 'rejected' } {
+  if (reply.reply !== 'answered')
+    return { next: 'stop', reason: reply.reply === 'idle' ? 'idle_timeout' : 'customer_ended' };
+  if (isExplicitYes(reply.text)) return { next: 'call_tool' };
+  return {
+    next: 'declined',
+    trace: { step: call.step, tool: call.name, args_hash: call.argsHash, ok: false, consent: 'declined' },
+    history: {
+      step: call.step,
+      action: toolAction(call),
+      observation: declinedObservation({ tool: call.name, args: call.args }, reply.text),
+    },
+    outcome: 'rejected',
+  };
 }
 
 /** The tool's activity failed for good: the run stops with tool_error. */
