@@ -21,6 +21,7 @@ import { attemptChargedSignal } from '../common/attempt-charged';
 import type { DecideInput, DecideLedger, DecideOutput } from '../common/types';
 import { LLM_BUDGET, LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/types';
 import { requestTurn, sentBefore } from '../common/llm-requests';
+import { errorUsageFetch } from './error-usage-fetch';
 import { limitedFetch, responseTooLarge } from './limited-fetch';
 import type { LlmConfig } from './llm-config';
 import type { LlmLimiter } from './llm-lease';
@@ -61,7 +62,7 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
       baseURL: config.baseURL,
       maxRetries: 0,
       timeout: config.timeoutMs,
-      fetch: limitedFetch(MAX_RESPONSE_BYTES),
+      fetch: errorUsageFetch(limitedFetch(MAX_RESPONSE_BYTES)),
     }));
   const secrets = [config.apiKey, ...secretsFromEnv()];
 

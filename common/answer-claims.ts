@@ -40,7 +40,7 @@ export const CURRENCY_CODES =
 const CODE = String.raw`(?:${CURRENCY_CODES})(?![\p{L}])`;
 /** A currency sign (¢ is a hundredth, read apart) or a dollar with its country: US$, CA$, A$. */
 const SYMBOL = String.raw`[a-z]{1,3}\$|(?!¢)\p{Sc}`;
-const QUALIFIER = String.raw`(?:US|U\.S\.|American|Canadian|Australian|Aussie|New Zealand|Kiwi|Hong Kong|Singapore|Singaporean|New Taiwan|Taiwan|Swiss|British|Japanese|Chinese|Indian|Mexican|Brazilian|Chilean|Argentine|Colombian|Philippine|South African|Swedish|Norwegian|Danish|Polish|Czech|Hungarian|Turkish|Israeli) `;
+const QUALIFIER = String.raw`(?:United States|U\.S\.A\.|USA|US|U\.S\.|American|Canadian|Australian|Aussie|New Zealand|Kiwi|Hong Kong|Singapore|Singaporean|New Taiwan|Taiwan|Swiss|British|Japanese|Chinese|Indian|Mexican|Brazilian|Chilean|Argentine|Colombian|Philippine|South African|Swedish|Norwegian|Danish|Polish|Czech|Hungarian|Turkish|Israeli) `;
 const CURRENCY_WORD = String.raw`(?:dollars?|euros?|pounds?(?: sterling)?|sterling|yen|yuan|renminbi|francs?|rupees?|pesos?|reais|zlotys?|shekels?|lira|bucks?|quid|grand)(?![\p{L}])`;
 const CENTS = String.raw`(?:cents?(?![\p{L}])|¢)`;
 /** Cents after the whole units: "fifty dollars and ninety-nine cents", "49 dollars 99 cents". */
@@ -49,8 +49,10 @@ const MORE_CENTS = String.raw`(?:,? (?:and )?(?<cents>${NUMBER}) ?${CENTS})?`;
 const JOIN = String.raw`(?: ?- ?| )?`;
 /** A restatement in parentheses: "fourteen (14) days", "USD 49 (forty-nine)"; both must be supported. */
 const AGAIN = String.raw`(?: ?\((?<again>${NUMBER})\))?`;
-/** The other end of a range: "USD 49-590", "$49 to $59"; both ends must be supported. */
-const TO = String.raw`(?:(?: ?- ?| to )(?:${SYMBOL}|${CODE})? ?(?<to>${DIGIT_NUMBER}))?`;
+/** The other end of a range or a pair: "USD 49-590", "$49 to $59", "USD 49/59", "$49 or 59"; both must be supported. */
+const TO = String.raw`(?:(?: ?[-/] ?| to | or )(?:${SYMBOL}|${CODE})? ?(?<to>${DIGIT_NUMBER}))?`;
+/** A figure in digits alone in parentheses, after its currency: "USD (59.00)". */
+const PAREN_FIGURE = String.raw`[\d.,' ]{1,30}\)`;
 /** A price's empty decimals: "59,-", "59.--". */
 const DASHES = String.raw`(?:[.,]-{1,2}(?!-))?`;
 /** Not inside a word or a number. */
@@ -365,7 +367,7 @@ const PATTERNS: Pattern[] = [
     // later one's ("2 $59 charges" is $59).
     kind: 'amount',
     re: re(
-      String.raw`(?<![\p{L}\p{N}])(?:${SYMBOL}|${CODE})(?: ?[:=-] ?| )?(?<n>${NUMBER})${DASHES}${AGAIN}(?: ?(?<scale>${SCALE}))?${TO}${MORE_CENTS}`,
+      String.raw`(?<![\p{L}\p{N}])(?:${SYMBOL}|${CODE})(?: ?[:=-] ?| | ?\((?=${PAREN_FIGURE}))?(?<n>${NUMBER})${DASHES}${AGAIN}(?: ?(?<scale>${SCALE}))?${TO}${MORE_CENTS}`,
     ),
     read: (m) => wrap(amount(m.groups!)),
   },
@@ -373,7 +375,7 @@ const PATTERNS: Pattern[] = [
     // 49 USD, 59 €, 59$, 59 US dollars, fifty-nine dollars and ninety-nine cents, 59 bucks, 2 grand.
     kind: 'amount',
     re: re(
-      String.raw`${START}(?<n>${NUMBER})${DASHES}${AGAIN}(?: ?(?<scale>${SCALE}))?${JOIN}(?:(?:${SYMBOL}|${CODE})(?! ?[:=-]? ?\d)|(?:${QUALIFIER})?(?<word>${CURRENCY_WORD}))${MORE_CENTS}`,
+      String.raw`${START}(?<n>${NUMBER})${DASHES}${AGAIN}(?: ?(?<scale>${SCALE}))?${JOIN}(?:\((?:${SYMBOL}|${CODE})\)|(?:${SYMBOL}|${CODE})(?! ?[:=-]? ?\d)|(?:${QUALIFIER})?(?<word>${CURRENCY_WORD}))${MORE_CENTS}`,
     ),
     read: (m) => wrap(amount(m.groups!)),
   },

@@ -105,6 +105,26 @@ describe('every attempt is reserved against what is left', () => {
     assert.equal(result.usage.cost_usd, 1.024 + 0.04);
     assert.ok(result.usage.cost_usd! <= 1.5);
   });
+
+  it('a paid 5xx that reports its usage beside the error, as a 200 does, is charged and reserved against too', async () => {
+    // Before, usage at the top of an error body was dropped with the rest of the body: 7 calls
+    // of 512 tokens ($7.168 billed) against $1.50, no cost in the result, the run cut off at max_seconds.
+    const besideTheError: Reply = {
+      status: 500,
+      body: {
+        error: { message: 'scripted LLM: HTTP 500 after partial work', type: 'server_error' },
+        usage: { prompt_tokens: 0, completion_tokens: 512, total_tokens: 512 },
+      },
+    };
+    const { result, requests } = await fixture.run(byStep({ 1: besideTheError }), {
+      budget: { max_usd: 1.2 },
+      llm_max_attempts: 20,
+    });
+    assert.equal(result.stop_reason, 'budget_exhausted:usd', JSON.stringify(result.usage));
+    assert.equal(requests.length, 1);
+    assert.equal(result.usage.cost_usd, 1.024);
+    assert.deepEqual(attemptRows(result), [[1, 1, 'failed', 512]]);
+  });
 });
 
 describe('a decision cut off by a cancel or a deadline keeps its charges', () => {

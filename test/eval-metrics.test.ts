@@ -262,7 +262,11 @@ describe('eval metrics on hand-made histories', () => {
 
   it('a claim is supported by an observation or the run input, not by the model', () => {
     const record = { input: input(), calls: [] as ScoredRun['record']['calls'] };
-    assert.deepEqual(unsupportedClaims('User 42 is on pro_monthly and paid USD 49.00.', record), ['49', 'pro_monthly']);
+    assert.deepEqual(unsupportedClaims('User 42 is on pro_monthly and paid USD 49.00.', record), [
+      '49',
+      'pro_monthly',
+      'USD 49.00',
+    ]);
   });
 });
 
@@ -378,6 +382,25 @@ describe('the answer the eval scores', () => {
 });
 
 describe('a deliberately broken agent fails every relevant check', () => {
+  it('states a wrong amount in digits of another width or in words: claims_supported fails', async () => {
+    // Billing says 49 and the answer states the expected fact, so only the claims can catch the
+    // invented figures; the plain digit reading alone sees none of them.
+    const answers = [
+      'Refunded 49.00 to user 42, and a goodwill credit of $５９.',
+      'Refunded 49.00 to user 42, and a goodwill credit of fifty nine dollars.',
+      'Refunded 49.00 to user 42, and a goodwill credit of USD ٥٩.',
+    ];
+    const runs = [];
+    for (const answer of answers) {
+      const run = await scored('words', refundRun(49, [answer], answer), refundSpec(['49.00', 'refunded']), [
+        row('words'),
+      ]);
+      assert.deepEqual(failedChecks(run), ['claims_supported'], answer);
+      runs.push(run);
+    }
+    assert.deepEqual(computeMetrics(runs).supported_answer_rate, { value: 0, n: 3 });
+  });
+
   it('returns the answer it gave after a bounce, states a wrong amount, refunds twice', async () => {
     const facts = ['49.00', 'refunded'];
     // 1. Its first answer is bounced; the one it returns says nothing of the refund it made.

@@ -153,8 +153,17 @@ const cents = fc.oneof(
 );
 
 const PREFIXES = ['$', 'US$', 'USD', 'usd', '€', 'EUR', '£', 'GBP', '¥', 'CHF', '₹'];
-const SUFFIXES = ['$', '€', 'USD', 'EUR', 'gbp', '£'];
-const WORDS_AFTER = ['dollars', 'US dollars', 'euros', 'bucks', 'pounds', 'Swiss francs', 'Dollars'];
+const SUFFIXES = ['$', '€', 'USD', 'EUR', 'gbp', '£', '(USD)'];
+const WORDS_AFTER = [
+  'dollars',
+  'US dollars',
+  'United States dollars',
+  'euros',
+  'bucks',
+  'pounds',
+  'Swiss francs',
+  'Dollars',
+];
 
 const amountForm = fc.record({
   form: fc.constantFrom('prefix', 'suffix', 'word', 'words', 'cents', 'dollars-and-cents'),

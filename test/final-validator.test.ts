@@ -181,11 +181,21 @@ describe('misstatements of an amount are refused however they are written', () =
     'USD **59.00**',
     '59 bucks',
     'fifty-nine dollars',
+    '59 United States dollars',
+    '59.00 (USD)',
+    'USD (59.00)',
+    'USD 49.00/59.00',
+    '$49 or 59',
   ]) {
     it(`refuses ${JSON.stringify(written)}`, () => {
       assert.equal(unsupported(`Yes, the refund is ${written}.`).length, 1);
     });
   }
+
+  it('accepts the true amount in the same forms', () => {
+    for (const written of ['49 United States dollars', '49.00 (USD)', 'USD (49.00)', 'USD 49.00/49', '$49 or 49'])
+      assert.deepEqual(unsupported(`Yes, the refund is ${written}.`), [], written);
+  });
 
   it('refuses "refund of USD 59.00" when 59 is only part of an id, a key or a time of day in the data', () => {
     const answer = 'I issued a refund of USD 59.00 to user 42.';
