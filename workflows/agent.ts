@@ -18,6 +18,7 @@ import { checkExtend, EXTEND_UPDATE_DESCRIPTION, extendedBudget, extendUpdate } 
 import type { BudgetExtension, ExtendReceipt, ExtendRequest } from '../common/extend';
 import { ATTEMPT_CHARGED_DESCRIPTION, attemptChargedSignal } from '../common/attempt-charged';
 import { APPROVAL_UPDATE_DESCRIPTION, approvalTimeoutMs, approvalUpdate } from '../common/approvals';
+import type { PendingApproval } from '../common/approvals';
 import { STATE_QUERY_DESCRIPTION, stateQuery } from '../common/queries';
 import { SAY_UPDATE_DESCRIPTION, sayUpdate } from '../common/conversation';
 import type { SayReceipt, SayRequest } from '../common/conversation';
@@ -189,7 +190,7 @@ class AgentRun {
       },
       pending: (fields) => this.waits.pending(fields),
       askPerson: (pending) => {
-        this.setPhase('awaiting_approval', pending.tool ?? 'escalate');
+        this.setPhase('awaiting_approval', pending.tool ?? 'escalate', pending);
         return this.waits.person(pending);
       },
       conversation: this.conversation.port(() => this.setPhase('awaiting_customer')),
@@ -273,10 +274,12 @@ class AgentRun {
     return now - this.startedAtMs - this.waits.humanWaitMs - this.waits.waitingNowMs(now);
   }
 
-  private setPhase(phase: Phase, tool?: string): void {
+  private setPhase(phase: Phase, tool?: string, pending?: PendingApproval): void {
     this.phase = phase;
     this.currentTool = tool;
-    this.showDetails(phaseDetails(phase, tool, this.state.usage, this.budget));
+    const { usage, principal } = this.state;
+    const where = { workflowId: workflowInfo().workflowId, principal, pending };
+    this.showDetails(phaseDetails({ phase, tool, usage, budget: this.budget, ...where }));
   }
 
   /** The Web UI's current details: `head` (the phase or the ending), then a conversation's turns. */

@@ -99,7 +99,7 @@ export class Conversation {
         const shown = this.shown;
         const arrived = () => this.transcript.ended === true || newsSince(this.transcript, shown);
         // A message sent while the model decided is already there: no wait at all.
-        const answered = arrived() || (await this.customerTurn(arrived, awaiting));
+        const answered = arrived() || (await this.customerTurn(arrived, awaiting, 'reply'));
         if (!answered) return 'idle';
         return this.transcript.ended ? 'ended' : 'answered';
       },
@@ -111,7 +111,8 @@ export class Conversation {
         const asked = this.transcript.total;
         const reply = () => this.transcript.turns.find((turn) => turn.from === 'customer' && turn.n > asked);
         const arrived = () => this.transcript.ended === true || reply() !== undefined;
-        if (!arrived() && !(await this.customerTurn(arrived, awaiting))) return { reply: 'idle' };
+        if (!arrived() && !(await this.customerTurn(arrived, awaiting, `consent to ${request.tool}`)))
+          return { reply: 'idle' };
         const answer = reply();
         // The customer's last word ends the conversation, whatever it says.
         if (this.transcript.ended || !answer) return { reply: 'ended' };
@@ -121,8 +122,8 @@ export class Conversation {
   }
 
   /** The durable wait for the customer; `waiting` runs once its deadline is set (the details show it). */
-  private customerTurn(arrived: () => boolean, waiting: () => void): Promise<boolean> {
-    const turn = this.waits.customerTurn(this.idleMs, arrived);
+  private customerTurn(arrived: () => boolean, waiting: () => void, awaited: string): Promise<boolean> {
+    const turn = this.waits.customerTurn(this.idleMs, arrived, awaited);
     waiting();
     return turn;
   }
