@@ -43,7 +43,7 @@ import { checkPrincipalPolicy } from './policy';
 import type { PolicyDecision } from './policy';
 import { charge, runLoop } from './run-loop';
 import type { LoopPorts, LoopState } from './run-loop';
-import { conversationDetails, costDetails, phaseDetails, stateOf } from './run-details';
+import { approvalTimerSummary, conversationDetails, costDetails, phaseDetails, stateOf } from './run-details';
 import { publishStatus, resultOf, withWindDowns } from './run-result';
 import type { Ending } from './run-result';
 import { callToolActivity, ownerActivity, reconcileActivity } from './tool-call';
@@ -191,7 +191,8 @@ class AgentRun {
       pending: (fields) => this.waits.pending(fields),
       askPerson: (pending) => {
         this.setPhase('awaiting_approval', pending.tool ?? 'escalate', pending);
-        return this.waits.person(pending);
+        const { workflowId } = workflowInfo();
+        return this.waits.person(pending, approvalTimerSummary(pending, this.state.principal, workflowId));
       },
       conversation: this.conversation.port(() => this.setPhase('awaiting_customer')),
       ...(waitSeconds

@@ -54,15 +54,33 @@ function phaseWhat(v: PhaseView): string {
   }
 }
 
-/** "awaiting approval: issue_refund USD 49.00 for user 42 — agent approve ID | agent reject ID". */
+/** "awaiting approval: issue_refund USD 49.00 for user 42 — agent approve ID | agent reject ID" (markdown). */
 function awaitingPerson(p: PendingApproval, principal: string | undefined, id: string): string {
   if (p.kind === 'escalation') {
     const reason = escapeMarkdown(oneLineBounded(p.reason ?? '', DETAILS_REASON_CHARS));
     return `awaiting a person's answer to the escalation ("${reason}") — agent answer ${id} TEXT`;
   }
+  return `awaiting approval: ${approvalCall(p, principal, escapeMarkdown)} — agent approve ${id} | agent reject ${id}`;
+}
+
+/** "issue_refund USD 49.00 for user 42": the call, its amount, whose. */
+function approvalCall(p: PendingApproval, principal: string | undefined, text: (s: string) => string): string {
   const amount = p.amount_usd !== undefined ? ` USD ${p.amount_usd.toFixed(2)}` : '';
-  const user = principal !== undefined ? ` for user ${escapeMarkdown(principal)}` : '';
-  return `awaiting approval: ${escapeMarkdown(p.tool ?? 'a tool call')}${amount}${user} — agent approve ${id} | agent reject ${id}`;
+  const user = principal !== undefined ? ` for user ${text(principal)}` : '';
+  return `${text(p.tool ?? 'a tool call')}${amount}${user}`;
+}
+
+/**
+ * The approval timer's name (plain text, one line), in the timeline of the run page's default tab:
+ * what awaits whom and the command that answers, where the current details are a tab away.
+ * No model text: an escalation's reason stays in the details and the state query.
+ */
+export function approvalTimerSummary(p: PendingApproval, principal: string | undefined, workflowId: string): string {
+  const what =
+    p.kind === 'escalation'
+      ? `the escalation awaits a person's answer — agent answer ${workflowId} TEXT`
+      : `${approvalCall(p, principal, (s) => s)} awaits approval — agent approve ${workflowId} | agent reject ${workflowId}`;
+  return `approval timeout · step ${p.step}: ${what}`;
 }
 
 function oneLineBounded(text: string, max: number): string {
