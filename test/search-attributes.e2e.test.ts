@@ -203,7 +203,7 @@ describe('a namespace without the agent search attributes', () => {
     await initNamespace(nsClient.connection, namespace, (line) => lines.push(line));
     const fresh = await connectClient(nsEnv);
     try {
-      assert.deepEqual(await checkSearchAttributes(fresh), { available: true, missing: [] });
+      assert.deepEqual(await checkSearchAttributes(fresh), { available: true, missing: [], goal: true });
     } finally {
       await fresh.connection.close();
     }
