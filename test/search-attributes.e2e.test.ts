@@ -39,7 +39,7 @@ async function attributes(id: string) {
 
 describe('search attributes kept current by the workflow', () => {
   it('the dev server, started with flags derived from the table, has every attribute the workflow writes', async () => {
-    assert.deepEqual(await checkSearchAttributes(fixture.client), { available: true, missing: [] });
+    assert.deepEqual(await checkSearchAttributes(fixture.client), { available: true, missing: [], goal: true });
   });
 
   it('running: status, step, tool calls, principal; the state query says what it waits for; then the final values', async () => {
