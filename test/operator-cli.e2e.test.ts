@@ -221,6 +221,7 @@ describe('agent cancel --stuck', () => {
       ['cancel', '--stuck', '--older-than', 'soon'],
       ['cancel', 'some-id', '--stuck', '--older-than', '10m'],
       ['cancel', 'some-id', '--yes'],
+      ['cancel', 'some-id', '--include-waiting'],
       ['cancel'],
     ]) {
       const r = await runCli(fixture.env, args);
