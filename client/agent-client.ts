@@ -11,8 +11,9 @@ import type { AgentInput, AgentResult, AgentState } from '../common/types';
 import { CANCELLED_RESULT_MEMO } from '../common/types';
 import { EMPTY_USAGE } from '../common/budget';
 import type { TemporalEnv } from '../runtime/temporal-env';
-import { attributePairs } from '../common/search-attributes';
+import { AGENT_GOAL, attributePairs, goalAttribute } from '../common/search-attributes';
 import { checkSearchAttributes } from './search-attribute-check';
+import { EncryptionCodec } from '../runtime/codec/encryption-codec';
 import { ALL_TOOLS, checkRunInput as checkDomainInput } from '../domains/wired';
 import { runSummary } from './run-summary';
 import { checkRunId, RunNotFoundError, WORKFLOW_TYPE } from './run-id';
@@ -49,7 +50,8 @@ export async function startRun(
   checkRunInput(input);
   // With the Agent* search attributes registered, a run is findable (status running, principal)
   // from the moment it starts, even before a worker picks it up; the workflow keeps them current.
-  const searchAttributes = (await checkSearchAttributes(client)).available;
+  const check = await checkSearchAttributes(client);
+  const searchAttributes = check.available;
   return client.workflow.start<typeof reactAgent>(WORKFLOW_TYPE, {
     taskQueue: env.taskQueue,
     workflowId,
@@ -58,9 +60,20 @@ export async function startRun(
     // The Web UI's run list and run page: who the run acts for and what it was asked.
     ...runSummary(input),
     typedSearchAttributes: searchAttributes
-      ? attributePairs({ status: 'running', step: 0, toolCalls: 0, principal: input.principal }, ALL_TOOLS)
+      ? [
+          ...attributePairs({ status: 'running', step: 0, toolCalls: 0, principal: input.principal }, ALL_TOOLS),
+          ...(check.goal && !encryptsPayloads(client) ? [{ key: AGENT_GOAL, value: goalAttribute(input.goal) }] : []),
+        ]
       : undefined,
   });
+}
+
+/**
+ * Search attributes are never encrypted: with a payload codec the goal stays in the encrypted
+ * input and static summary only, and the run list's goal column stays empty.
+ */
+function encryptsPayloads(client: Client): boolean {
+  return client.options.loadedDataConverter.payloadCodecs.some((codec) => codec instanceof EncryptionCodec);
 }
 
 /**

@@ -3,7 +3,7 @@
 // an upsert of an unregistered attribute would fail the run's workflow task over and over.
 // AGENT_SEARCH_ATTRIBUTES=on|off overrides the check (e.g. where the API key may not list them).
 import type { Client } from '@temporalio/client';
-import { AGENT_SEARCH_ATTRIBUTE_DEFINITIONS } from '../common/search-attributes';
+import { AGENT_SEARCH_ATTRIBUTE_DEFINITIONS, OPTIONAL_SEARCH_ATTRIBUTES } from '../common/search-attributes';
 
 // temporal.api.enums.v1.IndexedValueType (the proto package is not a direct dependency).
 const TYPE_OF: Record<string, number> = {
@@ -12,9 +12,12 @@ const TYPE_OF: Record<string, number> = {
 };
 
 export interface SearchAttributeCheck {
+  /** The attributes every run keeps up to date are all registered. */
   available: boolean;
-  /** Attributes that are missing or registered with another type (empty when available). */
+  /** Attributes that are missing or registered with another type (the optional ones included). */
   missing: string[];
+  /** AgentGoal is registered too (optional: the run list's goal column). */
+  goal: boolean;
   /** Set when the server could not be asked. */
   error?: string;
 }
@@ -26,9 +29,9 @@ export function checkSearchAttributes(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<SearchAttributeCheck> {
   const override = (env.AGENT_SEARCH_ATTRIBUTES ?? '').toLowerCase();
-  if (override === 'on') return Promise.resolve({ available: true, missing: [] });
+  if (override === 'on') return Promise.resolve({ available: true, missing: [], goal: true });
   if (override === 'off')
-    return Promise.resolve({ available: false, missing: [], error: 'AGENT_SEARCH_ATTRIBUTES=off' });
+    return Promise.resolve({ available: false, missing: [], goal: false, error: 'AGENT_SEARCH_ATTRIBUTES=off' });
   let pending = cache.get(client);
   if (!pending) {
     pending = ask(client);
@@ -43,12 +46,11 @@ async function ask(client: Client): Promise<SearchAttributeCheck> {
       namespace: client.options.namespace,
     });
     const custom = response.customAttributes ?? {};
-    const missing = AGENT_SEARCH_ATTRIBUTE_DEFINITIONS.filter((d) => custom[d.name] !== TYPE_OF[d.type]).map(
-      (d) => `${d.name}=${d.type}`,
-    );
-    return { available: missing.length === 0, missing };
+    const absent = AGENT_SEARCH_ATTRIBUTE_DEFINITIONS.filter((d) => custom[d.name] !== TYPE_OF[d.type]);
+    const available = absent.every((d) => OPTIONAL_SEARCH_ATTRIBUTES.has(d.name));
+    return { available, missing: absent.map((d) => `${d.name}=${d.type}`), goal: available && absent.length === 0 };
   } catch (err) {
-    return { available: false, missing: [], error: (err as Error).message.split('\n')[0] };
+    return { available: false, missing: [], goal: false, error: (err as Error).message.split('\n')[0] };
   }
 }
 

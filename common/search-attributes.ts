@@ -19,6 +19,12 @@ export const AGENT_STOP_REASON = defineSearchAttributeKey('AgentStopReason', Sea
 export const AGENT_STEP = defineSearchAttributeKey('AgentStep', SearchAttributeType.INT);
 export const AGENT_TOOL_CALLS = defineSearchAttributeKey('AgentToolCalls', SearchAttributeType.INT);
 export const AGENT_PRINCIPAL = defineSearchAttributeKey('AgentPrincipal', SearchAttributeType.KEYWORD);
+/**
+ * The goal, for the Web UI's run list (a column of the list; the static summary shows only on the
+ * run's page). Set once at start by the client, never by the workflow, and optional: a namespace
+ * registered before it has the other five and runs as before.
+ */
+export const AGENT_GOAL = defineSearchAttributeKey('AgentGoal', SearchAttributeType.KEYWORD);
 
 export const AGENT_SEARCH_ATTRIBUTE_KEYS = [
   AGENT_STATUS,
@@ -26,7 +32,22 @@ export const AGENT_SEARCH_ATTRIBUTE_KEYS = [
   AGENT_STEP,
   AGENT_TOOL_CALLS,
   AGENT_PRINCIPAL,
+  AGENT_GOAL,
 ];
+
+/** Attributes the runs work without (startRun sets them only where registered). */
+export const OPTIONAL_SEARCH_ATTRIBUTES: ReadonlySet<string> = new Set([AGENT_GOAL.name]);
+
+/** Characters of the goal in AgentGoal: a list column, one line. */
+export const GOAL_ATTRIBUTE_CHARS = 120;
+
+/** The goal as AgentGoal: the operator's free text on one line, bounded (a cut one ends with `…`). */
+export function goalAttribute(goal: string): string {
+  const chars = Array.from(goal.replace(/\s+/g, ' ').trim());
+  return chars.length <= GOAL_ATTRIBUTE_CHARS
+    ? chars.join('')
+    : `${chars.slice(0, GOAL_ATTRIBUTE_CHARS - 1).join('')}…`;
+}
 
 /** SearchAttributeType as the temporal CLI spells it (`--search-attribute AgentStep=Int`). */
 const CLI_TYPE_NAMES: Record<SearchAttributeType, string> = {

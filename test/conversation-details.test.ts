@@ -7,7 +7,7 @@ import type { Transcript, Turn } from '../common/conversation';
 import { conversationDetails, escapeMarkdown, TURN_DETAILS_LIMITS } from '../workflows/run-details';
 
 const NOW = Date.parse('2026-12-03T20:00:00Z');
-const HEAD = "step 3/8: waiting for the customer's reply";
+const HEAD = "step 3 of 8: awaiting the customer's next message";
 
 function transcriptOf(turns: Array<Omit<Turn, 'n'>>): Transcript {
   return turns.reduce(withTurn, EMPTY_TRANSCRIPT);
@@ -37,7 +37,7 @@ describe("a conversation's current details", () => {
       ].join('\n\n'),
     );
     assert.match(details(t, NOW + 2 * 86_400_000), /until 2026-12-05 20:00 UTC/);
-    assert.doesNotMatch(details(t), /awaiting/, 'not waiting: no wait shown');
+    assert.doesNotMatch(details(t).slice(HEAD.length), /awaiting/, 'not waiting: no wait shown');
     const first = conversationDetails('', {
       transcript: t,
       workflowId: 'chat-1',
@@ -59,10 +59,18 @@ describe("a conversation's current details", () => {
     ]);
     const shown = details(asked, NOW + 60_000);
     assert.ok(shown.includes("1 customer message(s) wait for the agent's reply"), shown);
-    assert.ok(!shown.includes('awaiting'), 'a reply that arrived is not awaited');
+    assert.ok(!shown.slice(HEAD.length).includes('awaiting'), 'a reply that arrived is not awaited');
     assert.ok(
       shown.includes('**agent:** _asks to confirm:_ cancel\\_pending\\_order \\(order\\_id\\: \\#W1\\)'),
       shown,
+    );
+    // While the question waits, the wait says it is the customer's consent, and how to give it.
+    const waiting = details(transcriptOf([asked.turns[0]!]), NOW + 60_000);
+    assert.ok(
+      waiting.includes(
+        "awaiting the customer's consent to cancel\\_pending\\_order until 20:01 UTC — reply with: agent say chat\\-1 yes (anything else declines)",
+      ),
+      waiting,
     );
     const ended = withTurn(asked, { from: 'customer', text: 'bye', step: 2, end: true });
     assert.match(details(ended), /the customer ended the conversation/);

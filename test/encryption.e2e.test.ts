@@ -170,6 +170,8 @@ describe('the raw history, read without the codec', () => {
     // The server indexes search attributes, so no codec touches them; patch markers carry the patch id.
     const plain = allPayloads(events).filter((p) => !isCodecPayload(p.at));
     assert.ok(plain.some((p) => p.at.endsWith('indexedFields.AgentPrincipal')));
+    // The goal is the user's text: no AgentGoal column when payloads are encrypted.
+    assert.ok(!plain.some((p) => p.at.endsWith('indexedFields.AgentGoal')));
     for (const p of plain) assert.notEqual(metadataText(p.payload, 'encoding'), ENCRYPTED_ENCODING, p.at);
     const principal = plain.find((p) => p.at.endsWith('indexedFields.AgentPrincipal'))!.payload;
     assert.equal(Buffer.from(principal.data!).toString(), '"42"');

@@ -5,8 +5,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Reply } from '../testing/scripted-llm-server';
-import { final, tool } from '../testing/scripted-replies';
-import { runResult, startRun } from '../client/agent-client';
+import { escalate, final, message, tool } from '../testing/scripted-replies';
+import { runResult, runState, startRun } from '../client/agent-client';
 import type { AgentInput } from '../common/types';
 import { agentInput, eventually, uniqueId } from './helpers/harness';
 import { agentFixture } from './helpers/agent-fixture';
@@ -143,12 +143,85 @@ describe('agent cancel --stuck', () => {
     await other.terminate('operator test cleanup');
   });
 
+  it('leaves runs waiting for a person alone (unless --include-waiting) and still cancels the stuck ones', async () => {
+    // Waiting for a person: an escalation awaiting an answer, a conversation awaiting the customer.
+    const escalated = await start('wait-appr', [escalate('the customer disputes a charge')]);
+    const chat = await start('wait-chat', [message('Hello, how can I help?')], { conversation: {} });
+    // Stuck: one hangs in its LLM decision; one sits on a task queue no worker polls (it cannot answer).
+    const hung = await start('stuck-llm', [{ hang: true }], { budget: { max_seconds: 600 } });
+    const orphanId = uniqueId('stuck-noworker');
+    const orphan = await startRun(
+      fixture.client,
+      { ...fixture.env, taskQueue: uniqueId('nobody') },
+      agentInput(),
+      orphanId,
+    );
+    const startedAt = Date.now();
+    for (const [run, phase] of [
+      [escalated, 'awaiting_approval'],
+      [chat, 'awaiting_customer'],
+    ] as const) {
+      await eventually(`${run.id} ${phase}`, async () =>
+        (await runState(run.handle)).phase === phase ? true : undefined,
+      );
+    }
+    await fixture.llm.waitFor((r) => r.workflowId === hung.id && r.step === 1, 20_000);
+    await visible(`ExecutionStatus = 'Running'`, [escalated.id, chat.id, hung.id, orphanId]);
+    while (Date.now() < startedAt + OLDER_THAN_MS + 1_000) await new Promise((r) => setTimeout(r, 100));
+
+    const dry = await runCli(fixture.env, ['cancel', '--stuck', '--older-than', OLDER_THAN, '--dry-run', '-o', 'json']);
+    assert.equal(dry.code, 0, dry.stderr);
+    const doc = JSON.parse(dry.stdout) as {
+      runs: Array<{ workflow_id: string }>;
+      skipped_waiting: Array<{ workflow_id: string; outcome: string; waits_for: string }>;
+    };
+    const wouldCancel = doc.runs.map((r) => r.workflow_id);
+    const skipped = new Map(doc.skipped_waiting.map((r) => [r.workflow_id, r]));
+    for (const id of [hung.id, orphanId]) assert.ok(wouldCancel.includes(id), `${id} would be cancelled`);
+    for (const id of [escalated.id, chat.id]) assert.ok(!wouldCancel.includes(id), `${id} is not stuck`);
+    assert.match(skipped.get(escalated.id)?.waits_for ?? '', /a person's answer to the escalation/);
+    assert.match(skipped.get(chat.id)?.waits_for ?? '', /the customer's reply/);
+    assert.equal(skipped.get(chat.id)?.outcome, 'skipped_waiting');
+
+    const done = await runCli(fixture.env, ['cancel', '--stuck', '--older-than', OLDER_THAN, '--yes', '--no-wait']);
+    assert.equal(done.code, 0, done.stdout + done.stderr);
+    assert.match(
+      done.stdout,
+      /old run\(s\) wait for a person, not stuck; left alone \(--include-waiting cancels them too\)/,
+    );
+    assert.ok(done.stdout.includes(`  ${escalated.id}: waits for a person's answer to the escalation`), done.stdout);
+    assert.equal((await runResult(hung.handle)).stop_reason, 'cancelled');
+    await eventually('the orphan run cancel-requested', async () => {
+      const events = (await orphan.fetchHistory()).events ?? [];
+      return events.some((e) => e.workflowExecutionCancelRequestedEventAttributes) ? true : undefined;
+    });
+    for (const run of [escalated, chat]) assert.equal(await statusOf(run.id), 'RUNNING');
+
+    // Asked to: the waiting runs go too.
+    const all = await runCli(fixture.env, [
+      'cancel',
+      '--stuck',
+      '--older-than',
+      OLDER_THAN,
+      '--include-waiting',
+      '--yes',
+      '--no-wait',
+    ]);
+    assert.equal(all.code, 0, all.stdout + all.stderr);
+    for (const run of [escalated, chat]) {
+      assert.match(all.stdout, new RegExp(`^ {2}${run.id} \\(\\S+\\): cancel requested$`, 'm'));
+      assert.equal((await runResult(run.handle)).stop_reason, 'cancelled');
+    }
+    await orphan.terminate('operator test cleanup');
+  });
+
   it('rejects incomplete or contradictory flags with a usage error', async () => {
     for (const args of [
       ['cancel', '--stuck'],
       ['cancel', '--stuck', '--older-than', 'soon'],
       ['cancel', 'some-id', '--stuck', '--older-than', '10m'],
       ['cancel', 'some-id', '--yes'],
+      ['cancel', 'some-id', '--include-waiting'],
       ['cancel'],
     ]) {
       const r = await runCli(fixture.env, args);

@@ -22,7 +22,13 @@ import { snakeCaseKeys } from '../cli/output';
 import type { StopReason } from '../common/stop-reasons';
 import { metricsPortFromEnv } from '../worker/metrics-server';
 import { stopReasonLabel, toolLabel } from '../worker/metrics';
-import { attributePairs, keywordValue, MAX_KEYWORD_CHARS } from '../common/search-attributes';
+import {
+  attributePairs,
+  GOAL_ATTRIBUTE_CHARS,
+  goalAttribute,
+  keywordValue,
+  MAX_KEYWORD_CHARS,
+} from '../common/search-attributes';
 import { TOOL_REGISTRY } from '../domains/wired';
 
 describe('durations', () => {
@@ -297,6 +303,14 @@ describe('metrics settings and labels', () => {
 });
 
 describe('search attribute values', () => {
+  it('the goal: one line, at most GOAL_ATTRIBUTE_CHARS characters, a cut one ends with …', () => {
+    assert.equal(goalAttribute('  Refund\n\tnow,   please '), 'Refund now, please');
+    const long = goalAttribute(`${'😀'.repeat(100)} ${'x'.repeat(500)}`);
+    assert.equal(Array.from(long).length, GOAL_ATTRIBUTE_CHARS);
+    assert.ok(long.endsWith('x…'));
+    assert.equal(goalAttribute('y'.repeat(GOAL_ATTRIBUTE_CHARS)), 'y'.repeat(GOAL_ATTRIBUTE_CHARS));
+  });
+
   it('are bounded and complete', () => {
     assert.equal(keywordValue('x'.repeat(5_000)).length, MAX_KEYWORD_CHARS);
     const pairs = attributePairs(

@@ -3,15 +3,19 @@
 // its static summary (user and goal), opens its history and sees the `decide` and tool activities
 // with their step summaries, the run's search attributes and its current details. The run's
 // history holds one search-attribute upsert per step at most, and the query and the Update carry
-// descriptions. Screenshots land in test-artifacts/.
+// descriptions. A run awaiting approval: its goal in the run list's AgentGoal column, what awaits
+// whom in its current details, and its named approval timer. Screenshots land in test-artifacts/.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { chromiumPath } from '../scripts/browser-tests';
 import { final, tool } from '../testing/scripted-replies';
 import { runResult, startRun } from '../client/agent-client';
+import { answerApproval, pendingApproval } from '../client/approvals';
+import { goalAttribute } from '../common/search-attributes';
+import { billingOf, finalAnswer, refundInput, refundOf } from './helpers/refund-fixtures';
 import { runSummary } from '../client/run-summary';
 import { APPROVAL_UPDATE_DESCRIPTION } from '../common/approvals';
 import { STATE_QUERY_DESCRIPTION } from '../common/queries';
@@ -27,6 +31,7 @@ let uiUrl: string;
 
 const fixture = agentFixture({
   queue: 'web-ui',
+  refunds: true,
   workerEnv: { OPENAI_TIMEOUT_SECONDS: '30' },
   prepare: () => {
     uiUrl = (process.env.TEMPORAL_UI_URL ?? '').replace(/\/+$/, '');
@@ -42,6 +47,25 @@ const fixture = agentFixture({
 after(async () => {
   await browser?.close();
 });
+
+/** The text of the page's frame that shows `needle` (markdown renders in frames of its own), typographic quotes made plain. */
+async function frameText(page: Page, needle: string): Promise<string> {
+  return eventually(
+    `"${needle}" on the page`,
+    async () => {
+      for (const frame of page.frames()) {
+        const text = await frame
+          .locator('body')
+          .innerText({ timeout: 1000 })
+          .catch(() => '');
+        const plain = text.replace(/[‘’]/g, "'");
+        if (plain.includes(needle)) return plain;
+      }
+      return undefined;
+    },
+    UI_TIMEOUT_MS,
+  );
+}
 
 describe('the Temporal Web UI', () => {
   it('finds a finished run by its search attributes and shows decide and tool activities with their summaries', async () => {
@@ -167,5 +191,61 @@ describe('the Temporal Web UI', () => {
       await page.close();
     }
     assert.ok(existsSync(path.join(ARTIFACTS, 'web-ui-2-history.png')));
+  });
+
+  it('a run awaiting approval: its goal in the list, what awaits whom in its details, its named approval timer', async () => {
+    const user = fixture.refunds.nextUser();
+    const id = uniqueId('ui-approval');
+    fixture.llm.script(id, [billingOf(user), refundOf(user, 49), finalAnswer()]);
+    const input = agentInput(refundInput(user));
+    const handle = await startRun(fixture.client, fixture.env, input, id);
+    const pending = await eventually('the refund awaiting approval', () => pendingApproval(handle));
+    assert.equal(pending.tool, 'issue_refund');
+    const goal = goalAttribute(input.goal);
+    await eventually('the run in the visibility store by its goal', async () => {
+      for await (const info of fixture.client.workflow.list({ query: `AgentGoal = "${goal}"` }))
+        if (info.workflowId === id) return true;
+      return undefined;
+    });
+
+    const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+    // The run list's columns, as an operator sets them once with "Configure Columns" (kept in the browser).
+    const columns = ['Status', 'Workflow ID', 'AgentGoal', 'Type', 'Start', 'End'].map((label) => ({ label }));
+    const stored = JSON.stringify({ [fixture.env.namespace]: columns });
+    await context.addInitScript({
+      content: `localStorage.setItem('namespace-workflow-table-columns', ${JSON.stringify(stored)});`,
+    });
+    const page = await context.newPage();
+    try {
+      await page.goto(
+        `${uiUrl}/namespaces/${encodeURIComponent(fixture.env.namespace)}/workflows?query=${encodeURIComponent(`WorkflowId = "${id}"`)}`,
+      );
+      await page.getByRole('link', { name: id, exact: true }).waitFor({ timeout: UI_TIMEOUT_MS });
+      await page.getByText(goal, { exact: true }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+      await screenshot(page, 'web-ui-5-list-goal.png');
+
+      // The run's page opens on its history, whose timeline names the approval's timer with what awaits
+      // whom and the command that answers (not "2 (1h)").
+      await page.getByRole('link', { name: id, exact: true }).click();
+      await page.waitForURL(/\/history/, { timeout: UI_TIMEOUT_MS });
+      const timer = `approval timeout · step 2: issue_refund USD 49.00 for user ${user} awaits approval — agent approve ${id}`;
+      await page.getByText(timer, { exact: false }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+      await screenshot(page, 'web-ui-6-approval-timer.png');
+
+      // The current details (the User Metadata tab) say it in words: "step 2 of 8", never "2/8".
+      await page.getByText('User Metadata', { exact: true }).click();
+      await page.waitForURL(/\/user-metadata/, { timeout: UI_TIMEOUT_MS });
+      const details = `step 2 of 8: awaiting approval: issue_refund USD 49.00 for user ${user} — agent approve ${id} | agent reject ${id}`;
+      const shown = await frameText(page, details);
+      assert.doesNotMatch(shown, /\d⁄\d|\d\/\d/, 'no step fraction');
+      await screenshot(page, 'web-ui-7-awaiting-approval.png');
+    } catch (err) {
+      await screenshot(page, 'web-ui-approval-failure.png').catch(() => undefined);
+      throw err;
+    } finally {
+      await context.close();
+    }
+    await answerApproval(fixture.client, id, { decision: 'approve' });
+    assert.equal((await runResult(handle)).stop_reason, 'success');
   });
 });

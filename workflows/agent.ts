@@ -18,6 +18,7 @@ import { checkExtend, EXTEND_UPDATE_DESCRIPTION, extendedBudget, extendUpdate } 
 import type { BudgetExtension, ExtendReceipt, ExtendRequest } from '../common/extend';
 import { ATTEMPT_CHARGED_DESCRIPTION, attemptChargedSignal } from '../common/attempt-charged';
 import { APPROVAL_UPDATE_DESCRIPTION, approvalTimeoutMs, approvalUpdate } from '../common/approvals';
+import type { PendingApproval } from '../common/approvals';
 import { STATE_QUERY_DESCRIPTION, stateQuery } from '../common/queries';
 import { SAY_UPDATE_DESCRIPTION, sayUpdate } from '../common/conversation';
 import type { SayReceipt, SayRequest } from '../common/conversation';
@@ -42,7 +43,7 @@ import { checkPrincipalPolicy } from './policy';
 import type { PolicyDecision } from './policy';
 import { charge, runLoop } from './run-loop';
 import type { LoopPorts, LoopState } from './run-loop';
-import { conversationDetails, costDetails, phaseDetails, stateOf } from './run-details';
+import { approvalTimerSummary, conversationDetails, costDetails, phaseDetails, stateOf } from './run-details';
 import { publishStatus, resultOf, withWindDowns } from './run-result';
 import type { Ending } from './run-result';
 import { callToolActivity, ownerActivity, reconcileActivity } from './tool-call';
@@ -189,8 +190,9 @@ class AgentRun {
       },
       pending: (fields) => this.waits.pending(fields),
       askPerson: (pending) => {
-        this.setPhase('awaiting_approval', pending.tool ?? 'escalate');
-        return this.waits.person(pending);
+        this.setPhase('awaiting_approval', pending.tool ?? 'escalate', pending);
+        const { workflowId } = workflowInfo();
+        return this.waits.person(pending, approvalTimerSummary(pending, this.state.principal, workflowId));
       },
       conversation: this.conversation.port(() => this.setPhase('awaiting_customer')),
       ...(waitSeconds
@@ -273,10 +275,12 @@ class AgentRun {
     return now - this.startedAtMs - this.waits.humanWaitMs - this.waits.waitingNowMs(now);
   }
 
-  private setPhase(phase: Phase, tool?: string): void {
+  private setPhase(phase: Phase, tool?: string, pending?: PendingApproval): void {
     this.phase = phase;
     this.currentTool = tool;
-    this.showDetails(phaseDetails(phase, tool, this.state.usage, this.budget));
+    const { usage, principal } = this.state;
+    const where = { workflowId: workflowInfo().workflowId, principal, pending };
+    this.showDetails(phaseDetails({ phase, tool, usage, budget: this.budget, ...where }));
   }
 
   /** The Web UI's current details: `head` (the phase or the ending), then a conversation's turns. */

@@ -1,7 +1,7 @@
 // A conversation run's side of the workflow: the transcript, the `say` Update's validator and
 // handler, and the loop's port for messages (the agent speaks, then waits durably for the
 // customer). Semantics: docs/conversations.md. Deterministic code only.
-import { ApplicationFailure } from '@temporalio/workflow';
+import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
 import {
   boundedMessage,
   checkSay,
@@ -96,7 +96,7 @@ export class Conversation {
         const shown = this.shown;
         const arrived = () => this.transcript.ended === true || newsSince(this.transcript, shown);
         // A message sent while the model decided is already there: no wait at all.
-        const answered = arrived() || (await this.customerTurn(arrived, awaiting));
+        const answered = arrived() || (await this.customerTurn(arrived, awaiting, "the customer's reply", 'TEXT'));
         if (!answered) return 'idle';
         return this.transcript.ended ? 'ended' : 'answered';
       },
@@ -108,7 +108,8 @@ export class Conversation {
         const asked = this.transcript.total;
         const reply = () => this.transcript.turns.find((turn) => turn.from === 'customer' && turn.n > asked);
         const arrived = () => this.transcript.ended === true || reply() !== undefined;
-        if (!arrived() && !(await this.customerTurn(arrived, awaiting))) return { reply: 'idle' };
+        const about = `the customer's consent to ${request.tool}`;
+        if (!arrived() && !(await this.customerTurn(arrived, awaiting, about, 'yes'))) return { reply: 'idle' };
         const answer = reply();
         // The customer's last word ends the conversation, whatever it says.
         if (this.transcript.ended || !answer) return { reply: 'ended' };
@@ -118,8 +119,9 @@ export class Conversation {
   }
 
   /** The durable wait for the customer; `waiting` runs once its deadline is set (the details show it). */
-  private customerTurn(arrived: () => boolean, waiting: () => void): Promise<boolean> {
-    const turn = this.waits.customerTurn(this.idleMs, arrived);
+  private customerTurn(arrived: () => boolean, waiting: () => void, awaited: string, reply: string): Promise<boolean> {
+    const command = `agent say ${workflowInfo().workflowId} ${reply}`;
+    const turn = this.waits.customerTurn(this.idleMs, arrived, `${awaited} awaited — ${command}`);
     waiting();
     return turn;
   }

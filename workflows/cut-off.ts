@@ -68,7 +68,7 @@ async function watchDeadline(clock: DeadlineClock, onDeadline: () => void): Prom
       const secondsBefore = clock.maxSeconds();
       const deadlineMs = clock.startedAtMs + waitedBefore + secondsBefore * 1000;
       await sleep(Math.max(1, deadlineMs - Date.now()), {
-        summary: `time budget: max_seconds ${secondsBefore}`,
+        summary: `run deadline: max_seconds ${secondsBefore}`,
       });
       if (!clock.waiting() && clock.humanWaitMs() === waitedBefore) {
         if (clock.maxSeconds() === secondsBefore) return onDeadline();

@@ -82,7 +82,7 @@ export async function llmLimiter(input: LimiterInput): Promise<void> {
     const wake = nextWakeAt(state, now);
     // Sleep until a message arrives or the next moment a grant could become possible.
     if (wake === undefined) await condition(() => run.version !== seen);
-    else await condition(() => run.version !== seen, Math.max(1, wake - now));
+    else await condition(() => run.version !== seen, Math.max(1, wake - now), { summary: 'next possible grant' });
   }
   // Acquirers waiting in the Update are answered (their place in the queue is carried over); then
   // the state moves to a fresh run, with the same short workflow task timeout.
@@ -122,7 +122,9 @@ function handleAcquire(run: LimiterRun): void {
       if (!now.granted && 'position' in now && now.position < WAITING_UPDATES && waitingInUpdate < WAITING_UPDATES) {
         waitingInUpdate++;
         try {
-          await condition(() => run.closing || leaseOf(state, req.id) !== undefined, UPDATE_WAIT_MS);
+          await condition(() => run.closing || leaseOf(state, req.id) !== undefined, UPDATE_WAIT_MS, {
+            summary: 'acquire Update waits for its lease',
+          });
         } finally {
           waitingInUpdate--;
         }

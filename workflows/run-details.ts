@@ -9,21 +9,83 @@ import type { Transcript, Turn } from '../common/conversation';
 import type { AgentResult, AgentState, ConversationState, Phase } from '../common/types';
 import type { LoopState } from './run-loop';
 
-/** The Web UI's current details for a phase: the step, what it does, and the money. */
-export function phaseDetails(phase: Phase, tool: string | undefined, usage: Usage, budget: Budget): string {
+/** What the current details know of a run's phase: where it is, and who it waits for. */
+export interface PhaseView {
+  phase: Phase;
+  tool: string | undefined;
+  usage: Usage;
+  budget: Budget;
+  workflowId: string;
+  /** The user the run acts for, once known. */
+  principal: string | undefined;
+  /** Set while a person is asked: what exactly. */
+  pending?: PendingApproval | undefined;
+}
+
+/** Characters of model text (an escalation's reason) shown in the current details. */
+export const DETAILS_REASON_CHARS = 160;
+
+/**
+ * The Web UI's current details for a phase: the step ("step 4 of 8": the UI renders "4/8" as a
+ * fraction glyph), what it does or what awaits whom with the command that answers, and the money.
+ * Markdown: operator and model text is escaped.
+ */
+export function phaseDetails(v: PhaseView): string {
+  return `step ${v.usage.steps} of ${v.budget.max_steps}: ${phaseWhat(v)}${costDetails(v.usage, v.budget)}`;
+}
+
+function phaseWhat(v: PhaseView): string {
+  const id = escapeMarkdown(v.workflowId);
+  const tool = escapeMarkdown(v.tool ?? '?');
+  switch (v.phase) {
+    case 'calling_tool':
+      return `calling ${tool}`;
+    case 'reconciling':
+      return `reconciling ${tool} by idempotency key`;
+    case 'awaiting_approval':
+      return v.pending ? awaitingPerson(v.pending, v.principal, id) : `awaiting approval of ${tool}`;
+    case 'awaiting_topup':
+      return `awaiting an operator's top-up (${escapeMarkdown(v.tool ?? 'budget spent')}) — agent extend ${id} --reason TEXT`;
+    case 'awaiting_customer':
+      // The conversation's line below says what exactly (reply, consent), until when, and the command.
+      return "awaiting the customer's next message";
+    default:
+      return v.phase;
+  }
+}
+
+/** "awaiting approval: issue_refund USD 49.00 for user 42 — agent approve ID | agent reject ID" (markdown). */
+function awaitingPerson(p: PendingApproval, principal: string | undefined, id: string): string {
+  if (p.kind === 'escalation') {
+    const reason = escapeMarkdown(oneLineBounded(p.reason ?? '', DETAILS_REASON_CHARS));
+    return `awaiting a person's answer to the escalation ("${reason}") — agent answer ${id} TEXT`;
+  }
+  return `awaiting approval: ${approvalCall(p, principal, escapeMarkdown)} — agent approve ${id} | agent reject ${id}`;
+}
+
+/** "issue_refund USD 49.00 for user 42": the call, its amount, whose. */
+function approvalCall(p: PendingApproval, principal: string | undefined, text: (s: string) => string): string {
+  const amount = p.amount_usd !== undefined ? ` USD ${p.amount_usd.toFixed(2)}` : '';
+  const user = principal !== undefined ? ` for user ${text(principal)}` : '';
+  return `${text(p.tool ?? 'a tool call')}${amount}${user}`;
+}
+
+/**
+ * The approval timer's name (plain text, one line), in the timeline of the run page's default tab:
+ * what awaits whom and the command that answers, where the current details are a tab away.
+ * No model text: an escalation's reason stays in the details and the state query.
+ */
+export function approvalTimerSummary(p: PendingApproval, principal: string | undefined, workflowId: string): string {
   const what =
-    phase === 'calling_tool'
-      ? `calling ${tool}`
-      : phase === 'awaiting_approval'
-        ? `awaiting approval of ${tool}`
-        : phase === 'reconciling'
-          ? `reconciling ${tool} by idempotency key`
-          : phase === 'awaiting_topup'
-            ? `waiting for a top-up (agent extend): ${tool}`
-            : phase === 'awaiting_customer'
-              ? "waiting for the customer's reply"
-              : phase;
-  return `step ${usage.steps}/${budget.max_steps}: ${what}${costDetails(usage, budget)}`;
+    p.kind === 'escalation'
+      ? `the escalation awaits a person's answer — agent answer ${workflowId} TEXT`
+      : `${approvalCall(p, principal, (s) => s)} awaits approval — agent approve ${workflowId} | agent reject ${workflowId}`;
+  return `approval timeout · step ${p.step}: ${what}`;
+}
+
+function oneLineBounded(text: string, max: number): string {
+  const chars = Array.from(text.replace(/\s+/g, ' ').trim());
+  return chars.length > max ? chars.slice(0, max - 1).join('') + '…' : chars.join('');
 }
 
 /** What the Web UI's current details add about money: spent, and of what. */
@@ -156,8 +218,14 @@ function conversationWait(v: TurnsView): string {
   const unanswered = unansweredOf(t);
   if (unanswered > 0) return ` · ${unanswered} customer message(s) wait for the agent's reply`;
   if (v.awaitingUntilMs === undefined) return '';
-  const reply = `reply with: agent say ${escapeMarkdown(v.workflowId)} TEXT`;
-  return ` · awaiting the customer's reply until ${utcTime(v.awaitingUntilMs, v.nowMs)} — ${reply}`;
+  const id = escapeMarkdown(v.workflowId);
+  const until = utcTime(v.awaitingUntilMs, v.nowMs);
+  const asked = t.turns.at(-1);
+  if (asked?.from === 'agent' && asked.consent) {
+    const tool = escapeMarkdown(asked.consent.tool);
+    return ` · awaiting the customer's consent to ${tool} until ${until} — reply with: agent say ${id} yes (anything else declines)`;
+  }
+  return ` · awaiting the customer's reply until ${until} — reply with: agent say ${id} TEXT`;
 }
 
 /** One turn as a markdown paragraph: who, then the text (escaped, on one line, bounded). */
@@ -177,10 +245,7 @@ function turnLine(turn: Turn): string {
 
 /** Text as the details show it: one line, at most turn_chars characters, no markdown of its own. */
 function shownText(text: string): string {
-  const chars = Array.from(text.replace(/\s+/g, ' ').trim());
-  const max = TURN_DETAILS_LIMITS.turn_chars;
-  const bounded = chars.length > max ? chars.slice(0, max - 1).join('') + '…' : chars.join('');
-  return escapeMarkdown(bounded);
+  return escapeMarkdown(oneLineBounded(text, TURN_DETAILS_LIMITS.turn_chars));
 }
 
 /** Customer and model text is shown, never rendered: every markdown or HTML character escaped. */

@@ -54,13 +54,15 @@ export class Waits {
     };
   }
 
-  /** Waits for the `approval` Update; undefined when nobody answered within the approval timeout. */
-  async person(pending: PendingApproval): Promise<ApprovalAnswer | undefined> {
+  /** Waits for the `approval` Update; undefined when nobody answered within the approval timeout (its timer named `timerSummary`). */
+  async person(pending: PendingApproval, timerSummary: string): Promise<ApprovalAnswer | undefined> {
     const sinceMs = Date.now();
     this.awaiting = { pending, sinceMs };
     this.reply = undefined;
     try {
-      const answered = await condition(() => this.reply !== undefined, this.approvalTimeoutMs);
+      const answered = await condition(() => this.reply !== undefined, this.approvalTimeoutMs, {
+        summary: timerSummary,
+      });
       return answered ? this.reply : undefined;
     } finally {
       this.humanWaitMs += Date.now() - sinceMs;
@@ -105,7 +107,7 @@ export class Waits {
     this.topup = { reason, sinceMs, expiresMs: sinceMs + seconds * 1000 };
     let extended: boolean;
     try {
-      extended = await condition(granted, seconds * 1000);
+      extended = await condition(granted, seconds * 1000, { summary: 'top-up wait (agent extend)' });
     } finally {
       this.humanWaitMs += Date.now() - sinceMs;
       this.topup = undefined;
@@ -115,13 +117,13 @@ export class Waits {
 
   /**
    * Waits up to `timeoutMs` for the customer (`arrived` turns true): a durable timer and condition,
-   * however long it takes. False: the idle timeout passed.
+   * however long it takes; `awaited` says what and how to answer on the timer. False: the idle timeout passed.
    */
-  async customerTurn(timeoutMs: number, arrived: () => boolean): Promise<boolean> {
+  async customerTurn(timeoutMs: number, arrived: () => boolean, awaited: string): Promise<boolean> {
     const sinceMs = Date.now();
     this.customer = { sinceMs, expiresMs: sinceMs + timeoutMs };
     try {
-      return await condition(arrived, timeoutMs);
+      return await condition(arrived, timeoutMs, { summary: `idle timeout · ${awaited}` });
     } finally {
       this.humanWaitMs += Date.now() - sinceMs;
       this.customer = undefined;

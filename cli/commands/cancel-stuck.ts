@@ -5,6 +5,8 @@
 // for confirmation unless --yes, then cancels exactly the chains it counted: each by workflow id
 // and first run id (the chain's current run, never a newer chain that reuses the id), with the
 // reason in that run's history. Then it waits (--wait) and reports the runs that did not end.
+// A run rightly waiting for a person (an approval, the customer, a top-up; it says so through its
+// `state` query) is not stuck: it is listed as skipped and left alone unless --include-waiting.
 //
 // Why not Temporal's StartBatchOperation: it does not put the reason into each run's history (the
 // audit trail an operator reads later), runs asynchronously, and servers allow one batch at a
@@ -31,6 +33,7 @@ import { formatTable, formatTime } from '../format';
 import { listRuns, queryFor, rowJson, withChainStarts } from '../run-listing';
 import type { ChainRow } from '../run-listing';
 import { diagnose, stuckFacts } from '../stuck-diagnosis';
+import { awaitsPerson } from '../person-wait';
 
 const HINT = 'see `agent help cancel`';
 const IN_FLIGHT = 8;
@@ -43,6 +46,8 @@ export interface StuckFlags {
   reason?: string;
   'dry-run'?: boolean;
   yes?: boolean;
+  /** Cancel runs waiting for a person too. */
+  'include-waiting'?: boolean;
   /** How long to wait for the cancelled runs to end; 0: do not wait. */
   waitMs: number;
 }
@@ -65,9 +70,11 @@ export async function cancelStuck(
   const cutoff = new Date(Date.now() - olderThanMs);
   const reason = flags.reason ?? `stuck: running longer than ${formatDuration(olderThanMs)} (agent cancel --stuck)`;
   const out = progressOut(ctx);
-  // -o json: one document {older_than_ms, cutoff, reason, dry_run, runs}; -o jsonl: one line per run.
+  // Runs left alone because they wait for a person: {...row, outcome: "skipped_waiting", waits_for}.
+  let skipped: Array<Record<string, unknown>> = [];
+  // -o json: one document {older_than_ms, cutoff, reason, dry_run, runs, skipped_waiting}; -o jsonl: one line per run.
   const report = (runs: Array<Record<string, unknown>>) => {
-    if (ctx.output === 'jsonl') for (const run of runs) printJson(ctx, run);
+    if (ctx.output === 'jsonl') for (const run of [...runs, ...skipped]) printJson(ctx, run);
     else if (ctx.output === 'json')
       printJson(ctx, {
         older_than_ms: olderThanMs,
@@ -75,6 +82,7 @@ export async function cancelStuck(
         reason,
         dry_run: flags['dry-run'] === true,
         runs,
+        skipped_waiting: skipped,
       });
   };
 
@@ -84,11 +92,22 @@ export async function cancelStuck(
   const open = await listRuns(client, query, MAX_BATCH + 1, ctx.env.namespace);
   if (open.length > MAX_BATCH)
     throw new AgentError(`more than ${MAX_BATCH} agent runs are running (${query}); cancel them in smaller groups`);
-  const runs = oneRowPerChain(await withChainStarts(client, open, IN_FLIGHT)).filter((r) => r.chain_start.at < cutoff);
+  const old = oneRowPerChain(await withChainStarts(client, open, IN_FLIGHT)).filter((r) => r.chain_start.at < cutoff);
+  const { runs, waiting } = flags['include-waiting'] ? { runs: old, waiting: [] } : await withoutWaiting(client, old);
+  skipped = waiting.map((w) => ({ ...rowJson(w.row), outcome: 'skipped_waiting', waits_for: w.awaited }));
+  if (waiting.length > 0) {
+    line(
+      out,
+      `${waiting.length} old run(s) wait for a person, not stuck; left alone (--include-waiting cancels them too):`,
+    );
+    for (const w of waiting.slice(0, SHOWN)) line(out, `  ${w.row.workflow_id}: waits for ${w.awaited}`);
+    if (waiting.length > SHOWN) line(out, `  ... and ${waiting.length - SHOWN} more`);
+  }
   if (runs.length === 0) {
     line(
       out,
-      `no running agent runs whose chain started more than ${formatDuration(olderThanMs)} ago (before ${formatTime(cutoff)}); nothing to cancel`,
+      `no running agent runs whose chain started more than ${formatDuration(olderThanMs)} ago (before ${formatTime(cutoff)})` +
+        `${waiting.length > 0 ? ' but those waiting for a person' : ''}; nothing to cancel`,
     );
     report([]);
     return 0;
@@ -215,6 +234,18 @@ async function waitForAll(
         : ''),
   );
   return new Map(rows.map((row, i) => [row, endings[i]!]));
+}
+
+/** The runs that do not wait for a person, and those that do (with what they wait for). */
+async function withoutWaiting(
+  client: Client,
+  rows: ChainRow[],
+): Promise<{ runs: ChainRow[]; waiting: Array<{ row: ChainRow; awaited: string }> }> {
+  const awaited = await mapPool(rows, IN_FLIGHT, (row) => awaitsPerson(client, row.chain));
+  return {
+    runs: rows.filter((_, i) => awaited[i] === undefined),
+    waiting: rows.flatMap((row, i) => (awaited[i] === undefined ? [] : [{ row, awaited: awaited[i]! }])),
+  };
 }
 
 /**

@@ -54,6 +54,10 @@ const spec = {
     },
     'dry-run': { kind: 'boolean', help: 'with --stuck: list and count the runs, cancel nothing' },
     yes: { kind: 'boolean', help: 'with --stuck: do not ask for confirmation (required when stdin is not a terminal)' },
+    'include-waiting': {
+      kind: 'boolean',
+      help: 'with --stuck: cancel runs waiting for a person too (an approval, the customer, a top-up); left alone by default',
+    },
   },
 } as const;
 
@@ -75,10 +79,10 @@ export const cancel = defineCommand({
   usage: usageText(
     'agent cancel ID [--reason TEXT] [--wait DURATION | --no-wait]\n' +
       '       agent cancel ID --terminate [--reason TEXT]\n' +
-      '       agent cancel --stuck --older-than 10m [--reason TEXT] [--dry-run] [--yes] [--wait DURATION | --no-wait]\n' +
+      '       agent cancel --stuck --older-than 10m [--include-waiting] [--reason TEXT] [--dry-run] [--yes] [--wait DURATION | --no-wait]\n' +
       `exit codes: 0 the run ended cancelled (or the cancel is recorded, with --no-wait; terminated, with --terminate);\n` +
       `            1 no such run, it had already ended, or it ended otherwise; 2 bad input; ${EXIT_STILL_RUNNING} still running after --wait\n` +
-      '-o json: {workflow_id, run_id, reason, action, ending, still_running, diagnosis?} (--stuck: {runs, counts, ...}; -o jsonl: one run per line)',
+      '-o json: {workflow_id, run_id, reason, action, ending, still_running, diagnosis?} (--stuck: {runs, skipped_waiting, ...}; -o jsonl: one run per line)',
     spec,
   ),
   async run(args, ctx) {
@@ -89,7 +93,9 @@ export const cancel = defineCommand({
         throw new UsageError('--terminate ends one run at a time: agent cancel ID --terminate', HINT);
       return cancelStuck({ ...flags, waitMs: waitMsOf(flags) }, ctx);
     }
-    const batchOnly = (['older-than', 'dry-run', 'yes'] as const).find((f) => flags[f] !== undefined);
+    const batchOnly = (['older-than', 'dry-run', 'yes', 'include-waiting'] as const).find(
+      (f) => flags[f] !== undefined,
+    );
     if (batchOnly) throw new UsageError(`--${batchOnly} goes with --stuck`, HINT);
     const workflowId = args.positionals[0];
     if (workflowId === undefined) throw new UsageError('missing ID (or --stuck --older-than DURATION)', HINT);

@@ -61,11 +61,11 @@ export function activityTypeOf(events: HistoryEvent[], scheduledEventId: unknown
   return scheduled?.activityTaskScheduledEventAttributes?.activityType?.name ?? undefined;
 }
 
-/** The run's max_seconds timer firing (the timer the workflow starts with summary "time budget: ..."). */
+/** The run's max_seconds timer firing (the timer the workflow starts with summary "run deadline: ..."). */
 export function budgetTimerFired(events: HistoryEvent[]): HistoryEvent | undefined {
   const budgetTimers = new Set(
     events
-      .filter((e) => e.timerStartedEventAttributes && payloadText(e.userMetadata?.summary).includes('time budget'))
+      .filter((e) => e.timerStartedEventAttributes && payloadText(e.userMetadata?.summary).includes('run deadline'))
       .map((e) => String(e.eventId)),
   );
   return events.find(
@@ -76,7 +76,7 @@ export function budgetTimerFired(events: HistoryEvent[]): HistoryEvent | undefin
 /** When the run's current max_seconds timer fires (epoch ms): its TimerStarted time plus its duration. */
 export function budgetDeadlineMs(events: HistoryEvent[]): number | undefined {
   const started = events
-    .filter((e) => e.timerStartedEventAttributes && payloadText(e.userMetadata?.summary).includes('time budget'))
+    .filter((e) => e.timerStartedEventAttributes && payloadText(e.userMetadata?.summary).includes('run deadline'))
     .at(-1);
   const d = started?.timerStartedEventAttributes?.startToFireTimeout;
   return started && d
