@@ -322,7 +322,8 @@ async function callTool<R>(
   } catch (err) {
     // An effect whose outcome is unknown is looked up by key (and settled) before anything
     // else, so no ending, whatever its cause, loses a refund that was made.
-    if (spec.effectful) recordEffect(p, spec.reconcile ? await p.reconcile(effect) : unreconcilable(effect));
+    if (spec.effectful)
+      recordEffect(p, spec.reconcile || spec.reconcileByKey ? await p.reconcile(effect) : unreconcilable(effect));
     if (p.cutOff.isCancellation(err)) throw err;
     p.cutOff.check();
     return { result: stopMove(p, toolFailedMove(call, approval)) };
