@@ -1,8 +1,7 @@
-// A connection to one MCP server with the official SDK's client: a stdio process (spawned with the
+// The transport to one MCP server for the official SDK's client: a stdio process (spawned with the
 // environment variables the config names, read from the worker's environment) or streamable HTTP
 // (headers whose values come from the worker's environment). Secrets stay on the worker: the config
 // names variables, and a missing one is a one-line error that says which.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -12,9 +11,6 @@ import { readEnv } from '../../runtime/env-vars';
 export type { McpConnection } from '../../common/mcp/config';
 
 export class McpConfigError extends Error {}
-
-/** How long a cancelled call keeps its connection open, for the cancel to reach the server. */
-const CANCEL_NOTICE_MS = 500;
 
 function fromEnv(name: string, env: NodeJS.ProcessEnv, what: string): string {
   const value = env[name];
@@ -61,24 +57,4 @@ export function transportFor(server: string, connection: McpConnection, env: Nod
     ]),
   );
   return new StreamableHTTPClientTransport(new URL(connection.url), { requestInit: { headers } });
-}
-
-/** Connects, runs `use`, and closes (a stdio server process ends with it). */
-export async function withMcpClient<T>(
-  server: string,
-  connection: McpConnection,
-  signal: AbortSignal,
-  use: (client: Client) => Promise<T>,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<T> {
-  const client = new Client({ name: 'durable-react-agent', version: '0.1.0' });
-  await client.connect(transportFor(server, connection, env), { signal });
-  try {
-    return await use(client);
-  } finally {
-    // The SDK sends a cancelled request's notifications/cancelled without awaiting it; closing at
-    // once can abort that message in flight, and the server would go on with the request.
-    if (signal.aborted) await new Promise((resolve) => setTimeout(resolve, CANCEL_NOTICE_MS));
-    await client.close().catch(() => undefined);
-  }
 }
