@@ -21,7 +21,7 @@ import type { ToolPause } from '../activities/tools/drill';
 import { sleepUnlessAborted } from '../activities/tools/tool-activity';
 import { MCP_META, MCP_RECONCILE_SETTLE } from '../common/mcp/meta';
 import type { EffectFaults } from '../common/tools/tool';
-import { lookupByKey } from './lookup';
+import { lookupByKey, lookupOwner } from './lookup';
 import type { KeyAttempts } from './key-attempts';
 
 export interface DomainServerOptions {
@@ -92,6 +92,7 @@ export function createDomainServer(
     if ('error' in principal) return refused('invalid_principal', principal.error);
     const decision = checkPrincipalPolicy(tool, args, { principal: principal.id, history: [] });
     if (!decision.allowed) return refused(`policy_denied:${decision.rule}`, `${name} refused by policy`);
+    if (textMeta(meta, MCP_META.owner) !== undefined) return lookupOwner(tool, args, principal.id, options.services);
     if (tool.ownedArg !== undefined && tool.owner) {
       const owner = await tool.owner(args, { services: options.services });
       if (owner !== null && owner !== principal.id)

@@ -22,7 +22,14 @@ const CONFIG: McpConfig = {
       headers_from_env: { Authorization: 'SHOP_MCP_TOKEN' },
       tools: {
         lookup: { allowed: true, principal_arg: 'user', sensitive: ['card'] },
-        refund: { allowed: true, effectful: true, needs_confirmation: true, timeout_seconds: 5, max_attempts: 2 },
+        refund: {
+          allowed: true,
+          effectful: true,
+          needs_confirmation: true,
+          timeout_seconds: 5,
+          max_attempts: 2,
+          owned_arg: 'order',
+        },
         wipe: { allowed: false },
         ghost: { allowed: true },
       },
@@ -106,6 +113,7 @@ describe("a run's MCP tools", () => {
     assert.equal(operator['shop.refund']!.timeoutSeconds, 5);
     assert.equal(operator['shop.refund']!.maxAttempts, 2);
     assert.equal(operator['shop.lookup']!.principalArg, 'user');
+    assert.equal(operator['shop.refund']!.ownedArg, 'order');
     assert.deepEqual(operator['shop.lookup']!.sensitive, ['card']);
     const customer = byName(true);
     assert.equal(customer['shop.refund']!.needsConsent, true);

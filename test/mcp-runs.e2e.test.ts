@@ -387,7 +387,31 @@ describe('a run with an MCP server over HTTP', () => {
   });
 });
 
+describe("an MCP tool's owned object", () => {
+  it("is looked up at the server before anyone is asked: another customer's order is policy_denied:other_user", async () => {
+    await shop.start(['--effects'], { AGENT_RETAIL_DB: RETAIL_DB });
+    const { result, handle } = await fixture.run(
+      [
+        tool('shop.find_user_id_by_email', { email: IVAN.email }),
+        tool('shop.cancel_pending_order', { order_id: ANYA_ORDER, reason: 'no longer needed' }),
+      ],
+      retailInput(shopConfig(shop.url, { needs_confirmation: true, owned_arg: 'order_id' })),
+    );
+    assert.equal(result.stop_reason, 'policy_denied:other_user', JSON.stringify(result.trace));
+    assert.deepEqual(await activityTypes(handle), [
+      'mcp_list_tools',
+      'decide',
+      'shop.find_user_id_by_email',
+      'decide',
+      'owner_shop.cancel_pending_order',
+    ]);
+    assert.equal(await pendingApproval(handle), undefined, 'nobody was asked');
+    await shop.kill();
+  });
+});
+
 const IVAN = { email: 'ivan.santos3158@example.com', order: '#W8770097' };
+const ANYA_ORDER = '#W6436609';
 const SLOW_DB = path.join(FOLDER, 'retail-slow.sqlite');
 const slowShop = new HttpMcpServer('retail');
 after(() => slowShop.kill());

@@ -2,7 +2,7 @@
 // stdio and over streamable HTTP, as a real server process: the tools listed with the catalog's
 // JSON Schemas, a read, calls the server refuses (arguments off the schema, another principal, a
 // write before authentication), a domain error as an error result, a write applied once per
-// idempotency key, and the lookup by key.
+// idempotency key, and the lookups by key and by owner.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -127,6 +127,13 @@ describe('retail over streamable HTTP', () => {
       const notFound = await call(client, 'get_order_details', { order_id: '#W0000000' });
       assert.equal(notFound.isError, true);
       assert.match(textOf(notFound), /Order not found/);
+      // Whose an order is (`_meta.owner`): only whether it is the session's principal's.
+      const owner = async (order_id: string) =>
+        (await call(client, 'cancel_pending_order', { order_id, reason: 'asking' }, { owner: 'lookup' }))
+          .structuredContent;
+      assert.deepEqual(await owner(IVAN.order), { owner: 'principal' });
+      assert.deepEqual(await owner(ANYA_ORDER), { owner: 'other' });
+      assert.deepEqual(await owner('#W0000000'), { owner: null });
       const theirs = await call(client, 'cancel_pending_order', { order_id: ANYA_ORDER, reason: 'no longer needed' });
       assert.match(textOf(theirs), /^policy_denied:other_user/);
 

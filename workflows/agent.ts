@@ -47,6 +47,7 @@ import { publishStatus, resultOf, withWindDowns } from './run-result';
 import type { Ending } from './run-result';
 import { callToolActivity, ownerActivity, reconcileActivity } from './tool-call';
 import { reconcileMcpActivity } from './mcp-reconcile';
+import { ownerMcpActivity } from './mcp-owner';
 import { grantOf, Waits } from './waits';
 import { joinMcpTools } from './mcp-run';
 import type { McpRun } from './mcp-run';
@@ -183,7 +184,12 @@ class AgentRun {
           ? callMcpToolActivity(spec, this.mcp.config, call, key, this.state.principal, this.left())
           : callToolActivity(call, key, this.state.principal, this.left(), this.stateKey);
       },
-      owner: (call) => ownerActivity(call),
+      owner: (call) => {
+        const spec = this.registry()[call.name];
+        return this.mcp && isMcpTool(spec)
+          ? ownerMcpActivity(spec, this.mcp.config, call, this.state.principal)
+          : ownerActivity(call);
+      },
       reconcile: (effect) => {
         this.setPhase('reconciling', effect.tool);
         const spec = this.registry()[effect.tool];

@@ -89,6 +89,7 @@ function specOf(
     ...(rule.effectful && rule.reconcile_by_key ? { reconcileByKey: true } : {}),
     ...(confirm ? (conversation ? { needsConsent: true } : { needsApproval: true }) : {}),
     ...(rule.principal_arg !== undefined ? { principalArg: rule.principal_arg } : {}),
+    ...(rule.owned_arg !== undefined ? { ownedArg: rule.owned_arg } : {}),
     ...(rule.authenticates ? { authenticates: true } : {}),
     ...(rule.sensitive ? { sensitive: [...rule.sensitive] } : {}),
     mcp: { server, tool: listing.name },

@@ -20,6 +20,12 @@ export const mcpToolConfigSchema = z.strictObject({
   max_attempts: z.number().int().min(1).max(20).optional(),
   /** The argument naming whom the call is about: it must be the run's principal. */
   principal_arg: z.string().min(1).max(64).optional(),
+  /**
+   * The argument naming an object the principal must own (an order): the server answers whose it
+   * is (`_meta.owner`, as this project's server does) before anyone is asked, and another's is
+   * `policy_denied:other_user`.
+   */
+  owned_arg: z.string().min(1).max(64).optional(),
   /** Identifies the customer: a successful result that is a string is whom the run acts for (the first one). */
   authenticates: z.boolean().optional(),
   /**
