@@ -406,7 +406,20 @@ describe("an MCP tool's owned object", () => {
       'owner_shop.cancel_pending_order',
     ]);
     assert.equal(await pendingApproval(handle), undefined, 'nobody was asked');
-    await shop.kill();
+  });
+
+  it('a lookup that fails (the server gone) ends tool_error, and nobody is asked', async () => {
+    const { result, handle } = await fixture.run(
+      async (_req, index) => {
+        if (index === 0) return tool('shop.find_user_id_by_email', { email: IVAN.email });
+        await shop.kill();
+        return tool('shop.cancel_pending_order', { order_id: IVAN.order, reason: 'no longer needed' });
+      },
+      retailInput(shopConfig(shop.url, { needs_confirmation: true, owned_arg: 'order_id' })),
+    );
+    assert.equal(result.stop_reason, 'tool_error:shop.cancel_pending_order', JSON.stringify(result.trace));
+    assert.equal((await activityTypes(handle)).at(-1), 'owner_shop.cancel_pending_order');
+    assert.equal(await pendingApproval(handle), undefined, 'nobody was asked');
   });
 });
 

@@ -269,7 +269,15 @@ async function toolStep<R>(p: LoopPorts<R>, call: AdmittedCall, needsApproval: b
   const { state } = p;
   const spec = p.registry[call.name]!;
   if (spec.ownedArg !== undefined) {
-    const owner = await p.owner(call);
+    let owner: string | null;
+    try {
+      owner = await p.owner(call);
+    } catch (err) {
+      // The lookup failed for good (an MCP server down): nobody is asked about an object of unknown owner.
+      if (p.cutOff.isCancellation(err)) throw err;
+      p.cutOff.check();
+      return { result: stopMove(p, toolFailedMove(call, undefined)) };
+    }
     // No such object: the tool itself refuses it (an observation), and nothing is asked.
     if (owner !== null && owner !== state.principal) return { result: stopMove(p, deniedMove(call, 'other_user')) };
   }
