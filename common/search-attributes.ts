@@ -82,12 +82,21 @@ export function keywordValue(text: string): string {
 
 /**
  * The stop reason as a search attribute: the payload codec never encrypts search attributes, so
- * text the model chose (a made-up tool name) must not land there. Unknown tools read `unknown`.
+ * text the model chose (a made-up tool name) must not land there. Unknown tools read `unknown`;
+ * `otherTools` are names the run knows besides its registry's (its MCP servers' listed and
+ * configured tools, e.g. one the config denies), already checked and bounded by the caller.
  */
-export function attributeStopReason(reason: string, registry: ToolRegistry): string {
+export function attributeStopReason(
+  reason: string,
+  registry: ToolRegistry,
+  otherTools: ReadonlySet<string> = NO_OTHER_TOOLS,
+): string {
   const named = toolNamedReason(reason);
-  return named ? `${named.key}:${registeredToolOr(registry, named.tool)}` : reason;
+  if (!named) return reason;
+  return `${named.key}:${otherTools.has(named.tool) ? named.tool : registeredToolOr(registry, named.tool)}`;
 }
+
+const NO_OTHER_TOOLS: ReadonlySet<string> = new Set();
 
 export interface RunAttributes {
   status: RunStatus;
@@ -99,7 +108,11 @@ export interface RunAttributes {
 }
 
 /** All attributes of a run, as pairs for `upsertSearchAttributes` or a workflow start; `registry` names the tools a stop reason may name. */
-export function attributePairs(a: RunAttributes, registry: ToolRegistry): SearchAttributePair[] {
+export function attributePairs(
+  a: RunAttributes,
+  registry: ToolRegistry,
+  otherTools: ReadonlySet<string> = NO_OTHER_TOOLS,
+): SearchAttributePair[] {
   const pairs: SearchAttributePair[] = [
     { key: AGENT_STATUS, value: a.status },
     { key: AGENT_STEP, value: a.step },
@@ -107,6 +120,9 @@ export function attributePairs(a: RunAttributes, registry: ToolRegistry): Search
   ];
   if (a.principal !== undefined) pairs.push({ key: AGENT_PRINCIPAL, value: keywordValue(a.principal) });
   if (a.stopReason !== undefined)
-    pairs.push({ key: AGENT_STOP_REASON, value: keywordValue(attributeStopReason(a.stopReason, registry)) });
+    pairs.push({
+      key: AGENT_STOP_REASON,
+      value: keywordValue(attributeStopReason(a.stopReason, registry, otherTools)),
+    });
   return pairs;
 }

@@ -19,7 +19,10 @@ import { checkPrincipalPolicy } from '../workflows/policy';
 import { mcpToolContext } from './tool-context';
 import type { ToolPause } from '../activities/tools/drill';
 import { sleepUnlessAborted } from '../activities/tools/tool-activity';
-import { MCP_META } from '../common/mcp/meta';
+import { MCP_META, MCP_RECONCILE_SETTLE } from '../common/mcp/meta';
+import type { EffectFaults } from '../common/tools/tool';
+import { lookupByKey, lookupOwner } from './lookup';
+import type { KeyAttempts } from './key-attempts';
 
 export interface DomainServerOptions {
   domain: Domain;
@@ -33,6 +36,10 @@ export interface DomainServerOptions {
   pause?: ToolPause;
   /** One line per call and per cancel (stderr: on stdio, stdout carries the protocol). */
   log?: (line: string) => void;
+  /** The effects' drills (AGENT_REFUND_PAUSE_*): a key's first request stalls before or after its commit. */
+  faults?: EffectFaults;
+  /** Requests seen per idempotency key, shared by the process's sessions: a repeat is a retry (attempt 2, 3, ...). */
+  attempts?: KeyAttempts;
 }
 
 /** Served at all: a tool behind a confirmation only when the server was started with effects on. */
@@ -85,19 +92,27 @@ export function createDomainServer(
     if ('error' in principal) return refused('invalid_principal', principal.error);
     const decision = checkPrincipalPolicy(tool, args, { principal: principal.id, history: [] });
     if (!decision.allowed) return refused(`policy_denied:${decision.rule}`, `${name} refused by policy`);
+    if (textMeta(meta, MCP_META.owner) !== undefined) return lookupOwner(tool, args, principal.id, options.services);
     if (tool.ownedArg !== undefined && tool.owner) {
       const owner = await tool.owner(args, { services: options.services });
       if (owner !== null && owner !== principal.id)
         return refused('policy_denied:other_user', `${name}: the object belongs to another principal`);
     }
+    const lookup = textMeta(meta, MCP_META.reconcile);
+    if (lookup !== undefined) {
+      options.log?.(`lookup ${name} (key ${textMeta(meta, MCP_META.idempotencyKey) ?? 'none'})`);
+      const settle = lookup === MCP_RECONCILE_SETTLE;
+      return lookupByKey(tool, textMeta(meta, MCP_META.idempotencyKey), settle, options.services);
+    }
     const idempotencyKey = textMeta(meta, MCP_META.idempotencyKey) ?? `mcp-${randomUUID()}`;
-    options.log?.(`call ${name} (key ${idempotencyKey})`);
+    const attempt = options.attempts?.next(idempotencyKey) ?? 1;
+    options.log?.(`call ${name} (key ${idempotencyKey}, attempt ${attempt})`);
     extra.signal.addEventListener('abort', () => options.log?.(`${name} cancelled by the client`), { once: true });
     const pause = options.pause;
     if (pause && pause.ms > 0 && !tool.effectful && (!pause.tools || pause.tools.includes(name)))
       await sleepUnlessAborted(pause.ms, extra.signal);
     if (extra.signal.aborted) return refused(`cancelled:${name}`, 'cancelled by the client before it ran');
-    const ctx = mcpToolContext(name, options.services, runKey, extra.signal);
+    const ctx = mcpToolContext(name, options.services, runKey, extra.signal, attempt, options.faults);
     let observation: Observation;
     try {
       observation = await tool.handler(args, ctx, {

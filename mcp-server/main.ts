@@ -11,6 +11,8 @@ import { serveHttp } from './http';
 import { servicesOf } from './services';
 import { parseMcpArgs } from './args';
 import { toolPauseFromEnv } from '../activities/tools/drill';
+import { refundFaultsFromEnv } from '../activities/index';
+import { KeyAttempts } from './key-attempts';
 
 const VERSION = '0.1.0';
 
@@ -27,6 +29,8 @@ async function main(): Promise<void> {
     effects: parsed.effects,
     version: VERSION,
     pause: toolPauseFromEnv(),
+    faults: refundFaultsFromEnv(),
+    attempts: new KeyAttempts(),
     log: (line) => console.error(`mcp: ${line}`),
     ...(parsed.principal !== undefined ? { principal: parsed.principal } : {}),
   };

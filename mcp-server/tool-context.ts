@@ -1,8 +1,8 @@
 // The ToolContext a domain's handler gets when an MCP client calls it (no Temporal activity): the
-// request's AbortSignal is the cancellation, there is one attempt per request (a client that
-// retries sends the same idempotency key in `_meta`, and an effect finds its first outcome), and
-// failures are plain errors the server reports as an error result.
-import type { ToolContext } from '../common/tools/tool';
+// request's AbortSignal is the cancellation, a request's attempt counts the requests this server
+// saw with its idempotency key (a client that retries sends the same key in `_meta`, and an effect
+// finds its first outcome), and failures are plain errors the server reports as an error result.
+import type { EffectFaults, ToolContext } from '../common/tools/tool';
 import { envelope } from '../activities/envelope';
 import { sleepUnlessAborted } from '../activities/tools/tool-activity';
 
@@ -24,12 +24,14 @@ export function mcpToolContext<Services>(
   services: Services,
   runKey: string,
   signal: AbortSignal,
+  attempt = 1,
+  faults: EffectFaults = NO_FAULTS,
 ): ToolContext<Services> {
   return {
     services,
-    faults: NO_FAULTS,
+    faults,
     envelope: (source, ok, data) => envelope(tool, source, ok, data),
-    attempt: 1,
+    attempt,
     // The key of the run's records (retail: the database of this MCP session or of the `_meta` run key).
     workflowId: runKey,
     startHeartbeats: () => () => undefined,

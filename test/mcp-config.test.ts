@@ -11,7 +11,8 @@ import { parseMcpConfig } from '../common/mcp/config';
 import type { McpConfig } from '../common/mcp/config';
 import type { McpDiscovery } from '../common/mcp/discovery';
 import { checkToolCall } from '../workflows/gateway';
-import { mcpToolSpecs } from '../workflows/mcp-tools';
+import { mcpToolNames, mcpToolSpecs } from '../workflows/mcp-tools';
+import { attributeStopReason } from '../common/search-attributes';
 import { runInputOf } from '../cli/run-input';
 
 const CONFIG: McpConfig = {
@@ -21,7 +22,14 @@ const CONFIG: McpConfig = {
       headers_from_env: { Authorization: 'SHOP_MCP_TOKEN' },
       tools: {
         lookup: { allowed: true, principal_arg: 'user', sensitive: ['card'] },
-        refund: { allowed: true, effectful: true, needs_confirmation: true, timeout_seconds: 5, max_attempts: 2 },
+        refund: {
+          allowed: true,
+          effectful: true,
+          needs_confirmation: true,
+          timeout_seconds: 5,
+          max_attempts: 2,
+          owned_arg: 'order',
+        },
         wipe: { allowed: false },
         ghost: { allowed: true },
       },
@@ -105,6 +113,7 @@ describe("a run's MCP tools", () => {
     assert.equal(operator['shop.refund']!.timeoutSeconds, 5);
     assert.equal(operator['shop.refund']!.maxAttempts, 2);
     assert.equal(operator['shop.lookup']!.principalArg, 'user');
+    assert.equal(operator['shop.refund']!.ownedArg, 'order');
     assert.deepEqual(operator['shop.lookup']!.sensitive, ['card']);
     const customer = byName(true);
     assert.equal(customer['shop.refund']!.needsConsent, true);
@@ -136,5 +145,28 @@ describe("a run's MCP tools", () => {
       description: 'Look a user up',
       args: DISCOVERY[0]!.tools[0]!.inputSchema,
     });
+  });
+
+  it('are looked up by key at their server only when the config says it answers one, and only effects', () => {
+    const withLookup: McpConfig = structuredClone(CONFIG);
+    withLookup.servers.shop!.tools.refund!.reconcile_by_key = true;
+    withLookup.servers.shop!.tools.lookup!.reconcile_by_key = true;
+    const specs = Object.fromEntries(mcpToolSpecs(withLookup, DISCOVERY, false).map((spec) => [spec.name, spec]));
+    assert.equal(specs['shop.refund']!.reconcileByKey, true);
+    assert.equal(specs['shop.lookup']!.reconcileByKey, undefined, 'a read-only tool has no effect to look up');
+    assert.equal(byName(false)['shop.refund']!.reconcileByKey, undefined, 'not unless the config says so');
+  });
+
+  it("name the stop reason's search attribute when listed or configured, well-formed; model text reads unknown", () => {
+    const listing = (name: string) => ({ name, description: '', inputSchema: { type: 'object' as const } });
+    const odd: McpDiscovery[] = [
+      { ...DISCOVERY[0]!, tools: [...DISCOVERY[0]!.tools, listing('bad name; drop table'), listing('x'.repeat(65))] },
+    ];
+    const names = mcpToolNames(CONFIG, odd);
+    assert.deepEqual([...names].sort(), ['shop.ghost', 'shop.lookup', 'shop.refund', 'shop.unnamed', 'shop.wipe']);
+    const registry = {}; // the run's registry holds only the allowed and listed ones
+    assert.equal(attributeStopReason('tool_denied:shop.wipe', registry, names), 'tool_denied:shop.wipe');
+    assert.equal(attributeStopReason('tool_missing:shop.invented', registry, names), 'tool_missing:unknown');
+    assert.equal(attributeStopReason('tool_denied:shop.wipe', registry), 'tool_denied:unknown');
   });
 });

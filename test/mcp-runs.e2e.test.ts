@@ -12,7 +12,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { temporal } from '@temporalio/proto';
-import type { McpConfig } from '../common/mcp/config';
+import type { WorkflowExecutionDescription } from '@temporalio/client';
+import { AGENT_STOP_REASON } from '../common/search-attributes';
+import { OBSERVATION_MAX_BYTES } from '../activities/envelope';
+import { runResult } from '../client/agent-client';
+import type { McpConfig, McpToolConfig } from '../common/mcp/config';
 import type { AgentInput } from '../common/types';
 import { final, tool } from '../testing/scripted-replies';
 import { answerApproval, pendingApproval } from '../client/approvals';
@@ -98,6 +102,13 @@ async function activityTypes(handle: { fetchHistory(): Promise<temporal.api.hist
     .map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name!);
 }
 
+async function stopReasonAttribute(handle: { describe(): Promise<WorkflowExecutionDescription> }) {
+  return eventually('the final search attributes', async () => {
+    const value = (await handle.describe()).typedSearchAttributes.get(AGENT_STOP_REASON);
+    return value?.startsWith('tool_') ? value : undefined;
+  });
+}
+
 describe('a run with MCP tools', { concurrency: true }, () => {
   it('calls an allowed tool as the activity <server>.<tool>: discovered once, described to the model, enveloped', async () => {
     const { result, requests, handle } = await fixture.run(
@@ -152,6 +163,12 @@ describe('a run with MCP tools', { concurrency: true }, () => {
     const unnamed = await fixture.run([tool('support.search_policy', { query: 'refund' })], mcpInput(stdioSupport()));
     assert.equal(unnamed.result.stop_reason, 'tool_denied:support.search_policy');
     assert.ok(!(await activityTypes(unnamed.handle)).some((t) => t.startsWith('support.')), 'nothing was called');
+    // The stop reason's search attribute names a tool the run's servers or config know, never model text.
+    assert.equal(await stopReasonAttribute(profile.handle), 'tool_denied:support.get_user_profile');
+    assert.equal(await stopReasonAttribute(unnamed.handle), 'tool_denied:support.search_policy');
+    const invented = await fixture.run([tool('support.wire_money_now', {})], mcpInput(stdioSupport()));
+    assert.equal(invented.result.stop_reason, 'tool_denied:support.wire_money_now');
+    assert.equal(await stopReasonAttribute(invented.handle), 'tool_denied:unknown');
   });
 
   it('ends tool_bad_args on arguments off the recorded JSON Schema, and applies the principal argument', async () => {
@@ -183,6 +200,13 @@ describe('a run with MCP tools', { concurrency: true }, () => {
       },
     };
     const file = path.join(FOLDER, 'note.txt');
+    const big = path.join(FOLDER, 'big.txt');
+    writeFileSync(big, 'x'.repeat(OBSERVATION_MAX_BYTES * 4));
+    const capped = await fixture.run([tool('fs.read_text_file', { path: big }), final('A long file.')], mcpInput(fs));
+    const cut = capped.result.history[0]!.observation;
+    assert.equal(cut.truncated, true, 'a result over the cap is cut');
+    assert.ok(cut.bytes > OBSERVATION_MAX_BYTES * 4 && JSON.stringify(cut.data).length < OBSERVATION_MAX_BYTES * 2);
+    assert.equal(cut.trust, 'untrusted');
     const read = await fixture.run(
       [tool('fs.read_text_file', { path: file }), final('The note says refunds within 14 days.')],
       mcpInput(fs, { goal: 'What does the note say?' }),
@@ -300,4 +324,125 @@ describe('a run with an MCP server over HTTP', () => {
     );
     await shop.kill();
   });
+
+  it('an effect approved, then cut off by a worker crash after the server committed it, is retried with its key and applied once', async () => {
+    // The server commits the first request of a key, then stalls as if its answer were lost.
+    await slowShop.start(['--effects'], { AGENT_RETAIL_DB: SLOW_DB, AGENT_REFUND_PAUSE_AFTER_COMMIT_MS: '60000' });
+    const queue = fixture.queue('mcp-midcall');
+    const first = fixture.startWorker(WORKER_MCP_ENV, queue);
+    await first.ready;
+    const { id, handle } = await fixture.start(
+      [
+        tool('shop.find_user_id_by_email', { email: IVAN.email }),
+        tool('shop.cancel_pending_order', { order_id: IVAN.order, reason: 'no longer needed' }),
+        final('Your order #W8770097 is cancelled.'),
+      ],
+      retailInput(shopConfig(slowShop.url, { needs_confirmation: true })),
+      { on: queue },
+    );
+    await eventually('the call awaits approval', () => pendingApproval(handle));
+    await answerApproval(fixture.client, id, { decision: 'approve', operator: 'test' });
+    const key = await eventually(
+      'the server committed and holds the call',
+      () => /call cancel_pending_order \(key ([^,\s]+), attempt 1\)/.exec(slowShop.log)?.[1],
+    );
+    await eventually('the write is committed', () => (countAppliedWrites(SLOW_DB, id) === 1 ? true : undefined));
+    await first.kill();
+    await fixture.startWorker(WORKER_MCP_ENV, queue).ready;
+    const result = await handle.result();
+    assert.equal(result.stop_reason, 'success', JSON.stringify(result.trace));
+    assert.ok(slowShop.log.includes(`call cancel_pending_order (key ${key}, attempt 2)`), 'retried with the same key');
+    assert.equal(countAppliedWrites(SLOW_DB, id), 1, 'applied once at the server');
+    assert.deepEqual(
+      (result.effects ?? []).map((e) => [e.tool, e.state, e.via]),
+      [['shop.cancel_pending_order', 'confirmed', 'tool']],
+    );
+    await slowShop.kill();
+  });
+
+  it('an effect cut off by a cancel is looked up by key at the server: not made, never ambiguous', async () => {
+    await slowShop.start(['--effects'], { AGENT_RETAIL_DB: SLOW_DB, AGENT_REFUND_PAUSE_BEFORE_COMMIT_MS: '60000' });
+    const { id, handle } = await fixture.start(
+      [
+        tool('shop.find_user_id_by_email', { email: IVAN.email }),
+        tool('shop.cancel_pending_order', { order_id: IVAN.order, reason: 'no longer needed' }),
+        final('unused'),
+      ],
+      retailInput(shopConfig(slowShop.url, { reconcile_by_key: true })),
+    );
+    const key = await eventually(
+      'the server holds the call before its commit',
+      () => /call cancel_pending_order \(key ([^,\s]+), attempt 1\)/.exec(slowShop.log)?.[1],
+    );
+    await handle.cancel();
+    const result = await runResult(handle);
+    assert.equal(result.stop_reason, 'cancelled');
+    assert.ok(slowShop.log.includes(`lookup cancel_pending_order (key ${key})`), slowShop.log);
+    assert.deepEqual(
+      (result.effects ?? []).map((e) => [e.tool, e.state, e.via]),
+      [['shop.cancel_pending_order', 'not_made', 'reconcile']],
+    );
+    assert.equal(countAppliedWrites(SLOW_DB, id), 0);
+    await slowShop.kill();
+  });
 });
+
+describe("an MCP tool's owned object", () => {
+  it("is looked up at the server before anyone is asked: another customer's order is policy_denied:other_user", async () => {
+    await shop.start(['--effects'], { AGENT_RETAIL_DB: RETAIL_DB });
+    const { result, handle } = await fixture.run(
+      [
+        tool('shop.find_user_id_by_email', { email: IVAN.email }),
+        tool('shop.cancel_pending_order', { order_id: ANYA_ORDER, reason: 'no longer needed' }),
+      ],
+      retailInput(shopConfig(shop.url, { needs_confirmation: true, owned_arg: 'order_id' })),
+    );
+    assert.equal(result.stop_reason, 'policy_denied:other_user', JSON.stringify(result.trace));
+    assert.deepEqual(await activityTypes(handle), [
+      'mcp_list_tools',
+      'decide',
+      'shop.find_user_id_by_email',
+      'decide',
+      'owner_shop.cancel_pending_order',
+    ]);
+    assert.equal(await pendingApproval(handle), undefined, 'nobody was asked');
+  });
+
+  it('a lookup that fails (the server gone) ends tool_error, and nobody is asked', async () => {
+    const { result, handle } = await fixture.run(
+      async (_req, index) => {
+        if (index === 0) return tool('shop.find_user_id_by_email', { email: IVAN.email });
+        await shop.kill();
+        return tool('shop.cancel_pending_order', { order_id: IVAN.order, reason: 'no longer needed' });
+      },
+      retailInput(shopConfig(shop.url, { needs_confirmation: true, owned_arg: 'order_id' })),
+    );
+    assert.equal(result.stop_reason, 'tool_error:shop.cancel_pending_order', JSON.stringify(result.trace));
+    assert.equal((await activityTypes(handle)).at(-1), 'owner_shop.cancel_pending_order');
+    assert.equal(await pendingApproval(handle), undefined, 'nobody was asked');
+  });
+});
+
+const IVAN = { email: 'ivan.santos3158@example.com', order: '#W8770097' };
+const ANYA_ORDER = '#W6436609';
+const SLOW_DB = path.join(FOLDER, 'retail-slow.sqlite');
+const slowShop = new HttpMcpServer('retail');
+after(() => slowShop.kill());
+
+function shopConfig(url: string, effect: Partial<McpToolConfig>): McpConfig {
+  return {
+    servers: {
+      shop: {
+        url,
+        tools: {
+          find_user_id_by_email: { allowed: true, authenticates: true },
+          cancel_pending_order: { allowed: true, effectful: true, ...effect },
+        },
+      },
+    },
+  };
+}
+
+function retailInput(mcp: McpConfig): Partial<AgentInput> {
+  return { domain: 'retail', goal: 'Cancel my pending order', principal: undefined, allow: [], mcp };
+}

@@ -1,8 +1,8 @@
 // The project's domains served over MCP (`npm run mcp`), driven by the official SDK's client over
 // stdio and over streamable HTTP, as a real server process: the tools listed with the catalog's
 // JSON Schemas, a read, calls the server refuses (arguments off the schema, another principal, a
-// write before authentication), a domain error as an error result, and a write applied once per
-// idempotency key.
+// write before authentication), a domain error as an error result, a write applied once per
+// idempotency key, and the lookups by key and by owner.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -127,6 +127,13 @@ describe('retail over streamable HTTP', () => {
       const notFound = await call(client, 'get_order_details', { order_id: '#W0000000' });
       assert.equal(notFound.isError, true);
       assert.match(textOf(notFound), /Order not found/);
+      // Whose an order is (`_meta.owner`): only whether it is the session's principal's.
+      const owner = async (order_id: string) =>
+        (await call(client, 'cancel_pending_order', { order_id, reason: 'asking' }, { owner: 'lookup' }))
+          .structuredContent;
+      assert.deepEqual(await owner(IVAN.order), { owner: 'principal' });
+      assert.deepEqual(await owner(ANYA_ORDER), { owner: 'other' });
+      assert.deepEqual(await owner('#W0000000'), { owner: null });
       const theirs = await call(client, 'cancel_pending_order', { order_id: ANYA_ORDER, reason: 'no longer needed' });
       assert.match(textOf(theirs), /^policy_denied:other_user/);
 
@@ -137,6 +144,16 @@ describe('retail over streamable HTTP', () => {
       assert.equal(first.isError, undefined, textOf(first));
       const again = await call(client, 'cancel_pending_order', cancel, meta);
       assert.deepEqual(again.structuredContent, first.structuredContent, 'the same key reports the first outcome');
+      // A lookup by key (`_meta.reconcile`) runs nothing: it reports the key's outcome, and settles
+      // a key nobody recorded as not made, so a call still on its way with it cannot apply it later.
+      const looked = await call(client, 'cancel_pending_order', cancel, { ...meta, reconcile: 'settle' });
+      assert.deepEqual(looked.structuredContent, { state: 'confirmed' });
+      const unmade = { idempotency_key: `never-${Date.now()}` };
+      const settled = await call(client, 'cancel_pending_order', cancel, { ...unmade, reconcile: 'settle' });
+      assert.deepEqual(settled.structuredContent, { state: 'not_made' });
+      const late = await call(client, 'cancel_pending_order', cancel, unmade);
+      assert.equal(late.isError, true, textOf(late));
+      assert.match(textOf(late), /settled_not_made/);
       sessionKey = (client.transport as StreamableHTTPClientTransport).sessionId!;
       assert.equal(countAppliedWrites(RETAIL_DB, sessionKey), 1);
     } finally {

@@ -18,6 +18,7 @@ import { createAgentLogger, coreLogLevel, logSettingsFromEnv } from './logger';
 import type { LogSettings } from './logger';
 import { createAgentMetrics } from './metrics';
 import type { AgentMetrics } from './metrics';
+import { mcpPool } from '../activities/mcp/pool';
 
 export interface StartAgentWorkerOptions {
   env: TemporalEnv;
@@ -117,6 +118,7 @@ export async function startAgentWorker(opts: StartAgentWorkerOptions): Promise<S
       await running;
     } finally {
       await limiter?.close();
+      await mcpPool.close();
       await connection.close();
     }
   };

@@ -47,6 +47,8 @@ import { approvalTimerSummary, conversationDetails, costDetails, phaseDetails, s
 import { publishStatus, resultOf, withWindDowns } from './run-result';
 import type { Ending } from './run-result';
 import { callToolActivity, ownerActivity, reconcileActivity } from './tool-call';
+import { reconcileMcpActivity } from './mcp-reconcile';
+import { ownerMcpActivity } from './mcp-owner';
 import { grantOf, Waits } from './waits';
 import { joinMcpTools } from './mcp-run';
 import type { McpRun } from './mcp-run';
@@ -183,10 +185,18 @@ class AgentRun {
           ? callMcpToolActivity(spec, this.mcp.config, call, key, this.state.principal, this.left())
           : callToolActivity(call, key, this.state.principal, this.left(), this.stateKey);
       },
-      owner: (call) => ownerActivity(call),
+      owner: (call) => {
+        const spec = this.registry()[call.name];
+        return this.mcp && isMcpTool(spec)
+          ? ownerMcpActivity(spec, this.mcp.config, call, this.state.principal)
+          : ownerActivity(call);
+      },
       reconcile: (effect) => {
         this.setPhase('reconciling', effect.tool);
-        return reconcileActivity(effect);
+        const spec = this.registry()[effect.tool];
+        return this.mcp && isMcpTool(spec)
+          ? reconcileMcpActivity(spec, this.mcp.config, effect, this.state.principal)
+          : reconcileActivity(effect);
       },
       pending: (fields) => this.waits.pending(fields),
       askPerson: (pending) => {
@@ -212,7 +222,8 @@ class AgentRun {
         step: () => agentMetrics.step(),
         toolCall: (tool, outcome) => agentMetrics.toolCall(tool, outcome),
         attempts: recordAttempts,
-        publish: () => publishStatus(this.input, this.state.usage, 'running', undefined, this.state.principal),
+        publish: () =>
+          publishStatus(this.input, this.state.usage, 'running', undefined, this.state.principal, this.mcp?.names),
         phase: (phase, tool) => this.setPhase(phase, tool),
         // Visible in `agent list` (the memo comes back with every listed run) while the run goes on.
         effects: (effects) => upsertMemo({ [EFFECTS_MEMO]: countEffects(effects) }),
@@ -318,7 +329,7 @@ class AgentRun {
     this.phase = 'done';
     this.currentTool = undefined;
     const status: RunStatus = ending.stop_reason === 'cancelled' ? 'cancelled' : ending.status;
-    publishStatus(this.input, state.usage, status, ending.stop_reason, state.principal);
+    publishStatus(this.input, state.usage, status, ending.stop_reason, state.principal, this.mcp?.names);
     agentMetrics.runEnded(status, ending.stop_reason);
     const details = `ended: ${ending.stop_reason} after ${state.usage.steps} step(s)`;
     this.showDetails(details + costDetails(state.usage, this.budget));

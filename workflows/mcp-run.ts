@@ -8,7 +8,7 @@ import type { McpDiscovery } from '../common/mcp/discovery';
 import { registryOf } from '../common/tool-catalog';
 import type { ToolDefinition, ToolRegistry } from '../common/tool-catalog';
 import type { AgentInput } from '../common/types';
-import { discoverMcpTools, mcpToolSpecs } from './mcp-tools';
+import { discoverMcpTools, mcpToolNames, mcpToolSpecs } from './mcp-tools';
 
 export interface McpRun {
   config: McpConfig;
@@ -16,6 +16,8 @@ export interface McpRun {
   domain: Domain;
   registry: ToolRegistry;
   allow: readonly string[];
+  /** `<server>.<tool>` for every tool a server listed or the config names: what a stop reason may name. */
+  names: ReadonlySet<string>;
 }
 
 export async function joinMcpTools(input: AgentInput, domain: Domain): Promise<McpRun | undefined> {
@@ -32,5 +34,6 @@ export async function joinMcpTools(input: AgentInput, domain: Domain): Promise<M
     domain: joined,
     registry: registryOf(tools),
     allow: [...input.allow, ...specs.map((spec) => spec.name)],
+    names: mcpToolNames(config, discovery),
   };
 }

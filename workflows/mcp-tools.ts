@@ -8,7 +8,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { Remaining } from '../common/budget';
-import { connectionOf, mcpToolName } from '../common/mcp/config';
+import { connectionOf, MCP_TOOL_NAME, mcpToolName } from '../common/mcp/config';
 import type { McpConfig, McpToolConfig } from '../common/mcp/config';
 import type { McpCallInput, McpDiscovery, McpToolListing } from '../common/mcp/discovery';
 import type { Tagged } from '../common/step-tag';
@@ -86,12 +86,29 @@ function specOf(
     maxAttempts: rule.max_attempts ?? DEFAULT_MAX_ATTEMPTS,
     // An MCP result says what happened: made when not an error, refused when its error says why.
     ...(rule.effectful ? { effectful: true, outcomeByOk: true } : {}),
+    ...(rule.effectful && rule.reconcile_by_key ? { reconcileByKey: true } : {}),
     ...(confirm ? (conversation ? { needsConsent: true } : { needsApproval: true }) : {}),
     ...(rule.principal_arg !== undefined ? { principalArg: rule.principal_arg } : {}),
+    ...(rule.owned_arg !== undefined ? { ownedArg: rule.owned_arg } : {}),
     ...(rule.authenticates ? { authenticates: true } : {}),
     ...(rule.sensitive ? { sensitive: [...rule.sensitive] } : {}),
     mcp: { server, tool: listing.name },
   };
+}
+
+/**
+ * The names of every tool the run's servers listed or its config names (`<server>.<tool>`), kept
+ * only when they are well-formed: they may be shown where model text may not (search attributes).
+ */
+export function mcpToolNames(config: McpConfig, discoveries: readonly McpDiscovery[]): ReadonlySet<string> {
+  const names = new Set<string>();
+  for (const [server, settings] of Object.entries(config.servers))
+    for (const tool of Object.keys(settings.tools)) names.add(mcpToolName(server, tool));
+  for (const found of discoveries)
+    if (Object.hasOwn(config.servers, found.server))
+      for (const listing of found.tools)
+        if (MCP_TOOL_NAME.test(listing.name)) names.add(mcpToolName(found.server, listing.name));
+  return names;
 }
 
 export function isMcpTool(spec: ToolSpec | undefined): spec is McpToolSpec {

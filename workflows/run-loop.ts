@@ -269,8 +269,8 @@ async function toolStep<R>(p: LoopPorts<R>, call: AdmittedCall, needsApproval: b
   const { state } = p;
   const spec = p.registry[call.name]!;
   if (spec.ownedArg !== undefined) {
-    const owned = ownerMove(call, await p.owner(call), state.principal);
-    if (owned.next === 'stop') return { result: stopMove(p, owned) };
+    const denied = await ownerCheck(p, call);
+    if (denied) return denied;
   }
   if (spec.needsConsent) {
     const consent = consentMove(call, await p.conversation!.consent(call.step, { tool: call.name, args: call.args }));
@@ -307,6 +307,24 @@ async function toolStep<R>(p: LoopPorts<R>, call: AdmittedCall, needsApproval: b
   return callTool(p, call, approval);
 }
 
+/**
+ * Whom the object a call changes belongs to, before anyone is asked: another user's stops the run;
+ * a lookup that failed for good (an MCP server down) ends it tool_error, nobody asked about an
+ * object of unknown owner.
+ */
+async function ownerCheck<R>(p: LoopPorts<R>, call: AdmittedCall): Promise<Ended<R>> {
+  let owner: string | null;
+  try {
+    owner = await p.owner(call);
+  } catch (err) {
+    if (p.cutOff.isCancellation(err)) throw err;
+    p.cutOff.check();
+    return { result: stopMove(p, toolFailedMove(call, undefined)) };
+  }
+  const owned = ownerMove(call, owner, p.state.principal);
+  return owned.next === 'stop' ? { result: stopMove(p, owned) } : undefined;
+}
+
 async function callTool<R>(
   p: LoopPorts<R>,
   call: AdmittedCall,
@@ -327,7 +345,8 @@ async function callTool<R>(
   } catch (err) {
     // An effect whose outcome is unknown is looked up by key (and settled) before anything
     // else, so no ending, whatever its cause, loses a refund that was made.
-    if (spec.effectful) recordEffect(p, spec.reconcile ? await p.reconcile(effect) : unreconcilable(effect));
+    if (spec.effectful)
+      recordEffect(p, spec.reconcile || spec.reconcileByKey ? await p.reconcile(effect) : unreconcilable(effect));
     if (p.cutOff.isCancellation(err)) throw err;
     p.cutOff.check();
     return { result: stopMove(p, toolFailedMove(call, approval)) };

@@ -50,18 +50,20 @@ export function withWindDowns(state: Pick<LoopState, 'trace' | 'windDowns'>): Tr
   });
 }
 
-/** Keeps the run's search attributes current, with the values that changed (a no-op unless the namespace has them). */
+/** Keeps the run's search attributes current, with the values that changed (a no-op unless the namespace has them); `mcpTools`: its MCP tools' names. */
 export function publishStatus(
   input: AgentInput,
   usage: Usage,
   status: RunStatus,
   stopReason?: StopReason,
   principal = input.principal,
+  mcpTools?: ReadonlySet<string>,
 ): void {
   if (input.search_attributes !== true) return;
   const pairs = attributePairs(
     { status, stopReason, step: usage.steps, toolCalls: usage.tool_calls, principal },
     registryOfDomain(domainOf(input)),
+    mcpTools,
   );
   // The run's current values (set at start, carried over by continue-as-new, upserted since).
   const current = workflowInfo().typedSearchAttributes;

@@ -1,84 +1,35 @@
-// A connection to one MCP server with the official SDK's client: a stdio process (spawned with the
-// environment variables the config names, read from the worker's environment) or streamable HTTP
-// (headers whose values come from the worker's environment). Secrets stay on the worker: the config
-// names variables, and a missing one is a one-line error that says which.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+// How an MCP activity reaches its server: on the worker's pooled connection for that server's
+// config, connecting again once when a reused connection turns out broken.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnection } from '../../common/mcp/config';
-import { readEnv } from '../../runtime/env-vars';
+import { mcpPool } from './pool';
+import { McpConfigError } from './transport';
 
+export { McpConfigError } from './transport';
 export type { McpConnection } from '../../common/mcp/config';
 
-export class McpConfigError extends Error {}
-
-/** How long a cancelled call keeps its connection open, for the cancel to reach the server. */
-const CANCEL_NOTICE_MS = 500;
-
-function fromEnv(name: string, env: NodeJS.ProcessEnv, what: string): string {
-  const value = env[name];
-  if (value === undefined || value === '') throw new McpConfigError(`${what}: the worker has no ${name} set`);
-  return value;
-}
-
-/**
- * The run's config names what the worker spawns or calls: only programs and URLs the worker's own
- * environment allows (AGENT_MCP_COMMANDS, AGENT_MCP_URLS), so starting a run is not running code.
- */
-function checkAllowed(server: string, connection: McpConnection, env: NodeJS.ProcessEnv): void {
-  if ('command' in connection) {
-    if (!(readEnv('AGENT_MCP_COMMANDS', env) ?? []).includes(connection.command))
-      throw new McpConfigError(
-        `MCP server ${server}: the command ${connection.command.slice(0, 200)} is not in this worker's AGENT_MCP_COMMANDS`,
-      );
-    return;
-  }
-  if (!(readEnv('AGENT_MCP_URLS', env) ?? []).some((prefix) => connection.url.startsWith(prefix)))
-    throw new McpConfigError(
-      `MCP server ${server}: ${connection.url.slice(0, 200)} is not in this worker's AGENT_MCP_URLS`,
-    );
-}
-
-export function transportFor(server: string, connection: McpConnection, env: NodeJS.ProcessEnv): Transport {
-  checkAllowed(server, connection, env);
-  if ('command' in connection) {
-    const passed = Object.fromEntries(
-      (connection.env ?? []).map((name) => [name, fromEnv(name, env, `MCP server ${server}: env`)]),
-    );
-    return new StdioClientTransport({
-      command: connection.command,
-      args: connection.args ?? [],
-      env: { ...getDefaultEnvironment(), ...passed },
-      ...(connection.cwd !== undefined ? { cwd: connection.cwd } : {}),
-      stderr: 'ignore',
-    });
-  }
-  const headers = Object.fromEntries(
-    Object.entries(connection.headers_from_env ?? {}).map(([header, name]) => [
-      header,
-      fromEnv(name, env, `MCP server ${server}: header ${header}`),
-    ]),
-  );
-  return new StreamableHTTPClientTransport(new URL(connection.url), { requestInit: { headers } });
-}
-
-/** Connects, runs `use`, and closes (a stdio server process ends with it). */
-export async function withMcpClient<T>(
+/** Runs `use` with a client connected to the server (the worker's pooled connection). */
+export function withMcpClient<T>(
   server: string,
   connection: McpConnection,
   signal: AbortSignal,
   use: (client: Client) => Promise<T>,
-  env: NodeJS.ProcessEnv = process.env,
 ): Promise<T> {
-  const client = new Client({ name: 'durable-react-agent', version: '0.1.0' });
-  await client.connect(transportFor(server, connection, env), { signal });
-  try {
-    return await use(client);
-  } finally {
-    // The SDK sends a cancelled request's notifications/cancelled without awaiting it; closing at
-    // once can abort that message in flight, and the server would go on with the request.
-    if (signal.aborted) await new Promise((resolve) => setTimeout(resolve, CANCEL_NOTICE_MS));
-    await client.close().catch(() => undefined);
-  }
+  return mcpPool.with(server, connection, signal, use, { broken: connectionBroken, stale: connectionLost });
+}
+
+/**
+ * The connection failed, not the request: closed, timed out, a lost HTTP session, a dead process.
+ * A JSON-RPC error the server answered with leaves it usable; so does a config refusal (it never connected).
+ */
+export function connectionBroken(err: unknown): boolean {
+  if (err instanceof McpConfigError) return false;
+  if (err instanceof McpError) return err.code === ErrorCode.ConnectionClosed || err.code === ErrorCode.RequestTimeout;
+  return true;
+}
+
+/** Broken, and not by a request that ran out of time (a second try would outlast the activity's timeout). */
+function connectionLost(err: unknown): boolean {
+  return connectionBroken(err) && !(err instanceof McpError && err.code === ErrorCode.RequestTimeout);
 }

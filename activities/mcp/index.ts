@@ -1,21 +1,26 @@
 // The worker's MCP activities: `mcp_list_tools` (a run's discovery) and the dynamic activity that
-// runs any `<server>.<tool>` call (the tools differ per run). An effect cut off mid-call cannot be
-// looked up by key on an MCP server: its `reconcile_<server>.<tool>` fails, and the run reports the
-// effect as ambiguous.
+// runs any `<server>.<tool>` call (the tools differ per run), `reconcile_<server>.<tool>` (the
+// lookup by key of an effect cut off mid-call) and `owner_<server>.<tool>` (whose object a call
+// would change), the lookups at a server the config says answers them.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { Observation } from '../../common/types';
+import type { Observation, ReconcileOutput } from '../../common/types';
 import { callMcpTool } from './call-tool';
 import type { McpToolActivityInput } from './call-tool';
 import { mcp_list_tools } from './list-tools';
+import { reconcileMcpTool } from './reconcile-tool';
+import { ownerMcpTool } from './owner-tool';
+import { mcpToolName } from '../../common/mcp/config';
 
 /** The worker's fallback for activity types it has not registered: the MCP calls (`server.tool`). */
-async function mcpDynamicActivity(input: unknown): Promise<Observation> {
+async function mcpDynamicActivity(input: unknown): Promise<Observation | ReconcileOutput | string | null> {
   const type = Context.current().info.activityType;
-  if (type.startsWith('reconcile_'))
-    throw ApplicationFailure.nonRetryable(`${type}: an MCP server offers no lookup by idempotency key`, 'McpNoLookup');
   if (!type.includes('.'))
     throw ApplicationFailure.nonRetryable(`no activity named ${type} on this worker`, 'NotFound');
-  return callMcpTool(input as McpToolActivityInput);
+  const call = input as McpToolActivityInput;
+  // By the whole name: a server may itself be called `reconcile_...`.
+  if (type === `reconcile_${mcpToolName(call.server, call.tool)}`) return reconcileMcpTool(call);
+  if (type === `owner_${mcpToolName(call.server, call.tool)}`) return ownerMcpTool(call);
+  return callMcpTool(call);
 }
 
 export function mcpActivities() {

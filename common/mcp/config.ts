@@ -4,7 +4,7 @@
 import { z } from 'zod';
 
 export const MCP_SERVER_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+export const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 const envName = z.string().regex(ENV_NAME, 'an environment variable name');
@@ -20,14 +20,26 @@ export const mcpToolConfigSchema = z.strictObject({
   max_attempts: z.number().int().min(1).max(20).optional(),
   /** The argument naming whom the call is about: it must be the run's principal. */
   principal_arg: z.string().min(1).max(64).optional(),
+  /**
+   * The argument naming an object the principal must own (an order): the server answers whose it
+   * is (`_meta.owner`, as this project's server does) before anyone is asked, and another's is
+   * `policy_denied:other_user`.
+   */
+  owned_arg: z.string().min(1).max(64).optional(),
   /** Identifies the customer: a successful result that is a string is whom the run acts for (the first one). */
   authenticates: z.boolean().optional(),
+  /**
+   * The server applies a call once per `_meta.idempotency_key` and answers a lookup by key
+   * (`_meta.reconcile`, as this project's server does): an effect cut off mid-call is looked up
+   * there instead of being reported ambiguous. Only for a server known to do so: another would run the call.
+   */
+  reconcile_by_key: z.boolean().optional(),
   /** Dot paths into the result that the model and the logs never see. */
   sensitive: z.array(z.string().min(1).max(200)).max(50).optional(),
 });
 
 const toolsSchema = z
-  .record(z.string().regex(TOOL_NAME, 'a tool name (letters, digits, _ . -)'), mcpToolConfigSchema)
+  .record(z.string().regex(MCP_TOOL_NAME, 'a tool name (letters, digits, _ . -)'), mcpToolConfigSchema)
   .refine((tools) => Object.keys(tools).length <= 100, 'at most 100 tools per server');
 
 const stdioServerSchema = z.strictObject({

@@ -7,4 +7,17 @@ export const MCP_META = {
   runKey: 'run_key',
   /** Whom the call acts for, in a domain whose principal the operator names (support). */
   principal: 'principal',
+  /**
+   * A lookup, not a call: the server answers what the key's effect came to (a ReconcileOutput) and
+   * runs nothing; with the value `settle`, a key it has no record of is recorded as not made.
+   */
+  reconcile: 'reconcile',
+  /**
+   * A lookup, not a call: whether the object the call's owned argument names is the principal's
+   * (`{"owner": "principal" | "other" | null}`, null: no such object); runs nothing.
+   */
+  owner: 'owner',
 } as const;
+
+/** The `_meta.reconcile` value that closes a key nobody finished as not made (a later call with it then refuses). */
+export const MCP_RECONCILE_SETTLE = 'settle';

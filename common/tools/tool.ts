@@ -74,6 +74,11 @@ export interface ToolOptions {
   outcomeByOk?: boolean;
   /** A successful call ends the run with this reason (a hand-off to a person). */
   endsRun?: 'transferred';
+  /**
+   * Its effect is looked up by key at the server that made it (an MCP server that answers
+   * `_meta.reconcile`), where a domain tool has its `reconcile` hook.
+   */
+  reconcileByKey?: boolean;
 }
 
 /** What the workflow and the gateway read: everything but the handlers. */
