@@ -1066,7 +1066,8 @@ function rows(r: Report): string[][] {
       `overhead per step`,
       `LLM ${l.latencyMs} ms, ${l.steps}-step run, n=${l.overheadPerStepMs.n}${l.failed ? `, ${l.failed} failed` : ''}`,
       `durable ${ms(l.durableMs.median)} vs in-process ${ms(l.inProcessMs.median)} per run (×${l.ratio.toFixed(2)}, ${signed(l.overheadPct, (v) => `${v.toFixed(1)} %`)}); ` +
-        `CPU/step: worker ${ms(l.cpuPerStepMs.worker)} + server ${ms(l.cpuPerStepMs.server)} vs in-process ${ms(l.cpuPerStepMs.inProcess)}`,
+        `CPU/step: worker ${ms(l.cpuPerStepMs.worker)} + server ${ms(l.cpuPerStepMs.server)} vs in-process ${ms(l.cpuPerStepMs.inProcess)}` +
+        (l.eagerShare !== undefined ? `; ${(l.eagerShare * 100).toFixed(0)} % of activities dispatched eagerly` : ''),
       `${signed(l.overheadPerStepMs.median, ms)}/step`,
       `${signed(l.overheadPerStepMs.p95, ms)}/step`,
       target,
