@@ -53,6 +53,7 @@ import { startDevServer } from '../scripts/dev-server';
 import { startPostgresServer } from '../scripts/postgres-server';
 import { findPostgresBinDir } from '../scripts/postgres-binaries';
 import type { PostgresTemporalServer } from '../scripts/postgres-server';
+import { eagerActivityCount } from '../scripts/eager-activity-count';
 import type { TemporalServerHandle } from '../scripts/server-handle';
 import { findOrBuildTemporalCli } from '../scripts/temporal-cli';
 import { ScriptedLlmServer } from '../testing/scripted-llm-server';
@@ -349,6 +350,13 @@ interface OverheadLevel {
   /** CPU time per step: worker process, dev server process (durable runs), in-process loop process */
   cpuPerStepMs: { worker: number; server: number; inProcess: number };
   breakdownPerStepMs: Record<keyof Omit<Breakdown, 'events'>, number> & { events: number };
+  /** On PostgreSQL: the share of the measured runs' activities the server handed out eagerly (0-1). */
+  eagerShare?: number;
+}
+
+/** The server's eager activity counter, or undefined on the dev server (which does not publish it here). */
+async function serverEagerActivities(server: TemporalServerHandle): Promise<number | undefined> {
+  return server.kind === 'postgres' ? eagerActivityCount((server as PostgresTemporalServer).metricsUrl) : undefined;
 }
 
 async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
@@ -398,9 +406,12 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
       let failed = 0;
       const total = opts.warmup + opts.trials;
       let cpu0 = { worker: 0, inproc: 0, server: 0 };
+      let eager0: number | undefined;
       for (let trial = 0; trial < total; trial++) {
         const warm = trial < opts.warmup;
         if (trial === opts.warmup) {
+          // Before the CPU baseline: the wait for the server's metrics is idle time, not a step's.
+          eager0 = await serverEagerActivities(ctx.server);
           cpu0 = {
             worker: cpuMs(await worker.stats()),
             inproc: cpuMs(await inprocStats()),
@@ -445,10 +456,16 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
         server: (serverCpuMs(ctx.server) - cpu0.server) / stepsRun,
         inProcess: (cpuMs(await inprocStats()) - cpu0.inproc) / stepsRun,
       };
+      const eager1 = await serverEagerActivities(ctx.server);
+      let scheduled = 0;
       for (const d of measured) {
-        const history = await ctx.client.workflow.getHandle(d.id, d.runId).fetchHistory();
-        breakdowns.push(breakdown(history.events ?? []));
+        const events = (await ctx.client.workflow.getHandle(d.id, d.runId).fetchHistory()).events ?? [];
+        breakdowns.push(breakdown(events));
+        scheduled += events.filter((e) => e.activityTaskScheduledEventAttributes).length;
       }
+      // Failed trials' activities count in the server's counter too; they are rare and reported.
+      const eagerShare =
+        eager0 !== undefined && eager1 !== undefined && scheduled > 0 ? (eager1 - eager0) / scheduled : undefined;
       const dMed = median(durable);
       const iMed = median(local);
       const per = (k: keyof Breakdown) => median(breakdowns.map((b) => b[k])) / opts.steps;
@@ -471,12 +488,14 @@ async function phaseOverhead(ctx: Ctx): Promise<OverheadLevel[]> {
           wftRunMs: per('wftRunMs'),
           events: per('events'),
         },
+        ...(eagerShare !== undefined ? { eagerShare } : {}),
       };
       levels.push(level);
       progress(
         `overhead @${latency} ms: durable ${ms(dMed)} vs in-process ${ms(iMed)} per ${opts.steps}-step run; ` +
           `overhead ${ms(level.overheadPerStepMs.median)}/step median, ${ms(level.overheadPerStepMs.p95)} p95 (×${level.ratio.toFixed(2)}); ` +
-          `CPU/step: worker ${ms(cpuPerStepMs.worker)}, server ${ms(cpuPerStepMs.server)}, in-process ${ms(cpuPerStepMs.inProcess)}`,
+          `CPU/step: worker ${ms(cpuPerStepMs.worker)}, server ${ms(cpuPerStepMs.server)}, in-process ${ms(cpuPerStepMs.inProcess)}` +
+          (eagerShare !== undefined ? `; activities dispatched eagerly ${(eagerShare * 100).toFixed(0)} %` : ''),
       );
     }
     return levels;
@@ -1047,7 +1066,8 @@ function rows(r: Report): string[][] {
       `overhead per step`,
       `LLM ${l.latencyMs} ms, ${l.steps}-step run, n=${l.overheadPerStepMs.n}${l.failed ? `, ${l.failed} failed` : ''}`,
       `durable ${ms(l.durableMs.median)} vs in-process ${ms(l.inProcessMs.median)} per run (×${l.ratio.toFixed(2)}, ${signed(l.overheadPct, (v) => `${v.toFixed(1)} %`)}); ` +
-        `CPU/step: worker ${ms(l.cpuPerStepMs.worker)} + server ${ms(l.cpuPerStepMs.server)} vs in-process ${ms(l.cpuPerStepMs.inProcess)}`,
+        `CPU/step: worker ${ms(l.cpuPerStepMs.worker)} + server ${ms(l.cpuPerStepMs.server)} vs in-process ${ms(l.cpuPerStepMs.inProcess)}` +
+        (l.eagerShare !== undefined ? `; ${(l.eagerShare * 100).toFixed(0)} % of activities dispatched eagerly` : ''),
       `${signed(l.overheadPerStepMs.median, ms)}/step`,
       `${signed(l.overheadPerStepMs.p95, ms)}/step`,
       target,
@@ -1222,7 +1242,8 @@ function conditionsLine(r: Report): string {
     `${c.cpus} CPU(s) ${c.cpuModel}, ${c.memGiB} GiB; load avg ${c.loadStart} at start, ${c.loadEnd} at end; ` +
     `node ${c.node}, ${c.temporal}; worker metrics ${r.options.metrics ? 'on' : 'off'}, search attribute upserts ${r.options.searchAttributes ? 'on' : 'off'}; ` +
     `worker overrides ${JSON.stringify(r.options.workerOverrides)}; ` +
-    `server extras ${JSON.stringify([...r.options.dynamicConfig, ...r.options.sqlitePragmas, ...r.options.serverArgs])}`
+    `server extras ${JSON.stringify([...r.options.dynamicConfig, ...r.options.sqlitePragmas, ...r.options.serverArgs, ...(r.options.postgresSettings ?? [])])}` +
+    (r.options.deployDir ? `, deploy dir ${r.options.deployDir}` : '')
   );
 }
 
@@ -1304,7 +1325,11 @@ async function main(): Promise<void> {
   if (opts.server === 'postgres') {
     progress('starting PostgreSQL and the multi-service Temporal server (deploy/temporal/production.yaml)');
     // A folder of its own (the log folder is private to us; PostgreSQL runs as another user).
-    const pg = await startPostgresServer({ log: (line) => progress(line) });
+    const pg = await startPostgresServer({
+      log: (line) => progress(line),
+      deployDir: opts.deployDir,
+      postgresSettings: opts.postgresSettings,
+    });
     server = pg;
     serverVersion = `temporal server ${pg.version} on PostgreSQL`;
   } else {

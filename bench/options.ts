@@ -37,6 +37,10 @@ export interface Options {
   dynamicConfig: string[];
   sqlitePragmas: string[];
   serverArgs: string[];
+  /** postgres: a folder laid out like deploy/ (the configuration to measure); default the repository's. */
+  deployDir: string | undefined;
+  /** postgres: extra PostgreSQL settings (`name=value`). */
+  postgresSettings: string[];
   label: string | undefined;
   outDir: string;
   codec: string | undefined;
@@ -79,6 +83,8 @@ export const HELP = `npm run bench -- [flags]
   --server-dc k=v          extra dev server dynamic config (e.g. system.enableActivityEagerExecution=true)
   --sqlite-pragma k=v      extra dev server SQLite pragma (e.g. journal_mode=wal)
   --server-arg=x           extra raw dev server argument (repeatable; with = when it starts with -)
+  --deploy-dir dir         postgres: configuration from dir/temporal, dir/dynamicconfig, dir/postgres (default deploy/)
+  --pg-setting k=v         postgres: extra PostgreSQL setting (e.g. synchronous_commit=off; repeatable)
   --codec module           module exporting \`dataConverter\` (payload codec) for client and workers
   --label name             also write bench-<name>.{json,md} (tuning before/after)
   --out dir                output folder (bench-results)
@@ -112,8 +118,15 @@ const LIST_FLAGS = {
   concurrency: 'concurrency',
   'history-at': 'historyStepsAt',
 } as const satisfies Record<string, keyof Options>;
-const REPEATED_FLAGS = ['worker-opt', 'server-dc', 'sqlite-pragma', 'server-arg', 'worker-node-arg'] as const;
-const STRING_FLAGS = ['phases', 'crash-modes', 'codec', 'label', 'out', 'server'] as const;
+const REPEATED_FLAGS = [
+  'worker-opt',
+  'server-dc',
+  'sqlite-pragma',
+  'server-arg',
+  'worker-node-arg',
+  'pg-setting',
+] as const;
+const STRING_FLAGS = ['phases', 'crash-modes', 'codec', 'label', 'out', 'server', 'deploy-dir'] as const;
 
 function numbers(flag: string, value: string): number[] {
   return value
@@ -192,6 +205,8 @@ export function parseBenchArgs(argv: string[]): Options {
     dynamicConfig: repeated('server-dc'),
     sqlitePragmas: repeated('sqlite-pragma'),
     serverArgs: repeated('server-arg'),
+    deployDir: text('deploy-dir') !== undefined ? path.resolve(text('deploy-dir')!) : undefined,
+    postgresSettings: repeated('pg-setting'),
     label: text('label')?.replace(/[^A-Za-z0-9._-]/g, '_'),
     outDir: path.resolve(text('out') ?? path.join(REPO, 'bench-results')),
     codec: text('codec') !== undefined ? path.resolve(text('codec')!) : undefined,

@@ -16,6 +16,7 @@ import type { TemporalServerBinaries } from './temporal-server-binaries';
 import { makeTempDir, readLogTail, spawnLogged, terminate, waitReady } from './child-processes';
 import type { Running } from './child-processes';
 import { findPostgresBinDir, postgresUser } from './postgres-binaries';
+import { readPostgresSettings } from './postgres-settings';
 import type { OsUser } from './postgres-binaries';
 import { repoRoot } from './repo-root';
 import type { TemporalServerHandle } from './server-handle';
@@ -37,6 +38,14 @@ export interface PostgresServerOptions {
   namespace?: string;
   binaries?: TemporalServerBinaries;
   log?: (line: string) => void;
+  /**
+   * A folder laid out like the repository's deploy/ (temporal/production.yaml,
+   * dynamicconfig/production.yaml, postgres/postgresql.conf): another configuration to compare, as
+   * the benchmark's `--deploy-dir` does. Default: the repository's deploy/.
+   */
+  deployDir?: string;
+  /** Extra PostgreSQL settings (`name=value`), after the deploy folder's. */
+  postgresSettings?: string[];
 }
 
 export interface PostgresCluster {
@@ -56,6 +65,8 @@ export interface PostgresTemporalServer extends TemporalServerHandle {
   kind: 'postgres';
   version: string;
   postgres: PostgresCluster;
+  /** The server's Prometheus endpoint (http://127.0.0.1:PORT/metrics). */
+  metricsUrl: string;
   /** The server, then PostgreSQL. */
   stopAll(): Promise<void>;
 }
@@ -63,6 +74,7 @@ export interface PostgresTemporalServer extends TemporalServerHandle {
 async function startPostgres(
   dir: string,
   requestedPort: number | undefined,
+  settings: string[],
   log: (l: string) => void,
 ): Promise<PostgresCluster> {
   const bin = findPostgresBinDir();
@@ -94,9 +106,8 @@ async function startPostgres(
     'listen_addresses=127.0.0.1',
     '-c',
     `unix_socket_directories=${dataDir}`,
-    // Four services with a pool of 20 connections to each database (deploy/temporal/production.yaml).
-    '-c',
-    'max_connections=300',
+    // deploy/postgres/postgresql.conf's (max_connections & co.), then the caller's.
+    ...settings.flatMap((kv) => ['-c', kv]),
   ];
   let proc: Running | undefined;
   const ready = async (): Promise<boolean> =>
@@ -202,8 +213,13 @@ export async function startPostgresServer(opts: PostgresServerOptions = {}): Pro
   // PostgreSQL runs as its own user, which must be able to reach its data folder inside ours.
   fs.chmodSync(dir, 0o755);
   const binaries = opts.binaries ?? (await findOrBuildTemporalServer(log));
+  const deployDir = path.resolve(opts.deployDir ?? path.join(repoRoot(), 'deploy'));
+  const settings = [
+    ...readPostgresSettings(path.join(deployDir, 'postgres', 'postgresql.conf')),
+    ...(opts.postgresSettings ?? []),
+  ];
 
-  const postgres = await startPostgres(dir, opts.postgresPort, log);
+  const postgres = await startPostgres(dir, opts.postgresPort, settings, log);
   const logFile = path.join(dir, 'temporal-server.log');
   try {
     log('temporal-server: setting up the schemas with deploy/setup-postgres.sh');
@@ -224,9 +240,9 @@ export async function startPostgresServer(opts: PostgresServerOptions = {}): Pro
       BIND_ON_IP: '127.0.0.1',
       TEMPORAL_BROADCAST_ADDRESS: '127.0.0.1',
       PROMETHEUS_ENDPOINT: `127.0.0.1:${ports.METRICS_PORT}`,
-      DYNAMIC_CONFIG_FILE_PATH: path.join(repoRoot(), 'deploy', 'dynamicconfig', 'production.yaml'),
+      DYNAMIC_CONFIG_FILE_PATH: path.join(deployDir, 'dynamicconfig', 'production.yaml'),
     };
-    const args = ['--root', '/', '--config', path.join(repoRoot(), 'deploy', 'temporal'), '--env', 'production'];
+    const args = ['--root', '/', '--config', path.join(deployDir, 'temporal'), '--env', 'production'];
     args.push('--allow-no-auth', 'start');
 
     let proc: Running | undefined;
@@ -258,6 +274,7 @@ export async function startPostgresServer(opts: PostgresServerOptions = {}): Pro
       logFile,
       uiUrl: undefined,
       postgres,
+      metricsUrl: `http://127.0.0.1:${ports.METRICS_PORT}/metrics`,
       get pid() {
         return proc?.child.pid ?? -1;
       },

@@ -145,6 +145,8 @@ async function main(): Promise<number> {
       TEMPORAL_UI_URL: server.uiUrl ?? '',
       TEMPORAL_CLI_PATH: cliPath,
       AGENT_TEST_SERVER: server_kind,
+      // The PostgreSQL-backed server's Prometheus endpoint (server-tuning.postgres.e2e reads it).
+      AGENT_TEST_SERVER_METRICS_URL: 'metricsUrl' in server ? String(server.metricsUrl) : '',
     },
   });
   // Ctrl-C reaches the child through the terminal; a plain SIGTERM to us must be passed on.

@@ -10,6 +10,7 @@ import os from 'node:os';
 import * as path from 'node:path';
 import { findGo } from '../scripts/go-install';
 import { composeServerVersion } from '../scripts/temporal-server-binaries';
+import { readPostgresSettings } from '../scripts/postgres-settings';
 import { temporalEnv } from '../runtime/temporal-env';
 import { DEFAULT_REFUNDS_DB } from '../runtime/env-vars';
 import { REPO_ROOT } from './helpers/harness';
@@ -283,6 +284,13 @@ describe('docker-compose.yml, loaded by compose-go', () => {
       'the dynamic config file is in a mounted folder',
     );
     assert.equal(temporal.environment.BIND_ON_IP, '0.0.0.0');
+  });
+
+  it("runs PostgreSQL with deploy/postgres/postgresql.conf's settings, the ones `npm run server -- --postgres` uses", () => {
+    const settings = readPostgresSettings(path.join(REPO_ROOT, 'deploy', 'postgres', 'postgresql.conf'));
+    assert.ok(settings.includes('max_connections=300'), settings.join(' '));
+    const command = loadOk(KEY_ONLY).services.postgresql!.command as string[];
+    assert.deepEqual(command, ['postgres', ...settings.flatMap((kv) => ['-c', kv])]);
   });
 
   it('checks health: the server by its port, the worker by /healthz on its metrics port', () => {
