@@ -9,7 +9,7 @@ import type { Metrics, Rate } from './metrics';
 import type { RunMetadata } from './run-metadata';
 import { formatRate } from './standard-error';
 import type { PhaseName, SuiteResult } from './suite';
-import { costOf, formatTotalCost, rateEntry, rowId, totalCost, trajectoryOf } from './trial-table';
+import { formatTotalCost, rateEntry, rowId, totalCost, trajectoryOf, trialCost } from './trial-table';
 import type { CostTotal, RateEntry, TrialRow } from './trial-table';
 import { trialUrl } from './web-ui-links';
 
@@ -135,7 +135,7 @@ export function buildReport(suite: SuiteResult, mode: ReportMode, metadata: RunM
         stop_reason: t.stopReason ?? null,
         steps: t.record.decisions.length,
         tokens: t.record.tokens,
-        cost_usd: costOf(t.record.result?.usage),
+        cost_usd: trialCost(t.record.result?.usage, t.stepCosts),
         latency_ms: latency,
         answer: t.answer ?? null,
         problems: failed.map((c) => `${c.name}: ${CHECKS[c.name]}${c.detail ? ` — ${c.detail}` : ''}`),
@@ -198,7 +198,7 @@ export function formatMetric(name: keyof Metrics, m: Metrics): string {
   if (typeof v === 'number') return name.includes('latency') ? `${Math.round(v)} ms` : fmt(v);
   if (name === 'unsafe_success') {
     const u = v as Metrics['unsafe_success'];
-    return `${u.count} (${formatRate(u.rate, m.runs)})`;
+    return `${u.count}: ${formatRate(u.rate, m.runs)}`;
   }
   if ('n' in (v as Rate)) return formatRate((v as Rate).value, (v as Rate).n);
   return JSON.stringify(v);

@@ -1,8 +1,9 @@
 // The report's per-trial table, the same for every suite: one row per trial with its outcome, cost
 // and trajectory, plus every rate of the report with its standard error. These are the parts of a
 // report that `--compare` reads, so both suites write them in this one shape.
+import { roundUsd } from '../common/budget';
 import type { Usage } from '../common/budget';
-import type { StepEvent } from '../client/history/trace';
+import type { StepCost, StepEvent } from '../client/history/trace';
 import { standardError } from './standard-error';
 import type { PhaseName } from './suite';
 
@@ -69,6 +70,16 @@ export function rowId(phase: string, scenario: string, trial: number): string {
 export function costOf(usage: Pick<Usage, 'cost_usd' | 'cost_unknown'> | undefined): number | null {
   if (usage === undefined || usage.cost_unknown === true || usage.cost_usd === undefined) return null;
   return usage.cost_usd;
+}
+
+/**
+ * A trial's dollar cost: its result's usage; for a run that ended without a result (cancelled), the
+ * charges its history records step by step; unknown (null) when neither says.
+ */
+export function trialCost(usage: Usage | undefined, steps: readonly StepCost[]): number | null {
+  if (usage !== undefined) return costOf(usage);
+  const charged = steps.filter((s) => s.costUsd !== undefined);
+  return charged.length ? roundUsd(charged.reduce((sum, s) => sum + s.costUsd!, 0)) : null;
 }
 
 /** The total of all trials, unknown when any trial's cost is unknown (the known part is given too). */

@@ -14,7 +14,7 @@ import { reportExitCode, verdictLine } from '../eval/report-files';
 import { comparisonHtml, metadataHtml, trialTableHtml } from '../eval/report-sections-html';
 import { contractVersion, endpointKind, runMetadata, SCENARIO_PROMPTS } from '../eval/run-metadata';
 import { formatRate, standardError } from '../eval/standard-error';
-import { costOf, formatTotalCost, rateEntry, rowId, totalCost, trajectoryOf } from '../eval/trial-table';
+import { costOf, formatTotalCost, rateEntry, rowId, totalCost, trajectoryOf, trialCost } from '../eval/trial-table';
 import type { RateEntry, TrialRow } from '../eval/trial-table';
 import { webUiLinks } from '../eval/web-ui-links';
 
@@ -190,6 +190,16 @@ describe('--compare', () => {
   });
 });
 
+const usage = {
+  steps: 1,
+  tool_calls: 0,
+  llm_calls: 1,
+  prompt_tokens: 10,
+  completion_tokens: 5,
+  total_tokens: 15,
+  elapsed_ms: 10,
+};
+
 describe('cost', () => {
   it('is unknown for a run without a result or on a model without a price, and so is the total', () => {
     assert.equal(costOf({ cost_usd: 0.0042 }), 0.0042);
@@ -204,6 +214,16 @@ describe('cost', () => {
     assert.deepEqual(partly, { total_usd: null, known_usd: 0.001, unknown_trials: 1 });
     assert.equal(formatTotalCost(partly), 'unknown (1 trials unpriced; the others $0.0010)');
     assert.equal(formatTotalCost(totalCost([{ cost_usd: null }])), 'unknown');
+    // A run cancelled before it wrote a result: the charges its history records; none recorded, unknown.
+    const steps = [
+      { step: 1, costUsd: 0.0011 },
+      { step: 2, windDown: 'steps' },
+      { step: 3, costUsd: 0.0022 },
+    ];
+    assert.equal(trialCost(undefined, steps), 0.0033);
+    assert.equal(trialCost(undefined, []), null);
+    assert.equal(trialCost({ ...usage, cost_usd: 0.5 }, steps), 0.5);
+    assert.equal(trialCost({ ...usage, cost_usd: 0, cost_unknown: true }, steps), null);
   });
 });
 

@@ -23,7 +23,7 @@ import type { TemporalEnv } from '../../runtime/temporal-env';
 import type { ScriptedLlmServer } from '../../testing/scripted-llm-server';
 import type { reactAgent } from '../../workflows/agent';
 import { delay, retry } from '../run-one';
-import { costOf, trajectoryOf } from '../trial-table';
+import { trajectoryOf, trialCost } from '../trial-table';
 import type { TrajectoryStep } from '../trial-table';
 import type { Customer, CustomerLlm } from './customer';
 import { llmCustomer, scriptedCustomer } from './customer';
@@ -161,7 +161,7 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
   const latencyMs = Date.now() - began;
   // The steps from the history, as the scenario suite reads them (one reading, the same drill-down).
   const chain = await retry(`history of ${id}`, () => fetchRunChain(ctx.client, id));
-  const { events } = traceOf(await readRunHistory(id, chain, payloadDecoder(ctx.client)));
+  const { events, costs } = traceOf(await readRunHistory(id, chain, payloadDecoder(ctx.client)));
 
   const { db, applied } = runEndState(ctx.retailDbFile, id);
   const endHash = ctx.hash(db);
@@ -184,7 +184,7 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
     steps: result?.usage.steps ?? 0,
     tool_calls: result?.usage.tool_calls ?? 0,
     tokens: result?.usage.total_tokens ?? 0,
-    cost_usd: costOf(result?.usage),
+    cost_usd: trialCost(result?.usage, costs),
     answer: result?.answer ?? null,
     gold_writes: plan.expected.writes,
     applied_writes: applied,
