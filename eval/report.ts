@@ -7,6 +7,7 @@ import type { Comparison } from './compare';
 import { computeMetrics, METRIC_NAMES } from './metrics';
 import type { Metrics, Rate } from './metrics';
 import type { RunMetadata } from './run-metadata';
+import type { TrialResult } from './run-one';
 import { formatRate } from './standard-error';
 import type { PhaseName, SuiteResult } from './suite';
 import { formatTotalCost, rateEntry, rowId, totalCost, trajectoryOf, trialCost } from './trial-table';
@@ -124,23 +125,7 @@ export function buildReport(suite: SuiteResult, mode: ReportMode, metadata: RunM
     for (const t of p.trials) {
       const failed = t.verdict.checks.filter((c) => !c.ok);
       const latency = t.record.closedAtMs !== undefined ? t.record.closedAtMs - t.record.startedAtMs : null;
-      table.push({
-        id: rowId(p.phase, t.scenario, t.trial),
-        phase: p.phase,
-        scenario: t.scenario,
-        trial: t.trial,
-        workflow_id: t.workflowId,
-        url: trialUrl(metadata.web_ui, suite.env, t.workflowId),
-        passed: t.verdict.passed,
-        stop_reason: t.stopReason ?? null,
-        steps: t.record.decisions.length,
-        tokens: t.record.tokens,
-        cost_usd: trialCost(t.record.result?.usage, t.stepCosts),
-        latency_ms: latency,
-        answer: t.answer ?? null,
-        problems: failed.map((c) => `${c.name}: ${CHECKS[c.name]}${c.detail ? ` — ${c.detail}` : ''}`),
-        trajectory: trajectoryOf(t.events),
-      });
+      table.push(trialRow(p.phase, t, latency, metadata, suite));
       trials.push({
         phase: p.phase,
         scenario: t.scenario,
@@ -187,6 +172,35 @@ export function buildReport(suite: SuiteResult, mode: ReportMode, metadata: RunM
     cost: totalCost(table),
     trial_table: table,
     trials,
+  };
+}
+
+/** The trial's row of the shared table (eval/trial-table.ts). */
+function trialRow(
+  phase: PhaseName,
+  t: TrialResult,
+  latency: number | null,
+  metadata: RunMetadata,
+  suite: SuiteResult,
+): TrialRow {
+  return {
+    id: rowId(phase, t.scenario, t.trial),
+    phase,
+    scenario: t.scenario,
+    trial: t.trial,
+    workflow_id: t.workflowId,
+    url: trialUrl(metadata.web_ui, suite.env, t.workflowId),
+    passed: t.verdict.passed,
+    stop_reason: t.stopReason ?? null,
+    steps: t.record.decisions.length,
+    tokens: t.record.tokens,
+    cost_usd: trialCost(t.record.result?.usage, t.stepCosts),
+    latency_ms: latency,
+    answer: t.answer ?? null,
+    problems: t.verdict.checks
+      .filter((c) => !c.ok)
+      .map((c) => `${c.name}: ${CHECKS[c.name]}${c.detail ? ` — ${c.detail}` : ''}`),
+    trajectory: trajectoryOf(t.events),
   };
 }
 

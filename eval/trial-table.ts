@@ -104,7 +104,7 @@ export function formatCost(usd: number | null): string {
 export function formatTotalCost(c: CostTotal): string {
   if (c.total_usd !== null) return formatCost(c.total_usd);
   return c.known_usd > 0
-    ? `unknown (${c.unknown_trials} trials unpriced; the others ${formatCost(c.known_usd)})`
+    ? `unknown (${c.unknown_trials} ${c.unknown_trials === 1 ? 'trial' : 'trials'} unpriced; the others ${formatCost(c.known_usd)})`
     : 'unknown';
 }
 

@@ -212,7 +212,7 @@ describe('cost', () => {
     });
     const partly = totalCost([{ cost_usd: 0.001 }, { cost_usd: null }]);
     assert.deepEqual(partly, { total_usd: null, known_usd: 0.001, unknown_trials: 1 });
-    assert.equal(formatTotalCost(partly), 'unknown (1 trials unpriced; the others $0.0010)');
+    assert.equal(formatTotalCost(partly), 'unknown (1 trial unpriced; the others $0.0010)');
     assert.equal(formatTotalCost(totalCost([{ cost_usd: null }])), 'unknown');
     // A run cancelled before it wrote a result: the charges its history records; none recorded, unknown.
     const steps = [
