@@ -1,16 +1,20 @@
 // `npm run eval`: runs the scenarios in eval/scenarios/ k times each against real workers and a
 // real Temporal server, scores every run from its history, and writes eval-results/report.json and
-// eval-results/report.html. Exit code 0 when the eval passes, 1 when it fails, 2 on a usage error.
-// `--suite tau2-retail` runs τ²-bench's retail tasks instead (eval/tau2/cli.ts).
-import { mkdirSync, writeFileSync } from 'node:fs';
+// eval-results/report.html. Exit code 0 when the eval passes, 1 when it fails (or, with --compare,
+// when something regressed), 2 on a usage error. `--suite tau2-retail` runs τ²-bench's retail tasks
+// instead (eval/tau2/cli.ts).
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { temporalEnv } from '../runtime/temporal-env';
+import { CompareError, loadPreviousReport } from './compare';
 import { loadScenarios, ScenarioError } from './scenario';
 import { buildReport, metricsTable, trialLine } from './report';
 import { reportHtml } from './report-html';
+import { attachComparison, comparisonOutput, reportExitCode, verdictLine, writeReportFiles } from './report-files';
+import { runMetadata, SCENARIO_PROMPTS } from './run-metadata';
 import { runSuite } from './suite';
 import { TAU2_SUITE, tau2Main } from './tau2/cli';
+import { webUiLinks } from './web-ui-links';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
@@ -26,7 +30,8 @@ const USAGE = `usage: npm run eval -- [options]
   --concurrency N    runs in flight at once (default 4)
   --server ADDRESS   use this Temporal server instead of starting one (no server restarts under chaos)
   --dir PATH         scenario folder (default eval/scenarios)
-  --out PATH         report folder (default eval-results)`;
+  --out PATH         report folder (default eval-results)
+  --compare FILE     a previous report.json: list regressions and improvements; exit code 1 on a regression`;
 
 class UsageError extends Error {}
 
@@ -67,6 +72,7 @@ async function main(): Promise<number> {
         server: { type: 'string' },
         dir: { type: 'string' },
         out: { type: 'string' },
+        compare: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -103,6 +109,8 @@ async function main(): Promise<number> {
     scenarios = scenarios.filter((s) => s.model !== 'live');
   }
   if (scenarios.length === 0) throw new UsageError(`no scenario to run in ${dir}`);
+  // Read before the suite runs: a bad file is a usage error, not a failure after minutes of runs.
+  const previous = values.compare !== undefined ? loadPreviousReport(values.compare, 'scenarios') : undefined;
 
   // --server: the connection settings as the CLI reads them (namespace, Web UI address), at that address.
   const server = values.server ? temporalEnv(process.env, { address: values.server }) : undefined;
@@ -137,29 +145,32 @@ async function main(): Promise<number> {
                 .join('; ')})`),
       ),
   });
-  const report = buildReport(suite, {
-    live,
-    chaos,
-    chaosOnce: values['chaos-once'] === true,
-    k,
+  const metadata = runMetadata({
+    suite: 'scenarios',
+    liveEnv: live ? process.env : undefined,
+    prompts: SCENARIO_PROMPTS,
     seed,
-    scenarios: scenarios.length,
-    workers,
+    server: suite.env,
+    ownServer: !suite.serverKept,
+    webUi: await webUiLinks(suite.env, suite.serverKept),
   });
-  mkdirSync(out, { recursive: true });
-  writeFileSync(path.join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(path.join(out, 'report.html'), reportHtml(report));
+  const report = buildReport(
+    suite,
+    { live, chaos, chaosOnce: values['chaos-once'] === true, k, seed, scenarios: scenarios.length, workers },
+    metadata,
+  );
+  if (previous) attachComparison(report, previous, values.compare!);
+  writeReportFiles(out, report, reportHtml);
   console.log(metricsTable(report));
+  for (const line of comparisonOutput(report)) console.log(line);
   for (const p of report.non_negotiables.problems) console.log(`non-negotiable broken: ${p}`);
   const failed = report.trials.filter((t) => !t.passed);
   if (failed.length)
     console.log(
       `${failed.length} of ${report.trials.length} trials failed: ${[...new Set(failed.map((t) => `${t.phase}/${t.scenario}`))].join(', ')}`,
     );
-  console.log(
-    `${report.ok ? 'PASS' : 'FAIL'}: report in ${path.relative(process.cwd(), out) || '.'}/report.html and report.json`,
-  );
-  return report.ok ? 0 : 1;
+  console.log(verdictLine(report, out));
+  return reportExitCode(report);
 }
 
 // Ctrl-C: exit normally, so the exit hooks stop the eval's workers and dev server.
@@ -168,7 +179,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    if (err instanceof UsageError || err instanceof ScenarioError) {
+    if (err instanceof UsageError || err instanceof ScenarioError || err instanceof CompareError) {
       console.error(`eval: ${err.message}`);
       process.exit(2);
     }

@@ -1,11 +1,14 @@
-// The report people read: one self-contained HTML file (no scripts, no external assets) with a bar
-// chart per metric (inline SVG, baseline beside chaos), per-slice tables, the chaos schedule, and
-// each failed trial's trajectory linked to its run in the Temporal Web UI.
+// The report people read: one self-contained HTML file (no scripts, no external assets) with the
+// run's metadata, a bar chart per metric (inline SVG, baseline beside chaos), per-slice tables, the
+// chaos schedule, the comparison with a previous report, and every trial with its trajectory.
+import { esc } from './html-escape';
 import type { Metrics, Rate } from './metrics';
 import { METRIC_NAMES } from './metrics';
-import type { Report, TrialReport } from './report';
+import type { Report } from './report';
 import { formatMetric } from './report';
 import { METRIC_MEANINGS } from './metric-meanings';
+import { comparisonHtml, metadataHtml, trialTableHtml } from './report-sections-html';
+import { formatRate } from './standard-error';
 
 export const COLORS = { baseline: '#3b6ea8', chaos: '#c0562f' } as const;
 
@@ -17,6 +20,8 @@ th{background:#f3f3f3}.ok{color:#1a7f37;font-weight:bold}.bad{color:#b42318;font
 .charts{display:flex;flex-wrap:wrap;gap:1em}.chart{border:1px solid #ddd;padding:.5em;width:21em}
 .chart h4{margin:0 0 .3em;font-size:13px}.chart p{margin:.3em 0 0;font-size:12px;color:#555}
 code{font-size:12px}details{margin:.3em 0}
+table.trials tr.steps td{border-top:none;padding:0 .6em}table.trials tr.steps summary{font-size:12px;color:#555}
+table.meta th{width:10em}
 </style>`;
 
 export function reportHtml(report: Report): string {
@@ -30,15 +35,16 @@ ${REPORT_STYLE}</head><body>
 ${verdict}
 <p>${esc(report.generated_at)} · ${report.mode.live ? 'live model' : 'scripted model (offline)'} · ${report.mode.scenarios} scenarios × k=${report.mode.k} · ${report.mode.workers} workers${report.mode.chaos ? ` · chaos seed ${report.mode.seed}${report.mode.chaos_once ? ' (one cycle)' : ''}` : ''}</p>
 ${problems ? `<h2>Non-negotiables broken</h2><ul class="bad">${problems}</ul>` : '<p>Non-negotiables held: unsafe_success = 0, every end state as expected, every run with a known stop reason.</p>'}
+${metadataHtml(report.metadata, report.cost)}
+${comparisonHtml(report.comparison)}
 <h2>Metrics</h2>
+<p>Rates are shown ± their standard error, sqrt(p(1-p)/n).</p>
 ${metricTable(report, phases)}
 <div class="charts">${METRIC_NAMES.map((name) => chart(name, report, phases)).join('\n')}</div>
 <h2>Slices</h2>
 ${phases.map((p) => sliceTable(report, p)).join('\n')}
 ${phases.includes('chaos') ? chaosTable(report) : ''}
-<h2>Failed trials</h2>
-<p>${esc(report.web_ui_note)}.</p>
-${failedTrials(report.trials)}
+${trialTableHtml(report.trial_table, report.metadata.web_ui.note)}
 </body></html>
 `;
 }
@@ -88,7 +94,7 @@ function sliceTable(report: Report, phase: 'baseline' | 'chaos'): string {
   const slices = report.phases[phase]!.slices;
   const rows = Object.entries(slices).map(
     ([slice, s]) =>
-      `<tr><td>${esc(slice)}</td><td>${s.runs}</td><td>${s.task_success === null ? '-' : `${(s.task_success * 100).toFixed(0)}%`}</td><td class="${s.unsafe ? 'bad' : ''}">${s.unsafe}</td><td>${Object.entries(
+      `<tr><td>${esc(slice)}</td><td>${s.runs}</td><td>${formatRate(s.task_success.value, s.task_success.n)}</td><td class="${s.unsafe ? 'bad' : ''}">${s.unsafe}</td><td>${Object.entries(
         s.pass_hat_k,
       )
         .map(([k, v]) => `pass^${k}=${v.toFixed(2)}`)
@@ -102,27 +108,4 @@ function chaosTable(report: Report): string {
     (e) => `<tr><td>+${(e.atMs / 1000).toFixed(1)} s</td><td>${e.kind}</td><td>${esc(e.detail)}</td></tr>`,
   );
   return `<h2>Chaos schedule (seed ${report.mode.seed})</h2><table><tr><th>at</th><th>fault</th><th>detail</th></tr>${rows.join('')}</table>`;
-}
-
-function failedTrials(trials: readonly TrialReport[]): string {
-  const failed = trials.filter((t) => !t.passed);
-  if (failed.length === 0) return '<p class="ok">None.</p>';
-  return failed
-    .map((t) => {
-      const checks = t.failed_checks
-        .map((c) => `<li><code>${c.name}</code>: ${esc(c.meaning)}${c.detail ? ` — ${esc(c.detail)}` : ''}</li>`)
-        .join('');
-      const steps = (t.trajectory ?? [])
-        .map(
-          (e) =>
-            `<tr><td>${e.step}</td><td>${e.decision}</td><td>${esc(e.tool ?? '')}</td><td>${e.policyDecision ?? ''}</td><td>${e.observation ? `${e.observation.status}${e.observation.source ? ` (${esc(e.observation.source)}, ${e.observation.bytes ?? '?'} B)` : ''}` : ''}</td><td>${esc(e.stopReason ?? '')}</td></tr>`,
-        )
-        .join('');
-      return `<details open><summary><span class="bad">${t.unsafe ? 'UNSAFE ' : ''}FAIL</span> ${esc(t.phase)} · <b>${esc(t.scenario)}</b> #${t.trial} (${esc(t.slice)}) → ${esc(t.stop_reason ?? 'no stop reason')} · <a href="${esc(t.url)}">${esc(t.workflow_id)}</a></summary><ul>${checks}</ul><table><tr><th>step</th><th>decision</th><th>tool</th><th>policy</th><th>observation</th><th>stop</th></tr>${steps}</table></details>`;
-    })
-    .join('\n');
-}
-
-export function esc(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -1,12 +1,18 @@
-// What an evaluation reports: report.json (every figure, every trial), the terminal's table, and the
-// pass/fail verdict (the non-negotiables, and in offline mode every trial's expectations).
-import { runUrl } from '../runtime/temporal-env';
+// What an evaluation reports: report.json (every figure, every trial, the run's metadata), the
+// terminal's table, and the pass/fail verdict (the non-negotiables, and in offline mode every
+// trial's expectations).
 import type { ChaosEvent } from './chaos';
 import { CHECKS } from './checks';
+import type { Comparison } from './compare';
 import { computeMetrics, METRIC_NAMES } from './metrics';
 import type { Metrics, Rate } from './metrics';
-import type { StepEvent } from '../client/history/trace';
+import type { RunMetadata } from './run-metadata';
+import type { TrialResult } from './run-one';
+import { formatRate } from './standard-error';
 import type { PhaseName, SuiteResult } from './suite';
+import { formatTotalCost, rateEntry, rowId, totalCost, trajectoryOf, trialCost } from './trial-table';
+import type { CostTotal, RateEntry, TrialRow } from './trial-table';
+import { trialUrl } from './web-ui-links';
 
 export interface TrialReport {
   phase: PhaseName;
@@ -14,7 +20,6 @@ export interface TrialReport {
   slice: string;
   trial: number;
   workflow_id: string;
-  url: string;
   passed: boolean;
   unsafe: boolean;
   cancelled_by_chaos: boolean;
@@ -26,22 +31,19 @@ export interface TrialReport {
   /** Every tool activity of the run as its history records it: the attempt that reported, how it ended. */
   calls: Array<{ step: number; tool: string; attempts: number; outcome: string }>;
   failed_checks: Array<{ name: string; meaning: string; detail?: string }>;
-  /** The bounded trace (agent trace's events), kept for failed trials. */
-  trajectory?: StepEvent[];
 }
 
 export interface PhaseReport {
   wall_ms: number;
   metrics: Metrics;
-  slices: Record<
-    string,
-    { runs: number; task_success: number | null; unsafe: number; pass_hat_k: Record<string, number> }
-  >;
+  slices: Record<string, { runs: number; task_success: Rate; unsafe: number; pass_hat_k: Record<string, number> }>;
   chaos_events: ChaosEvent[];
 }
 
 export interface Report {
+  suite: 'scenarios';
   generated_at: string;
+  metadata: RunMetadata;
   mode: {
     live: boolean;
     chaos: boolean;
@@ -57,9 +59,29 @@ export interface Report {
   all_passed: boolean;
   /** The eval's verdict: the exit code is 0 only when this is true. */
   ok: boolean;
-  web_ui_note: string;
+  /** Every rate of every phase, with its standard error (what --compare reads). */
+  rates: RateEntry[];
+  cost: CostTotal;
+  /** Every trial: outcome, cost, latency, answer and trajectory (the HTML's table). */
+  trial_table: TrialRow[];
+  /** Details of every trial: its checks and tool calls. */
   trials: TrialReport[];
+  /** --compare: what changed since the previous report. */
+  comparison?: Comparison;
 }
+
+/** The rates of a phase's metrics, and which way is better. */
+const RATE_DIRECTIONS: ReadonlyArray<[keyof Metrics, RateEntry['better']]> = [
+  ['task_success', 'higher'],
+  ['supported_answer_rate', 'higher'],
+  ['tool_selection_accuracy', 'higher'],
+  ['invalid_argument_rate', 'lower'],
+  ['unnecessary_tool_rate', 'lower'],
+  ['repeated_action_rate', 'lower'],
+  ['recovery_after_tool_error', 'higher'],
+  ['ambiguous_effect_rate', 'lower'],
+  ['human_escalation_precision', 'higher'],
+];
 
 export interface ReportMode {
   live: boolean;
@@ -71,9 +93,11 @@ export interface ReportMode {
   workers: number;
 }
 
-export function buildReport(suite: SuiteResult, mode: ReportMode): Report {
+export function buildReport(suite: SuiteResult, mode: ReportMode, metadata: RunMetadata): Report {
   const phases: Report['phases'] = {};
   const trials: TrialReport[] = [];
+  const table: TrialRow[] = [];
+  const rates: RateEntry[] = [];
   const problems: string[] = [];
   for (const p of suite.phases) {
     const metrics = computeMetrics(p.trials);
@@ -84,12 +108,14 @@ export function buildReport(suite: SuiteResult, mode: ReportMode): Report {
       const m = computeMetrics(ts);
       slices[slice] = {
         runs: ts.length,
-        task_success: m.task_success.value,
+        task_success: m.task_success,
         unsafe: m.unsafe_success.count,
         pass_hat_k: m.pass_hat_k,
       };
     }
     phases[p.phase] = { wall_ms: p.wallMs, metrics, slices, chaos_events: p.chaos };
+    for (const [name, better] of RATE_DIRECTIONS) rates.push(rateEntry(p.phase, name, metrics[name] as Rate, better));
+    rates.push(rateEntry(p.phase, 'unsafe_success', { value: metrics.unsafe_success.rate, n: metrics.runs }, 'lower'));
     if (metrics.unsafe_success.count > 0) problems.push(`${p.phase}: unsafe_success = ${metrics.unsafe_success.count}`);
     if (metrics.unknown_stop_reasons > 0)
       problems.push(`${p.phase}: ${metrics.unknown_stop_reasons} runs without a known stop reason`);
@@ -98,20 +124,21 @@ export function buildReport(suite: SuiteResult, mode: ReportMode): Report {
       problems.push(`${p.phase}: ${metrics.end_state_mismatches} runs whose refunds database is not the expected one`);
     for (const t of p.trials) {
       const failed = t.verdict.checks.filter((c) => !c.ok);
+      const latency = t.record.closedAtMs !== undefined ? t.record.closedAtMs - t.record.startedAtMs : null;
+      table.push(trialRow(p.phase, t, latency, metadata, suite));
       trials.push({
         phase: p.phase,
         scenario: t.scenario,
         slice: t.slice,
         trial: t.trial,
         workflow_id: t.workflowId,
-        url: runUrl(suite.env, t.workflowId),
         passed: t.verdict.passed,
         unsafe: t.verdict.unsafe,
         cancelled_by_chaos: t.cancelledOnPurpose,
         stop_reason: t.stopReason ?? null,
         answer: t.answer ?? null,
         steps: t.record.decisions.length,
-        latency_ms: t.record.closedAtMs !== undefined ? t.record.closedAtMs - t.record.startedAtMs : null,
+        latency_ms: latency,
         tokens: t.record.tokens,
         calls: t.record.calls.map((c) => ({ step: c.step, tool: c.tool, attempts: c.attempts, outcome: c.outcome })),
         failed_checks: failed.map((c) => ({
@@ -119,13 +146,14 @@ export function buildReport(suite: SuiteResult, mode: ReportMode): Report {
           meaning: CHECKS[c.name],
           ...(c.detail ? { detail: c.detail } : {}),
         })),
-        ...(t.verdict.passed ? {} : { trajectory: t.events }),
       });
     }
   }
   const allPassed = trials.every((t) => t.passed);
   return {
-    generated_at: new Date().toISOString(),
+    suite: 'scenarios',
+    generated_at: metadata.date,
+    metadata,
     mode: {
       live: mode.live,
       chaos: mode.chaos,
@@ -140,10 +168,39 @@ export function buildReport(suite: SuiteResult, mode: ReportMode): Report {
     all_passed: allPassed,
     // Live: the model may fail tasks (that is what is measured); only the non-negotiables fail the eval.
     ok: problems.length === 0 && (mode.live || allPassed),
-    web_ui_note: suite.serverKept
-      ? 'links open the runs on the server the eval used'
-      : "links open the runs while the eval's dev server is up: run with --server ADDRESS (e.g. npm run server) to keep them",
+    rates,
+    cost: totalCost(table),
+    trial_table: table,
     trials,
+  };
+}
+
+/** The trial's row of the shared table (eval/trial-table.ts). */
+function trialRow(
+  phase: PhaseName,
+  t: TrialResult,
+  latency: number | null,
+  metadata: RunMetadata,
+  suite: SuiteResult,
+): TrialRow {
+  return {
+    id: rowId(phase, t.scenario, t.trial),
+    phase,
+    scenario: t.scenario,
+    trial: t.trial,
+    workflow_id: t.workflowId,
+    url: trialUrl(metadata.web_ui, suite.env, t.workflowId),
+    passed: t.verdict.passed,
+    stop_reason: t.stopReason ?? null,
+    steps: t.record.decisions.length,
+    tokens: t.record.tokens,
+    cost_usd: trialCost(t.record.result?.usage, t.stepCosts),
+    latency_ms: latency,
+    answer: t.answer ?? null,
+    problems: t.verdict.checks
+      .filter((c) => !c.ok)
+      .map((c) => `${c.name}: ${CHECKS[c.name]}${c.detail ? ` — ${c.detail}` : ''}`),
+    trajectory: trajectoryOf(t.events),
   };
 }
 
@@ -153,11 +210,11 @@ export function formatMetric(name: keyof Metrics, m: Metrics): string {
   const v = m[name];
   if (v === null || v === undefined) return '-';
   if (typeof v === 'number') return name.includes('latency') ? `${Math.round(v)} ms` : fmt(v);
-  if (name === 'unsafe_success') return String((v as Metrics['unsafe_success']).count);
-  if ('n' in (v as Rate)) {
-    const r = v as Rate;
-    return r.value === null ? '- (n=0)' : `${pct(r.value)} (n=${r.n})`;
+  if (name === 'unsafe_success') {
+    const u = v as Metrics['unsafe_success'];
+    return `${u.count}: ${formatRate(u.rate, m.runs)}`;
   }
+  if ('n' in (v as Rate)) return formatRate((v as Rate).value, (v as Rate).n);
   return JSON.stringify(v);
 }
 
@@ -169,6 +226,7 @@ export function metricsTable(report: Report): string {
   for (const k of ks) rows.push([`pass^${k}`, ...cols.map((c) => fmt(report.phases[c]!.metrics.pass_hat_k[k] ?? NaN))]);
   rows.push(['runs', ...cols.map((c) => String(report.phases[c]!.metrics.runs))]);
   rows.push(['wall time', ...cols.map((c) => `${(report.phases[c]!.wall_ms / 1000).toFixed(1)} s`)]);
+  rows.push(['cost', ...cols.map((c) => formatTotalCost(totalCost(report.trial_table.filter((t) => t.phase === c))))]);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')).join('\n');
 }
@@ -183,4 +241,3 @@ export function trialLine(
 }
 
 const fmt = (x: number) => (Number.isNaN(x) ? '-' : Number.isInteger(x) ? String(x) : x.toFixed(2));
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`;

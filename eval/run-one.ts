@@ -8,7 +8,7 @@ import { cancelRun, runResult, startRun } from '../client/agent-client';
 import { answerApproval } from '../client/approvals';
 import { traceOf } from '../client/history/trace';
 import { readRunHistory } from '../client/history/read-history';
-import type { StepEvent } from '../client/history/trace';
+import type { StepCost, StepEvent } from '../client/history/trace';
 import { fetchRunChain, payloadDecoder } from '../client/history/fetch-chain';
 import { stateQuery } from '../common/queries';
 import { TOOL_REGISTRY } from '../domains/wired';
@@ -54,6 +54,8 @@ export interface TrialResult extends ScoredRun {
   workflowId: string;
   /** The bounded trace rebuilt from the history (agent trace's events), for the report. */
   events: StepEvent[];
+  /** What each step's LLM attempts cost, from the history (a cancelled run has no result's usage). */
+  stepCosts: StepCost[];
   stopReason?: string;
   answer?: string;
   /** A harness problem (not the run's): the trial could not be checked. */
@@ -135,7 +137,7 @@ export async function runTrial(ctx: RunContext, plan: TrialPlan): Promise<TrialR
   // One reading of the history; the run record and the step events are two views of it.
   const history = await readRunHistory(id, chain, payloadDecoder(ctx.client));
   const record = runRecordOf(history);
-  const { events } = traceOf(history);
+  const { events, costs } = traceOf(history);
   const rows = readRefundRows(ctx.worldDir, id);
   const cancelledOnPurpose = plan.cancelAtStep !== undefined && record.cancelRequestedAtMs !== undefined;
   const verdict = checkRun(s, record, rows, cancelledOnPurpose);
@@ -150,6 +152,7 @@ export async function runTrial(ctx: RunContext, plan: TrialPlan): Promise<TrialR
     expectEscalate: s.expect.escalate,
     cancelledOnPurpose,
     events,
+    stepCosts: costs,
     stopReason: record.result?.stop_reason ?? (record.temporalStatus === 'CANCELLED' ? 'cancelled' : undefined),
     answer: answerOf(record),
   };

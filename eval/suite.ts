@@ -165,6 +165,7 @@ function harnessFailure(plan: TrialPlan, err: unknown): TrialResult {
     expectEscalate: plan.scenario.expect.escalate,
     cancelledOnPurpose: false,
     events: [],
+    stepCosts: [],
     error: message,
   };
 }

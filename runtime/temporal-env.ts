@@ -188,6 +188,6 @@ export function unreachableMessage(env: TemporalEnv): string {
   );
 }
 
-export function runUrl(env: TemporalEnv, workflowId: string): string {
+export function runUrl(env: Pick<TemporalEnv, 'uiUrl' | 'namespace'>, workflowId: string): string {
   return `${env.uiUrl}/namespaces/${encodeURIComponent(env.namespace)}/workflows/${encodeURIComponent(workflowId)}`;
 }

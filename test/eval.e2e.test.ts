@@ -3,7 +3,9 @@
 // server restarted, a run cancelled) must pass; a scenario whose expectations are wrong must make
 // the eval fail with a non-zero exit code (the harness catches failures, not only passes); so must
 // a deliberately broken agent (the scripted model) with right expectations; a broken scenario file
-// is refused in one line.
+// is refused in one line. The report lists every trial with its trajectory, cost and the run's
+// metadata; links to the Web UI only for a server that outlives the eval; `--compare` lists the
+// regressions since a previous report.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +14,8 @@ import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { Report } from '../eval/report';
 import { DIST, REPO_ROOT } from './helpers/harness';
+
+const BUILD_INFO = JSON.parse(readFileSync(path.join(DIST, 'build-info.json'), 'utf8')) as { commit?: string };
 
 const SCENARIOS = path.join(REPO_ROOT, 'eval', 'scenarios');
 const dirs: string[] = [];
@@ -22,11 +26,14 @@ const tempDir = (prefix: string) => {
 };
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function runEval(args: string[]): Promise<{ code: number | null; output: string }> {
+function runEval(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const proc = spawn(process.execPath, [path.join(DIST, 'eval', 'main.js'), ...args], {
       cwd: REPO_ROOT,
-      env: process.env,
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -86,6 +93,59 @@ describe('npm run eval', () => {
     const html = readFileSync(path.join(out, 'report.html'), 'utf8');
     assert.match(html, /<svg /);
     assert.match(html, /Chaos schedule/);
+
+    // Every trial is a row of the table, with its outcome, cost and trajectory, in the JSON and the HTML.
+    assert.equal(report.trial_table.length, 16);
+    for (const row of report.trial_table.filter((r) => r.phase === 'baseline')) {
+      assert.equal(row.passed, true, row.id);
+      assert.ok(row.stop_reason !== null && row.problems.length === 0, row.id);
+      assert.ok(row.steps > 0 && row.trajectory.length === row.steps, `${row.id}: ${row.trajectory.length} steps`);
+      assert.ok(row.tokens > 0 && typeof row.cost_usd === 'number' && row.cost_usd > 0, `${row.id}: cost`);
+      assert.ok(row.latency_ms !== null && row.latency_ms > 0, row.id);
+      assert.equal(row.trajectory.at(-1)!.stop_reason, row.stop_reason, row.id);
+      // The eval's own dev server ended with it: no link to it.
+      assert.equal(row.url, null);
+      assert.match(html, new RegExp(`<details id="${row.id}"`));
+    }
+    const refund = report.trial_table.find((r) => r.phase === 'baseline' && r.scenario === 'seed-refund-eligible-42')!;
+    assert.deepEqual(
+      refund.trajectory.map((s) => [s.decision, s.tool ?? '']),
+      [
+        ['tool_call', 'get_user_profile'],
+        ['tool_call', 'get_user_billing'],
+        ['tool_call', 'search_policy'],
+        ['tool_call', 'issue_refund'],
+        ['final', ''],
+      ],
+    );
+    assert.match(refund.trajectory[0]!.observation!, /^ok · /);
+    assert.match(refund.answer!, /49\.00/);
+    assert.equal((html.match(/<tr class="(pass|fail)">/g) ?? []).length, 16);
+    // The total: every priced trial's cost (a run chaos cancelled has its history's charges).
+    const priced = report.trial_table.filter((r) => r.cost_usd !== null);
+    const total = priced.reduce((sum, r) => sum + r.cost_usd!, 0);
+    assert.ok(Math.abs(report.cost.known_usd - total) < 1e-5, `${report.cost.known_usd} vs ${total}`);
+    assert.equal(report.cost.total_usd === null, priced.length < 16);
+    assert.ok(priced.length >= 15, `${16 - priced.length} trials without a cost`);
+    // The run's metadata.
+    const meta = report.metadata;
+    assert.equal(meta.suite, 'scenarios');
+    assert.equal(meta.model, 'gpt-4.1-mini');
+    assert.equal(meta.base_url_kind, 'scripted');
+    assert.equal(meta.commit, BUILD_INFO.commit ?? null);
+    assert.match(meta.prompt_version, /^[0-9a-f]{12}$/);
+    assert.match(meta.contract_version, /^[0-9a-f]{12}$/);
+    assert.equal(meta.seed, 7);
+    assert.equal(meta.server.own, true);
+    assert.equal(meta.web_ui.base, null);
+    assert.match(meta.web_ui.note, /eval's own dev server, which ended with it/);
+    assert.match(html, /eval&#39;s own dev server, which ended with it/);
+    // Every rate carries its standard error, and the terminal shows it.
+    assert.deepEqual(
+      report.rates.find((r) => r.phase === 'baseline' && r.name === 'task_success'),
+      { phase: 'baseline', name: 'task_success', value: 1, n: 8, se: 0, better: 'higher' },
+    );
+    assert.match(output, /task_success +100\.0% ± 0\.0% \(n=8\)/);
   });
 
   it('fails, with a non-zero exit code, when a scenario expects the wrong outcome', async () => {
@@ -113,7 +173,29 @@ describe('npm run eval', () => {
     const wrong = report.trials.find((t) => t.scenario === 'wrong-expectations')!;
     assert.equal(wrong.passed, false);
     assert.deepEqual(wrong.failed_checks.map((c) => c.name).sort(), ['end_state', 'known_stop_reason']);
-    assert.ok(wrong.trajectory && wrong.trajectory.length === 5, 'the failed trial keeps its trajectory');
+    const wrongRow = report.trial_table.find((r) => r.scenario === 'wrong-expectations')!;
+    assert.equal(wrongRow.trajectory.length, 5, 'the failed trial has its trajectory');
+    assert.deepEqual(wrongRow.problems.map((p) => p.split(':')[0]).sort(), ['end_state', 'known_stop_reason']);
+    // A server that outlives the eval (--server): its runs link to its Web UI, when that answers.
+    const ui = process.env.TEMPORAL_UI_URL ?? '';
+    const uiAnswers =
+      ui !== '' &&
+      (await fetch(ui).then(
+        (r) => r.status < 500,
+        () => false,
+      ));
+    assert.equal(report.metadata.server.own, false);
+    if (uiAnswers) {
+      assert.equal(report.metadata.web_ui.base, ui);
+      for (const row of report.trial_table)
+        assert.equal(
+          row.url,
+          `${ui}/namespaces/${encodeURIComponent(report.metadata.server.namespace)}/workflows/${encodeURIComponent(row.workflow_id)}`,
+        );
+    } else {
+      assert.equal(report.metadata.web_ui.base, null);
+      assert.ok(report.trial_table.every((r) => r.url === null));
+    }
     assert.equal(report.trials.find((t) => t.scenario === 'seed-free-plan-7')!.passed, true);
     // The refund the scenario says must not happen did happen: the eval counts it unsafe and says so.
     assert.equal(report.phases.baseline!.metrics.unsafe_success.count, 1);
@@ -169,20 +251,56 @@ describe('npm run eval', () => {
       ]),
     };
     for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, `${name}.yaml`), text);
-    const { code, output } = await runEval([
-      '--dir',
-      dir,
-      '--k',
-      '1',
-      '--workers',
-      '1',
-      '--server',
-      process.env.TEMPORAL_ADDRESS!,
-      '--out',
-      out,
-    ]);
+    // A previous report in which the three passed (and a scenario since removed).
+    const previousFile = path.join(out, 'previous.json');
+    const passedBefore = (scenario: string) => ({ phase: 'baseline', scenario, trial: 1, passed: true });
+    writeFileSync(
+      previousFile,
+      JSON.stringify({
+        metadata: { suite: 'scenarios', date: '2026-01-01T00:00:00.000Z', commit: 'abc', model: 'gpt-4.1-mini' },
+        rates: [{ phase: 'baseline', name: 'task_success', value: 1, n: 3, se: 0, better: 'higher' }],
+        trial_table: [...Object.keys(files), 'removed-since'].map(passedBefore),
+      }),
+    );
+    const { code, output } = await runEval(
+      [
+        '--dir',
+        dir,
+        '--k',
+        '1',
+        '--workers',
+        '1',
+        '--server',
+        process.env.TEMPORAL_ADDRESS!,
+        '--out',
+        out,
+        '--compare',
+        previousFile,
+      ],
+      // A Web UI that does not answer: no links, and the report says why.
+      { ...process.env, TEMPORAL_UI_URL: 'http://127.0.0.1:9' },
+    );
     assert.equal(code, 1, output);
     const report = readReport(out);
+    assert.equal(report.metadata.web_ui.base, null);
+    assert.match(report.metadata.web_ui.note, /did not answer/);
+    assert.ok(report.trial_table.every((r) => r.url === null));
+    // --compare: each scenario passed before and fails now; task_success fell beyond its standard error.
+    const c = report.comparison!;
+    assert.deepEqual(c.regressions.map((x) => `${x.kind} ${x.phase}/${x.name}`).sort(), [
+      'rate baseline/task_success',
+      'scenario baseline/broken-bounced',
+      'scenario baseline/broken-duplicate',
+      'scenario baseline/broken-wrong-amount',
+    ]);
+    assert.deepEqual(c.improvements, []);
+    assert.deepEqual(c.only_before, ['baseline/removed-since']);
+    assert.match(output, /regression: baseline\/broken-duplicate: 1\/1 passed before, 0\/1 passed now/);
+    assert.match(
+      output,
+      /regression: baseline\/task_success: 100\.0% ± 0\.0% \(n=3\) before, 0\.0% ± 0\.0% \(n=3\) now/,
+    );
+    assert.match(readFileSync(path.join(out, 'report.html'), 'utf8'), /Compared with a previous report/);
     const trial = (name: string) => report.trials.find((t) => t.scenario === name)!;
     const summary = (name: string) => {
       const t = trial(name);
@@ -221,5 +339,17 @@ describe('npm run eval', () => {
     assert.match(output, /bad\.yaml: allow\.1: not a registered tool/);
     assert.match(output, /bad\.yaml: expect\.stop_reason: /);
     assert.doesNotMatch(output, /\n\s+at /); // no stack trace
+    // A previous report that cannot be compared is refused before anything runs.
+    const notReport = path.join(dir, 'not-a-report.json');
+    writeFileSync(notReport, '{"ok": true}');
+    for (const [file, why] of [
+      [path.join(dir, 'missing.json'), /missing\.json: no such file/],
+      [notReport, /not-a-report\.json: not a report with a trial table/],
+    ] as const) {
+      const refused = await runEval(['--scenarios', 'seed-free-plan-7', '--compare', file]);
+      assert.equal(refused.code, 2, refused.output);
+      assert.match(refused.output, why);
+      assert.equal(refused.output.trim().split('\n').length, 1, refused.output);
+    }
   });
 });

@@ -3,7 +3,8 @@
 // dumped end states say the same; a task whose ground truth the runtime must refuse (a write on
 // another user's order) is reported as a database mismatch with exit code 1; a handful of tasks
 // replayed again while workers are killed and hung and the server restarts as writes are released
-// still match, with no duplicate write; a bad task file is refused in one line.
+// still match, with no duplicate write; a bad task file is refused in one line. The report's trial
+// table (the scenario suite's) has every trial with its steps read from the history, and the metadata.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -103,7 +104,27 @@ describe('npm run eval -- --suite tau2-retail', () => {
     const written = tasks.find((t) => expectedState(t).writes > 1)!;
     const dumped = parseRetailDb(JSON.parse(readFileSync(path.join(dump, `${written.id}.json`), 'utf8')));
     assert.equal(getDbHash(dumped), expectedState(written).hash);
-    assert.ok(readFileSync(path.join(out, 'report.html'), 'utf8').includes('τ²-bench retail'));
+    const html = readFileSync(path.join(out, 'report.html'), 'utf8');
+    assert.ok(html.includes('τ²-bench retail'));
+    // Every trial is a row of the shared trial table, with its steps read from its history.
+    assert.equal(report.trial_table.length, tasks.length);
+    for (const row of report.trial_table) {
+      assert.equal(row.passed, true, row.id);
+      assert.ok(row.trajectory.length === row.steps, `${row.id}: ${row.trajectory.length} of ${row.steps} steps`);
+      assert.equal(row.trajectory.at(-1)!.stop_reason, row.stop_reason, row.id);
+      assert.ok(typeof row.cost_usd === 'number' && row.tokens > 0, row.id);
+      assert.equal(row.url, null); // the suite's own dev server ended with it
+      assert.ok(html.includes(`<details id="${row.id}"`), row.id);
+    }
+    assert.equal(report.metadata.suite, 'tau2-retail');
+    assert.equal(report.metadata.base_url_kind, 'scripted');
+    assert.match(report.metadata.prompt_version, /^[0-9a-f]{12}$/);
+    assert.equal(report.metadata.server.own, true);
+    assert.deepEqual(
+      report.rates.find((r) => r.name === 'db_match'),
+      { phase: 'baseline', name: 'db_match', value: 1, n: tasks.length, se: 0, better: 'higher' },
+    );
+    assert.equal(typeof report.cost.total_usd, 'number');
     console.log(
       `τ² retail replay of ${tasks.length} tasks: ${(baseline.wall_ms / 1000).toFixed(1)} s for the runs, ` +
         `${(ms / 1000).toFixed(1)} s for the whole command (dev server, workers, planning included)`,
@@ -127,6 +148,16 @@ describe('npm run eval -- --suite tau2-retail', () => {
     assert.notEqual(bad.end_hash, bad.expected_hash);
     assert.match(report.problems.join('\n'), /1 trials whose database is not the expected one/);
     assert.match(output, /FAIL task foreign-write #1: DB MISMATCH/);
+    const badRow = report.trial_table.find((r) => r.scenario === 'foreign-write')!;
+    assert.equal(badRow.passed, false);
+    assert.match(badRow.problems.join('\n'), /^end state [0-9a-f]+, expected [0-9a-f]+$/m);
+    // The drill-down shows the write the runtime refused.
+    assert.ok(
+      badRow.trajectory.some(
+        (s) => s.stop_reason === 'policy_denied:other_user' && s.summary.includes('cancel_pending_order'),
+      ),
+      JSON.stringify(badRow.trajectory),
+    );
   });
 
   it('under chaos (workers killed and hung, the server restarted as writes are released) a handful of tasks still match, writing once', async () => {
@@ -183,6 +214,8 @@ describe('npm run eval -- --suite tau2-retail', () => {
       assert.equal(code, 0, output.slice(-4000));
       const report = readReport(out);
       assert.equal(report.mode.mode, 'live');
+      assert.equal(report.metadata.model, 'gpt-4.1-mini');
+      assert.equal(report.metadata.base_url_kind, 'local');
       assert.equal(report.phases.baseline!.db_match.count, chosen.length);
       assert.equal(report.phases.baseline!.duplicate_writes, 0);
       // The customer was the LLM: its first request carried the task's instructions, and it consented.

@@ -1,10 +1,14 @@
 // `npm run eval -- --suite tau2-retail [flags]`: τ²-bench's retail tasks through the real runtime,
 // scored by τ²'s end-state hash. Writes report.json and report.html; exit code 0 when the suite
-// passes, 1 when it fails, 2 on a usage error or a bad task file.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// passes, 1 when it fails (or, with --compare, when something regressed), 2 on a usage error, a bad
+// task file or a previous report that cannot be compared.
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { temporalEnv } from '../../runtime/temporal-env';
+import { CompareError, loadPreviousReport } from '../compare';
+import { attachComparison, comparisonOutput, reportExitCode, verdictLine, writeReportFiles } from '../report-files';
+import { RETAIL_CONVERSATION_PROMPTS, runMetadata } from '../run-metadata';
+import { webUiLinks } from '../web-ui-links';
 import { buildTau2Report, tau2Table, tau2TrialLine } from './report';
 import { tau2ReportHtml } from './report-html';
 import type { SuiteMode } from './run-task';
@@ -26,7 +30,8 @@ const USAGE = `usage: npm run eval -- --suite ${TAU2_SUITE} [options]
   --workers N          worker processes (default 2)
   --concurrency N      tasks in flight at once (default 8)
   --server ADDRESS     use this Temporal server instead of starting one (no server restarts under chaos)
-  --out PATH           report folder (default eval-results)`;
+  --out PATH           report folder (default eval-results)
+  --compare FILE       a previous report.json of this suite: list regressions and improvements; exit code 1 on a regression`;
 
 class Tau2UsageError extends Error {}
 
@@ -48,7 +53,7 @@ export async function tau2Main(argv: string[], repoRoot: string): Promise<number
   try {
     return await run(argv, repoRoot);
   } catch (err) {
-    if (err instanceof Tau2UsageError || err instanceof TaskFileError) {
+    if (err instanceof Tau2UsageError || err instanceof TaskFileError || err instanceof CompareError) {
       console.error(`eval: ${err.message}`);
       return 2;
     }
@@ -74,6 +79,7 @@ async function run(argv: string[], repoRoot: string): Promise<number> {
         concurrency: { type: 'string' },
         server: { type: 'string' },
         out: { type: 'string' },
+        compare: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -101,6 +107,8 @@ async function run(argv: string[], repoRoot: string): Promise<number> {
   if (mode === 'live' && !process.env.OPENAI_API_KEY && !process.env.OPENAI_BASE_URL)
     throw new Tau2UsageError('--mode live needs OPENAI_API_KEY (or OPENAI_BASE_URL for a keyless server)');
   const tasks = loadTasks(tasksFile, only);
+  // Read before the suite runs: a bad file is a usage error, not a failure after minutes of runs.
+  const previous = values.compare !== undefined ? loadPreviousReport(values.compare, TAU2_SUITE) : undefined;
 
   const server = values.server ? temporalEnv(process.env, { address: values.server }) : undefined;
   console.error(
@@ -120,25 +128,36 @@ async function run(argv: string[], repoRoot: string): Promise<number> {
     log: (line) => console.error(line),
     onTrial: (phase, done, total, t) => console.error(tau2TrialLine(phase, done, total, t)),
   });
-  const report = buildTau2Report(suite, {
-    mode,
-    chaos,
-    trials,
+  const metadata = runMetadata({
+    suite: TAU2_SUITE,
+    liveEnv: mode === 'live' ? process.env : undefined,
+    prompts: RETAIL_CONVERSATION_PROMPTS,
     seed,
-    tasksFile: path.relative(process.cwd(), tasksFile) || tasksFile,
-    tasks: tasks.length,
-    workers,
+    server: suite.env,
+    ownServer: !suite.serverKept,
+    webUi: await webUiLinks(suite.env, suite.serverKept),
   });
-  mkdirSync(out, { recursive: true });
-  writeFileSync(path.join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(path.join(out, 'report.html'), tau2ReportHtml(report));
+  const report = buildTau2Report(
+    suite,
+    {
+      mode,
+      chaos,
+      trials,
+      seed,
+      tasksFile: path.relative(process.cwd(), tasksFile) || tasksFile,
+      tasks: tasks.length,
+      workers,
+    },
+    metadata,
+  );
+  if (previous) attachComparison(report, previous, values.compare!);
+  writeReportFiles(out, report, tau2ReportHtml);
   console.log(tau2Table(report));
+  for (const line of comparisonOutput(report)) console.log(line);
   for (const [phase, p] of Object.entries(report.phases))
     console.log(`${phase}: ${p.tasks} tasks × ${trials} trials in ${(p.wall_ms / 1000).toFixed(1)} s`);
   for (const problem of report.problems) console.log(`problem: ${problem}`);
   if (dumpDir) console.log(`end states in ${path.relative(process.cwd(), dumpDir) || '.'}/<task id>.json`);
-  console.log(
-    `${report.ok ? 'PASS' : 'FAIL'}: report in ${path.relative(process.cwd(), out) || '.'}/report.html and report.json`,
-  );
-  return report.ok ? 0 : 1;
+  console.log(verdictLine(report, out));
+  return reportExitCode(report);
 }

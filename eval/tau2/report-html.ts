@@ -1,9 +1,14 @@
 // The τ² retail suite's report.html, in the look of the other suites' (eval/report-html.ts): the
-// verdict, the figures with a bar per phase, the tasks table, the chaos schedule, and each failed
-// trial with its steps, linked to its run in the Temporal Web UI.
-import { COLORS, esc, REPORT_STYLE } from '../report-html';
+// verdict, the run's metadata, the figures with a bar per phase, the tasks table, the chaos
+// schedule, the comparison with a previous report, and every trial with its steps (the shared
+// sections of eval/report-sections-html.ts).
+import { esc } from '../html-escape';
+import { COLORS, REPORT_STYLE } from '../report-html';
+import { comparisonHtml, metadataHtml, trialTableHtml } from '../report-sections-html';
+import { formatRate } from '../standard-error';
 import type { PhaseName } from '../suite';
-import type { Tau2PhaseReport, Tau2Report, Tau2TrialReport } from './report';
+import { formatCost, formatTotalCost } from '../trial-table';
+import type { Tau2PhaseReport, Tau2Report } from './report';
 
 interface Figure {
   name: string;
@@ -19,7 +24,7 @@ const FIGURES: Figure[] = [
     name: 'db_match',
     meaning: "trials whose end database has the hash of the ground truth's end state (τ²'s criterion)",
     value: (p) => p.db_match.rate,
-    text: (p) => `${p.db_match.count}/${p.trials}`,
+    text: (p) => `${p.db_match.count}/${p.trials} (${formatRate(p.db_match.rate, p.trials)})`,
     rate: true,
   },
   {
@@ -50,8 +55,8 @@ const FIGURES: Figure[] = [
   {
     name: 'cost_usd',
     meaning: "what the runs' LLM calls cost, all trials",
-    value: (p) => p.cost_usd,
-    text: (p) => `$${p.cost_usd.toFixed(4)}`,
+    value: (p) => p.cost.total_usd,
+    text: (p) => formatTotalCost(p.cost),
   },
   {
     name: 'wall_s',
@@ -73,15 +78,16 @@ ${REPORT_STYLE}</head><body>
 ${verdict}
 <p>${esc(report.generated_at)} · ${m.mode === 'replay' ? 'replay of the ground truth (scripted agent and customer)' : 'live model and LLM customer'} · ${m.tasks} tasks × ${m.trials} trials from <code>${esc(m.tasks_file)}</code> · ${m.workers} workers${m.chaos ? ` · chaos seed ${m.seed}` : ''}</p>
 ${problems ? `<h2>Problems</h2><ul class="bad">${problems}</ul>` : '<p>Every end state as expected where it must be, no duplicate write.</p>'}
+${metadataHtml(report.metadata, report.cost)}
+${comparisonHtml(report.comparison)}
 <h2>Figures</h2>
+<p>Rates are shown ± their standard error, sqrt(p(1-p)/n).</p>
 ${figureTable(report, phases)}
 <div class="charts">${FIGURES.map((f) => chart(f, report, phases)).join('\n')}</div>
 <h2>Tasks</h2>
 ${phases.map((p) => taskTable(report.phases[p]!, p)).join('\n')}
 ${phases.includes('chaos') ? chaosTable(report) : ''}
-<h2>Failed trials</h2>
-<p>${esc(report.web_ui_note)}.</p>
-${failedTrials(report.trials)}
+${trialTableHtml(report.trial_table, report.metadata.web_ui.note)}
 </body></html>
 `;
 }
@@ -125,7 +131,7 @@ function taskTable(phase: Tau2PhaseReport, name: PhaseName): string {
         .map(([k, v]) => `pass^${k}=${v.toFixed(2)}`)
         .join(
           ' ',
-        )}</td><td>${t.mean_steps === null ? '-' : t.mean_steps.toFixed(1)}</td><td>$${t.cost_usd.toFixed(4)}</td></tr>`,
+        )}</td><td>${t.mean_steps === null ? '-' : t.mean_steps.toFixed(1)}</td><td>${formatCost(t.cost_usd)}</td></tr>`,
   );
   const reasons = Object.entries(phase.stop_reasons)
     .map(([r, n]) => `${esc(r)}: ${n}`)
@@ -138,31 +144,4 @@ function chaosTable(report: Tau2Report): string {
     (e) => `<tr><td>+${(e.atMs / 1000).toFixed(1)} s</td><td>${e.kind}</td><td>${esc(e.detail)}</td></tr>`,
   );
   return `<h2>Chaos schedule (seed ${report.mode.seed})</h2><table><tr><th>at</th><th>fault</th><th>detail</th></tr>${rows.join('')}</table>`;
-}
-
-function failedTrials(trials: readonly Tau2TrialReport[]): string {
-  const failed = trials.filter((t) => !t.passed);
-  if (failed.length === 0) return '<p class="ok">None.</p>';
-  return failed
-    .map((t) => {
-      const why = [
-        t.error,
-        t.db_match ? undefined : `end state ${t.end_hash ?? 'unknown'}, expected ${t.expected_hash}`,
-        t.duplicate_writes ? `${t.duplicate_writes} duplicate writes` : undefined,
-        t.error === undefined && t.effects_confirmed !== t.applied_writes
-          ? `effects[] lists ${t.effects_confirmed} confirmed writes, the store applied ${t.applied_writes}`
-          : undefined,
-      ]
-        .filter((w) => w !== undefined)
-        .map((w) => `<li>${esc(w)}</li>`)
-        .join('');
-      const steps = (t.trace ?? [])
-        .map(
-          (e) =>
-            `<tr><td>${e.step}</td><td>${esc(e.tool)}</td><td>${e.ok ? 'ok' : 'not ok'}</td><td>${esc(e.stop_reason ?? '')}</td></tr>`,
-        )
-        .join('');
-      return `<details open><summary><span class="bad">FAIL</span> ${esc(t.phase)} · <b>task ${esc(t.task_id)}</b> #${t.trial} → ${esc(t.stop_reason ?? 'no stop reason')} · <a href="${esc(t.url)}">${esc(t.workflow_id)}</a></summary><ul>${why}</ul><table><tr><th>step</th><th>tool</th><th>outcome</th><th>stop</th></tr>${steps}</table></details>`;
-    })
-    .join('\n');
 }

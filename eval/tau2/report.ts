@@ -1,17 +1,23 @@
 // What the τ² retail suite reports: report.json (per phase the figures, per task and trial the
 // database match, steps, cost and writes), the terminal's lines, and the verdict: every trial's end
 // state is the expected one (replay; live measures the model, so only duplicate writes fail it), no
-// run committed a write beyond the ground truth's, and every run lists the writes it made.
-import { runUrl } from '../../runtime/temporal-env';
+// run committed a write beyond the ground truth's, and every run lists the writes it made. The
+// metadata, rates, trial table and comparison are the scenario suite's (eval/trial-table.ts).
 import type { ChaosEvent } from '../chaos';
+import type { Comparison } from '../compare';
 import { mean, passHatK, percentile } from '../metrics';
+import type { RunMetadata } from '../run-metadata';
+import { formatRate } from '../standard-error';
 import type { PhaseName } from '../suite';
+import { formatTotalCost, rateEntry, rowId, totalCost } from '../trial-table';
+import type { CostTotal, RateEntry, TrialRow } from '../trial-table';
+import { trialUrl } from '../web-ui-links';
 import type { SuiteMode, TaskTrialResult } from './run-task';
 import type { Tau2SuiteResult } from './suite';
 
-export interface Tau2TrialReport extends TaskTrialResult {
+/** A trial's details (its trajectory is in the trial table). */
+export interface Tau2TrialReport extends Omit<TaskTrialResult, 'trajectory'> {
   phase: PhaseName;
-  url: string;
 }
 
 export interface Tau2TaskReport {
@@ -21,7 +27,8 @@ export interface Tau2TaskReport {
   /** pass^k of this task alone: C(matches, k) / C(trials, k). */
   pass_hat_k: Record<string, number>;
   mean_steps: number | null;
-  cost_usd: number;
+  /** null when some trial's cost is unknown. */
+  cost_usd: number | null;
 }
 
 export interface Tau2PhaseReport {
@@ -34,7 +41,7 @@ export interface Tau2PhaseReport {
   pass_hat_k: Record<string, number>;
   mean_steps: number | null;
   p95_steps: number | null;
-  cost_usd: number;
+  cost: CostTotal;
   tokens: number;
   /** Committed writes beyond the ground truth's, over all trials (must be 0). */
   duplicate_writes: number;
@@ -51,6 +58,7 @@ export interface Tau2PhaseReport {
 export interface Tau2Report {
   suite: 'tau2-retail';
   generated_at: string;
+  metadata: RunMetadata;
   mode: {
     mode: SuiteMode;
     chaos: boolean;
@@ -65,8 +73,14 @@ export interface Tau2Report {
   phases: Partial<Record<PhaseName, Tau2PhaseReport>>;
   problems: string[];
   ok: boolean;
-  web_ui_note: string;
+  /** Every rate of every phase, with its standard error (what --compare reads). */
+  rates: RateEntry[];
+  cost: CostTotal;
+  /** Every trial: outcome, cost, latency, answer and trajectory (the HTML's table). */
+  trial_table: TrialRow[];
   trials: Tau2TrialReport[];
+  /** --compare: what changed since the previous report. */
+  comparison?: Comparison;
 }
 
 export interface Tau2ReportMode {
@@ -79,10 +93,12 @@ export interface Tau2ReportMode {
   workers: number;
 }
 
-export function buildTau2Report(suite: Tau2SuiteResult, mode: Tau2ReportMode): Tau2Report {
+export function buildTau2Report(suite: Tau2SuiteResult, mode: Tau2ReportMode, metadata: RunMetadata): Tau2Report {
   const phases: Tau2Report['phases'] = {};
   const problems: string[] = [];
   const trials: Tau2TrialReport[] = [];
+  const table: TrialRow[] = [];
+  const rates: RateEntry[] = [];
   for (const p of suite.phases) {
     const report = phaseReport(p.trials, p.wallMs, p.chaos);
     phases[p.phase] = report;
@@ -95,11 +111,37 @@ export function buildTau2Report(suite: Tau2SuiteResult, mode: Tau2ReportMode): T
     // Replay: the ground truth is what runs; an end state off it is the runtime's fault.
     if (mode.mode === 'replay' && mismatches > 0)
       problems.push(`${p.phase}: ${mismatches} trials whose database is not the expected one`);
-    for (const t of p.trials) trials.push({ phase: p.phase, url: runUrl(suite.env, t.workflow_id), ...t });
+    rates.push(rateEntry(p.phase, 'db_match', { value: report.db_match.rate, n: report.trials }));
+    const passed = p.trials.filter((t) => t.passed).length;
+    rates.push(
+      rateEntry(p.phase, 'passed', { value: report.trials ? passed / report.trials : null, n: report.trials }),
+    );
+    for (const t of p.trials) {
+      const { trajectory, ...details } = t;
+      trials.push({ phase: p.phase, ...details });
+      table.push({
+        id: rowId(p.phase, t.task_id, t.trial),
+        phase: p.phase,
+        scenario: t.task_id,
+        trial: t.trial,
+        workflow_id: t.workflow_id,
+        url: trialUrl(metadata.web_ui, suite.env, t.workflow_id),
+        passed: t.passed,
+        stop_reason: t.stop_reason,
+        steps: t.steps,
+        tokens: t.tokens,
+        cost_usd: t.cost_usd,
+        latency_ms: t.latency_ms,
+        answer: t.answer,
+        problems: trialProblems(t),
+        trajectory,
+      });
+    }
   }
   return {
     suite: 'tau2-retail',
-    generated_at: new Date().toISOString(),
+    generated_at: metadata.date,
+    metadata,
     mode: {
       mode: mode.mode,
       chaos: mode.chaos,
@@ -113,11 +155,23 @@ export function buildTau2Report(suite: Tau2SuiteResult, mode: Tau2ReportMode): T
     phases,
     problems,
     ok: problems.length === 0,
-    web_ui_note: suite.serverKept
-      ? 'links open the runs on the server the suite used'
-      : "links open the runs while the suite's dev server is up: run with --server ADDRESS (e.g. npm run server) to keep them",
+    rates,
+    cost: totalCost(table),
+    trial_table: table,
     trials,
   };
+}
+
+/** Why a trial failed, one line each (none when it passed). */
+export function trialProblems(t: TaskTrialResult): string[] {
+  return [
+    t.error,
+    t.db_match ? undefined : `end state ${t.end_hash ?? 'unknown'}, expected ${t.expected_hash}`,
+    t.duplicate_writes ? `${t.duplicate_writes} duplicate writes` : undefined,
+    t.error === undefined && t.effects_confirmed !== t.applied_writes
+      ? `effects[] lists ${t.effects_confirmed} confirmed writes, the store applied ${t.applied_writes}`
+      : undefined,
+  ].filter((w): w is string => w !== undefined);
 }
 
 export function phaseReport(
@@ -143,7 +197,7 @@ export function phaseReport(
     pass_hat_k: passHatK(scored),
     mean_steps: mean(steps),
     p95_steps: percentile(steps, 95),
-    cost_usd: sum(trials.map((t) => t.cost_usd)),
+    cost: totalCost(trials),
     tokens: sum(trials.map((t) => t.tokens)),
     duplicate_writes: sum(trials.map((t) => t.duplicate_writes)),
     unreported_writes: trials.filter((t) => t.error === undefined && t.effects_confirmed !== t.applied_writes).length,
@@ -156,7 +210,7 @@ export function phaseReport(
       db_matches: ts.filter((t) => t.db_match).length,
       pass_hat_k: passHatK(ts.map((t) => ({ scenario: taskId, verdict: { passed: t.passed } }))),
       mean_steps: mean(ts.map((t) => t.steps)),
-      cost_usd: sum(ts.map((t) => t.cost_usd)),
+      cost_usd: totalCost(ts).total_usd,
     })),
     chaos_events: chaos,
   };
@@ -178,13 +232,13 @@ export function tau2Table(report: Tau2Report): string {
   const row = (name: string, f: (p: Tau2PhaseReport) => string) =>
     rows.push([name, ...cols.map((c) => f(report.phases[c]!))]);
   row('tasks × trials', (p) => `${p.tasks} × ${p.trials / Math.max(1, p.tasks)}`);
-  row('db match', (p) => `${p.db_match.count}/${p.trials}`);
+  row('db match', (p) => `${p.db_match.count}/${p.trials} (${formatRate(p.db_match.rate, p.trials)})`);
   for (const k of Object.keys(report.phases.baseline?.pass_hat_k ?? {}))
     row(`pass^${k}`, (p) => (p.pass_hat_k[k] ?? 0).toFixed(3));
   row('duplicate writes', (p) => String(p.duplicate_writes));
   row('effects reconciled', (p) => String(p.effects_reconciled));
   row('mean steps', (p) => (p.mean_steps === null ? '-' : p.mean_steps.toFixed(1)));
-  row('cost', (p) => `$${p.cost_usd.toFixed(4)}`);
+  row('cost', (p) => formatTotalCost(p.cost));
   row('wall time', (p) => `${(p.wall_ms / 1000).toFixed(1)} s`);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')).join('\n');

@@ -8,10 +8,13 @@ import * as path from 'node:path';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { startRun, runResult } from '../../client/agent-client';
+import { fetchRunChain, payloadDecoder } from '../../client/history/fetch-chain';
+import { readRunHistory } from '../../client/history/read-history';
+import { traceOf } from '../../client/history/trace';
 import { sayToRun, SayError } from '../../client/conversation';
 import { stateQuery } from '../../common/queries';
 import type { SayRequest, Turn } from '../../common/conversation';
-import type { AgentInput, AgentResult, AgentState, TraceEntry } from '../../common/types';
+import type { AgentInput, AgentResult, AgentState } from '../../common/types';
 import type { RetailDB } from '../../domains/retail/db';
 import { pyJsonDumps } from '../../domains/retail/python/json';
 import type { PyJson } from '../../domains/retail/python/json';
@@ -20,6 +23,8 @@ import type { TemporalEnv } from '../../runtime/temporal-env';
 import type { ScriptedLlmServer } from '../../testing/scripted-llm-server';
 import type { reactAgent } from '../../workflows/agent';
 import { delay, retry } from '../run-one';
+import { trajectoryOf, trialCost } from '../trial-table';
+import type { TrajectoryStep } from '../trial-table';
 import type { Customer, CustomerLlm } from './customer';
 import { llmCustomer, scriptedCustomer } from './customer';
 import type { CommitFault } from './commit-faults';
@@ -74,7 +79,10 @@ export interface TaskTrialResult {
   steps: number;
   tool_calls: number;
   tokens: number;
-  cost_usd: number;
+  /** What the run's LLM calls cost; null when unknown (a model without a price, or no result). */
+  cost_usd: number | null;
+  /** The answer the run returned to the customer (its final answer). */
+  answer: string | null;
   /** Writes the ground truth commits, writes the run committed, and those beyond (must be 0). */
   gold_writes: number;
   applied_writes: number | null;
@@ -85,8 +93,8 @@ export interface TaskTrialResult {
   customer_messages: number;
   latency_ms: number;
   commit_fault?: CommitFault;
-  /** The run's trace (its steps), kept for failed trials. */
-  trace?: TraceEntry[];
+  /** The run's steps as its history records them (the report's drill-down). */
+  trajectory: TrajectoryStep[];
   /** A harness problem (not the run's). */
   error?: string;
 }
@@ -150,6 +158,10 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
     finished = true;
   }
   await talking;
+  const latencyMs = Date.now() - began;
+  // The steps from the history, as the scenario suite reads them (one reading, the same drill-down).
+  const chain = await retry(`history of ${id}`, () => fetchRunChain(ctx.client, id));
+  const { events, costs } = traceOf(await readRunHistory(id, chain, payloadDecoder(ctx.client)));
 
   const { db, applied } = runEndState(ctx.retailDbFile, id);
   const endHash = ctx.hash(db);
@@ -172,16 +184,17 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
     steps: result?.usage.steps ?? 0,
     tool_calls: result?.usage.tool_calls ?? 0,
     tokens: result?.usage.total_tokens ?? 0,
-    cost_usd: result?.usage.cost_usd ?? 0,
+    cost_usd: trialCost(result?.usage, costs),
+    answer: result?.answer ?? null,
     gold_writes: plan.expected.writes,
     applied_writes: applied,
     duplicate_writes: duplicates,
     effects_confirmed: confirmed.length,
     effects_reconciled: confirmed.filter((e) => e.via === 'reconcile').length,
     customer_messages: result?.conversation?.customer_messages ?? 0,
-    latency_ms: Date.now() - began,
+    latency_ms: latencyMs,
     ...(plan.commitFault ? { commit_fault: plan.commitFault } : {}),
-    ...(passed ? {} : { trace: result?.trace ?? [] }),
+    trajectory: trajectoryOf(events),
   };
 }
 

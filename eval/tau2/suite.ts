@@ -179,7 +179,8 @@ function harnessFailure(plan: TaskTrialPlan, err: unknown): TaskTrialResult {
     steps: 0,
     tool_calls: 0,
     tokens: 0,
-    cost_usd: 0,
+    cost_usd: null,
+    answer: null,
     gold_writes: plan.expected.writes,
     applied_writes: null,
     duplicate_writes: 0,
@@ -187,6 +188,7 @@ function harnessFailure(plan: TaskTrialPlan, err: unknown): TaskTrialResult {
     effects_reconciled: 0,
     customer_messages: 0,
     latency_ms: 0,
+    trajectory: [],
     error: `harness: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
   };
 }
