@@ -150,7 +150,8 @@ for (const backend of [sqlite(), postgres()]) {
       const held = (await svc.plan(req('k7', 1007, 5))).record;
       const settled = (await svc.settle('k7'))!;
       assert.deepEqual([settled.state, settled.rejection, settled.fence], ['rejected', 'voided', held.fence + 1]);
-      await assert.rejects(svc.confirm({ idempotency_key: 'k7', fence: held.fence, paid_usd: 49 }), FencedError);
+      // The hung attempt wakes up and confirms: it gets the settled outcome, and nothing is refunded.
+      assert.deepEqual(await svc.confirm({ idempotency_key: 'k7', fence: held.fence, paid_usd: 49 }), settled);
       // A terminal record is settled as it is; an unknown key was never reached.
       assert.deepEqual(await svc.settle('k7'), settled);
       assert.equal(await svc.settle('never-planned'), undefined);
