@@ -92,9 +92,9 @@ describe('reading a variable', () => {
   it('masks the values of every secret in the table', () => {
     assert.deepEqual(SECRET_ENV_NAMES, [
       'OPENAI_API_KEY',
+      'AGENT_REFUNDS_DATABASE_URL',
       'AGENT_CODEC_KEYS',
       'AGENT_CODEC_TOKEN',
-      'AGENT_REFUNDS_DATABASE_URL',
     ]);
     for (const name of SECRET_ENV_NAMES) assert.ok(SECRET_ENV_VARS.includes(name));
   });
