@@ -68,7 +68,8 @@ describe('reading a variable', () => {
     for (const value of ['mysql://u:secretpw@h/db', 'postgres://u:secretpw@h', 'u:secretpw@h/db'])
       assert.throws(
         () => readEnv('AGENT_REFUNDS_DATABASE_URL', { AGENT_REFUNDS_DATABASE_URL: value }),
-        (err: Error) => err.message.startsWith('AGENT_REFUNDS_DATABASE_URL must be') && !err.message.includes('secretpw'),
+        (err: Error) =>
+          err.message.startsWith('AGENT_REFUNDS_DATABASE_URL must be') && !err.message.includes('secretpw'),
         value,
       );
   });

@@ -103,7 +103,11 @@ describe('approvals through the CLI', () => {
     assert.match(status, new RegExp(`call id:\\s+${pending.id}`));
     const statusJson = JSON.parse((await cli(['status', id, '-o', 'json'])).stdout);
     assert.equal(statusJson.state.awaiting_approval.id, pending.id);
-    assert.equal(fixture.refunds.service().listSync({ user_id: user }).length, 0, 'nothing is written before the approval');
+    assert.equal(
+      fixture.refunds.service().listSync({ user_id: user }).length,
+      0,
+      'nothing is written before the approval',
+    );
 
     const { stdout } = await cli(['approve', id]);
     assert.equal(stdout.trim(), `approved ${pending.id} in ${id}: ${shown}`);

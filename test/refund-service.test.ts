@@ -140,7 +140,10 @@ for (const backend of [sqlite(), postgres()]) {
       assert.equal(claimed.fence, stale.fence + 1);
       await assert.rejects(svc.confirm({ idempotency_key: 'k2', fence: stale.fence, paid_usd: 49 }), FencedError);
       assert.equal((await svc.lookupByKey('k2'))!.state, 'ambiguous');
-      assert.equal((await svc.confirm({ idempotency_key: 'k2', fence: claimed.fence, paid_usd: 49 })).state, 'confirmed');
+      assert.equal(
+        (await svc.confirm({ idempotency_key: 'k2', fence: claimed.fence, paid_usd: 49 })).state,
+        'confirmed',
+      );
       // Claiming a terminal record changes nothing.
       assert.equal((await svc.claim('k2'))!.fence, claimed.fence);
       assert.equal(await svc.claim('never-planned'), undefined);
@@ -167,7 +170,10 @@ for (const backend of [sqlite(), postgres()]) {
       assert.equal((await svc.confirm({ idempotency_key: 'k3b', fence: b.fence, paid_usd: 1000 })).state, 'rejected');
 
       const free = (await svc.plan(req('k4', 1004, 1))).record;
-      assert.equal((await svc.confirm({ idempotency_key: 'k4', fence: free.fence, paid_usd: 0 })).rejection, 'nothing_paid');
+      assert.equal(
+        (await svc.confirm({ idempotency_key: 'k4', fence: free.fence, paid_usd: 0 })).rejection,
+        'nothing_paid',
+      );
       const ghost = (await svc.plan(req('k5', 1005, 1))).record;
       assert.equal(
         (await svc.confirm({ idempotency_key: 'k5', fence: ghost.fence, paid_usd: undefined })).rejection,
@@ -179,7 +185,10 @@ for (const backend of [sqlite(), postgres()]) {
       const other = another();
       const planned = (await svc.plan(req('k6', 1006, 5))).record;
       assert.equal((await other.plan(req('k6', 1006, 5))).created, false);
-      assert.equal((await other.confirm({ idempotency_key: 'k6', fence: planned.fence, paid_usd: 49 })).state, 'confirmed');
+      assert.equal(
+        (await other.confirm({ idempotency_key: 'k6', fence: planned.fence, paid_usd: 49 })).state,
+        'confirmed',
+      );
       assert.equal((await svc.lookupByKey('k6'))!.state, 'confirmed');
     });
 

@@ -61,7 +61,8 @@ describe("Temporal's own CLI on agent runs", () => {
     await answerApproval(fixture.client, refundId, { decision: 'approve', operator: 'test' });
     await eventually(
       'the refund committed',
-      () => (fixture.refunds.service().listSync({ workflow_id: refundId })[0]?.state === 'confirmed' ? true : undefined),
+      () =>
+        fixture.refunds.service().listSync({ workflow_id: refundId })[0]?.state === 'confirmed' ? true : undefined,
       30_000,
     );
     for (const id of deciding) await fixture.llm.waitFor((r) => r.workflowId === id && r.step === 2, 20_000);

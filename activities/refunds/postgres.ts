@@ -171,8 +171,9 @@ export class PostgresRefundService implements RefundStore {
   async confirm(req: ConfirmRequest): Promise<RefundRecord> {
     await this.ready();
     return this.transaction(async (c) => {
-      const [row] = (await c.query<Row>('SELECT * FROM refunds WHERE idempotency_key = $1 FOR UPDATE', [req.idempotency_key]))
-        .rows;
+      const [row] = (
+        await c.query<Row>('SELECT * FROM refunds WHERE idempotency_key = $1 FOR UPDATE', [req.idempotency_key])
+      ).rows;
       if (!row) throw new Error(`refund ${req.idempotency_key} was never planned`);
       if (row.state === 'confirmed' || row.state === 'rejected') return toRecord(row);
       if (row.fence !== req.fence) throw new FencedError(req.idempotency_key, req.fence, row.fence);
@@ -226,10 +227,14 @@ export function parseUrl(url: string): { host: string; database: string } {
   try {
     parsed = new URL(url);
   } catch {
-    throw new Error('AGENT_REFUNDS_DATABASE_URL must be a postgres:// URL (postgres://user:password@host:5432/database)');
+    throw new Error(
+      'AGENT_REFUNDS_DATABASE_URL must be a postgres:// URL (postgres://user:password@host:5432/database)',
+    );
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:')
-    throw new Error(`AGENT_REFUNDS_DATABASE_URL must start with postgres:// or postgresql://, got ${parsed.protocol}//`);
+    throw new Error(
+      `AGENT_REFUNDS_DATABASE_URL must start with postgres:// or postgresql://, got ${parsed.protocol}//`,
+    );
   const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
   if (!database) throw new Error('AGENT_REFUNDS_DATABASE_URL must name a database (postgres://…/database)');
   return { host: parsed.host, database };

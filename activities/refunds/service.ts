@@ -1,5 +1,6 @@
-// The refunds service: the system of record for money sent back to users. A real embedded
-// database (SQLite through better-sqlite3, WAL mode), one row per effect, keyed by the caller's
+// The refunds service on SQLite, the embedded default (postgres.ts is the shared backend): the
+// system of record for money sent back to users. A real embedded database (SQLite through
+// better-sqlite3, WAL mode), shared by the processes of one host, one row per effect, keyed by the caller's
 // idempotency key. It applies an effect at most once per key and answers a repeated key with the
 // first outcome; a refund attempt that was interrupted is found here by key and completed, never
 // repeated. The record's states and the interface the refund tool uses are in
