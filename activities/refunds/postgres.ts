@@ -3,8 +3,8 @@
 // table, so a repeated plan finds the first record; confirm runs in one transaction that locks the
 // record (fencing) and then the user (the rule "never more than paid" sums the user's confirmed
 // refunds: two workers confirming for one user at once must take turns, or both could pass).
-import { Pool } from 'pg';
-import type { PoolClient } from 'pg';
+import type * as pg from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { ConfirmRequest, PlanRequest, RefundRecord } from '../../domains/support/refund-ledger';
 import { VOIDED } from '../../domains/support/refund-ledger';
 import { FencedError, ruleBroken, toCents } from './rules';
@@ -65,7 +65,19 @@ export class PostgresRefundService implements RefundStore {
    */
   static open(url: string, opts: { maxConnections?: number } = {}): PostgresRefundService {
     const parsed = parseUrl(url);
-    const pool = new Pool({ connectionString: url, max: opts.maxConnections ?? 4, connectionTimeoutMillis: 10_000 });
+    // Loaded here, not at import: a worker loads the client on its first refund, not at start.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Pool } = require('pg') as typeof pg;
+    const pool = new Pool({
+      connectionString: url,
+      max: opts.maxConnections ?? 4,
+      connectionTimeoutMillis: 10_000,
+      // A worker hung (SIGSTOP) inside confirm holds the record's and the user's locks: the server
+      // ends its session after this long, so other workers' refunds for that user go on; and a
+      // statement waiting on a lock gives up before the activity's 30 s attempt timeout.
+      idle_in_transaction_session_timeout: 10_000,
+      statement_timeout: 20_000,
+    });
     // An idle connection the server drops (restart, failover) must not crash the worker; the pool
     // replaces it on the next call.
     pool.on('error', () => undefined);
