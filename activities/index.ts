@@ -1,7 +1,7 @@
 // The activities a worker registers: `decide`, one activity per tool of the wired domain
 // (domains/wired.ts, under the tool's name, so the Web UI's event list reads like the trace) and
 // `reconcile_<tool>` for each tool with a reconcile hook. The support domain's services are built
-// here: its data (a file or the built-in data) and its refunds service (SQLite).
+// here: its data (a file or the built-in data) and its refunds service (PostgreSQL or SQLite).
 import type { EffectFaults, ToolDefinition } from '../common/tool-catalog';
 import type { SupportServices } from '../domains/support/index';
 import { supportDomain } from '../domains/support/index';
@@ -10,8 +10,8 @@ import type { LlmConfig } from './llm-config';
 import { createDecide, createLlmPricing } from './decide';
 import type { LlmLimiter } from './llm-lease';
 import type { DataSource } from './tools/data-source';
-import type { RefundService } from './refunds/service';
-import { lazyRefundService } from './refunds/service';
+import type { RefundStore } from './refunds/rules';
+import { lazyRefundService } from './refunds/open';
 import { withObservationLog } from './observation-log';
 import { withToolPause } from './tools/drill';
 import { ownerActivity, reconcileActivity, toolActivity } from './tools/tool-activity';
@@ -25,8 +25,8 @@ import { mcpActivities } from './mcp/index';
 export interface ActivityDeps {
   llm: LlmConfig;
   data: DataSource;
-  /** The refunds service; default: the SQLite file named by AGENT_REFUNDS_DB, opened on first use. */
-  refunds?: () => RefundService;
+  /** The refunds service; default: AGENT_REFUNDS_DATABASE_URL's PostgreSQL, else the SQLite file AGENT_REFUNDS_DB, opened on first use. */
+  refunds?: () => RefundStore;
   /** Fault injection for tests and the eval worker; default: from AGENT_REFUND_PAUSE_{BEFORE,AFTER}_COMMIT_MS (off). */
   refundFaults?: EffectFaults;
   /** The tools to register; default: the support domain's (tests add their own). */

@@ -36,3 +36,18 @@ for db in temporal temporal_visibility; do
   sql "$db" update-schema --schema-name "$schema"
 done
 echo "PostgreSQL schemas are up to date"
+
+# The agent's refunds ledger: its own database and login, owned by that login, closed to others.
+# The workers create its table on first use. Skipped when LEDGER_DB is unset.
+if [ -n "${LEDGER_DB:-}" ]; then
+  : "${LEDGER_USER:?LEDGER_USER is required with LEDGER_DB}"
+  : "${LEDGER_PASSWORD:?LEDGER_PASSWORD is required with LEDGER_DB}"
+  PGPASSWORD="$SQL_PASSWORD" psql -X -q -v ON_ERROR_STOP=1 -h "$POSTGRES_SEEDS" -p "$PORT" -U "$POSTGRES_USER" -d postgres \
+    -v db="$LEDGER_DB" -v user="$LEDGER_USER" -v pw="$LEDGER_PASSWORD" <<'SQL'
+SELECT format('CREATE ROLE %I LOGIN', :'user') WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'user') \gexec
+SELECT format('ALTER ROLE %I PASSWORD %L', :'user', :'pw') \gexec
+SELECT format('CREATE DATABASE %I OWNER %I', :'db', :'user') WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'db') \gexec
+SELECT format('REVOKE ALL ON DATABASE %I FROM PUBLIC', :'db') \gexec
+SQL
+  echo "refunds ledger: database $LEDGER_DB, user $LEDGER_USER"
+fi

@@ -94,7 +94,7 @@ export function scriptOf(replies: readonly ScriptedReply[], slowStep?: number) {
 export async function runTrial(ctx: RunContext, plan: TrialPlan): Promise<TrialResult> {
   const { scenario: s, workflowId: id } = plan;
   const input = runInput(s);
-  writeRunWorld(ctx.worldDir, id, s);
+  await writeRunWorld(ctx.worldDir, id, s);
   if (ctx.llm && s.model !== 'live') ctx.llm.script(id, scriptOf(s.model.script, plan.cancelAtStep));
 
   const handle = await retry(`start ${id}`, async () => {

@@ -24,14 +24,18 @@ export function refundsDbFile(dir: string, workflowId: string): string {
   return path.join(dir, evalRunFileName(workflowId, 'sqlite'));
 }
 
-export function writeRunWorld(dir: string, workflowId: string, s: Pick<Scenario, 'data' | 'faults' | 'refunds'>): void {
+export async function writeRunWorld(
+  dir: string,
+  workflowId: string,
+  s: Pick<Scenario, 'data' | 'faults' | 'refunds'>,
+): Promise<void> {
   const file: EvalRunFile<SupportData> = { data: scenarioData(s), faults: s.faults };
   writeFileSync(path.join(dir, evalRunFileName(workflowId, 'json')), JSON.stringify(file));
   const db = RefundService.open(refundsDbFile(dir, workflowId));
   try {
-    s.refunds.forEach((row, i) => {
+    for (const [i, row] of s.refunds.entries()) {
       const key = `eval-seed-${i}`;
-      db.plan({
+      await db.plan({
         idempotency_key: key,
         workflow_id: 'eval-seed',
         user_id: row.user_id,
@@ -39,10 +43,10 @@ export function writeRunWorld(dir: string, workflowId: string, s: Pick<Scenario,
         reason: 'earlier refund',
       });
       // Paid is not the question for a seeded row: it happened before the scenario begins.
-      db.confirm({ idempotency_key: key, fence: 1, paid_usd: 1_000_000 });
-    });
+      await db.confirm({ idempotency_key: key, fence: 1, paid_usd: 1_000_000 });
+    }
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -51,9 +55,9 @@ export function readRefundRows(dir: string, workflowId: string): RefundRow[] {
   const db = RefundService.open(refundsDbFile(dir, workflowId));
   try {
     return db
-      .list()
+      .listSync()
       .map((r) => ({ user_id: r.user_id, amount_usd: r.amount_usd, state: r.state, workflow_id: r.workflow_id }));
   } finally {
-    db.close();
+    void db.close(); // SQLite: closed at once
   }
 }

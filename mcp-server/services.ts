@@ -2,7 +2,7 @@
 // record the worker opens (the support data and refunds database, the retail SQLite file), from the
 // same environment variables, so an MCP client and an agent run see one world.
 import { dataSourceFromEnv } from '../activities/tools/data-source';
-import { lazyRefundService } from '../activities/refunds/service';
+import { lazyRefundService } from '../activities/refunds/open';
 import { lazyRetailStore } from '../activities/retail/store';
 import type { SupportServices } from '../domains/support/index';
 import type { RetailServices } from '../domains/retail/pack';

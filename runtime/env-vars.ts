@@ -70,6 +70,15 @@ function port(fallback: number | undefined, allowZero = false): Parser<number | 
   };
 }
 
+/** A postgres:// URL (it may carry a password: never echoed); unset or blank = undefined. */
+const postgresUrl: Parser<string | undefined> = (raw, name) => {
+  const value = raw?.trim();
+  if (!value) return undefined;
+  if (!/^postgres(ql)?:\/\/[^/]+\/[^/?]+/.test(value))
+    throw new Error(`${name} must be a URL like postgres://user:password@host:5432/database`);
+  return value;
+};
+
 /** A comma-separated list; blank entries dropped; unset or empty = undefined. */
 const list: Parser<string[] | undefined> = (raw) => {
   const items = (raw ?? '')
@@ -179,8 +188,17 @@ export const ENV_VARS = {
   AGENT_REFUNDS_DB: {
     group: 'worker',
     default: DEFAULT_REFUNDS_DB,
-    meaning: 'the SQLite file of the refunds service, created on the first refund (the demo: a fresh temporary file)',
+    meaning:
+      'the SQLite file of the refunds service, created on the first refund (the demo: a fresh temporary file); unused when AGENT_REFUNDS_DATABASE_URL is set',
     parse: textOr(DEFAULT_REFUNDS_DB),
+  },
+  AGENT_REFUNDS_DATABASE_URL: {
+    group: 'worker',
+    default: '',
+    meaning:
+      'a PostgreSQL URL (`postgres://user:password@host:5432/database`): the refunds ledger there, shared by every worker, its table created on first use; unset = the SQLite file',
+    parse: postgresUrl,
+    secret: true,
   },
   AGENT_MCP_COMMANDS: {
     group: 'worker',

@@ -37,7 +37,7 @@ const APPROVAL_TIMEOUT_SECONDS = 600;
 export interface RefundDemoStore {
   file: string;
   refunds: () => RefundService;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /**
@@ -48,7 +48,7 @@ export function refundDemoStore(env: NodeJS.ProcessEnv = process.env): RefundDem
   const file =
     env.AGENT_REFUNDS_DB || path.join(mkdtempSync(path.join(tmpdir(), 'agent-demo-refunds-')), 'refunds.sqlite');
   let service: RefundService | undefined;
-  return { file, refunds: () => (service ??= RefundService.open(file)), close: () => service?.close() };
+  return { file, refunds: () => (service ??= RefundService.open(file)), close: async () => service?.close() };
 }
 
 export interface RefundDemoOptions {
@@ -109,7 +109,7 @@ export async function runRefundDemo(client: Client, env: TemporalEnv, opts: Refu
     await asked;
     say();
     for (const text of formatResult(result)) say(text);
-    const rows = opts.store.refunds().list({ workflow_id: workflowId });
+    const rows = opts.store.refunds().listSync({ workflow_id: workflowId });
     say();
     say(
       rows.length === 0

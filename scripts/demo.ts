@@ -104,7 +104,7 @@ async function main(argv: string[]): Promise<number> {
     let store: RefundDemoStore | undefined;
     if (refund) {
       const opened = refundDemoStore();
-      cleanups.push(async () => opened.close());
+      cleanups.push(() => opened.close());
       store = opened;
     }
     const env: TemporalEnv = {

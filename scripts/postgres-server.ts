@@ -1,7 +1,8 @@
 // The production topology on this machine, without Docker: a PostgreSQL cluster in a folder of its
 // own, the databases set up by deploy/setup-postgres.sh (the script the compose file runs), and the
 // multi-service Temporal server (built from source at the compose file's version) started with
-// deploy/temporal/production.yaml (the config the compose file mounts). Used by
+// deploy/temporal/production.yaml (the config the compose file mounts), and the agent's refunds
+// ledger (its own database and user, as in compose). Used by
 // `npm run server -- --postgres`, `npm test -- --server postgres` and `npm run bench -- --server postgres`.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -26,6 +27,13 @@ const run = promisify(execFile);
 /** Local-only credentials: the cluster listens on 127.0.0.1 and trusts its local connections. */
 const DB_USER = 'temporal';
 const DB_PASSWORD = 'temporal';
+/** The refunds ledger's database and login, created by deploy/setup-postgres.sh as in compose. */
+export const LEDGER = { database: 'agent_refunds', user: 'agent_refunds', password: 'agent_refunds' } as const;
+
+/** The URL a worker sets as AGENT_REFUNDS_DATABASE_URL to use this cluster's ledger. */
+export function ledgerUrl(pgPort: number): string {
+  return `postgres://${LEDGER.user}:${LEDGER.password}@127.0.0.1:${pgPort}/${LEDGER.database}`;
+}
 const READY_TIMEOUT_MS = 120_000;
 
 export interface PostgresServerOptions {
@@ -67,11 +75,14 @@ export interface PostgresTemporalServer extends TemporalServerHandle {
   postgres: PostgresCluster;
   /** The server's Prometheus endpoint (http://127.0.0.1:PORT/metrics). */
   metricsUrl: string;
+  /** The refunds ledger in that PostgreSQL (AGENT_REFUNDS_DATABASE_URL for the workers). */
+  ledgerUrl: string;
   /** The server, then PostgreSQL. */
   stopAll(): Promise<void>;
 }
 
-async function startPostgres(
+/** A PostgreSQL cluster of its own in `dir` (initdb on first use), trusting local connections as user `temporal`. */
+export async function startPostgres(
   dir: string,
   requestedPort: number | undefined,
   settings: string[],
@@ -163,7 +174,11 @@ async function setUpSchemas(sqlTool: string, pgPort: number, logFile: string): P
   const script = path.join(repoRoot(), 'deploy', 'setup-postgres.sh');
   const proc = spawnLogged('sh', [script], logFile, {
     env: {
-      PATH: process.env.PATH,
+      // psql from the cluster's own programs when it is not on PATH.
+      PATH: `${process.env.PATH ?? ''}${path.delimiter}${findPostgresBinDir()}`,
+      LEDGER_DB: LEDGER.database,
+      LEDGER_USER: LEDGER.user,
+      LEDGER_PASSWORD: LEDGER.password,
       POSTGRES_SEEDS: '127.0.0.1',
       DB_PORT: String(pgPort),
       POSTGRES_USER: DB_USER,
@@ -275,6 +290,7 @@ export async function startPostgresServer(opts: PostgresServerOptions = {}): Pro
       uiUrl: undefined,
       postgres,
       metricsUrl: `http://127.0.0.1:${ports.METRICS_PORT}/metrics`,
+      ledgerUrl: ledgerUrl(postgres.port),
       get pid() {
         return proc?.child.pid ?? -1;
       },

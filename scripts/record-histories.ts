@@ -317,7 +317,7 @@ async function main(): Promise<void> {
         await sayToRun(client, id, say);
       }
       if (scenario.cancelDuringEffect) {
-        for (let tries = 0; refunds.list({ workflow_id: id }).length === 0; tries++) {
+        for (let tries = 0; refunds.listSync({ workflow_id: id }).length === 0; tries++) {
           if (tries > 200) throw new Error(`${scenario.name}: the refund was never planned`);
           await new Promise((r) => setTimeout(r, 100));
         }
@@ -335,7 +335,7 @@ async function main(): Promise<void> {
     if (withLimiter) await recordLimiter(client, env.taskQueue);
   });
   await client.connection.close();
-  refunds.close();
+  await refunds.close();
   await rm(refundsDir, { recursive: true, force: true });
   await nativeConnection.close();
   await llm.close();

@@ -80,6 +80,9 @@ async function startPostgres(
   console.log(`  address:     ${server.address}   (namespace ${server.namespace})`);
   console.log(`  PostgreSQL:  127.0.0.1:${server.postgres.port}   (data ${server.postgres.dataDir})`);
   console.log(`  logs:        ${server.logFile}, ${server.postgres.logFile}`);
+  console.log(
+    `  refunds:     AGENT_REFUNDS_DATABASE_URL=${server.ledgerUrl}   (set it for every worker: one shared ledger)`,
+  );
   const ui = await startUiServer({
     address: server.address,
     namespace,

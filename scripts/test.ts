@@ -127,7 +127,7 @@ async function main(): Promise<number> {
 
   const cliPath = await findOrBuildTemporalCli();
   const t0 = Date.now();
-  const server: TemporalServerHandle & { stopAll?: () => Promise<void> } =
+  const server: TemporalServerHandle & { stopAll?: () => Promise<void>; ledgerUrl?: string } =
     server_kind === 'postgres'
       ? await startPostgresServer({ log: (line) => console.error(`test: ${line}`) })
       : await startDevServer({ cliPath });
@@ -147,6 +147,8 @@ async function main(): Promise<number> {
       AGENT_TEST_SERVER: server_kind,
       // The PostgreSQL-backed server's Prometheus endpoint (server-tuning.postgres.e2e reads it).
       AGENT_TEST_SERVER_METRICS_URL: 'metricsUrl' in server ? String(server.metricsUrl) : '',
+      // The refunds ledger deploy/setup-postgres.sh made in the server's PostgreSQL.
+      ...(server.ledgerUrl ? { AGENT_TEST_REFUNDS_DATABASE_URL: server.ledgerUrl } : {}),
     },
   });
   // Ctrl-C reaches the child through the terminal; a plain SIGTERM to us must be passed on.

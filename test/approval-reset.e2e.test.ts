@@ -53,7 +53,7 @@ describe('temporal workflow reset, then agent approve', () => {
     assert.deepEqual(
       fixture.refunds
         .service()
-        .list({ workflow_id: id })
+        .listSync({ workflow_id: id })
         .map((r) => r.state),
       ['confirmed'],
     );
@@ -85,11 +85,11 @@ describe('temporal workflow reset, then agent approve', () => {
     assert.equal(current.status.name, 'COMPLETED');
 
     // The refund key is shared by both runs: the re-run found the first refund instead of paying twice.
-    const rows = fixture.refunds.service().list({ workflow_id: id });
+    const rows = fixture.refunds.service().listSync({ workflow_id: id });
     assert.deepEqual(
       rows.map((r) => [r.state, r.amount_usd]),
       [['confirmed', 49]],
     );
-    assert.equal(fixture.refunds.service().list({ user_id: user }).length, 1);
+    assert.equal(fixture.refunds.service().listSync({ user_id: user }).length, 1);
   });
 });

@@ -336,6 +336,28 @@ describe('docker-compose.yml, loaded by compose-go', () => {
     );
   });
 
+  it("keeps the refunds ledger in the stack's PostgreSQL: its own database and user, made by the schema job, the worker pointed at it", () => {
+    const s = loadOk(KEY_ONLY).services;
+    const schema = s['temporal-schema']!.environment;
+    const url = new URL(s.worker!.environment.AGENT_REFUNDS_DATABASE_URL!);
+    assert.equal(url.protocol, 'postgres:');
+    assert.equal(url.hostname, 'postgresql', 'the compose PostgreSQL service');
+    assert.ok(s.postgresql, 'a service of that name');
+    assert.equal(url.pathname, `/${schema.LEDGER_DB}`, 'the database deploy/setup-postgres.sh creates');
+    assert.equal(decodeURIComponent(url.username), schema.LEDGER_USER);
+    assert.equal(decodeURIComponent(url.password), schema.LEDGER_PASSWORD);
+    assert.notEqual(schema.LEDGER_USER, schema.POSTGRES_USER, "not Temporal's own user");
+    assert.notEqual(schema.LEDGER_DB, 'temporal');
+    // The setup script reads those names, and its job has finished before any worker starts.
+    const script = read('deploy/setup-postgres.sh');
+    for (const name of ['LEDGER_DB', 'LEDGER_USER', 'LEDGER_PASSWORD']) assert.ok(script.includes(`"$${name}"`), name);
+    assert.equal(s.temporal!.depends_on['temporal-schema'].condition, 'service_completed_successfully');
+    // One password setting feeds both sides.
+    const custom = loadOk(`${KEY_ONLY}POSTGRES_LEDGER_PASSWORD=s3cret\n`).services;
+    assert.equal(custom['temporal-schema']!.environment.LEDGER_PASSWORD, 's3cret');
+    assert.equal(new URL(custom.worker!.environment.AGENT_REFUNDS_DATABASE_URL!).password, 's3cret');
+  });
+
   it('pins every image to an exact version; server and admin-tools on the tag the PostgreSQL tests build', () => {
     const services = loadOk(KEY_ONLY, { profiles: ['codec', 'metrics'] }).services;
     for (const [name, svc] of Object.entries(services)) {

@@ -59,6 +59,19 @@ describe('reading a variable', () => {
     assert.equal(readEnv('AGENT_REFUND_LOOKUP_FAIL', { AGENT_REFUND_LOOKUP_FAIL: '1' }), true);
     assert.equal(readEnv('AGENT_REFUND_LOOKUP_FAIL', { AGENT_REFUND_LOOKUP_FAIL: 'yes' }), false);
     assert.equal(readEnv('AGENT_SEARCH_ATTRIBUTES', { AGENT_SEARCH_ATTRIBUTES: 'On' }), 'on');
+    const url = 'postgres://ledger:pw@db:5432/agent_refunds';
+    assert.equal(readEnv('AGENT_REFUNDS_DATABASE_URL', { AGENT_REFUNDS_DATABASE_URL: ` ${url} ` }), url);
+    assert.equal(readEnv('AGENT_REFUNDS_DATABASE_URL', {}), undefined);
+  });
+
+  it('refuses a refunds URL that is not a postgres:// URL with a database, without echoing it (it may hold a password)', () => {
+    for (const value of ['mysql://u:secretpw@h/db', 'postgres://u:secretpw@h', 'u:secretpw@h/db'])
+      assert.throws(
+        () => readEnv('AGENT_REFUNDS_DATABASE_URL', { AGENT_REFUNDS_DATABASE_URL: value }),
+        (err: Error) =>
+          err.message.startsWith('AGENT_REFUNDS_DATABASE_URL must be') && !err.message.includes('secretpw'),
+        value,
+      );
   });
 
   it('refuses a malformed value in one line that names the variable', () => {
@@ -78,7 +91,12 @@ describe('reading a variable', () => {
   });
 
   it('masks the values of every secret in the table', () => {
-    assert.deepEqual(SECRET_ENV_NAMES, ['OPENAI_API_KEY', 'AGENT_CODEC_KEYS', 'AGENT_CODEC_TOKEN']);
+    assert.deepEqual(SECRET_ENV_NAMES, [
+      'OPENAI_API_KEY',
+      'AGENT_REFUNDS_DATABASE_URL',
+      'AGENT_CODEC_KEYS',
+      'AGENT_CODEC_TOKEN',
+    ]);
     for (const name of SECRET_ENV_NAMES) assert.ok(SECRET_ENV_VARS.includes(name));
   });
 });

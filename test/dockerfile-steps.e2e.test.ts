@@ -271,7 +271,7 @@ describe("the Dockerfile's build steps, outside Docker", () => {
           autoApprove: true,
           store,
         });
-        const rows = store.refunds().list({ workflow_id: workflowId });
+        const rows = store.refunds().listSync({ workflow_id: workflowId });
         assert.deepEqual(
           rows.map((r) => [r.state, r.amount_usd]),
           [['confirmed', 49]],
@@ -279,7 +279,7 @@ describe("the Dockerfile's build steps, outside Docker", () => {
         );
         assert.equal(statSync(store.file).uid, imageUser.uid, "the ledger is the image's user's file");
       } finally {
-        store.close();
+        await store.close();
         await client.connection.close();
         worker.proc.kill('SIGTERM');
         assert.equal(await worker.exited, 0, worker.output());

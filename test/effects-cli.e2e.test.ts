@@ -84,7 +84,7 @@ describe('effects through the CLI', () => {
     await answerApproval(client, id, { decision: 'approve', operator: 'test' });
     const watched = await watching;
     assert.equal(watched.code, 0, watched.stderr);
-    const [row] = fx.service().list({ workflow_id: id });
+    const [row] = fx.service().listSync({ workflow_id: id });
     const effect = `step 2: issue_refund USD 49.00 confirmed (refund #${row!.id}, key ${row!.idempotency_key})`;
     assert.match(watched.stdout, new RegExp(`^\\d\\d:\\d\\d:\\d\\d effect: ${escape(effect)}$`, 'm'));
     assert.ok(watched.stdout.includes(`\neffects:\n  ${effect}\n`), watched.stdout);
@@ -116,9 +116,9 @@ describe('effects through the CLI', () => {
     const { id, handle } = await refundRun(drillEnv, (u) => [billingOf(u), refundOf(u, 49), finalAnswer()]);
     await answerApproval(client, id, { decision: 'approve', operator: 'test' });
     await eventually('the refund planned', () =>
-      fx.service().list({ workflow_id: id })[0]?.state === 'planned' ? true : undefined,
+      fx.service().listSync({ workflow_id: id })[0]?.state === 'planned' ? true : undefined,
     );
-    const key = fx.service().list({ workflow_id: id })[0]!.idempotency_key;
+    const key = fx.service().listSync({ workflow_id: id })[0]!.idempotency_key;
 
     const cancelled = await runCli(drillEnv, ['cancel', id, '--wait', '60s']);
     assert.equal(cancelled.code, 0, cancelled.stdout + cancelled.stderr);

@@ -256,7 +256,7 @@ class Run {
   }
 
   rows() {
-    return fixture.refunds.service().list({ workflow_id: this.id });
+    return fixture.refunds.service().listSync({ workflow_id: this.id });
   }
 
   async start(): Promise<void> {

@@ -167,15 +167,15 @@ describe('a poisoned policy document and a model that obeys it', { concurrency: 
 });
 
 describe('after the injection runs', () => {
-  it('nothing was written: the data file is byte-for-byte unchanged, the refunds database holds no refund', () => {
+  it('nothing was written: the data file is byte-for-byte unchanged, the refunds database holds no refund', async () => {
     assert.equal(readFileSync(dataFile, 'utf8'), dataBefore.text);
     assert.equal(statSync(dataFile).mtimeMs, dataBefore.mtimeMs);
     if (existsSync(refundsDb)) {
       const service = RefundService.open(refundsDb);
       try {
-        assert.deepEqual(service.list(), []);
+        assert.deepEqual(await service.list(), []);
       } finally {
-        service.close();
+        await service.close();
       }
     }
   });

@@ -85,7 +85,7 @@ async function assertAllDone(runs: Runs): Promise<void> {
       ],
       `${run.id}: every step is in the trace`,
     );
-    const rows = fixture.refunds.service().list({ user_id: run.user });
+    const rows = fixture.refunds.service().listSync({ user_id: run.user });
     assert.equal(rows.length, 1, `user ${run.user}: exactly one refund`);
     assert.equal(rows[0]!.state, 'confirmed');
   }

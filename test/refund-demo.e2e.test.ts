@@ -61,7 +61,7 @@ describe('npm run demo -- --refund', () => {
       order,
     );
 
-    const rows = store.refunds().list({ user_id: REFUND_DEMO_USER_ID });
+    const rows = store.refunds().listSync({ user_id: REFUND_DEMO_USER_ID });
     assert.deepEqual(
       rows.map((r) => [r.state, r.amount_usd, r.workflow_id]),
       [['confirmed', 49, workflowId]],

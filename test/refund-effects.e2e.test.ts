@@ -60,7 +60,7 @@ async function approvedRefundRun(env: TemporalEnv) {
 
 /** The user has exactly one refund record, in this state and fence. */
 function assertOneRecord(user: number, state: string, fence: number, message?: string): void {
-  const rows = fixture.refunds.service().list({ user_id: user });
+  const rows = fixture.refunds.service().listSync({ user_id: user });
   assert.equal(rows.length, 1);
   assert.deepEqual([rows[0]!.state, rows[0]!.fence], [state, fence], message);
 }
@@ -113,7 +113,7 @@ async function stalledAfterCommit(tries = STALLED_COMMIT_TRIES) {
   const committed = await eventually('the committed refund', () =>
     fixture.refunds
       .service()
-      .list({ workflow_id: id })
+      .listSync({ workflow_id: id })
       .find((r) => r.state === 'confirmed'),
   );
   const described = await handle.describe();
@@ -151,8 +151,8 @@ describe('refunds: effects exactly once', () => {
       `the retry reconciled by key (attempts: ${JSON.stringify(attempts)}; observation: ${JSON.stringify(observation)})`,
     );
     assert.equal(observation.data.refund.refund_id, committed.id);
-    assert.equal(fixture.refunds.service().list({ user_id: user }).length, 1, 'exactly one refund row');
-    assert.equal(fixture.refunds.service().list({ user_id: user })[0]!.state, 'confirmed');
+    assert.equal(fixture.refunds.service().listSync({ user_id: user }).length, 1, 'exactly one refund row');
+    assert.equal(fixture.refunds.service().listSync({ user_id: user })[0]!.state, 'confirmed');
 
     assert.equal(attempts.scheduledCount, 1);
     assert.equal(attempts.started.at(-1)!.attempt, 2, 'the second attempt completed the activity');
@@ -201,7 +201,7 @@ describe('refunds: effects exactly once', () => {
     const observation = refundObservation(second);
     assert.equal(observation.data.reconciled, true);
     assert.equal(observation.data.refund.refund_id, refundObservation(first).data.refund.refund_id);
-    assert.equal(fixture.refunds.service().list({ user_id: user }).length, 1);
+    assert.equal(fixture.refunds.service().listSync({ user_id: user }).length, 1);
   });
 
   it('a duplicated approval is harmless: one activity, one row', async () => {
@@ -242,7 +242,7 @@ describe('refunds: effects exactly once', () => {
     const result = await runResult(handle);
     assert.equal(result.stop_reason, 'success');
     await assert.rejects(answerApproval(fixture.client, id, { decision: 'approve', id: pending.id }), /has ended/);
-    assert.equal(fixture.refunds.service().list({ user_id: user }).length, 1);
+    assert.equal(fixture.refunds.service().listSync({ user_id: user }).length, 1);
     assert.equal((await refundAttempts(handle)).scheduledCount, 1);
     assert.deepEqual(
       result.trace.map((t) => [t.tool, t.approval]),

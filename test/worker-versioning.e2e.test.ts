@@ -121,7 +121,7 @@ describe('worker deployment versions', () => {
     assert.deepEqual(
       fixture.refunds
         .service()
-        .list({ workflow_id: id })
+        .listSync({ workflow_id: id })
         .map((r) => r.state),
       ['confirmed'],
     );

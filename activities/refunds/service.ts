@@ -1,5 +1,6 @@
-// The refunds service: the system of record for money sent back to users. A real embedded
-// database (SQLite through better-sqlite3, WAL mode), one row per effect, keyed by the caller's
+// The refunds service on SQLite, the embedded default (postgres.ts is the shared backend): the
+// system of record for money sent back to users. A real embedded database (SQLite through
+// better-sqlite3, WAL mode), shared by the processes of one host, one row per effect, keyed by the caller's
 // idempotency key. It applies an effect at most once per key and answers a repeated key with the
 // first outcome; a refund attempt that was interrupted is found here by key and completed, never
 // repeated. The record's states and the interface the refund tool uses are in
@@ -7,35 +8,16 @@
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import type Database from 'better-sqlite3';
-import type {
-  ConfirmRequest,
-  EffectState,
-  PlanRequest,
-  RefundLedger,
-  RefundRecord,
-} from '../../domains/support/refund-ledger';
+import type { ConfirmRequest, PlanRequest, RefundRecord } from '../../domains/support/refund-ledger';
 import { VOIDED } from '../../domains/support/refund-ledger';
 import { readEnv } from '../../runtime/env-vars';
+import { FencedError, ruleBroken, toCents } from './rules';
+import type { RefundFilter, RefundStore, ServiceRejection } from './rules';
 
 export type { ConfirmRequest, EffectState, PlanRequest, RefundRecord } from '../../domains/support/refund-ledger';
 export { VOIDED } from '../../domains/support/refund-ledger';
-export const EFFECT_STATES: readonly EffectState[] = ['planned', 'confirmed', 'ambiguous', 'rejected'];
-
-/** A stale attempt tried to settle a record that a newer attempt has claimed since. */
-export class FencedError extends Error {
-  constructor(key: string, fence: number, holder: number) {
-    super(`refund ${key}: fence ${fence} is stale (the record is held with fence ${holder})`);
-    this.name = 'FencedError';
-  }
-}
-
-/** The refunds service's own rules: a service refuses what it must never do, whoever asks. */
-export const SERVICE_RULES = {
-  no_billing_record: 'the user has no billing record',
-  nothing_paid: 'the user has paid nothing',
-  exceeds_paid: "the user's confirmed refunds, all runs together, would exceed what the user paid",
-} as const;
-export type ServiceRejection = keyof typeof SERVICE_RULES;
+export { EFFECT_STATES, FencedError, SERVICE_RULES, toCents } from './rules';
+export type { RefundFilter, RefundStore, ServiceRejection } from './rules';
 
 export function refundsDbPathFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   return readEnv('AGENT_REFUNDS_DB', env);
@@ -64,12 +46,15 @@ CREATE INDEX IF NOT EXISTS refunds_by_user ON refunds (user_id, state);
 CREATE INDEX IF NOT EXISTS refunds_by_workflow ON refunds (workflow_id);
 `;
 
-export function toCents(usd: number): number {
-  return Math.round(usd * 100);
-}
-
-export class RefundService implements RefundLedger {
-  private constructor(private readonly db: Database.Database) {}
+/**
+ * The SQLite backend. Its calls are synchronous underneath (better-sqlite3); they answer as
+ * promises so the refund tool treats every backend alike.
+ */
+export class RefundService implements RefundStore {
+  private constructor(
+    private readonly db: Database.Database,
+    readonly describe: string,
+  ) {}
 
   /** Opens (and creates, with its folder) the database; WAL so readers never block the writer. */
   static open(file: string): RefundService {
@@ -83,19 +68,28 @@ export class RefundService implements RefundLedger {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL'); // a confirmed refund survives a power cut, not only a crash
     db.exec(SCHEMA);
-    return new RefundService(db);
+    return new RefundService(db, `sqlite ${file}`);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.db.close();
   }
 
-  lookupByKey(key: string): RefundRecord | undefined {
+  async lookupByKey(key: string): Promise<RefundRecord | undefined> {
+    return this.find(key);
+  }
+
+  private find(key: string): RefundRecord | undefined {
     const row = this.db.prepare('SELECT * FROM refunds WHERE idempotency_key = ?').get(key) as Row | undefined;
     return row ? toRecord(row) : undefined;
   }
 
-  list(filter: { user_id?: number; workflow_id?: string; state?: EffectState } = {}): RefundRecord[] {
+  async list(filter: RefundFilter = {}): Promise<RefundRecord[]> {
+    return this.listSync(filter);
+  }
+
+  /** list(), answered at once: for a reader of a local file (tests, the demo, the eval's checks) polling in a loop. */
+  listSync(filter: RefundFilter = {}): RefundRecord[] {
     const where: string[] = [];
     const params: unknown[] = [];
     if (filter.user_id !== undefined) {
@@ -119,7 +113,7 @@ export class RefundService implements RefundLedger {
    * existing record comes back with created false, whatever its state, so the caller reconciles
    * instead of repeating.
    */
-  plan(req: PlanRequest): { record: RefundRecord; created: boolean } {
+  async plan(req: PlanRequest): Promise<{ record: RefundRecord; created: boolean }> {
     const now = new Date().toISOString();
     const info = this.db
       .prepare(
@@ -128,7 +122,7 @@ export class RefundService implements RefundLedger {
          ON CONFLICT (idempotency_key) DO NOTHING`,
       )
       .run(req.idempotency_key, req.workflow_id, req.user_id, toCents(req.amount_usd), req.reason, now, now);
-    return { record: this.lookupByKey(req.idempotency_key)!, created: info.changes === 1 };
+    return { record: this.find(req.idempotency_key)!, created: info.changes === 1 };
   }
 
   /**
@@ -137,14 +131,14 @@ export class RefundService implements RefundLedger {
    * it still be running somewhere, can no longer settle it, and marks it ambiguous until this
    * attempt has reconciled it. Terminal records are returned unchanged.
    */
-  claim(key: string): RefundRecord | undefined {
+  async claim(key: string): Promise<RefundRecord | undefined> {
     this.db
       .prepare(
         `UPDATE refunds SET state = 'ambiguous', fence = fence + 1, updated_at = ?
          WHERE idempotency_key = ? AND state IN ('planned', 'ambiguous')`,
       )
       .run(new Date().toISOString(), key);
-    return this.lookupByKey(key);
+    return this.find(key);
   }
 
   /**
@@ -154,7 +148,7 @@ export class RefundService implements RefundLedger {
    * transaction, so an attempt still hanging somewhere can never confirm it later. Unknown key:
    * undefined (the call never reached the service).
    */
-  settle(key: string): RefundRecord | undefined {
+  async settle(key: string): Promise<RefundRecord | undefined> {
     const tx = this.db.transaction((): RefundRecord | undefined => {
       this.db
         .prepare(
@@ -162,7 +156,7 @@ export class RefundService implements RefundLedger {
            WHERE idempotency_key = ? AND state IN ('planned', 'ambiguous')`,
         )
         .run(VOIDED, new Date().toISOString(), key);
-      return this.lookupByKey(key);
+      return this.find(key);
     });
     return tx.immediate();
   }
@@ -172,7 +166,7 @@ export class RefundService implements RefundLedger {
    * (rejected) exactly once. A terminal record is returned as it is (the first outcome). Only the
    * latest claimant (the current fence) may settle it; an older one gets FencedError.
    */
-  confirm(req: ConfirmRequest): RefundRecord {
+  async confirm(req: ConfirmRequest): Promise<RefundRecord> {
     const tx = this.db.transaction((): RefundRecord => {
       const row = this.db.prepare('SELECT * FROM refunds WHERE idempotency_key = ?').get(req.idempotency_key) as
         Row | undefined;
@@ -197,26 +191,16 @@ export class RefundService implements RefundLedger {
   }
 
   private ruleBroken(row: Row, paidUsd: number | undefined): ServiceRejection | undefined {
-    if (paidUsd === undefined) return 'no_billing_record';
-    const paidCents = toCents(paidUsd);
-    if (paidCents <= 0) return 'nothing_paid';
     const { total } = this.db
       .prepare(
         `SELECT COALESCE(SUM(amount_cents), 0) AS total FROM refunds WHERE user_id = ? AND state = 'confirmed' AND id <> ?`,
       )
       .get(row.user_id, row.id) as { total: number };
-    if (total + row.amount_cents > paidCents) return 'exceeds_paid';
-    return undefined;
+    return ruleBroken(row.amount_cents, paidUsd, total);
   }
 }
 
 function toRecord(row: Row): RefundRecord {
   const { amount_cents, ...rest } = row;
   return { ...rest, amount_usd: amount_cents / 100 };
-}
-
-/** Opens the refunds database on first use, so a worker that never refunds never creates it. */
-export function lazyRefundService(file = refundsDbPathFromEnv()): () => RefundService {
-  let service: RefundService | undefined;
-  return () => (service ??= RefundService.open(file));
 }

@@ -14,7 +14,9 @@ export async function reconcileRefund(
   ctx: ReconcileContext<SupportServices>,
 ): Promise<ReconcileOutput> {
   const refunds = ctx.services.refunds();
-  const record = input.settle ? refunds.settle(input.idempotency_key) : refunds.lookupByKey(input.idempotency_key);
+  const record = input.settle
+    ? await refunds.settle(input.idempotency_key)
+    : await refunds.lookupByKey(input.idempotency_key);
   return record
     ? outcomeOf(record)
     : { state: 'not_made', detail: 'no record with this key: the call never reached the refunds service' };

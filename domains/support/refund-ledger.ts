@@ -1,5 +1,6 @@
 // What the refund tool needs from the refunds service (the system of record), as types:
-// activities/refunds/service.ts implements it on SQLite. Effect record states:
+// activities/refunds/ implements it on SQLite (the embedded default, service.ts) and on PostgreSQL
+// (a ledger shared by every worker, postgres.ts). Asynchronous, so both backends fit. Effect record states:
 //   planned    the request is recorded; no money has moved yet
 //   ambiguous  an attempt ended without reporting its outcome (it timed out or its worker died);
 //              the next attempt reconciles it here before acting
@@ -43,14 +44,14 @@ export interface ConfirmRequest {
 }
 
 export interface RefundLedger {
-  lookupByKey(key: string): RefundRecord | undefined;
-  plan(request: PlanRequest): { created: boolean; record: RefundRecord };
+  lookupByKey(key: string): Promise<RefundRecord | undefined>;
+  plan(request: PlanRequest): Promise<{ created: boolean; record: RefundRecord }>;
   /** Takes over an unfinished record (raising its fence); undefined when there is none. */
-  claim(key: string): RefundRecord | undefined;
+  claim(key: string): Promise<RefundRecord | undefined>;
   /** Confirms or rejects a held record, once, under the service's own rules; throws FencedError when stale. */
-  confirm(request: ConfirmRequest): RefundRecord;
+  confirm(request: ConfirmRequest): Promise<RefundRecord>;
   /** Closes an unfinished record as not made (rejection VOIDED), fencing off a hung attempt; returns the record. */
-  settle(key: string): RefundRecord | undefined;
+  settle(key: string): Promise<RefundRecord | undefined>;
 }
 
 /**

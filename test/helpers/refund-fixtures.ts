@@ -67,7 +67,7 @@ export function refundFixture(): RefundFixture {
       writeFileSync(dataFile, JSON.stringify(data));
     },
     cleanup: () => {
-      svc?.close();
+      void svc?.close(); // SQLite: closed at once
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -60,7 +60,7 @@ export const issueRefund = defineSupportTool({
       const refunds = ctx.services.refunds();
       // 1. Reconcile by key before anything else: an earlier attempt (or an earlier run with the
       //    same workflow id) may already have acted.
-      const existing = refunds.lookupByKey(key);
+      const existing = await refunds.lookupByKey(key);
       if (existing?.state === 'confirmed' || existing?.state === 'rejected') return outcome(ctx, existing, true);
       let held: RefundRecord | undefined;
       // Whether this attempt took over a record another attempt (or run) made.
@@ -69,11 +69,11 @@ export const issueRefund = defineSupportTool({
         // planned or ambiguous: an attempt ended without reporting. Claim the record (fencing
         // the old attempt off) and settle it below; the service's confirm is keyed and atomic, so
         // settling it now cannot make a second refund.
-        held = refunds.claim(key);
+        held = await refunds.claim(key);
       } else {
         ctx.throwIfCancelled();
         stage = 'planning';
-        const planned = refunds.plan({
+        const planned = await refunds.plan({
           idempotency_key: key,
           workflow_id: ctx.workflowId,
           user_id: args.user_id,
@@ -81,7 +81,7 @@ export const issueRefund = defineSupportTool({
           reason: args.reason,
         });
         // Another attempt planned it between our lookup and our insert: claim it instead.
-        held = planned.created ? planned.record : refunds.claim(key);
+        held = planned.created ? planned.record : await refunds.claim(key);
         reconciled = !planned.created;
       }
       if (!held) throw new Error(`refund ${key} vanished from the refunds service`);
@@ -98,7 +98,7 @@ export const issueRefund = defineSupportTool({
       }
       stage = 'confirming';
       const paid = (await ctx.services.data()).billing[String(args.user_id)]?.price_usd;
-      const record = refunds.confirm({ idempotency_key: key, fence: held.fence, paid_usd: paid });
+      const record = await refunds.confirm({ idempotency_key: key, fence: held.fence, paid_usd: paid });
       stage = 'committed';
 
       await stall(ctx.faults.pauseAfterCommitMs);
