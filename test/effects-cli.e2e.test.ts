@@ -80,7 +80,13 @@ describe('effects through the CLI', () => {
       refundOf(u, 49),
       { ...finalAnswer(), delayMs: 1_500 },
     ]);
-    const watching = runCli(env, ['watch', id]);
+    // Approve only once watch has attached: on a loaded machine its start can outlast the whole run.
+    let attached: () => void = () => {};
+    const watchAttached = new Promise<void>((resolve) => (attached = resolve));
+    const watching = runCli(env, ['watch', id], {}, 60_000, (chunk) => {
+      if (chunk.includes(`watching ${id}`)) attached();
+    });
+    await Promise.race([watchAttached, watching]);
     await answerApproval(client, id, { decision: 'approve', operator: 'test' });
     const watched = await watching;
     assert.equal(watched.code, 0, watched.stderr);

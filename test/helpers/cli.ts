@@ -16,6 +16,8 @@ export function runCli(
   args: string[],
   extraEnv: Record<string, string> = {},
   timeoutMs = 60_000,
+  /** Sees stdout as it comes (e.g. to act once `watch` has attached). */
+  onStdout?: (chunk: string) => void,
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = execFile(
@@ -40,6 +42,7 @@ export function runCli(
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });
       },
     );
+    if (onStdout) child.stdout?.on('data', (chunk: Buffer | string) => onStdout(String(chunk)));
     child.stdin?.end();
   });
 }
