@@ -4,6 +4,7 @@
 // escaped. They are payloads like the run's input, so the payload codec encrypts them when a key is
 // configured; they say nothing the input does not.
 import { resolveBudget } from '../common/budget';
+import { displaySafe } from '../common/visible-text';
 import type { AgentInput } from '../common/types';
 
 export const SUMMARY_MAX_CHARS = 120;
@@ -37,18 +38,22 @@ export function runSummary(input: AgentInput): RunSummary {
 }
 
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return displaySafe(text).replace(/\s+/g, ' ').trim();
 }
 
 function bounded(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-/** The goal is the operator's free text, on one line after a label: shown as text, never as HTML, emphasis or links. */
+/**
+ * The goal is the operator's free text, on one line after a label: shown as text, never as HTML,
+ * emphasis or links (the Web UI links a bare `https://` address unless its ':' is escaped).
+ */
 function markdownText(text: string): string {
-  return text
+  return displaySafe(text)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
-    .replace(/([\\`*_[\]])/g, '\\$1');
+    .replace(/([\\`*_[\]])/g, '\\$1')
+    .replace(/:\/\//g, '\\://');
 }

@@ -8,6 +8,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { SearchAttributePair } from '@temporalio/common';
 import { toolNamedReason } from './stop-reasons';
+import { displaySafe } from './visible-text';
 import { registeredToolOr } from './tool-catalog';
 import type { ToolRegistry } from './tool-catalog';
 
@@ -43,7 +44,7 @@ export const GOAL_ATTRIBUTE_CHARS = 120;
 
 /** The goal as AgentGoal: the operator's free text on one line, bounded (a cut one ends with `…`). */
 export function goalAttribute(goal: string): string {
-  const chars = Array.from(goal.replace(/\s+/g, ' ').trim());
+  const chars = Array.from(displaySafe(goal).replace(/\s+/g, ' ').trim());
   return chars.length <= GOAL_ATTRIBUTE_CHARS
     ? chars.join('')
     : `${chars.slice(0, GOAL_ATTRIBUTE_CHARS - 1).join('')}…`;

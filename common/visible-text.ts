@@ -13,3 +13,11 @@ export function hasVisibleText(text: string): boolean {
 export function hasControl(text: string): boolean {
   return /\p{Cc}/u.test(text);
 }
+
+/** Controls (C0, DEL, C1) and bidi marks, embeddings, overrides and isolates: they reorder or hide what is shown. */
+const DISPLAY_UNSAFE = /[\p{Cc}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
+
+/** `text` for a one-line display a person reads (the Web UI, a list column): unsafe characters become spaces. */
+export function displaySafe(text: string): string {
+  return text.replace(DISPLAY_UNSAFE, ' ');
+}

@@ -3,6 +3,7 @@
 // by more than the standard error of the difference, sqrt(se_before² + se_now²) (a smaller move is
 // within the noise of k trials and is not reported). Improvements are the same, the other way.
 import { readFileSync } from 'node:fs';
+import { z } from 'zod';
 import { formatRate } from './standard-error';
 import type { RateEntry, TrialRow } from './trial-table';
 import type { RunMetadata } from './run-metadata';
@@ -42,15 +43,39 @@ export function loadPreviousReport(file: string, suite: string): ComparableRepor
     const e = err as NodeJS.ErrnoException;
     throw new CompareError(`--compare ${file}: ${e.code === 'ENOENT' ? 'no such file' : `not JSON (${e.message})`}`);
   }
-  const r = parsed as Partial<ComparableReport> | null;
-  if (!r || typeof r !== 'object' || !Array.isArray(r.trial_table) || !Array.isArray(r.rates) || !r.metadata)
+  const checked = COMPARABLE.safeParse(parsed);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
     throw new CompareError(
-      `--compare ${file}: not a report with a trial table and rates (made by an older version, or not a report)`,
+      `--compare ${file}: not a report this version can compare with (${issue.path.join('.') || 'the document'}: ${issue.message}; made by an older version, or not a report)`,
     );
+  }
+  const r = checked.data as ComparableReport;
   if (r.metadata.suite !== suite)
     throw new CompareError(`--compare ${file}: a report of suite "${r.metadata.suite}", this run is "${suite}"`);
-  return r as ComparableReport;
+  return r;
 }
+
+/** What a comparison reads, checked field by field before the suite runs (extra fields are kept, unread). */
+const COMPARABLE = z.object({
+  metadata: z.object({
+    suite: z.string(),
+    date: z.string(),
+    commit: z.string().nullable().optional(),
+    model: z.string(),
+  }),
+  rates: z.array(
+    z.object({
+      phase: z.string(),
+      name: z.string(),
+      value: z.number().finite().nullable(),
+      n: z.number().int().nonnegative(),
+      se: z.number().finite().nonnegative().nullable(),
+      better: z.enum(['higher', 'lower']),
+    }),
+  ),
+  trial_table: z.array(z.object({ phase: z.string(), scenario: z.string(), passed: z.boolean() })),
+});
 
 export function compareReports(previous: ComparableReport, current: ComparableReport, file: string): Comparison {
   const regressions: Change[] = [];

@@ -3,6 +3,7 @@
 // readEnv(name) instead of touching process.env; docs/configuration.md is written from this table
 // (a test checks it both ways). The TEMPORAL_* connection settings are not here: the `temporal`
 // CLI's names and profiles, read by runtime/temporal-env.ts.
+import { checkPostgresUrl } from './postgres-url';
 
 /** Turns the raw value (undefined when unset) into what the reader needs; throws a one-line error naming the variable. */
 type Parser<T> = (raw: string | undefined, name: string) => T;
@@ -74,8 +75,7 @@ function port(fallback: number | undefined, allowZero = false): Parser<number | 
 const postgresUrl: Parser<string | undefined> = (raw, name) => {
   const value = raw?.trim();
   if (!value) return undefined;
-  if (!/^postgres(ql)?:\/\/[^/]+\/[^/?]+/.test(value))
-    throw new Error(`${name} must be a URL like postgres://user:password@host:5432/database`);
+  checkPostgresUrl(value, name);
   return value;
 };
 

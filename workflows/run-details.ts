@@ -1,5 +1,6 @@
 // What a run says about itself: the state query's answer (with `waiting_for` in words) and the Web
 // UI's current details (a conversation's with its last turns). Pure.
+import { displaySafe } from '../common/visible-text';
 import type { PendingApproval } from '../common/approvals';
 import { remaining } from '../common/budget';
 import type { Budget, Usage } from '../common/budget';
@@ -84,7 +85,7 @@ export function approvalTimerSummary(p: PendingApproval, principal: string | und
 }
 
 function oneLineBounded(text: string, max: number): string {
-  const chars = Array.from(text.replace(/\s+/g, ' ').trim());
+  const chars = Array.from(displaySafe(text).replace(/\s+/g, ' ').trim());
   return chars.length > max ? chars.slice(0, max - 1).join('') + '…' : chars.join('');
 }
 
@@ -250,7 +251,7 @@ function shownText(text: string): string {
 
 /** Customer and model text is shown, never rendered: every markdown or HTML character escaped. */
 export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()<>#+\-.!|~&$:]/g, (c) => `\\${c}`);
+  return displaySafe(text).replace(/[\\`*_{}[\]()<>#+\-.!|~&$:]/g, (c) => `\\${c}`);
 }
 
 /** "20:15 UTC" today, "2026-12-04 20:15 UTC" on another day. */

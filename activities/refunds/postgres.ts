@@ -7,6 +7,8 @@ import type * as pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import type { ConfirmRequest, PlanRequest, RefundRecord } from '../../domains/support/refund-ledger';
 import { VOIDED } from '../../domains/support/refund-ledger';
+import { checkPostgresUrl } from '../../runtime/postgres-url';
+import type { PostgresTarget } from '../../runtime/postgres-url';
 import { FencedError, ruleBroken, toCents } from './rules';
 import type { RefundFilter, RefundStore } from './rules';
 
@@ -107,16 +109,26 @@ export class PostgresRefundService implements RefundStore {
 
   private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // A checked-out client has no pool listener: a session the server ends under it (a restart, a
+    // failover, the idle-in-transaction timeout after a hang) would be an unhandled 'error' and kill
+    // the worker. The query in flight rejects anyway; a broken client is dropped, not pooled again.
+    let broken: Error | undefined;
+    const onError = (err: Error) => {
+      broken = err;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const out = await work(client);
       await client.query('COMMIT');
       return out;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      if (!broken) await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
-      client.release();
+      // A broken client keeps the listener: it may still report its end after it is dropped.
+      if (!broken) client.off('error', onError);
+      client.release(broken);
     }
   }
 
@@ -234,20 +246,6 @@ function toRecord(row: Row): RefundRecord {
 }
 
 /** Host and database of a postgres:// URL, for messages (never its password); a one-line error when it is not one. */
-export function parseUrl(url: string): { host: string; database: string } {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new Error(
-      'AGENT_REFUNDS_DATABASE_URL must be a postgres:// URL (postgres://user:password@host:5432/database)',
-    );
-  }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:')
-    throw new Error(
-      `AGENT_REFUNDS_DATABASE_URL must start with postgres:// or postgresql://, got ${parsed.protocol}//`,
-    );
-  const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
-  if (!database) throw new Error('AGENT_REFUNDS_DATABASE_URL must name a database (postgres://…/database)');
-  return { host: parsed.host, database };
+export function parseUrl(url: string): PostgresTarget {
+  return checkPostgresUrl(url, 'AGENT_REFUNDS_DATABASE_URL');
 }

@@ -52,7 +52,14 @@ export interface StuckFlags {
   waitMs: number;
 }
 
-export type CancelOutcome = 'cancel_requested' | 'already_ended' | 'failed';
+export type CancelOutcome = 'cancel_requested' | 'already_ended' | 'failed' | 'skipped_waiting';
+interface CancelResult {
+  row: ChainRow;
+  outcome: CancelOutcome;
+  error?: string;
+  /** What the run began to wait for (skipped_waiting). */
+  awaited?: string;
+}
 
 export async function cancelStuck(
   flags: StuckFlags,
@@ -151,8 +158,12 @@ export async function cancelStuck(
     }
   }
 
-  const outcomes = await mapPool(runs, IN_FLIGHT, async (row) => {
+  const outcomes = await mapPool(runs, IN_FLIGHT, async (row): Promise<CancelResult> => {
     try {
+      // Asked again just before its cancel: a run may have begun waiting for a person since the
+      // list (during the prompt, or other runs' slow queries); what is left is milliseconds.
+      const awaited = flags['include-waiting'] ? undefined : await awaitsPerson(client, row.chain);
+      if (awaited !== undefined) return { row, outcome: 'skipped_waiting', awaited };
       const outcome: CancelOutcome =
         (await requestCancel(client, row.chain, reason)) === 'requested' ? 'cancel_requested' : 'already_ended';
       return { row, outcome };
@@ -160,21 +171,24 @@ export async function cancelStuck(
       return { row, outcome: 'failed' as CancelOutcome, error: ((err as Error).message ?? String(err)).split('\n')[0] };
     }
   });
-  const counts = { cancel_requested: 0, already_ended: 0, failed: 0 };
-  for (const { row, outcome, error } of outcomes) {
+  const counts = { cancel_requested: 0, already_ended: 0, failed: 0, skipped_waiting: 0 };
+  for (const { row, outcome, error, awaited } of outcomes) {
     counts[outcome]++;
     const what =
       outcome === 'cancel_requested'
         ? 'cancel requested'
         : outcome === 'already_ended'
           ? 'already ended'
-          : `FAILED: ${error}`;
+          : outcome === 'skipped_waiting'
+            ? `left alone: it now waits for ${awaited}`
+            : `FAILED: ${error}`;
     line(out, `  ${row.workflow_id} (${row.run_id}): ${what}`);
   }
   line(
     out,
     `cancel requested for ${counts.cancel_requested} of ${runs.length} run(s)` +
       (counts.already_ended ? `, ${counts.already_ended} had already ended` : '') +
+      (counts.skipped_waiting ? `, ${counts.skipped_waiting} began waiting for a person and were left alone` : '') +
       (counts.failed ? `, ${counts.failed} FAILED` : '') +
       ` (reason: ${reason})`,
   );
@@ -183,11 +197,12 @@ export async function cancelStuck(
     flags.waitMs > 0 && requested.length > 0 ? await waitForAll(client, requested, flags.waitMs, ctx) : new Map();
   const stillRunning = [...endings.values()].filter((e) => typeof e === 'string').length;
   report(
-    outcomes.map(({ row, outcome, error }) => {
+    outcomes.map(({ row, outcome, error, awaited }) => {
       const ending = endings.get(row);
       return {
         ...rowJson(row),
         outcome,
+        ...(awaited !== undefined ? { waits_for: awaited } : {}),
         error: error ?? null,
         ending: ending === undefined || typeof ending === 'string' ? null : endingJson(ending),
         still_running: ending === undefined ? null : typeof ending === 'string',
