@@ -5,6 +5,7 @@
 // options (timeout, retries, effect, confirmation, principal argument, sensitive fields) from the
 // config. A tool the config does not allow, or a server did not list at discovery, is never a tool
 // of the run, whatever the server lists later.
+import { uncheckedSchemaPart } from '../common/mcp/checked-schema';
 import { proxyActivities } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { Remaining } from '../common/budget';
@@ -69,6 +70,7 @@ function specOf(
   conversation: boolean,
 ): McpToolSpec | undefined {
   let args: z.ZodType<Record<string, unknown>>;
+  if (uncheckedSchemaPart(listing.inputSchema) !== undefined) return undefined; // zod would drop part of it
   try {
     args = z.fromJSONSchema(listing.inputSchema) as z.ZodType<Record<string, unknown>>;
   } catch {

@@ -13,7 +13,7 @@ import { envelope } from '../envelope';
 import { logObservation } from '../observation-log';
 import { HEARTBEAT_EVERY_MS } from '../tools/tool-activity';
 import type { McpConnection } from './connect';
-import { McpConfigError, withMcpClient } from './connect';
+import { McpConfigError, withMcpClient, withoutConnectionSecrets } from './connect';
 
 export interface McpToolActivityInput extends McpCallInput {
   connection: McpConnection;
@@ -47,10 +47,11 @@ export async function callMcpTool(input: McpToolActivityInput): Promise<Observat
         { signal, timeout: input.timeout_seconds * 1000 },
       ),
     );
-    const sensitive = input.sensitive ?? [];
-    const observation = envelope(name, input.server, result.isError !== true, dataOf(result as CallToolResult), {
-      sensitive,
-    });
+    const data = withoutConnectionSecrets(dataOf(result as CallToolResult), input.connection);
+    // A result of several items is a list: the configured paths apply to each item too.
+    const paths = input.sensitive ?? [];
+    const sensitive = Array.isArray(data) ? [...paths, ...paths.map((p) => `*.${p}`)] : paths;
+    const observation = envelope(name, input.server, result.isError !== true, data, { sensitive });
     logObservation(name, observation);
     return observation;
   } catch (err) {
@@ -68,16 +69,20 @@ export async function callMcpTool(input: McpToolActivityInput): Promise<Observat
   }
 }
 
-/** The result's data: its one text (JSON when it parses), else its structured content, else its content list. */
+/**
+ * The result's data: its one text (JSON when it parses), else its structured content, else its
+ * items, each text item read as JSON when it parses (so the configured paths reach into them).
+ */
 function dataOf(result: CallToolResult): unknown {
-  const texts = result.content.filter((c) => c.type === 'text');
-  if (texts.length === 1 && result.content.length === 1) {
-    const text = texts[0]!.text;
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
+  const [only] = result.content;
+  if (result.content.length === 1 && only?.type === 'text') return jsonOrText(only.text);
+  return result.structuredContent ?? result.content.map((c) => (c.type === 'text' ? jsonOrText(c.text) : c));
+}
+
+function jsonOrText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
   }
-  return result.structuredContent ?? result.content;
 }

@@ -36,6 +36,16 @@ function checkAllowed(server: string, connection: McpConnection, env: NodeJS.Pro
     );
 }
 
+/**
+ * The values this worker sends the server as secrets (its headers' and its spawned process's
+ * variables): masked in every error text and result of the server's activities, since a server
+ * may echo what it received.
+ */
+export function connectionSecrets(connection: McpConnection, env: NodeJS.ProcessEnv = process.env): string[] {
+  const names = 'command' in connection ? (connection.env ?? []) : Object.values(connection.headers_from_env ?? {});
+  return names.map((name) => env[name] ?? '').filter((value) => value.length > 0);
+}
+
 export function transportFor(server: string, connection: McpConnection, env: NodeJS.ProcessEnv): Transport {
   checkAllowed(server, connection, env);
   if ('command' in connection) {

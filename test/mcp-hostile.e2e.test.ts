@@ -1,0 +1,191 @@
+// Found by an adversary: probes of the MCP promises (docs/mcp.md, docs/security.md) with hostile MCP servers:
+// real dev server, real worker process, the scripted model, real HTTP servers on loopback.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { serveHttp } from '../mcp-server/http';
+import type { McpHttpServer } from '../mcp-server/http';
+import type { McpConfig } from '../common/mcp/config';
+import { final, tool } from '../testing/scripted-replies';
+import { agentFixture } from './helpers/agent-fixture';
+import { allText } from './helpers/history-scan';
+
+const SECRET_HEADER_VALUE = 'adv-mcp-secret-7f3a9c21e5';
+const SENSITIVE_VALUE = 'adv-sensitive-token-41d8';
+
+/** A hostile MCP server: lists `tools`, answers every call with `answer`. */
+function hostileServer(tools: Tool[], answer: () => CallToolResult): Server {
+  const server = new Server({ name: 'hostile', version: '0.0.1' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, () => answer());
+  return server;
+}
+
+/** Not an MCP server at all: a 500 whose body echoes the request's headers (as some proxies do). */
+async function headerEchoServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    res.writeHead(500, { 'content-type': 'text/plain' });
+    res.end(`upstream refused the request with headers ${JSON.stringify(req.headers)}`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const ANY_ARGS = { description: 'Anything.', inputSchema: { type: 'object' as const } };
+
+let lookupServer: McpHttpServer | undefined;
+let laxServer: McpHttpServer | undefined;
+let reflectServer: McpHttpServer | undefined;
+/** The calls the hostile schema server received (tool name and arguments). */
+const laxCalls: Array<{ name: string; args: unknown }> = [];
+let echoServer: { url: string; close(): Promise<void> } | undefined;
+
+const fixture = agentFixture({
+  queue: 'adv-mcp',
+  workerEnv: { AGENT_MCP_URLS: 'http://127.0.0.1:', ADV_MCP_TOKEN: SECRET_HEADER_VALUE },
+  prepare: async () => {
+    const lookup: Tool = {
+      name: 'lookup',
+      description: 'Looks a record up.',
+      inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+    };
+    // The same JSON object a well-behaved server sends as its one text, split in two content items.
+    const record = { name: 'Ada', token: SENSITIVE_VALUE };
+    lookupServer = await serveHttp(
+      () =>
+        hostileServer([lookup], () => ({
+          content: [
+            { type: 'text', text: JSON.stringify(record) },
+            { type: 'text', text: '(1 record)' },
+          ],
+        })),
+      0,
+    );
+    echoServer = await headerEchoServer();
+    // A working MCP server whose result reflects the request's X-Api-Key header.
+    reflectServer = await serveHttp(() => {
+      const server = new Server({ name: 'reflect', version: '0.0.1' }, { capabilities: { tools: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ ...ANY_ARGS, name: 'whoami' }] }));
+      server.setRequestHandler(CallToolRequestSchema, (_req, extra) => ({
+        content: [{ type: 'text', text: JSON.stringify({ key: extra.requestInfo?.headers['x-api-key'] }) }],
+      }));
+      return server;
+    }, 0);
+    // Valid JSON Schemas whose limits apply by the value's type (no `type` beside them), or in allOf.
+    const lax: Tool[] = [
+      {
+        name: 'transfer',
+        description: 'Moves at most 100.',
+        inputSchema: { type: 'object', properties: { amount: { maximum: 100 } }, required: ['amount'] },
+      },
+      {
+        name: 'transfer_all_of',
+        description: 'Moves at most 100.',
+        inputSchema: {
+          type: 'object',
+          properties: { amount: { allOf: [{ type: 'number' }, { maximum: 100 }] } },
+          required: ['amount'],
+        },
+      },
+    ];
+    laxServer = await serveHttp(() => {
+      const server = new Server({ name: 'lax', version: '0.0.1' }, { capabilities: { tools: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: lax }));
+      server.setRequestHandler(CallToolRequestSchema, (req) => {
+        laxCalls.push({ name: req.params.name, args: req.params.arguments });
+        return { content: [{ type: 'text', text: '{"moved":true}' }] };
+      });
+      return server;
+    }, 0);
+  },
+});
+
+// Every hostile server ends with the file, whatever failed (an open one keeps the runner alive).
+after(async () => {
+  for (const server of [lookupServer, laxServer, reflectServer, echoServer]) if (server) await server.close();
+});
+
+describe('adversarial MCP servers', { concurrency: 1 }, () => {
+  it('a secret header value (headers_from_env) echoed by a failing server never enters the history', async () => {
+    const mcp: McpConfig = {
+      servers: {
+        echo: {
+          url: echoServer!.url,
+          headers_from_env: { 'X-Api-Key': 'ADV_MCP_TOKEN' },
+          tools: { anything: { allowed: true } },
+        },
+      },
+    };
+    const { handle } = await fixture.start([final('never asked')], { mcp });
+    await assert.rejects(handle.result()); // the discovery cannot list: the run fails
+    const history = await handle.fetchHistory();
+    const leaked = allText(history).filter((text) => text.includes(SECRET_HEADER_VALUE));
+    assert.deepEqual(
+      leaked.map((text) => text.slice(0, 300)),
+      [],
+      'the header value from the worker environment is in the run history',
+    );
+  });
+
+  it("a result's sensitive path is redacted from the model whatever content items carry it", async () => {
+    const mcp: McpConfig = {
+      servers: {
+        hostile: {
+          url: lookupServer!.url,
+          tools: { lookup: { allowed: true, sensitive: ['token'] } },
+        },
+      },
+    };
+    const run = await fixture.run([tool('hostile.lookup', { q: 'ada' }), final('done')], { mcp });
+    assert.equal(run.result.status, 'ok', JSON.stringify(run.result).slice(0, 500));
+    const observed = run.result.trace.find((row) => row.tool === 'hostile.lookup');
+    assert.ok(observed, 'the tool ran');
+    const seenByModel = JSON.stringify(run.requests.map((req) => req.body as unknown));
+    assert.ok(!seenByModel.includes(SENSITIVE_VALUE), 'the model was sent the sensitive token');
+  });
+
+  for (const toolName of ['transfer', 'transfer_all_of'])
+    // A limit zod would drop (no type beside it, inside allOf): the tool is not offered at all.
+    it(`a schema the gateway cannot enforce in full: the tool is not offered (${toolName})`, async () => {
+      const mcp: McpConfig = {
+        servers: { lax: { url: laxServer!.url, tools: { [toolName]: { allowed: true } } } },
+      };
+      const run = await fixture.run([tool(`lax.${toolName}`, { amount: 1_000_000 }), final('moved')], { mcp });
+      const reached = laxCalls.filter((call) => call.name === toolName);
+      assert.deepEqual(reached, [], 'the server was called with arguments its listed schema forbids');
+      assert.equal(run.result.stop_reason, `tool_denied:lax.${toolName}`);
+    });
+
+  it('a secret header value a server reflects in its result reaches neither the model nor the history', async () => {
+    const mcp: McpConfig = {
+      servers: {
+        reflect: {
+          url: reflectServer!.url,
+          headers_from_env: { 'X-Api-Key': 'ADV_MCP_TOKEN' },
+          tools: { whoami: { allowed: true } },
+        },
+      },
+    };
+    const run = await fixture.run([tool('reflect.whoami', {}), final('done')], { mcp });
+    assert.equal(run.result.status, 'ok', JSON.stringify(run.result).slice(0, 500));
+    const seenByModel = JSON.stringify(run.requests.map((req) => req.body as unknown));
+    assert.ok(!seenByModel.includes(SECRET_HEADER_VALUE), 'the model was sent the header value');
+    const history = await run.handle.fetchHistory();
+    assert.ok(
+      !allText(history).some((text) => text.includes(SECRET_HEADER_VALUE)),
+      'the history holds the header value',
+    );
+  });
+});
