@@ -43,6 +43,14 @@ export function loadPreviousReport(file: string, suite: string): ComparableRepor
     const e = err as NodeJS.ErrnoException;
     throw new CompareError(`--compare ${file}: ${e.code === 'ENOENT' ? 'no such file' : `not JSON (${e.message})`}`);
   }
+  const r0 = parsed as Partial<ComparableReport> | null;
+  if (!r0 || typeof r0 !== 'object' || !Array.isArray(r0.trial_table) || !Array.isArray(r0.rates))
+    throw new CompareError(
+      `--compare ${file}: not a report with a trial table and rates (made by an older version, or not a report)`,
+    );
+  const suiteOf = (r0.metadata as { suite?: unknown } | undefined)?.suite;
+  if (typeof suiteOf === 'string' && suiteOf !== suite)
+    throw new CompareError(`--compare ${file}: a report of suite "${suiteOf.slice(0, 40)}", this run is "${suite}"`);
   const checked = COMPARABLE.safeParse(parsed);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
@@ -50,10 +58,7 @@ export function loadPreviousReport(file: string, suite: string): ComparableRepor
       `--compare ${file}: not a report this version can compare with (${issue.path.join('.') || 'the document'}: ${issue.message}; made by an older version, or not a report)`,
     );
   }
-  const r = checked.data as ComparableReport;
-  if (r.metadata.suite !== suite)
-    throw new CompareError(`--compare ${file}: a report of suite "${r.metadata.suite}", this run is "${suite}"`);
-  return r;
+  return checked.data as ComparableReport;
 }
 
 /** What a comparison reads, checked field by field before the suite runs (extra fields are kept, unread). */

@@ -18,8 +18,8 @@ export function checkPostgresUrl(url: string, name: string): PostgresTarget {
     );
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:')
-    throw new Error(`${name} must start with postgres:// or postgresql:// (${like})`);
-  if (!parsed.hostname) throw new Error(`${name} must name a host (${like})`);
+    throw new Error(`${name} must be a postgres:// or postgresql:// URL (${like})`);
+  if (!parsed.hostname) throw new Error(`${name} must be a URL with a host (${like})`);
   const path = parsed.pathname.replace(/^\//, '');
   // An unencoded '/' in the password ends the host part early: the rest, password included, reads as the path.
   if (path.includes('/') || path.includes('@'))
@@ -34,6 +34,6 @@ export function checkPostgresUrl(url: string, name: string): PostgresTarget {
   } catch {
     throw new Error(`${name}: a '%' that starts no valid escape; percent-encode '%' in the password as %25`);
   }
-  if (!database) throw new Error(`${name} must name a database (${like})`);
+  if (!database) throw new Error(`${name} must be a URL with a database (${like})`);
   return { host: parsed.host, database };
 }
