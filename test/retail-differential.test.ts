@@ -67,7 +67,39 @@ function assertSameOutcome(call: Call, ts: Outcome, py: Outcome, message: string
       return;
     }
   }
+  // The same error naming a complex power (`(-8)**-0.5` is complex in Python), its parts a last bit apart.
+  if (
+    call.tool === 'calculate' &&
+    !ts.ok &&
+    !py.ok &&
+    ts.error_type === py.error_type &&
+    ts.error !== py.error &&
+    /\*\*/.test(String(call.args.expression)) &&
+    sameUpToLastBits(String(ts.error), String(py.error))
+  ) {
+    powLastBit.push(String(call.args.expression));
+    return;
+  }
   assert.deepEqual(ts, py, message);
+}
+
+/**
+ * Two texts equal but for their numbers, each pair at most 4 ulps apart: a complex power goes through
+ * exp, log, cos and sin, and each library rounds those on its own (seen: 2 ulps in a real part near 0).
+ */
+function sameUpToLastBits(a: string, b: string): boolean {
+  const NUMBER = /-?\d+(?:\.\d+)?(?:e[-+]?\d+)?/g;
+  if (a.replace(NUMBER, '#') !== b.replace(NUMBER, '#')) return false;
+  const xs = a.match(NUMBER) ?? [];
+  const ys = b.match(NUMBER) ?? [];
+  return xs.every((x, i) => x === ys[i] || ulpsApart(Number(x), Number(ys[i])) <= 4n);
+}
+
+function ulpsApart(a: number, b: number): bigint {
+  if (!Number.isFinite(a) || !Number.isFinite(b) || Math.sign(a) !== Math.sign(b)) return 1n << 62n;
+  const bits = (x: number) => new BigInt64Array(new Float64Array([Math.abs(x)]).buffer)[0]!;
+  const d = bits(a) - bits(b);
+  return d < 0n ? -d : d;
 }
 
 function oneUlpApart(a: number, b: number): boolean {
@@ -269,8 +301,9 @@ describe('retail tools: TypeScript against the τ²-bench reference', () => {
         record(call.tool, py);
         assertSameOutcome(call, runTs(side.db, call), py, `calculate(${JSON.stringify(expression)})`);
       }),
-      // The first example is one whose power V8 rounds one bit off glibc (found by this property in CI).
-      { numRuns: EXPRESSIONS, examples: [['560.36 *242.96-  4**63.68'], ['4**63.68']] },
+      // The first example is one whose power V8 rounds one bit off glibc (found by this property in CI);
+      // the last, a complex power in an error message, parts one bit off CPython's (found the same way).
+      { numRuns: EXPRESSIONS, examples: [['560.36 *242.96-  4**63.68'], ['4**63.68'], ['((-8)**-0.5)(**0)']] },
     );
     assert.equal(await side.checkpoint('after calculate', false), before);
   });
