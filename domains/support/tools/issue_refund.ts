@@ -91,13 +91,14 @@ export const issueRefund = defineSupportTool({
 
       // 2. The effect: confirmed or rejected exactly once, by the service, under its own rules;
       //    never once the run's cancel is recorded (the workflow then settles the record as not made).
+      // What the user paid is read first: between the cancel check and the commit nothing else waits.
+      const paid = (await ctx.services.data()).billing[String(args.user_id)]?.price_usd;
       ctx.throwIfCancelled();
       stage = 'checking the run';
       if (await ctx.runCancelRequested()) {
         throw ctx.failForGood(`refund ${key} not committed: the run's cancel is recorded`, RUN_CANCELLED_BEFORE_COMMIT);
       }
       stage = 'confirming';
-      const paid = (await ctx.services.data()).billing[String(args.user_id)]?.price_usd;
       const record = await refunds.confirm({ idempotency_key: key, fence: held.fence, paid_usd: paid });
       stage = 'committed';
 
