@@ -8,36 +8,14 @@ import { MCP_META, MCP_RECONCILE_SETTLE } from '../../common/mcp/meta';
 import { EFFECT_OUTCOMES } from '../../common/types';
 import type { EffectOutcome, ReconcileOutput } from '../../common/types';
 import type { McpToolActivityInput } from './call-tool';
-import { McpConfigError, withMcpClient } from './connect';
+import { mcpLookupCall } from './lookup-call';
 
 export async function reconcileMcpTool(input: McpToolActivityInput): Promise<ReconcileOutput> {
-  const { cancellationSignal: signal, info } = Context.current();
-  const name = info.activityType;
-  let result: CallToolResult;
-  try {
-    result = (await withMcpClient(input.server, input.connection, signal, (client) =>
-      client.callTool(
-        {
-          name: input.tool,
-          arguments: input.args,
-          _meta: {
-            [MCP_META.idempotencyKey]: input.idempotency_key,
-            [MCP_META.reconcile]: MCP_RECONCILE_SETTLE,
-            ...(info.workflowExecution?.workflowId ? { [MCP_META.runKey]: info.workflowExecution.workflowId } : {}),
-            ...(input.principal !== undefined ? { [MCP_META.principal]: input.principal } : {}),
-          },
-        },
-        undefined,
-        { signal, timeout: input.timeout_seconds * 1000 },
-      ),
-    )) as CallToolResult;
-  } catch (err) {
-    if (err instanceof McpConfigError) throw ApplicationFailure.nonRetryable(err.message, 'McpConfig');
-    throw ApplicationFailure.retryable(
-      `${name}: ${err instanceof Error ? err.message : String(err)}`,
-      'McpUnavailable',
-    );
-  }
+  const name = Context.current().info.activityType;
+  const result = await mcpLookupCall(input, {
+    [MCP_META.idempotencyKey]: input.idempotency_key,
+    [MCP_META.reconcile]: MCP_RECONCILE_SETTLE,
+  });
   const found = result.structuredContent as Partial<ReconcileOutput> | undefined;
   if (result.isError || !found || !EFFECT_OUTCOMES.includes(found.state as EffectOutcome))
     throw ApplicationFailure.nonRetryable(`${name}: the server answered no lookup: ${textOf(result)}`, 'McpNoLookup');
