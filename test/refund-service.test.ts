@@ -111,6 +111,20 @@ for (const backend of [sqlite(), postgres()]) {
       assert.equal(svc.describe.includes('@'), false, 'no credentials in the description');
     });
 
+    it("records when the run's cancel was checked before the commit", async () => {
+      const checkedAt = '2026-01-02T03:04:05.678Z';
+      const { record } = await svc.plan(req('checked', 1007));
+      assert.equal(record.cancel_checked_at, null);
+      const confirmed = await svc.confirm({
+        idempotency_key: 'checked',
+        fence: record.fence,
+        paid_usd: 49,
+        cancel_checked_at: checkedAt,
+      });
+      assert.equal(confirmed.cancel_checked_at, checkedAt);
+      assert.equal((await svc.lookupByKey('checked'))?.cancel_checked_at, checkedAt);
+    });
+
     it('plans once per key and confirms once: a repeated key gets the first outcome', async () => {
       const first = await svc.plan(req('k1', 1001));
       assert.equal(first.created, true);
@@ -232,6 +246,41 @@ describe('refunds service on SQLite, its file', () => {
       const db = new Database(file, { readonly: true });
       assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
       db.close();
+    } finally {
+      await svc.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('adds the cancel_checked_at column to a ledger made before it existed, keeping its rows', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'refunds-'));
+    const file = path.join(dir, 'old.sqlite');
+    const old = new Database(file);
+    old.exec(`CREATE TABLE refunds (
+      id INTEGER PRIMARY KEY AUTOINCREMENT, idempotency_key TEXT NOT NULL UNIQUE, workflow_id TEXT NOT NULL,
+      user_id INTEGER NOT NULL, amount_cents INTEGER NOT NULL CHECK (amount_cents > 0),
+      currency TEXT NOT NULL DEFAULT 'USD', reason TEXT NOT NULL,
+      state TEXT NOT NULL CHECK (state IN ('planned', 'confirmed', 'ambiguous', 'rejected')), rejection TEXT,
+      fence INTEGER NOT NULL DEFAULT 1, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, confirmed_at TEXT)`);
+    old
+      .prepare(
+        `INSERT INTO refunds (idempotency_key, workflow_id, user_id, amount_cents, reason, state, created_at, updated_at)
+         VALUES ('before', 'wf', 1, 100, 'r', 'planned', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`,
+      )
+      .run();
+    old.close();
+    const svc = RefundService.open(file);
+    try {
+      const held = (await svc.lookupByKey('before'))!;
+      assert.equal(held.cancel_checked_at, null);
+      const at = '2026-01-01T00:00:01.000Z';
+      const done = await svc.confirm({
+        idempotency_key: 'before',
+        fence: held.fence,
+        paid_usd: 5,
+        cancel_checked_at: at,
+      });
+      assert.deepEqual([done.state, done.cancel_checked_at], ['confirmed', at]);
     } finally {
       await svc.close();
       rmSync(dir, { recursive: true, force: true });

@@ -28,6 +28,7 @@ CREATE TABLE IF NOT EXISTS refunds (
   updated_at      TIMESTAMPTZ NOT NULL,
   confirmed_at    TIMESTAMPTZ
 );
+ALTER TABLE refunds ADD COLUMN IF NOT EXISTS cancel_checked_at TIMESTAMPTZ;
 CREATE INDEX IF NOT EXISTS refunds_by_user ON refunds (user_id, state);
 CREATE INDEX IF NOT EXISTS refunds_by_workflow ON refunds (workflow_id);
 `;
@@ -50,6 +51,7 @@ interface Row {
   created_at: Date;
   updated_at: Date;
   confirmed_at: Date | null;
+  cancel_checked_at: Date | null;
 }
 
 export class PostgresRefundService implements RefundStore {
@@ -211,15 +213,16 @@ export class PostgresRefundService implements RefundStore {
       ).rows as [{ total: string }];
       const rejection = ruleBroken(Number(row.amount_cents), req.paid_usd, Number(total));
       const now = new Date();
+      const checkedAt = req.cancel_checked_at ? new Date(req.cancel_checked_at) : null;
       const [settled] = (
         rejection
           ? await c.query<Row>(
-              `UPDATE refunds SET state = 'rejected', rejection = $1, updated_at = $2 WHERE id = $3 RETURNING *`,
-              [rejection, now, row.id],
+              `UPDATE refunds SET state = 'rejected', rejection = $1, updated_at = $2, cancel_checked_at = $3 WHERE id = $4 RETURNING *`,
+              [rejection, now, checkedAt, row.id],
             )
           : await c.query<Row>(
-              `UPDATE refunds SET state = 'confirmed', updated_at = $1, confirmed_at = $1 WHERE id = $2 RETURNING *`,
-              [now, row.id],
+              `UPDATE refunds SET state = 'confirmed', updated_at = $1, confirmed_at = $1, cancel_checked_at = $2 WHERE id = $3 RETURNING *`,
+              [now, checkedAt, row.id],
             )
       ).rows as [Row];
       return toRecord(settled);
@@ -242,6 +245,7 @@ function toRecord(row: Row): RefundRecord {
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     confirmed_at: row.confirmed_at?.toISOString() ?? null,
+    cancel_checked_at: row.cancel_checked_at?.toISOString() ?? null,
   };
 }
 

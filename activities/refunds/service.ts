@@ -40,7 +40,8 @@ CREATE TABLE IF NOT EXISTS refunds (
   fence           INTEGER NOT NULL DEFAULT 1,
   created_at      TEXT    NOT NULL,
   updated_at      TEXT    NOT NULL,
-  confirmed_at    TEXT
+  confirmed_at    TEXT,
+  cancel_checked_at TEXT
 );
 CREATE INDEX IF NOT EXISTS refunds_by_user ON refunds (user_id, state);
 CREATE INDEX IF NOT EXISTS refunds_by_workflow ON refunds (workflow_id);
@@ -68,6 +69,7 @@ export class RefundService implements RefundStore {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL'); // a confirmed refund survives a power cut, not only a crash
     db.exec(SCHEMA);
+    addMissingColumns(db);
     return new RefundService(db, `sqlite ${file}`);
   }
 
@@ -178,12 +180,16 @@ export class RefundService implements RefundStore {
       const rejection = this.ruleBroken(row, req.paid_usd);
       if (rejection) {
         this.db
-          .prepare(`UPDATE refunds SET state = 'rejected', rejection = ?, updated_at = ? WHERE id = ?`)
-          .run(rejection, now, row.id);
+          .prepare(
+            `UPDATE refunds SET state = 'rejected', rejection = ?, updated_at = ?, cancel_checked_at = ? WHERE id = ?`,
+          )
+          .run(rejection, now, req.cancel_checked_at ?? null, row.id);
       } else {
         this.db
-          .prepare(`UPDATE refunds SET state = 'confirmed', updated_at = ?, confirmed_at = ? WHERE id = ?`)
-          .run(now, now, row.id);
+          .prepare(
+            `UPDATE refunds SET state = 'confirmed', updated_at = ?, confirmed_at = ?, cancel_checked_at = ? WHERE id = ?`,
+          )
+          .run(now, now, req.cancel_checked_at ?? null, row.id);
       }
       return toRecord(this.db.prepare('SELECT * FROM refunds WHERE id = ?').get(row.id) as Row);
     });
@@ -198,6 +204,12 @@ export class RefundService implements RefundStore {
       .get(row.user_id, row.id) as { total: number };
     return ruleBroken(row.amount_cents, paidUsd, total);
   }
+}
+
+/** A ledger file made by an earlier version gains the columns added since (SQLite has no ADD COLUMN IF NOT EXISTS). */
+function addMissingColumns(db: Database.Database): void {
+  const columns = new Set((db.pragma('table_info(refunds)') as Array<{ name: string }>).map((c) => c.name));
+  if (!columns.has('cancel_checked_at')) db.exec('ALTER TABLE refunds ADD COLUMN cancel_checked_at TEXT');
 }
 
 function toRecord(row: Row): RefundRecord {

@@ -25,6 +25,12 @@ export interface RefundRecord {
   created_at: string;
   updated_at: string;
   confirmed_at: string | null;
+  /**
+   * When the attempt that settled the record asked the server whether its run's cancel was recorded
+   * (the answer was no). The commit follows that check by a few milliseconds: a cancel recorded in
+   * between does not undo it, and the run then reports the refund as made. Null before settling.
+   */
+  cancel_checked_at: string | null;
 }
 
 export interface PlanRequest {
@@ -41,6 +47,8 @@ export interface ConfirmRequest {
   fence: number;
   /** What the billing record says the user paid; undefined when there is no billing record. */
   paid_usd: number | undefined;
+  /** When the run's cancel flag was asked of the server just before this commit (ISO time); recorded with the outcome. */
+  cancel_checked_at?: string;
 }
 
 export interface RefundLedger {

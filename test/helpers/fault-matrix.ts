@@ -319,7 +319,11 @@ export function afterCut(
       return name ? [name] : [];
     }),
     llmRequests: requests.filter((r) => r.receivedAt > atMs),
-    rows: rows.filter((r) => Date.parse(r.created_at) > atMs),
+    rows: rows.filter(
+      (r) =>
+        Date.parse(r.created_at) > atMs ||
+        (r.state === 'confirmed' && r.cancel_checked_at !== null && Date.parse(r.cancel_checked_at) > atMs),
+    ),
   };
 }
 
@@ -338,7 +342,7 @@ export function assertNothingAfter(cut: AfterCut, what: string): void {
   assert.deepEqual(
     cut.rows.map((r) => r.idempotency_key),
     [],
-    `refund rows created after ${what}`,
+    `refund rows created, or confirmed on a cancel check asked, after ${what}`,
   );
 }
 

@@ -95,11 +95,17 @@ export const issueRefund = defineSupportTool({
       const paid = (await ctx.services.data()).billing[String(args.user_id)]?.price_usd;
       ctx.throwIfCancelled();
       stage = 'checking the run';
+      const cancelCheckedAt = new Date().toISOString(); // asked from here on: recorded with the outcome
       if (await ctx.runCancelRequested()) {
         throw ctx.failForGood(`refund ${key} not committed: the run's cancel is recorded`, RUN_CANCELLED_BEFORE_COMMIT);
       }
       stage = 'confirming';
-      const record = await refunds.confirm({ idempotency_key: key, fence: held.fence, paid_usd: paid });
+      const record = await refunds.confirm({
+        idempotency_key: key,
+        fence: held.fence,
+        paid_usd: paid,
+        cancel_checked_at: cancelCheckedAt,
+      });
       stage = 'committed';
 
       await stall(ctx.faults.pauseAfterCommitMs);
