@@ -7,7 +7,16 @@
 // table (the scenario suite's) has every trial with its steps read from the history, and the metadata.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -56,6 +65,20 @@ function runSuite(
 
 const readReport = (out: string) => JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as Tau2Report;
 
+/**
+ * What a failed replay needs for its diagnosis after the temporary folders are gone: the failed trials
+ * (problems, answer, trajectory) in the message, and the whole report kept in test-artifacts/.
+ */
+function failedTrials(out: string): string {
+  const file = path.join(out, 'report.json');
+  if (!existsSync(file)) return '(no report.json)';
+  const artifacts = path.join(REPO_ROOT, 'test-artifacts');
+  mkdirSync(artifacts, { recursive: true });
+  copyFileSync(file, path.join(artifacts, 'tau2-suite-failed-report.json'));
+  const failed = readReport(out).trial_table.filter((row) => !row.passed);
+  return `failed trials (report kept in test-artifacts/tau2-suite-failed-report.json):\n${JSON.stringify(failed, null, 1).slice(0, 8000)}`;
+}
+
 /** A task the runtime must refuse: authenticated as one user, it cancels another user's pending order. */
 function foreignWriteTask(): Tau2Task {
   const base = tasks.find(
@@ -85,7 +108,7 @@ describe('npm run eval -- --suite tau2-retail', () => {
     const out = tempDir('tau2-all-');
     const dump = tempDir('tau2-dump-');
     const { code, output, ms } = await runSuite(['--out', out, '--dump-state', dump]);
-    assert.equal(code, 0, output.slice(-4000));
+    assert.equal(code, 0, `${output.slice(-3000)}\n${code === 0 ? '' : failedTrials(out)}`);
     const report = readReport(out);
     const baseline = report.phases.baseline!;
     assert.equal(report.ok, true);
