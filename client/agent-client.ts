@@ -2,11 +2,23 @@
 // cancel, list. One place, so every caller gets the same semantics (a cancelled run's result is
 // rebuilt from the memo the workflow left).
 import { randomUUID } from 'node:crypto';
-import { WorkflowFailedError, WorkflowNotFoundError, CancelledFailure } from '@temporalio/client';
-import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId, Client } from '@temporalio/client';
+import {
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  CancelledFailure,
+  WithStartWorkflowOperation,
+} from '@temporalio/client';
+import type {
+  WorkflowHandle,
+  WorkflowHandleWithFirstExecutionRunId,
+  WorkflowStartOptions,
+  Client,
+} from '@temporalio/client';
 import { AgentError, EXIT } from './agent-error';
 import type { reactAgent } from '../workflows/agent';
 import { stateQuery } from '../common/queries';
+import { sayUpdate } from '../common/conversation';
+import type { SayRequest } from '../common/conversation';
 import type { AgentInput, AgentResult, AgentState } from '../common/types';
 import { CANCELLED_RESULT_MEMO } from '../common/types';
 import { EMPTY_USAGE } from '../common/budget';
@@ -46,13 +58,48 @@ export async function startRun(
   input: AgentInput,
   workflowId: string,
 ): Promise<WorkflowHandleWithFirstExecutionRunId<typeof reactAgent>> {
+  return client.workflow.start<typeof reactAgent>(WORKFLOW_TYPE, await runStartOptions(client, env, input, workflowId));
+}
+
+/**
+ * Starts a conversation with the customer's first message in one request (Temporal's
+ * update-with-start): the message is in the transcript before the model's first decision, as when a
+ * customer writes in first, however slow the sender is. Repeated (its answer lost), it reaches the
+ * same run and the same message (by its update id), not a second one.
+ */
+export async function startConversation(
+  client: Client,
+  env: TemporalEnv,
+  input: AgentInput,
+  workflowId: string,
+  first: SayRequest,
+): Promise<WorkflowHandle<typeof reactAgent>> {
+  const start = new WithStartWorkflowOperation<typeof reactAgent>(WORKFLOW_TYPE, {
+    ...(await runStartOptions(client, env, input, workflowId)),
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  await client.workflow.executeUpdateWithStart(sayUpdate, {
+    args: [first],
+    updateId: `${workflowId}:first-message`,
+    startWorkflowOperation: start,
+  });
+  return start.workflowHandle();
+}
+
+/** How a run starts: its input checked, its workflow task timeout, summary and first search attributes. */
+async function runStartOptions(
+  client: Client,
+  env: TemporalEnv,
+  input: AgentInput,
+  workflowId: string,
+): Promise<WorkflowStartOptions<typeof reactAgent>> {
   checkRunId(workflowId);
   checkRunInput(input);
   // With the Agent* search attributes registered, a run is findable (status running, principal)
   // from the moment it starts, even before a worker picks it up; the workflow keeps them current.
   const check = await checkSearchAttributes(client);
   const searchAttributes = check.available;
-  return client.workflow.start<typeof reactAgent>(WORKFLOW_TYPE, {
+  return {
     taskQueue: env.taskQueue,
     workflowId,
     args: [{ ...input, search_attributes: searchAttributes && input.search_attributes !== false }],
@@ -65,7 +112,7 @@ export async function startRun(
           ...(check.goal && !encryptsPayloads(client) ? [{ key: AGENT_GOAL, value: goalAttribute(input.goal) }] : []),
         ]
       : undefined,
-  });
+  };
 }
 
 /**

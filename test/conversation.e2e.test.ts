@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { runResult, runState } from '../client/agent-client';
+import { runResult, runState, startConversation } from '../client/agent-client';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentState } from '../common/types';
 import type { reactAgent } from '../workflows/agent';
@@ -12,7 +12,7 @@ import type { RecordedRequest } from '../testing/scripted-llm-server';
 import { agentFixture } from './helpers/agent-fixture';
 import { chat as chatOn } from './helpers/chat';
 import { runCli } from './helpers/cli';
-import { eventually, uniqueId } from './helpers/harness';
+import { agentInput, eventually, uniqueId } from './helpers/harness';
 
 const fixture = agentFixture({ queue: 'conversation' });
 
@@ -172,6 +172,38 @@ describe('a conversation run', () => {
     const trace = await runCli(fixture.env, ['trace', id, '-o', 'json']);
     assert.equal(trace.code, 0, trace.stderr);
     assert.match(trace.stdout, /"decision": "message"/);
+  });
+
+  it("startConversation: the customer's first message is there before the first decision; a repeat is the same run and message", async () => {
+    const id = uniqueId('conversation-first');
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    fixture.llm.script(
+      id,
+      byStep({
+        1: async () => {
+          await gate; // the run is still running when the start is repeated
+          return final('Your plan is Pro. Bye.');
+        },
+      }),
+    );
+    const input = agentInput({ conversation: {} });
+    const first = { text: 'What plan am I on?' };
+    const handle = await startConversation(fixture.client, fixture.env, input, id, first);
+    // The answer was lost, say: the same call again reaches the same run and does not add the message twice.
+    const again = await startConversation(fixture.client, fixture.env, input, id, first);
+    assert.equal(again.workflowId, id);
+    release();
+    const result = await runResult(handle);
+    assert.deepEqual([result.status, result.stop_reason], ['ok', 'success']);
+    const requests = fixture.llm.requests(id);
+    assert.equal(requests.length, 1);
+    assert.deepEqual(
+      conversationSeen(requests[0]!).turns.map((t) => [t.from, t.text]),
+      [['customer', 'What plan am I on?']],
+      'the first decision already sees the message',
+    );
+    assert.equal(result.conversation?.customer_messages, 1);
   });
 
   it('a final answer decided while the customer wrote is not sent: the model decides again with the new turn', async () => {

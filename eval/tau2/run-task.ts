@@ -5,9 +5,9 @@
 // message is sent again only when the run shows it did not arrive.
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { startRun, runResult } from '../../client/agent-client';
+import { runResult, startConversation } from '../../client/agent-client';
 import { fetchRunChain, payloadDecoder } from '../../client/history/fetch-chain';
 import { readRunHistory } from '../../client/history/read-history';
 import { traceOf } from '../../client/history/trace';
@@ -128,16 +128,10 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
   const id = plan.workflowId;
   if (ctx.mode === 'replay') ctx.llm!.script(id, replayScript(plan.replay));
   const customer = ctx.mode === 'replay' ? scriptedCustomer(plan.task) : llmCustomer(plan.task, ctx.customerLlm!, id);
-  const handle = await retry(`start ${id}`, async () => {
-    try {
-      return (await startRun(ctx.client, ctx.env, taskRunInput(), id)) as WorkflowHandle<typeof reactAgent>;
-    } catch (err) {
-      // An earlier attempt did start it; only the answer was lost (a server restart).
-      if (err instanceof WorkflowExecutionAlreadyStartedError)
-        return ctx.client.workflow.getHandle<typeof reactAgent>(id);
-      throw err;
-    }
-  });
+  // The customer writes in first: the opening is delivered with the start, so the model never
+  // decides (or asks for consent) before it, however slow this process is under load.
+  const opening = await customer.opening();
+  const handle = await retry(`start ${id}`, () => startConversation(ctx.client, ctx.env, taskRunInput(), id, opening));
   let finished = false;
   const talking = converse(ctx, id, handle, customer, () => finished);
   let result: AgentResult | undefined;
@@ -199,7 +193,7 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
 }
 
 /**
- * The customer's side: the opening message, then an answer to each new agent turn the run shows,
+ * The customer's side after the opening (sent with the start): an answer to each new agent turn the run shows,
  * until the run ends. Each message is sent once: after a failed send the run is asked whether it
  * arrived before it is sent again.
  */
@@ -211,8 +205,6 @@ async function converse(
   done: () => boolean,
 ): Promise<void> {
   const { client } = ctx;
-  const opened = await sendOnce(client, id, handle, await customer.opening(), (s) => customerTurnsOf(s) > 0, done);
-  if (!opened) return;
   let answered = 0; // the number of the last agent turn answered
   while (!done()) {
     await delay(POLL_MS);
@@ -241,10 +233,6 @@ async function converse(
     if (last.consent) ctx.onConsent?.(id, last.consent.tool);
     answered = after;
   }
-}
-
-function customerTurnsOf(state: AgentState): number {
-  return state.conversation?.customer_messages ?? 0;
 }
 
 /** Sends a message; on a failure, sends it again only if the run's state shows it did not arrive. */
