@@ -10,7 +10,8 @@ import { agentInput, eventually } from './helpers/harness';
 import { codecEnv, newKey } from './helpers/codec';
 import { temporalCli } from './helpers/temporal-cli-run';
 import { byStep, final, message } from '../testing/scripted-replies';
-import { runState } from '../client/agent-client';
+import { runResult, runState } from '../client/agent-client';
+import { sayToRun } from '../client/conversation';
 
 const keys = codecEnv({ k1: newKey() }, 'k1');
 const fixture = agentFixture({ queue: 'adv-say-enc', workerEnv: keys, clientEnv: { ...process.env, ...keys } });
@@ -61,3 +62,58 @@ for (const [what, keyId] of JUNK) {
     );
   });
 }
+
+// The same bytes as a Signal: a Signal cannot be refused (it is in the history once sent), so the
+// run's own Signal reads its payload undecoded and drops what nothing can read, with one log line.
+const SIGNALS: Array<[string, string[]]> = [
+  ['random bytes under the deployment key id', ['encoding=binary/encrypted', 'encryption-key-id=k1']],
+  ['random bytes under an unknown key id', ['encoding=binary/encrypted', 'encryption-key-id=nope']],
+  ['an encoding no converter reads', ['encoding=bogus']],
+];
+
+test('llm_attempt_charged Signals nothing can read are dropped: no failed workflow task, the conversation goes on', async () => {
+  const { id, handle } = await fixture.start(
+    byStep({ 1: message('Hello, how can I help?'), 2: final('Goodbye.') }),
+    agentInput({ goal: 'Help the customer.', conversation: { idle_timeout_seconds: 300 }, validator: 'off' }),
+  );
+  await eventually('the run waits for the customer', async () =>
+    (await runState(handle)).phase === 'awaiting_customer' ? true : undefined,
+  );
+  for (const [what, meta] of SIGNALS) {
+    const out = await temporalCli(fixture.env, [
+      'workflow',
+      'signal',
+      '--workflow-id',
+      id,
+      '--name',
+      'llm_attempt_charged',
+      ...meta.flatMap((m) => ['--input-meta', m]),
+      '--input-base64',
+      '--input',
+      randomBytes(64).toString('base64'),
+    ]);
+    assert.equal(out.code, 0, `${what}: the signal was sent (${out.stderr.trim().slice(0, 200)})`);
+  }
+  const history = async () => (await handle.fetchHistory()).events ?? [];
+  // The say's workflow task reads the three Signals first: had one failed it, the say would not be accepted.
+  await sayToRun(fixture.client, id, { text: 'Thanks, that is all.' });
+  const result = await runResult(handle);
+  const events = await history();
+  assert.deepEqual(
+    {
+      signals: events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED).length,
+      failedWorkflowTasks: events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED).length,
+      answer: result.answer,
+    },
+    { signals: SIGNALS.length, failedWorkflowTasks: 0, answer: 'Goodbye.' },
+  );
+  // One line each in the worker's log (it reaches the process's output a moment later).
+  const dropped = [
+    /dropped an llm_attempt_charged signal: its payload cannot be decrypted \(payload was encrypted with key "nope"/,
+    /dropped an llm_attempt_charged signal: its payload cannot be decrypted \(payload encrypted with key "k1" does not decrypt/,
+    /dropped an llm_attempt_charged signal: its payload cannot be read \(Unknown encoding: bogus\)/,
+  ];
+  await eventually('the three drops in the worker log', () =>
+    dropped.every((line) => line.test(fixture.worker.output())) ? true : undefined,
+  ).catch(() => assert.fail(`not every drop is logged:\n${fixture.worker.output().slice(-2000)}`));
+});
