@@ -1,8 +1,8 @@
 // A worker that lacks the key of a payload already in a run's history (a key rotation rolled out to
 // the clients before the workers) must not act on it: its workflow task fails, nothing it cannot
-// read reaches the workflow, and a worker with the key then finishes the run. The other side of
-// the codec's undecodable marker (adv-say-encrypted: a say nobody can decrypt is refused, the
-// run goes on).
+// read reaches the workflow, and a worker with the key then finishes the run. A new say under such
+// a key is refused with a line that says why, and the run goes on (adv-say-encrypted: the same
+// for a say nobody can decrypt).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Client, WorkflowHandle } from '@temporalio/client';
@@ -11,7 +11,7 @@ import type { Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { codecFromEnv } from '../runtime/data-converter';
 import { runResult, runState, startRun } from '../client/agent-client';
-import { sayToRun } from '../client/conversation';
+import { SayError, sayToRun } from '../client/conversation';
 import { ATTEMPT_CHARGED_SIGNAL } from '../common/attempt-charged';
 import type { reactAgent } from '../workflows/agent';
 import type { WorkerProcess } from '../testing/worker-process';
@@ -142,6 +142,46 @@ describe('a worker without the key of a payload in the history', () => {
       assert.ok(turns.includes('You said: refund'), `the model saw the k2 message: ${turns}`);
     } finally {
       for (const w of workers) await w.kill();
+      await old?.connection.close();
+    }
+  });
+
+  it('a say under a key the worker lacks, to a run it serves: refused in one line that says why, the run goes on', async () => {
+    let old: Client | undefined;
+    const noK2 = await worker(ONLY_K1);
+    try {
+      old = await connectClient(fixture.env, { ...withoutCodec(), ...ONLY_K1 });
+      const id = uniqueId('codec-missing-key');
+      fixture.llm.script(id, byStep({ 1: message('Hello, how can I help?'), 2: final('Goodbye.') }));
+      const handle = (await startRun(
+        old,
+        fixture.env,
+        agentInput({ goal: 'Help the customer.', conversation: { idle_timeout_seconds: 300 }, validator: 'off' }),
+        id,
+      )) as WorkflowHandle<typeof reactAgent>;
+      await awaitingCustomer(handle, 1);
+      await assert.rejects(
+        sayToRun(fixture.client, id, { text: 'under k2' }),
+        (err: Error) =>
+          err instanceof SayError &&
+          /refused the message: the worker cannot decrypt it: it lacks the key this client encrypts with/.test(
+            err.message,
+          ) &&
+          !err.message.includes('\n'),
+      );
+      await sayToRun(old, id, { text: 'under k1' });
+      const result = await runResult(handle);
+      assert.equal(result.answer, 'Goodbye.');
+      assert.deepEqual(
+        result.conversation?.turns.filter((t) => t.from === 'customer').map((t) => t.text),
+        ['under k1'],
+      );
+      const failed = ((await handle.fetchHistory()).events ?? []).filter(
+        (e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED,
+      );
+      assert.equal(failed.length, 0);
+    } finally {
+      await noK2.kill();
       await old?.connection.close();
     }
   });
