@@ -4,6 +4,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent';
+import { updateRefusal } from './update-refusal';
 import { AgentError } from './agent-error';
 import { approvalUpdate } from '../common/approvals';
 import type { ApprovalAnswer, ApprovalDecision, ApprovalReceipt, PendingApproval } from '../common/approvals';
@@ -72,8 +73,7 @@ export async function answerApproval(
     });
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
-      const cause = err.cause as Error | undefined;
-      throw new ApprovalError(`run ${workflowId} refused the answer: ${cause?.message ?? err.message}`);
+      throw new ApprovalError(`run ${workflowId} refused the answer: ${updateRefusal(err)}`);
     }
     throw err;
   }

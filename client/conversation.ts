@@ -6,6 +6,7 @@ import type { Client } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent';
 import { sayUpdate } from '../common/conversation';
 import type { SayReceipt, SayRequest } from '../common/conversation';
+import { updateRefusal } from './update-refusal';
 import { AgentError } from './agent-error';
 import { existingRun } from './agent-client';
 
@@ -23,8 +24,7 @@ export async function sayToRun(client: Client, workflowId: string, message: SayR
     return await handle.executeUpdate(sayUpdate, { args: [message] });
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
-      const cause = err.cause as Error | undefined;
-      throw new SayError(`run ${workflowId} refused the message: ${cause?.message ?? err.message}`);
+      throw new SayError(`run ${workflowId} refused the message: ${updateRefusal(err)}`);
     }
     throw err;
   }

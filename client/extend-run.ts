@@ -4,6 +4,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent';
+import { updateRefusal } from './update-refusal';
 import { AgentError } from './agent-error';
 import { extendUpdate } from '../common/extend';
 import type { ExtendReceipt, ExtendRequest } from '../common/extend';
@@ -21,8 +22,7 @@ export async function extendRun(client: Client, workflowId: string, request: Ext
     return await handle.executeUpdate(extendUpdate, { args: [request] });
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
-      const cause = err.cause as Error | undefined;
-      throw new ExtendError(`run ${workflowId} refused the top-up: ${cause?.message ?? err.message}`);
+      throw new ExtendError(`run ${workflowId} refused the top-up: ${updateRefusal(err)}`);
     }
     throw err;
   }

@@ -3,8 +3,6 @@
 // every message passes before the limiter acts on it (anyone with access to the namespace can send
 // one: a bad payload is refused or dropped, never fails the limiter's workflow task). Shared by the
 // decide activity (activities/llm-lease.ts), the CLI (`agent limits`) and the workflow.
-import { defaultPayloadConverter, RawValue, rawValueTypeInfo } from '@temporalio/common';
-import type { TypeInfo } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { LeaseRequest, LimiterSnapshot, LimiterState, RateLimits } from './rate-limit';
 import { invalidLimits, invalidRequest, validId } from './rate-limit';
@@ -86,29 +84,6 @@ export const pauseSignal = defineSignal<[PauseMessage]>('pause');
 export const withdrawSignal = defineSignal<[WithdrawMessage]>('withdraw');
 export const limiterQuery = defineQuery<LimiterSnapshot & { scope: string }>('limits');
 export const leaseQuery = defineQuery<LeaseAnswer, [string]>('lease');
-
-/**
- * The limiter's own view of a Signal: every argument, however many, arrives undecoded (a RawValue),
- * so that a payload its converter cannot read (an unknown encoding) reaches the handler, which drops
- * it, instead of failing the workflow task before any handler runs. Senders use the plain definitions.
- */
-export function undecodedSignal(name: string) {
-  return defineSignal<unknown[]>(name, { typeInfo: { inputTypes: EVERY_ARGUMENT_RAW } });
-}
-const EVERY_ARGUMENT_RAW = new Proxy([] as TypeInfo[], {
-  get: (target, key) => (typeof key === 'string' && /^\d+$/.test(key) ? rawValueTypeInfo : Reflect.get(target, key)),
-});
-
-/** A Signal's first argument, decoded; a one-line reason when it cannot be. */
-export function decodedArgument(arg: unknown): { value: unknown } | string {
-  if (!(arg instanceof RawValue)) return { value: arg };
-  try {
-    return { value: defaultPayloadConverter.fromPayload(arg.payload) };
-  } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    return `its payload cannot be read (${why.replace(/\s+/g, ' ').slice(0, 80)})`;
-  }
-}
 
 /** The longest pause one 429 may ask for. */
 export const MAX_PAUSE_MS = 60_000;

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { defaultPayloadConverter, RawValue } from '@temporalio/common';
 import type { Payload } from '@temporalio/common';
 import {
   EncryptionCodec,
@@ -16,6 +16,8 @@ import {
 } from '../runtime/codec/encryption-codec';
 import { CodecConfigError, keyringFromEnv } from '../runtime/codec/keyring';
 import { agentDataConverter, describeCodec } from '../runtime/data-converter';
+import { undecodableReason } from '../common/undecodable-payload';
+import { decodedArgument } from '../common/undecoded-signal';
 
 const key = () => randomBytes(32).toString('base64');
 const K1 = key();
@@ -155,5 +157,46 @@ describe('EncryptionCodec', () => {
     const plain = payload({ a: 1 });
     const [decoded] = await v1.decode([plain]);
     assert.equal(decoded, plain);
+  });
+});
+
+describe("a worker's codec marks what it cannot decrypt instead of throwing", () => {
+  const reasons: string[] = [];
+  const marking = { mode: 'mark' as const, report: (reason: string) => reasons.push(reason) };
+  const worker = new EncryptionCodec(keyringFromEnv({ AGENT_CODEC_KEYS: `k1:${K1}` })!, marking);
+  const encrypted = (keyId: string, data: Uint8Array): Payload => ({
+    metadata: { encoding: Buffer.from(ENCRYPTED_ENCODING), [KEY_ID_METADATA]: Buffer.from(keyId) },
+    data,
+  });
+
+  it('an unknown key id, random bytes, a bad key id: each its own marker with its reason; good payloads decode', async () => {
+    reasons.length = 0;
+    const [good] = await worker.encode([payload('fine')]);
+    const decoded = await worker.decode([
+      encrypted('nope', randomBytes(64)),
+      good!,
+      encrypted('k1', randomBytes(64)),
+      encrypted('k1\nforged log line', randomBytes(8)),
+    ]);
+    assert.equal(defaultPayloadConverter.fromPayload(decoded[1]!), 'fine');
+    const marked = [decoded[0]!, decoded[2]!, decoded[3]!].map((p) => undecodableReason(p));
+    assert.match(marked[0]!, /key "nope", which this process does not have/);
+    assert.match(marked[1]!, /key "k1" does not decrypt/);
+    assert.match(marked[2]!, /key "\(not a key id\)"/);
+    assert.deepEqual(reasons, marked, 'each reason reported once, for the log');
+    for (const p of [decoded[0]!, decoded[2]!]) {
+      assert.equal(p.data!.length, 0, 'the marker carries none of the bytes it replaces');
+      // No converter reads the marker: what carries it (an Update, a history payload) fails to convert.
+      assert.throws(() => defaultPayloadConverter.fromPayload(p), /Unknown encoding: binary\/undecodable/);
+      assert.match(decodedArgument(RawValue.fromPayload(p)) as string, /^its payload cannot be decrypted \(/);
+    }
+  });
+
+  it('a worker with no key at all marks an encrypted payload too; clients still throw', async () => {
+    const [noKey] = agentDataConverter({}, marking).payloadCodecs!;
+    const [marker] = await noKey!.decode([encrypted('k1', randomBytes(64))]);
+    assert.match(undecodableReason(marker!)!, /no codec key is configured/);
+    const [client] = agentDataConverter({ AGENT_CODEC_KEYS: `k1:${K1}` }).payloadCodecs!;
+    await assert.rejects(client!.decode([encrypted('nope', randomBytes(64))]), PayloadDecryptError);
   });
 });

@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { RawValue } from '@temporalio/common';
 import {
-  decodedArgument,
   invalidAcquire,
   invalidInput,
   MAX_PAUSE_MS,
@@ -15,6 +14,7 @@ import {
   parseRelease,
   parseWithdraw,
 } from '../common/llm-limiter';
+import { decodedArgument } from '../common/undecoded-signal';
 import type { AcquireRequest } from '../common/llm-limiter';
 import {
   enqueue,

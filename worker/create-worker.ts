@@ -25,8 +25,12 @@ export interface AgentWorkerOptions {
 }
 
 export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worker> {
+  const log = opts.log ?? ((line) => console.error(`worker: ${line}`));
   // Payloads are encrypted whenever a codec key is configured (the codec runs outside the sandbox).
-  const dataConverter = opts.overrides?.dataConverter ?? agentDataConverter();
+  // One a client sent that this worker cannot decrypt is marked, not thrown (runtime/data-converter.ts).
+  const dataConverter =
+    opts.overrides?.dataConverter ??
+    agentDataConverter(process.env, { mode: 'mark', report: (reason) => log(`cannot decode a payload: ${reason}`) });
   // The prebuilt workflow bundle made for this converter (`npm run build`), else bundled now.
   const code = workflowCode(dataConverter);
   // The first is the outermost: the metrics see what the workflow sees.
@@ -34,7 +38,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     ...(opts.metrics ? [opts.metrics.activityInterceptor] : []),
     ...(opts.activityInterceptors ?? []),
   ];
-  (opts.log ?? ((line) => console.error(`worker: ${line}`)))(code.description);
+  log(code.description);
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,

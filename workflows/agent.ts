@@ -5,6 +5,7 @@
 import {
   ApplicationFailure,
   isCancellation,
+  log,
   makeContinueAsNewFunc,
   setCurrentDetails,
   setHandler,
@@ -16,7 +17,8 @@ import { remaining, resolveBudget } from '../common/budget';
 import type { Budget, Remaining } from '../common/budget';
 import { checkExtend, EXTEND_UPDATE_DESCRIPTION, extendedBudget, extendUpdate } from '../common/extend';
 import type { BudgetExtension, ExtendReceipt, ExtendRequest } from '../common/extend';
-import { ATTEMPT_CHARGED_DESCRIPTION, attemptChargedSignal } from '../common/attempt-charged';
+import { ATTEMPT_CHARGED_DESCRIPTION, ATTEMPT_CHARGED_SIGNAL } from '../common/attempt-charged';
+import { decodedArgument, undecodedSignal } from '../common/undecoded-signal';
 import { APPROVAL_UPDATE_DESCRIPTION, approvalTimeoutMs, approvalUpdate } from '../common/approvals';
 import type { PendingApproval } from '../common/approvals';
 import { STATE_QUERY_DESCRIPTION, stateQuery } from '../common/queries';
@@ -76,9 +78,16 @@ export async function reactAgent(input: AgentInput): Promise<AgentResult> {
     validator: (...args: unknown[]) => run.conversation.validate(args.length === 1 ? args[0] : TWO_ARGUMENTS),
     description: SAY_UPDATE_DESCRIPTION,
   });
-  setHandler(attemptChargedSignal, (value) => run.decisions.attemptCharged(value), {
-    description: ATTEMPT_CHARGED_DESCRIPTION,
-  });
+  // Read undecoded, so that a payload nothing can read is dropped here instead of failing the task.
+  setHandler(
+    undecodedSignal(ATTEMPT_CHARGED_SIGNAL),
+    (...args: unknown[]) => {
+      const arg = decodedArgument(args[0]);
+      if (typeof arg === 'string') return log.warn(`dropped an ${ATTEMPT_CHARGED_SIGNAL} signal: ${arg}`);
+      run.decisions.attemptCharged(arg.value);
+    },
+    { description: ATTEMPT_CHARGED_DESCRIPTION },
+  );
   return run.execute();
 }
 

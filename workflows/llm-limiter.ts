@@ -19,7 +19,6 @@ import {
 import type { AcquireRequest, AcquireResult, LeaseAnswer, LimiterInput } from '../common/llm-limiter';
 import {
   acquireUpdate,
-  decodedArgument,
   invalidAcquire,
   invalidInput,
   leaseQuery,
@@ -31,11 +30,11 @@ import {
   parseWithdraw,
   pauseSignal,
   releaseSignal,
-  undecodedSignal,
   UPDATE_WAIT_MS,
   WAITING_UPDATES,
   withdrawSignal,
 } from '../common/llm-limiter';
+import { decodedArgument, undecodedSignal } from '../common/undecoded-signal';
 import {
   adoptedLimits,
   BUCKET_MS,

@@ -5,6 +5,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { undecodablePayload } from '../../common/undecodable-payload';
 import type { Keyring } from './keyring';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
@@ -18,10 +19,22 @@ export class PayloadDecryptError extends Error {
   override name = 'PayloadDecryptError';
 }
 
+/**
+ * What decode does with a payload it cannot decrypt. Clients and the codec server `throw` (the
+ * caller sees which key is missing). A worker `mark`s it (common/undecodable-payload.ts): an Update
+ * carrying it is rejected, a history payload carrying it still fails the workflow task; `report`
+ * gets the reason, so the worker's log says why.
+ */
+export type Undecodable = { mode: 'throw' } | { mode: 'mark'; report: (reason: string) => void };
+const THROW: Undecodable = { mode: 'throw' };
+
 export class EncryptionCodec implements PayloadCodec {
   private readonly encodingBytes = utf8(ENCRYPTED_ENCODING);
 
-  constructor(private readonly keyring: Keyring) {}
+  constructor(
+    private readonly keyring: Keyring,
+    private readonly undecodable: Undecodable = THROW,
+  ) {}
 
   get activeKeyId(): string {
     return this.keyring.activeKeyId;
@@ -37,20 +50,26 @@ export class EncryptionCodec implements PayloadCodec {
   }
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
-    return payloads.map((payload) => {
-      // Payloads written before encryption was turned on stay readable.
-      if (text(payload.metadata?.encoding) !== ENCRYPTED_ENCODING) return payload;
-      const keyId = text(payload.metadata?.[KEY_ID_METADATA]);
-      if (!keyId) throw new PayloadDecryptError(`encrypted payload has no ${KEY_ID_METADATA} metadata`);
-      const key = this.keyring.keys.get(keyId);
-      if (!key) {
-        throw new PayloadDecryptError(
-          `payload was encrypted with key "${keyId}", which this process does not have (add it to AGENT_CODEC_KEYS or the key file)`,
-        );
-      }
-      const plain = decrypt(key, keyId, payload.data ?? new Uint8Array());
+    return payloads.map((payload) => settle(this.undecodable, () => this.decodeOne(payload)));
+  }
+
+  private decodeOne(payload: Payload): Payload {
+    // Payloads written before encryption was turned on stay readable.
+    if (text(payload.metadata?.encoding) !== ENCRYPTED_ENCODING) return payload;
+    const keyId = text(payload.metadata?.[KEY_ID_METADATA]);
+    if (!keyId) throw new PayloadDecryptError(`encrypted payload has no ${KEY_ID_METADATA} metadata`);
+    const key = this.keyring.keys.get(keyId);
+    if (!key) {
+      throw new PayloadDecryptError(
+        `payload was encrypted with key "${shownId(keyId)}", which this process does not have (add it to AGENT_CODEC_KEYS or the key file)`,
+      );
+    }
+    const plain = decrypt(key, keyId, payload.data ?? new Uint8Array());
+    try {
       return temporal.api.common.v1.Payload.decode(plain) as Payload;
-    });
+    } catch {
+      throw new PayloadDecryptError(`payload encrypted with key "${keyId}" decrypts to no payload`);
+    }
   }
 }
 
@@ -59,20 +78,33 @@ export class EncryptionCodec implements PayloadCodec {
  * coming back fails with a message that says what to configure (instead of "Unknown encoding").
  */
 export class NoKeyCodec implements PayloadCodec {
+  constructor(private readonly undecodable: Undecodable = THROW) {}
+
   async encode(payloads: Payload[]): Promise<Payload[]> {
     return payloads;
   }
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
-    for (const payload of payloads) {
-      if (text(payload.metadata?.encoding) === ENCRYPTED_ENCODING) {
+    return payloads.map((payload) =>
+      settle(this.undecodable, () => {
+        if (text(payload.metadata?.encoding) !== ENCRYPTED_ENCODING) return payload;
         const keyId = text(payload.metadata?.[KEY_ID_METADATA]) ?? '?';
         throw new PayloadDecryptError(
-          `payloads are encrypted (key "${keyId}") but no codec key is configured: set AGENT_CODEC_KEYS or AGENT_CODEC_KEY_FILE as for the worker`,
+          `payloads are encrypted (key "${shownId(keyId)}") but no codec key is configured: set AGENT_CODEC_KEYS or AGENT_CODEC_KEY_FILE as for the worker`,
         );
-      }
-    }
-    return payloads;
+      }),
+    );
+  }
+}
+
+/** decodeOne's payload; when it cannot decrypt, the error (throw) or the marker (mark). */
+function settle(undecodable: Undecodable, decodeOne: () => Payload): Payload {
+  try {
+    return decodeOne();
+  } catch (err) {
+    if (!(err instanceof PayloadDecryptError) || undecodable.mode === 'throw') throw err;
+    undecodable.report(err.message);
+    return undecodablePayload(err.message);
   }
 }
 
@@ -100,6 +132,11 @@ function decrypt(key: Buffer, keyId: string, data: Uint8Array): Uint8Array {
       `payload encrypted with key "${keyId}" does not decrypt: wrong key material or tampered data`,
     );
   }
+}
+
+/** Any client can write a key id: show it only if it could be one (no newlines, no megabytes in a log line). */
+function shownId(keyId: string): string {
+  return /^[A-Za-z0-9._-]{1,64}$/.test(keyId) ? keyId : '(not a key id)';
 }
 
 function utf8(s: string): Uint8Array {
