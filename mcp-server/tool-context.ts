@@ -35,6 +35,8 @@ export function mcpToolContext<Services>(
     // The key of the run's records (retail: the database of this MCP session or of the `_meta` run key).
     workflowId: runKey,
     startHeartbeats: () => () => undefined,
+    // No heartbeats over MCP: no earlier attempt's details to compare with.
+    earlierHeartbeat: undefined,
     stall: (ms) => sleepUnlessAborted(ms, signal),
     cancellationSignal: signal,
     throwIfCancelled: () => {

@@ -51,10 +51,7 @@ describe('temporal workflow reset, then agent approve', () => {
     assert.equal(before.stop_reason, 'success');
     const firstRunId = (await fixture.client.workflow.getHandle(id).describe()).runId;
     assert.deepEqual(
-      fixture.refunds
-        .service()
-        .listSync({ workflow_id: id })
-        .map((r) => r.state),
+      (await fixture.refunds.rows({ workflow_id: id })).map((r) => r.state),
       ['confirmed'],
     );
 
@@ -85,11 +82,11 @@ describe('temporal workflow reset, then agent approve', () => {
     assert.equal(current.status.name, 'COMPLETED');
 
     // The refund key is shared by both runs: the re-run found the first refund instead of paying twice.
-    const rows = fixture.refunds.service().listSync({ workflow_id: id });
+    const rows = await fixture.refunds.rows({ workflow_id: id });
     assert.deepEqual(
       rows.map((r) => [r.state, r.amount_usd]),
       [['confirmed', 49]],
     );
-    assert.equal(fixture.refunds.service().listSync({ user_id: user }).length, 1);
+    assert.equal((await fixture.refunds.rows({ user_id: user })).length, 1);
   });
 });

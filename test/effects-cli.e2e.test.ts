@@ -25,7 +25,7 @@ const workers: WorkerProcess[] = [];
 
 before(async () => {
   llm = await ScriptedLlmServer.start();
-  fx = refundFixture();
+  fx = await refundFixture({ label: 'effects-cli' });
   env = testEnv(uniqueId('effects-cli'));
   drillEnv = testEnv(uniqueId('effects-drill'));
   const base = { OPENAI_BASE_URL: llm.baseUrl, ...fx.workerEnv };
@@ -46,7 +46,7 @@ after(async () => {
   await Promise.all(workers.map((w) => w.kill()));
   await client?.connection.close();
   await llm?.close();
-  fx?.cleanup();
+  await fx?.cleanup();
 });
 
 /** A refund run for a user of its own, waiting for approval; the model is scripted by `replies(user)`. */
@@ -90,7 +90,7 @@ describe('effects through the CLI', () => {
     await answerApproval(client, id, { decision: 'approve', operator: 'test' });
     const watched = await watching;
     assert.equal(watched.code, 0, watched.stderr);
-    const [row] = fx.service().listSync({ workflow_id: id });
+    const [row] = await fx.rows({ workflow_id: id });
     const effect = `step 2: issue_refund USD 49.00 confirmed (refund #${row!.id}, key ${row!.idempotency_key})`;
     assert.match(watched.stdout, new RegExp(`^\\d\\d:\\d\\d:\\d\\d effect: ${escape(effect)}$`, 'm'));
     assert.ok(watched.stdout.includes(`\neffects:\n  ${effect}\n`), watched.stdout);
@@ -121,10 +121,10 @@ describe('effects through the CLI', () => {
   it('a refund cut off by agent cancel whose lookup fails: AMBIGUOUS in cancel, result, status and list', async () => {
     const { id, handle } = await refundRun(drillEnv, (u) => [billingOf(u), refundOf(u, 49), finalAnswer()]);
     await answerApproval(client, id, { decision: 'approve', operator: 'test' });
-    await eventually('the refund planned', () =>
-      fx.service().listSync({ workflow_id: id })[0]?.state === 'planned' ? true : undefined,
+    await eventually('the refund planned', async () =>
+      (await fx.rows({ workflow_id: id }))[0]?.state === 'planned' ? true : undefined,
     );
-    const key = fx.service().listSync({ workflow_id: id })[0]!.idempotency_key;
+    const key = (await fx.rows({ workflow_id: id }))[0]!.idempotency_key;
 
     const cancelled = await runCli(drillEnv, ['cancel', id, '--wait', '60s']);
     assert.equal(cancelled.code, 0, cancelled.stdout + cancelled.stderr);

@@ -175,7 +175,7 @@ describe('effects and approvals', () => {
     assert.equal(result.stop_reason, 'policy_denied:refund_outside_window');
     assert.deepEqual(result.trace.at(-1), refusedRefundStep(pending, 'policy_denied:refund_outside_window', 'approve'));
     assert.deepEqual(result.effects, []);
-    assert.equal(fixture.refunds.service().listSync({ workflow_id: id }).length, 0, 'no refund was even planned');
+    assert.equal((await fixture.refunds.rows({ workflow_id: id })).length, 0, 'no refund was even planned');
   });
 
   it('an effect whose lookup fails is reported ambiguous, in the result and in the memo `agent list` reads', async () => {
@@ -187,8 +187,8 @@ describe('effects and approvals', () => {
     );
     await eventually('the refund awaiting approval', () => pendingApproval(handle));
     await answerApproval(fixture.client, id, { decision: 'approve', operator: 'test' });
-    await eventually('the refund planned', () =>
-      fixture.refunds.service().listSync({ workflow_id: id })[0]?.state === 'planned' ? true : undefined,
+    await eventually('the refund planned', async () =>
+      (await fixture.refunds.rows({ workflow_id: id }))[0]?.state === 'planned' ? true : undefined,
     );
     await handle.cancel();
     const result = await runResult(handle);
@@ -199,7 +199,7 @@ describe('effects and approvals', () => {
     assert.equal(effect!.via, 'reconcile');
     assert.equal(effect!.amount_usd, 49);
     assert.match(effect!.detail!, /lookup failed: .*refused the lookup/);
-    assert.equal(effect!.idempotency_key, fixture.refunds.service().listSync({ workflow_id: id })[0]!.idempotency_key);
+    assert.equal(effect!.idempotency_key, (await fixture.refunds.rows({ workflow_id: id }))[0]!.idempotency_key);
     const listed = await eventually('the run in the visibility list', async () => {
       for await (const info of fixture.client.workflow.list({
         query: `WorkflowId = '${id}' AND ExecutionStatus = 'Canceled'`,

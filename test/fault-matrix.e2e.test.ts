@@ -256,7 +256,7 @@ class Run {
   }
 
   rows() {
-    return fixture.refunds.service().listSync({ workflow_id: this.id });
+    return fixture.refunds.rows({ workflow_id: this.id });
   }
 
   async start(): Promise<void> {
@@ -346,7 +346,7 @@ class Run {
       await this.approve();
       // The drill stalls the first attempt right after planning (before) or committing (after).
       const state = this.phase === 'effect before commit' ? 'planned' : 'confirmed';
-      await eventually(`a ${state} refund row`, () => this.rows().find((r) => r.state === state), 60_000);
+      await eventually(`a ${state} refund row`, async () => (await this.rows()).find((r) => r.state === state), 60_000);
     }
   }
 
@@ -493,16 +493,16 @@ async function check(t: TestContext, phase: Phase, fault: Fault, o: Observed): P
     assert.notEqual(description.runId, run.firstRunId, 'the chain continued as new before the fault');
 
   // 2. The effects list against the refunds database.
-  assertEffectsMatchDb(result, run.rows(), expected.effects);
+  assertEffectsMatchDb(result, await run.rows(), expected.effects);
 
   // 3. Nothing after a cancel (or a deadline): no new activity but the reconcile, no model request, no refund row.
   if (o.cut === 'cancel') {
     assert.ok(cancelRequested, 'the cancel request is in the history');
     assert.equal(cancelRequested.workflowExecutionCancelRequestedEventAttributes!.cause, REASON);
-    assertNothingAfter(afterCut(events, cancelRequested, fixture.llm.requests(run.id), run.rows()), 'the cancel');
+    assertNothingAfter(afterCut(events, cancelRequested, fixture.llm.requests(run.id), await run.rows()), 'the cancel');
   } else if (o.cut === 'deadline') {
     assert.ok(deadlineFired, 'the max_seconds timer fired in the latest run');
-    assertNothingAfter(afterCut(events, deadlineFired, fixture.llm.requests(run.id), run.rows()), 'the deadline');
+    assertNothingAfter(afterCut(events, deadlineFired, fixture.llm.requests(run.id), await run.rows()), 'the deadline');
   }
 
   // 4. A hung worker: the run still closed within the stated bound of the cancel or the deadline.
@@ -523,10 +523,10 @@ async function check(t: TestContext, phase: Phase, fault: Fault, o: Observed): P
  * observation names the key in the worker's log). Says which.
  */
 async function stalledAttemptCannotConfirm(run: Run, worker: WorkerProcess, from: number): Promise<string> {
-  const key = run.rows()[0]?.idempotency_key ?? assert.fail('the refund was never planned');
+  const key = (await run.rows())[0]?.idempotency_key ?? assert.fail('the refund was never planned');
   await activitiesDrained(worker, REFUND_STALL_MS + 30_000);
   assert.deepEqual(
-    run.rows().map((r) => [r.state, r.rejection]),
+    (await run.rows()).map((r) => [r.state, r.rejection]),
     [['rejected', 'voided']],
     'the stalled attempt found the record settled',
   );
@@ -653,7 +653,7 @@ describe('fault matrix: operator cancel and max_seconds deadline, live workers',
           // Temporal had timed the attempt out and its retry had committed. A refund made before the
           // cut is a legitimate outcome; it must then be reported as made, once.
           assert.deepEqual(
-            run.rows().map((r) => r.state),
+            (await run.rows()).map((r) => r.state),
             ['confirmed'],
           );
           // ...and only when its last cancel check came first: a check that started after the call's
@@ -666,7 +666,7 @@ describe('fault matrix: operator cancel and max_seconds deadline, live workers',
           const cancelAsked = afterRun.find(
             (e) => String(e.activityTaskCancelRequestedEventAttributes?.scheduledEventId) === String(refund.eventId),
           );
-          const [row] = run.rows();
+          const [row] = await run.rows();
           assert.ok(row!.cancel_checked_at, 'the committed refund records its cancel check');
           assert.ok(
             cancelAsked === undefined || Date.parse(row!.cancel_checked_at!) <= eventTimeMs(cancelAsked),
@@ -676,7 +676,7 @@ describe('fault matrix: operator cancel and max_seconds deadline, live workers',
             t.diagnostic(
               `cancel check ${eventTimeMs(cancelAsked) - Date.parse(row!.cancel_checked_at!)} ms before the cancel, commit ${Date.parse(row!.confirmed_at!) - eventTimeMs(cancelAsked)} ms after it`,
             );
-          assertEffectsMatchDb(result, run.rows(), ['confirmed']);
+          assertEffectsMatchDb(result, await run.rows(), ['confirmed']);
           if (attempt < DEADLINE_TRIES) return runDeadlineCell(attempt + 1);
           assert.fail(`the deadline missed its phase ${DEADLINE_TRIES} times in a row`);
         }
@@ -843,7 +843,7 @@ describe('fault matrix: worker hung (SIGSTOP) + cancel, healthy second worker', 
       else {
         await activitiesDrained(stalled);
         assert.deepEqual(
-          run.rows().map((r) => r.state),
+          (await run.rows()).map((r) => r.state),
           ['confirmed'],
         );
       }

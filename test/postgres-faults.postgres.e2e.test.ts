@@ -15,10 +15,12 @@ import { serverEnv, startOwnPostgresServer, stopOwnServer } from './helpers/test
 
 let server: PostgresTemporalServer;
 
-// A server of this file's own: the tests restart its PostgreSQL and kill its Temporal server.
+// A server of this file's own: the tests restart its PostgreSQL and kill its Temporal server. The
+// refunds ledger lives in that PostgreSQL too (as in compose): its restarts land on refunds in flight.
 const fixture = agentFixture({
   queue: 'pg-faults',
   refunds: true,
+  refundsLedgerUrl: () => server.ledgerUrl,
   server: () => serverEnv(server),
   prepare: async () => {
     server = await startOwnPostgresServer();
@@ -85,7 +87,7 @@ async function assertAllDone(runs: Runs): Promise<void> {
       ],
       `${run.id}: every step is in the trace`,
     );
-    const rows = fixture.refunds.service().listSync({ user_id: run.user });
+    const rows = await fixture.refunds.rows({ user_id: run.user });
     assert.equal(rows.length, 1, `user ${run.user}: exactly one refund`);
     assert.equal(rows[0]!.state, 'confirmed');
   }

@@ -103,11 +103,7 @@ describe('approvals through the CLI', () => {
     assert.match(status, new RegExp(`call id:\\s+${pending.id}`));
     const statusJson = JSON.parse((await cli(['status', id, '-o', 'json'])).stdout);
     assert.equal(statusJson.state.awaiting_approval.id, pending.id);
-    assert.equal(
-      fixture.refunds.service().listSync({ user_id: user }).length,
-      0,
-      'nothing is written before the approval',
-    );
+    assert.equal((await fixture.refunds.rows({ user_id: user })).length, 0, 'nothing is written before the approval');
 
     const { stdout } = await cli(['approve', id]);
     assert.equal(stdout.trim(), `approved ${pending.id} in ${id}: ${shown}`);
@@ -122,7 +118,7 @@ describe('approvals through the CLI', () => {
       ],
     );
     assert.equal(lastObservation(id).data.refund.state, 'confirmed');
-    const rows = fixture.refunds.service().listSync({ user_id: user });
+    const rows = await fixture.refunds.rows({ user_id: user });
     assert.deepEqual(
       rows.map((r) => [r.state, r.amount_usd, r.workflow_id]),
       [['confirmed', 49, id]],
@@ -130,7 +126,7 @@ describe('approvals through the CLI', () => {
 
     // Approving again, now that the run has ended, is refused and changes nothing.
     await cliFails(['approve', id, '--call', pending.id], /has ended \(COMPLETED\)/);
-    assert.equal(fixture.refunds.service().listSync({ user_id: user }).length, 1);
+    assert.equal((await fixture.refunds.rows({ user_id: user })).length, 1);
   });
 
   it('reject: the model sees the rejection and its reason as an observation; nothing is written', async () => {
@@ -171,7 +167,7 @@ describe('approvals through the CLI', () => {
         ['issue_refund', false, 'reject'],
       ],
     );
-    assert.equal(fixture.refunds.service().listSync({ user_id: user }).length, 0);
+    assert.equal((await fixture.refunds.rows({ user_id: user })).length, 0);
     const { stdout: shown } = await cli(['result', id]);
     assert.match(shown, /issue_refund \(\w+\) rejected by operator/);
   });
@@ -193,7 +189,7 @@ describe('approvals through the CLI', () => {
       stop_reason: 'approval_timeout',
     });
     assert.equal(fixture.llm.requests(id).length, 2, 'no further decision after the timeout');
-    assert.equal(fixture.refunds.service().listSync({ user_id: user }).length, 0);
+    assert.equal((await fixture.refunds.rows({ user_id: user })).length, 0);
     const { stdout, code } = await runCli(fixture.env, ['result', id]);
     assert.equal(code, 4, 'a run stopped on approval_timeout exits 4');
     assert.match(stdout, /result: stopped \(approval_timeout\)/);
@@ -251,7 +247,7 @@ describe('approvals through the CLI', () => {
     const result = await cliResult(id);
     assert.equal(result.stop_reason, 'success');
     assert.ok(result.usage.elapsed_ms < 3_000, `agent time ${result.usage.elapsed_ms} ms excludes the wait`);
-    assert.equal(fixture.refunds.service().listSync({ user_id: user }).length, 1);
+    assert.equal((await fixture.refunds.rows({ user_id: user })).length, 1);
   });
 
   it('cancel while waiting for approval: ends cleanly (Canceled, stop_reason cancelled); nothing is written', async () => {
@@ -269,7 +265,7 @@ describe('approvals through the CLI', () => {
       .filter((e) => e.activityTaskScheduledEventAttributes)
       .map((e) => e.activityTaskScheduledEventAttributes!.activityType?.name);
     assert.ok(!scheduled.includes('issue_refund'), `no refund was scheduled: ${scheduled.join(', ')}`);
-    assert.equal(fixture.refunds.service().listSync({ user_id: user }).length, 0);
+    assert.equal((await fixture.refunds.rows({ user_id: user })).length, 0);
     await cliFails(['approve', id], /has ended \(CANCELLED\)/);
   });
 
@@ -309,7 +305,7 @@ describe('approvals through the CLI', () => {
     const still = await waitForPending(id);
     assert.deepEqual(still, pending);
     assert.equal(await updateEvents(id), 0);
-    assert.equal(fixture.refunds.service().listSync({ user_id: user }).length, 0);
+    assert.equal((await fixture.refunds.rows({ user_id: user })).length, 0);
 
     // The right answer still works, and a repeat of it is harmless.
     await cli(['approve', id, '--call', pending.id]);
@@ -319,6 +315,6 @@ describe('approvals through the CLI', () => {
     assert.match(again, /already approved: nothing changed|has ended \(COMPLETED\)/);
     const result = await cliResult(id);
     assert.equal(result.stop_reason, 'success');
-    assert.equal(fixture.refunds.service().listSync({ user_id: user }).length, 1);
+    assert.equal((await fixture.refunds.rows({ user_id: user })).length, 1);
   });
 });

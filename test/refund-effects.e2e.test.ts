@@ -59,8 +59,8 @@ async function approvedRefundRun(env: TemporalEnv) {
 }
 
 /** The user has exactly one refund record, in this state and fence. */
-function assertOneRecord(user: number, state: string, fence: number, message?: string): void {
-  const rows = fixture.refunds.service().listSync({ user_id: user });
+async function assertOneRecord(user: number, state: string, fence: number, message?: string): Promise<void> {
+  const rows = await fixture.refunds.rows({ user_id: user });
   assert.equal(rows.length, 1);
   assert.deepEqual([rows[0]!.state, rows[0]!.fence], [state, fence], message);
 }
@@ -110,11 +110,8 @@ async function stalledAfterCommit(tries = STALLED_COMMIT_TRIES) {
   await answerApproval(fixture.client, id, { decision: 'approve' });
 
   // The refund is committed in the service; the activity (stalled) has not reported back.
-  const committed = await eventually('the committed refund', () =>
-    fixture.refunds
-      .service()
-      .listSync({ workflow_id: id })
-      .find((r) => r.state === 'confirmed'),
+  const committed = await eventually('the committed refund', async () =>
+    (await fixture.refunds.rows({ workflow_id: id })).find((r) => r.state === 'confirmed'),
   );
   const described = await handle.describe();
   const refund = described.raw.pendingActivities?.find((a) => a.activityType?.name === 'issue_refund');
@@ -125,7 +122,7 @@ async function stalledAfterCommit(tries = STALLED_COMMIT_TRIES) {
   const attempts = await refundAttempts(handle);
   const result = await runResult(handle);
   assert.equal(result.stop_reason, 'success', `the run whose retry committed: ${JSON.stringify(attempts)}`);
-  assertOneRecord(user, 'confirmed', committed.fence, 'one refund, by the retry that claimed it');
+  await assertOneRecord(user, 'confirmed', committed.fence, 'one refund, by the retry that claimed it');
   if (tries > 1) return stalledAfterCommit(tries - 1);
   return assert.fail(
     `the first attempt never made the commit in ${STALLED_COMMIT_TRIES} runs: ${JSON.stringify(attempts)}`,
@@ -151,8 +148,8 @@ describe('refunds: effects exactly once', () => {
       `the retry reconciled by key (attempts: ${JSON.stringify(attempts)}; observation: ${JSON.stringify(observation)})`,
     );
     assert.equal(observation.data.refund.refund_id, committed.id);
-    assert.equal(fixture.refunds.service().listSync({ user_id: user }).length, 1, 'exactly one refund row');
-    assert.equal(fixture.refunds.service().listSync({ user_id: user })[0]!.state, 'confirmed');
+    assert.equal((await fixture.refunds.rows({ user_id: user })).length, 1, 'exactly one refund row');
+    assert.equal((await fixture.refunds.rows({ user_id: user }))[0]!.state, 'confirmed');
 
     assert.equal(attempts.scheduledCount, 1);
     assert.equal(attempts.started.at(-1)!.attempt, 2, 'the second attempt completed the activity');
@@ -165,7 +162,7 @@ describe('refunds: effects exactly once', () => {
     assert.equal(result.stop_reason, 'success');
     const observation = refundObservation(result);
     assert.equal(observation.data.reconciled, true);
-    assertOneRecord(user, 'confirmed', 1, 'settled by the first attempt, never touched again');
+    await assertOneRecord(user, 'confirmed', 1, 'settled by the first attempt, never touched again');
     const attempts = await refundAttempts(handle);
     assert.equal(attempts.started.at(-1)!.attempt, 2);
     assert.ok(attempts.started.at(-1)!.lastFailure?.timeoutFailureInfo, 'the first attempt timed out (heartbeat)');
@@ -177,7 +174,7 @@ describe('refunds: effects exactly once', () => {
     assert.equal(result.stop_reason, 'success');
     assert.equal(refundObservation(result).data.reconciled, true);
     // fence 2: the retry claimed the record, so the stalled first attempt can no longer settle it.
-    assertOneRecord(user, 'confirmed', 2);
+    await assertOneRecord(user, 'confirmed', 2);
     assert.equal((await refundAttempts(handle)).started.at(-1)!.attempt, 2);
   });
 
@@ -201,7 +198,7 @@ describe('refunds: effects exactly once', () => {
     const observation = refundObservation(second);
     assert.equal(observation.data.reconciled, true);
     assert.equal(observation.data.refund.refund_id, refundObservation(first).data.refund.refund_id);
-    assert.equal(fixture.refunds.service().listSync({ user_id: user }).length, 1);
+    assert.equal((await fixture.refunds.rows({ user_id: user })).length, 1);
   });
 
   it('a duplicated approval is harmless: one activity, one row', async () => {
@@ -242,7 +239,7 @@ describe('refunds: effects exactly once', () => {
     const result = await runResult(handle);
     assert.equal(result.stop_reason, 'success');
     await assert.rejects(answerApproval(fixture.client, id, { decision: 'approve', id: pending.id }), /has ended/);
-    assert.equal(fixture.refunds.service().listSync({ user_id: user }).length, 1);
+    assert.equal((await fixture.refunds.rows({ user_id: user })).length, 1);
     assert.equal((await refundAttempts(handle)).scheduledCount, 1);
     assert.deepEqual(
       result.trace.map((t) => [t.tool, t.approval]),

@@ -28,7 +28,7 @@ async function gated(user: number, replies: Reply[], overrides: Partial<AgentInp
     1,
     'no approval timer: nobody was asked (only the max_seconds timer)',
   );
-  assert.deepEqual(fixture.refunds.service().listSync({ workflow_id: id }), [], 'nothing written');
+  assert.deepEqual(await fixture.refunds.rows({ workflow_id: id }), [], 'nothing written');
   return result;
 }
 
@@ -38,7 +38,7 @@ describe('the principal gate stops misuse of issue_refund', { concurrency: true 
     const result = await gated(user, [billingOf(user), refundOf(7, 10)]);
     assert.equal(result.stop_reason, 'policy_denied:other_user');
     assert.deepEqual(result.trace.at(-1)!.stop_reason, 'policy_denied:other_user');
-    assert.deepEqual(fixture.refunds.service().listSync({ user_id: 7 }), []);
+    assert.deepEqual(await fixture.refunds.rows({ user_id: 7 }), []);
   });
 
   it("reading another user's billing: policy_denied:other_user (read tools too)", async () => {

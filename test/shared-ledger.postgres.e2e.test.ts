@@ -4,18 +4,15 @@
 // SIGKILLed in turn and replaced. Retries land on other workers, which find the record by key in
 // the shared ledger. At the end: exactly one refund per key, one per run, and no user refunded
 // more than paid, including two runs for one user racing on different workers.
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { runResult, startRun } from '../client/agent-client';
 import { answerApproval, pendingApproval } from '../client/approvals';
-import { PostgresRefundService } from '../activities/refunds/postgres';
 import type { RefundRecord } from '../domains/support/refund-ledger';
 import type { WorkerProcess } from '../testing/worker-process';
 import { agentInput, eventually, uniqueId } from './helpers/harness';
 import { agentFixture } from './helpers/agent-fixture';
-import { postgresLedger } from './helpers/postgres-ledger';
-import type { PostgresLedger } from './helpers/postgres-ledger';
 import { billingOf, finalAnswer, refundInput, refundOf } from './helpers/refund-fixtures';
 
 const STALL_MS = '60000'; // far past the 2 s heartbeat timeout: a stalled attempt is retried elsewhere
@@ -26,32 +23,20 @@ const FAULTS: Record<string, string>[] = [
   { AGENT_REFUND_PAUSE_AFTER_COMMIT_MS: STALL_MS },
 ];
 
-let ledger: PostgresLedger;
-let rows: PostgresRefundService;
 const workers: WorkerProcess[] = [];
 
+// The fixture's ledger is the profile's PostgreSQL (in a schema of this file's own): every
+// worker's refunds go there, and the test reads them there.
 const fixture = agentFixture({
   queue: 'shared-ledger',
   refunds: true,
   worker: false,
-  prepare: async () => {
-    ledger = await postgresLedger();
-    rows = PostgresRefundService.open(ledger.url);
-  },
   setup: async () => {
-    for (const faults of FAULTS) workers.push(startWorker(faults));
+    assert.equal(fixture.refunds.ledger, 'postgresql', 'run this file with --server postgres');
+    for (const faults of FAULTS) workers.push(fixture.startWorker(faults));
     await Promise.all(workers.map((w) => w.ready));
   },
 });
-after(async () => {
-  await rows?.close();
-  await ledger?.stop();
-});
-
-/** A worker on the fixture's queue whose refunds go to the shared ledger (the SQLite file is never used). */
-function startWorker(extraEnv: Record<string, string> = {}): WorkerProcess {
-  return fixture.startWorker({ AGENT_REFUNDS_DATABASE_URL: ledger.url, ...extraEnv });
-}
 
 function paidBy(user: number): number {
   const data = JSON.parse(readFileSync(fixture.refunds.dataFile, 'utf8')) as {
@@ -92,7 +77,7 @@ describe('one PostgreSQL refunds ledger shared by three worker processes', () =>
     const planned = await eventually(
       'every run has its refund record',
       async () => {
-        const all = await rows.list();
+        const all = await fixture.refunds.rows();
         const mine = runs.map((r) => all.filter((row) => row.workflow_id === r.id));
         return mine.every((m) => m.length > 0) ? mine.flat() : undefined;
       },
@@ -104,13 +89,13 @@ describe('one PostgreSQL refunds ledger shared by three worker processes', () =>
     for (let i = 0; i < workers.length; i++) {
       const pid = workers[i]!.proc.pid;
       await workers[i]!.kill();
-      workers[i] = startWorker();
+      workers[i] = fixture.startWorker();
       await workers[i]!.ready;
       assert.notEqual(workers[i]!.proc.pid, pid);
     }
 
     const results = await Promise.all(runs.map((r) => runResult(r.handle)));
-    const all = await rows.list();
+    const all = await fixture.refunds.rows();
     const ofRun = (id: string): RefundRecord[] => all.filter((row) => row.workflow_id === id);
     const summary = JSON.stringify(all.map((r) => [r.workflow_id, r.idempotency_key, r.state, r.rejection, r.fence]));
 

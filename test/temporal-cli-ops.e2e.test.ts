@@ -61,8 +61,8 @@ describe("Temporal's own CLI on agent runs", () => {
     await answerApproval(fixture.client, refundId, { decision: 'approve', operator: 'test' });
     await eventually(
       'the refund committed',
-      () =>
-        fixture.refunds.service().listSync({ workflow_id: refundId })[0]?.state === 'confirmed' ? true : undefined,
+      async () =>
+        (await fixture.refunds.rows({ workflow_id: refundId }))[0]?.state === 'confirmed' ? true : undefined,
       30_000,
     );
     for (const id of deciding) await fixture.llm.waitFor((r) => r.workflowId === id && r.step === 2, 20_000);
@@ -90,7 +90,7 @@ describe("Temporal's own CLI on agent runs", () => {
       assert.equal((await handle.describe()).status.name, 'CANCELLED');
     }
     const refund = await runResult(fixture.client.workflow.getHandle(refundId));
-    const rows = fixture.refunds.service().listSync({ workflow_id: refundId });
+    const rows = await fixture.refunds.rows({ workflow_id: refundId });
     assert.deepEqual(
       rows.map((r) => r.state),
       ['confirmed'],

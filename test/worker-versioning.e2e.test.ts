@@ -119,10 +119,7 @@ describe('worker deployment versions', () => {
     const result = await runResult(handle);
     assert.equal(result.stop_reason, 'success');
     assert.deepEqual(
-      fixture.refunds
-        .service()
-        .listSync({ workflow_id: id })
-        .map((r) => r.state),
+      (await fixture.refunds.rows({ workflow_id: id })).map((r) => r.state),
       ['confirmed'],
     );
     const pinnedTasks = await workflowTaskCompletions(id);

@@ -55,6 +55,7 @@ interface Row {
 }
 
 export class PostgresRefundService implements RefundStore {
+  readonly kind = 'postgresql';
   private schemaReady: Promise<void> | undefined;
 
   private constructor(

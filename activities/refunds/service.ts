@@ -52,6 +52,8 @@ CREATE INDEX IF NOT EXISTS refunds_by_workflow ON refunds (workflow_id);
  * promises so the refund tool treats every backend alike.
  */
 export class RefundService implements RefundStore {
+  readonly kind = 'sqlite';
+
   private constructor(
     private readonly db: Database.Database,
     readonly describe: string,

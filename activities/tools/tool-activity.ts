@@ -88,8 +88,12 @@ function toolContext<Services>(name: string, deps: ToolDeps<Services>, activity:
     faults: deps.faults,
     envelope: (source, ok, data) => envelope(name, source, ok, data),
     attempt: activity.info.attempt,
+    earlierHeartbeat: activity.info.heartbeatDetails,
     workflowId: execution?.workflowId ?? '',
     startHeartbeats: (details) => {
+      // One at once: an attempt that crashes or stalls within the first interval still leaves its
+      // details (an effect's ledger) for its retry to read.
+      activity.heartbeat(details());
       const beat = setInterval(() => activity.heartbeat(details()), HEARTBEAT_EVERY_MS);
       return () => clearInterval(beat);
     },

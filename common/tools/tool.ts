@@ -114,9 +114,11 @@ export interface ToolContext<Services = unknown> {
   envelope: (source: string, ok: boolean, data: unknown) => Observation;
   /** The activity's attempt, from 1. */
   attempt: number;
+  /** The details of the last heartbeat an earlier attempt of this call sent (undefined on the first). */
+  earlierHeartbeat: unknown;
   /** The run the call belongs to. */
   workflowId: string;
-  /** Heartbeats (with the callback's details) until the returned function is called. */
+  /** Heartbeats (with the callback's details), the first at once, until the returned function is called. */
   startHeartbeats: (details: () => unknown) => () => void;
   /** Waits ms without heartbeating (a hung attempt); ends early when the activity is cancelled. */
   stall: (ms: number) => Promise<void>;

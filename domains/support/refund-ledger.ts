@@ -51,7 +51,11 @@ export interface ConfirmRequest {
   cancel_checked_at?: string;
 }
 
+/** The ledger's backend: a retry compares its own with the one the earlier attempt used (issue_refund). */
+export type LedgerKind = 'sqlite' | 'postgresql';
+
 export interface RefundLedger {
+  readonly kind: LedgerKind;
   lookupByKey(key: string): Promise<RefundRecord | undefined>;
   plan(request: PlanRequest): Promise<{ created: boolean; record: RefundRecord }>;
   /** Takes over an unfinished record (raising its fence); undefined when there is none. */

@@ -25,8 +25,13 @@ export interface AgentFixtureOptions {
    * function is called in before(), after `prepare`.
    */
   workerEnv?: Record<string, string> | (() => Record<string, string>);
-  /** A support-data file with paying users and a refunds database of the file's own (refund-fixtures.ts). */
+  /**
+   * A support-data file with paying users and a refunds ledger of the file's own (refund-fixtures.ts):
+   * SQLite on the dev server, the profile's PostgreSQL with `--server postgres`.
+   */
   refunds?: boolean;
+  /** With `refunds`: the ledger in this PostgreSQL instead (called in before(), after `prepare`). */
+  refundsLedgerUrl?: () => string;
   /** false: no worker in before(); the file starts its workers with startWorker(). */
   worker?: boolean;
   /** The scripted model's start options (a default script). */
@@ -134,7 +139,8 @@ export function agentFixture(options: AgentFixtureOptions): AgentFixture {
   before(async () => {
     await options.prepare?.();
     llm = await ScriptedLlmServer.start(options.llm);
-    if (options.refunds) refunds = refundFixture();
+    if (options.refunds)
+      refunds = await refundFixture({ label: options.queue, ledgerUrl: options.refundsLedgerUrl?.() });
     env = fixture.queue(options.queue);
     if (options.worker !== false) {
       worker = fixture.startWorker(typeof options.workerEnv === 'function' ? options.workerEnv() : options.workerEnv);
@@ -148,7 +154,7 @@ export function agentFixture(options: AgentFixtureOptions): AgentFixture {
     await fleet.killAll();
     await client?.connection.close();
     await llm?.close();
-    refunds?.cleanup();
+    await refunds?.cleanup();
   });
 
   return fixture;

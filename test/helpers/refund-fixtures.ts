@@ -1,12 +1,16 @@
 // Fixtures for refund tests: a support-data file with many paying users (so each test refunds its
-// own user and the refunds service's per-user rule never couples tests), a fresh refunds database
-// per test file, and scripted model replies for the refund path.
+// own user and the refunds service's per-user rule never couples tests), a fresh refunds ledger
+// per test file on the suite's backend (fixture-ledger.ts: SQLite, or PostgreSQL in the PostgreSQL
+// profile), and scripted model replies for the refund path.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { SEED_DATA } from '../../domains/support/seed-data';
 import type { SupportData } from '../../domains/support/seed-data';
-import { RefundService } from '../../activities/refunds/service';
+import type { RefundFilter, RefundStore } from '../../activities/refunds/rules';
+import type { RefundRecord } from '../../domains/support/refund-ledger';
+import { fixtureLedger } from './fixture-ledger';
+import type { LedgerKind } from './fixture-ledger';
 import type { Reply } from '../../testing/scripted-llm-server';
 import { final } from '../../testing/scripted-replies';
 import { DEFAULT_ALLOWED_TOOLS } from '../../domains/wired';
@@ -24,15 +28,20 @@ export const REFUND_ALLOW = [...DEFAULT_ALLOWED_TOOLS, 'issue_refund'];
 export interface RefundFixture {
   dir: string;
   dataFile: string;
-  dbFile: string;
-  /** Env for a worker process that uses this fixture. */
+  /** Where the ledger lives: SQLite on the dev server, PostgreSQL in the PostgreSQL profile. */
+  ledger: LedgerKind;
+  /** The SQLite ledger's file (undefined on PostgreSQL: use rows()). */
+  dbFile: string | undefined;
+  /** Env for a worker process that uses this fixture: its data file and its ledger. */
   workerEnv: Record<string, string>;
-  /** The refunds service, read by the test as an operator would (WAL: no locking of the worker). */
-  service(): RefundService;
+  /** The ledger's rows, as an operator reads them, from whichever backend the workers write to. */
+  rows(filter?: RefundFilter): Promise<RefundRecord[]>;
+  /** The ledger's store (a connection of the test's own), for what rows() does not cover. */
+  store(): RefundStore;
   nextUser(): number;
   /** Adds a pro-monthly user who paid USD 49.00 that many days ago (the tools read the file on every call). */
   addPayingUser(id: number, name: string, daysSinceFirstPayment: number): void;
-  cleanup(): void;
+  cleanup(): Promise<void>;
 }
 
 function addPayingUser(data: SupportData, id: number, name: string, daysSinceFirstPayment: number): void {
@@ -45,29 +54,34 @@ function addPayingUser(data: SupportData, id: number, name: string, daysSinceFir
   };
 }
 
-export function refundFixture(): RefundFixture {
+/**
+ * `label` names the ledger's PostgreSQL schema (for reading it after a failed run); `ledgerUrl`
+ * puts the ledger in another PostgreSQL than the profile's (a test file's own server).
+ */
+export async function refundFixture(opts: { label?: string; ledgerUrl?: string } = {}): Promise<RefundFixture> {
   const dir = mkdtempSync(path.join(tmpdir(), 'refund-test-'));
   const data: SupportData = structuredClone(SEED_DATA);
   for (const id of PAYING_USERS) addPayingUser(data, id, `User ${id}`, 10);
   addPayingUser(data, LATE_USER, 'Late', 30);
   const dataFile = path.join(dir, 'support-data.json');
   writeFileSync(dataFile, JSON.stringify(data));
-  const dbFile = path.join(dir, 'db', 'refunds.sqlite');
-  let svc: RefundService | undefined;
+  const ledger = await fixtureLedger(dir, opts.label ?? 'refunds', opts.ledgerUrl);
   let next = 0;
   return {
     dir,
     dataFile,
-    dbFile,
-    workerEnv: { AGENT_DATA_FILE: dataFile, AGENT_REFUNDS_DB: dbFile },
-    service: () => (svc ??= RefundService.open(dbFile)),
+    ledger: ledger.kind,
+    dbFile: ledger.dbFile,
+    workerEnv: { AGENT_DATA_FILE: dataFile, ...ledger.workerEnv },
+    rows: (filter = {}) => ledger.store().list(filter),
+    store: () => ledger.store(),
     nextUser: () => PAYING_USERS[next++]!,
     addPayingUser: (id, name, days) => {
       addPayingUser(data, id, name, days);
       writeFileSync(dataFile, JSON.stringify(data));
     },
-    cleanup: () => {
-      void svc?.close(); // SQLite: closed at once
+    cleanup: async () => {
+      await ledger.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

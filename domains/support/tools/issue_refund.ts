@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Observation } from '../../../common/observation';
 import type { ToolContext } from '../../../common/tools/tool';
 import { reconcileRefund } from '../reconcile-refund';
-import type { RefundRecord } from '../refund-ledger';
+import type { LedgerKind, RefundRecord } from '../refund-ledger';
 import { refundRules } from '../refund-rules';
 import type { SupportServices } from '../services';
 import { defineSupportTool, FOR_PRINCIPAL, userId } from './args';
@@ -15,6 +15,9 @@ export const REFUND_SOURCE = 'refunds-service';
 
 /** The error type of an attempt that found its run cancelled before it committed the refund. */
 export const RUN_CANCELLED_BEFORE_COMMIT = 'RunCancelledBeforeCommit';
+
+/** The error type of an attempt refused because its ledger is not the one an earlier attempt used. */
+export const REFUND_LEDGER_MISMATCH = 'RefundLedgerMismatch';
 
 /** A positive USD amount in whole cents, at most 10,000. */
 const amountUsd = z
@@ -49,15 +52,26 @@ export const issueRefund = defineSupportTool({
       return ctx.envelope(REFUND_SOURCE, false, { rejected: 'not_principal', user_id: args.user_id });
     }
 
+    const refunds = ctx.services.refunds();
+    // A retry on a worker whose ledger is of another kind than its predecessor's would look for
+    // the key where it never was and could refund twice (a worker started without the fleet's
+    // AGENT_REFUNDS_DATABASE_URL): it acts on no ledger and leaves the call to a worker on the right one.
+    const earlier = ledgerOf(ctx.earlierHeartbeat);
+    if (earlier && earlier !== refunds.kind) {
+      throw ctx.failRetryable(
+        `refund ${key}: an earlier attempt used a ${earlier} refunds ledger, this worker's is ${refunds.kind}; ` +
+          'every worker must use the same ledger (AGENT_REFUNDS_DATABASE_URL)',
+        REFUND_LEDGER_MISMATCH,
+      );
+    }
     let stage = 'reconciling';
-    const stopHeartbeats = ctx.startHeartbeats(() => ({ key, stage }));
+    const stopHeartbeats = ctx.startHeartbeats(() => ({ key, stage, ledger: refunds.kind }));
     const stall = async (ms: number) => {
       if (ms <= 0 || ctx.attempt !== 1) return;
       stopHeartbeats(); // a hung worker sends no heartbeats
       await ctx.stall(ms); // worker shutdown still ends it
     };
     try {
-      const refunds = ctx.services.refunds();
       // 1. Reconcile by key before anything else: an earlier attempt (or an earlier run with the
       //    same workflow id) may already have acted.
       const existing = await refunds.lookupByKey(key);
@@ -121,6 +135,12 @@ export const issueRefund = defineSupportTool({
     }
   },
 });
+
+/** The ledger kind an earlier attempt's heartbeat names (none from attempts before ledgers were named). */
+function ledgerOf(details: unknown): LedgerKind | undefined {
+  const ledger = (details as { ledger?: unknown } | undefined)?.ledger;
+  return ledger === 'sqlite' || ledger === 'postgresql' ? ledger : undefined;
+}
 
 function outcome(ctx: ToolContext<SupportServices>, record: RefundRecord, reconciled: boolean): Observation {
   const refund = {
