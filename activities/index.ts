@@ -19,7 +19,7 @@ import type { OwnerFn, ReconcileFn, ToolDeps, ToolFn } from './tools/tool-activi
 import type { RetailServices } from '../domains/retail/pack';
 import { retailDomain } from '../domains/retail/pack';
 import type { RetailRecords } from '../domains/retail/services';
-import { lazyRetailStore } from './retail/store';
+import { lazyRetailStore } from './retail/open';
 import { mcpActivities } from './mcp/index';
 
 export interface ActivityDeps {
@@ -33,7 +33,7 @@ export interface ActivityDeps {
   tools?: readonly ToolDefinition<SupportServices>[];
   /** The fleet-wide LLM rate limit (activities/llm-lease.ts); none by default. */
   limiter?: LlmLimiter;
-  /** The retail domain's databases; default: the SQLite file named by AGENT_RETAIL_DB, opened on first use. */
+  /** The retail domain's databases; default: AGENT_RETAIL_DATABASE_URL's PostgreSQL, else the SQLite file AGENT_RETAIL_DB, opened on first use. */
   retail?: () => RetailRecords;
 }
 

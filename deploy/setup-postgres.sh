@@ -38,7 +38,8 @@ done
 echo "PostgreSQL schemas are up to date"
 
 # The agent's refunds ledger: its own database and login, owned by that login, closed to others.
-# The workers create its table on first use. Skipped when LEDGER_DB is unset.
+# The retail store shares it (compose points AGENT_RETAIL_DATABASE_URL there too). The workers
+# create their tables on first use. Skipped when LEDGER_DB is unset.
 if [ -n "${LEDGER_DB:-}" ]; then
   : "${LEDGER_USER:?LEDGER_USER is required with LEDGER_DB}"
   : "${LEDGER_PASSWORD:?LEDGER_PASSWORD is required with LEDGER_DB}"

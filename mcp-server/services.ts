@@ -1,9 +1,9 @@
 // The services a domain's handlers use when the domain is served over MCP: the same systems of
-// record the worker opens (the support data and refunds database, the retail SQLite file), from the
+// record the worker opens (the support data, the refunds ledger, the retail store), from the
 // same environment variables, so an MCP client and an agent run see one world.
 import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { lazyRefundService } from '../activities/refunds/open';
-import { lazyRetailStore } from '../activities/retail/store';
+import { lazyRetailStore } from '../activities/retail/open';
 import type { SupportServices } from '../domains/support/index';
 import type { RetailServices } from '../domains/retail/pack';
 

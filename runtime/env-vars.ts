@@ -217,8 +217,16 @@ export const ENV_VARS = {
     group: 'worker',
     default: DEFAULT_RETAIL_DB,
     meaning:
-      "the SQLite file of the retail domain's shop databases (one per conversation, with each write's idempotency key), created on first use",
+      "the SQLite file of the retail domain's shop databases (one per conversation, with each write's idempotency key), created on first use; unused when AGENT_RETAIL_DATABASE_URL is set",
     parse: textOr(DEFAULT_RETAIL_DB),
+  },
+  AGENT_RETAIL_DATABASE_URL: {
+    group: 'worker',
+    default: '',
+    meaning:
+      "a PostgreSQL URL (`postgres://user:password@host:5432/database`): the retail domain's shop databases there, shared by every worker, its tables created on first use; unset = the SQLite file",
+    parse: postgresUrl,
+    secret: true,
   },
   AGENT_METRICS_PORT: {
     group: 'worker',

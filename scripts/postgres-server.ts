@@ -27,10 +27,10 @@ const run = promisify(execFile);
 /** Local-only credentials: the cluster listens on 127.0.0.1 and trusts its local connections. */
 const DB_USER = 'temporal';
 const DB_PASSWORD = 'temporal';
-/** The refunds ledger's database and login, created by deploy/setup-postgres.sh as in compose. */
+/** The refunds ledger's database and login, created by deploy/setup-postgres.sh as in compose; the retail store's too. */
 export const LEDGER = { database: 'agent_refunds', user: 'agent_refunds', password: 'agent_refunds' } as const;
 
-/** The URL a worker sets as AGENT_REFUNDS_DATABASE_URL to use this cluster's ledger. */
+/** The URL a worker sets as AGENT_REFUNDS_DATABASE_URL (and AGENT_RETAIL_DATABASE_URL) to use this cluster's ledger. */
 export function ledgerUrl(pgPort: number): string {
   return `postgres://${LEDGER.user}:${LEDGER.password}@127.0.0.1:${pgPort}/${LEDGER.database}`;
 }

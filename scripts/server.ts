@@ -83,6 +83,9 @@ async function startPostgres(
   console.log(
     `  refunds:     AGENT_REFUNDS_DATABASE_URL=${server.ledgerUrl}   (set it for every worker: one shared ledger)`,
   );
+  console.log(
+    `  retail:      AGENT_RETAIL_DATABASE_URL=${server.ledgerUrl}   (the same database: one shared retail store)`,
+  );
   const ui = await startUiServer({
     address: server.address,
     namespace,

@@ -336,7 +336,7 @@ describe('docker-compose.yml, loaded by compose-go', () => {
     );
   });
 
-  it("keeps the refunds ledger in the stack's PostgreSQL: its own database and user, made by the schema job, the worker pointed at it", () => {
+  it("keeps the refunds ledger and the retail store in the stack's PostgreSQL: their own database and user, made by the schema job, the worker pointed at it", () => {
     const s = loadOk(KEY_ONLY).services;
     const schema = s['temporal-schema']!.environment;
     const url = new URL(s.worker!.environment.AGENT_REFUNDS_DATABASE_URL!);
@@ -356,6 +356,12 @@ describe('docker-compose.yml, loaded by compose-go', () => {
     const custom = loadOk(`${KEY_ONLY}POSTGRES_LEDGER_PASSWORD=s3cret\n`).services;
     assert.equal(custom['temporal-schema']!.environment.LEDGER_PASSWORD, 's3cret');
     assert.equal(new URL(custom.worker!.environment.AGENT_REFUNDS_DATABASE_URL!).password, 's3cret');
+    // The retail store lives in the same database, under the same user.
+    assert.equal(s.worker!.environment.AGENT_RETAIL_DATABASE_URL, s.worker!.environment.AGENT_REFUNDS_DATABASE_URL);
+    assert.equal(
+      custom.worker!.environment.AGENT_RETAIL_DATABASE_URL,
+      custom.worker!.environment.AGENT_REFUNDS_DATABASE_URL,
+    );
   });
 
   it('pins every image to an exact version; server and admin-tools on the tag the PostgreSQL tests build', () => {

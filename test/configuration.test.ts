@@ -64,14 +64,14 @@ describe('reading a variable', () => {
     assert.equal(readEnv('AGENT_REFUNDS_DATABASE_URL', {}), undefined);
   });
 
-  it('refuses a refunds URL that is not a postgres:// URL with a database, without echoing it (it may hold a password)', () => {
-    for (const value of ['mysql://u:secretpw@h/db', 'postgres://u:secretpw@h', 'u:secretpw@h/db'])
-      assert.throws(
-        () => readEnv('AGENT_REFUNDS_DATABASE_URL', { AGENT_REFUNDS_DATABASE_URL: value }),
-        (err: Error) =>
-          err.message.startsWith('AGENT_REFUNDS_DATABASE_URL must be') && !err.message.includes('secretpw'),
-        value,
-      );
+  it('refuses a refunds or retail URL that is not a postgres:// URL with a database, without echoing it (it may hold a password)', () => {
+    for (const name of ['AGENT_REFUNDS_DATABASE_URL', 'AGENT_RETAIL_DATABASE_URL'] as const)
+      for (const value of ['mysql://u:secretpw@h/db', 'postgres://u:secretpw@h', 'u:secretpw@h/db'])
+        assert.throws(
+          () => readEnv(name, { [name]: value }),
+          (err: Error) => err.message.startsWith(`${name} must be`) && !err.message.includes('secretpw'),
+          `${name}=${value}`,
+        );
   });
 
   it('refuses a malformed value in one line that names the variable', () => {
@@ -94,6 +94,7 @@ describe('reading a variable', () => {
     assert.deepEqual(SECRET_ENV_NAMES, [
       'OPENAI_API_KEY',
       'AGENT_REFUNDS_DATABASE_URL',
+      'AGENT_RETAIL_DATABASE_URL',
       'AGENT_CODEC_KEYS',
       'AGENT_CODEC_TOKEN',
     ]);

@@ -185,43 +185,50 @@ describe('the retail database: a write once per key', () => {
       }
     };
 
-  it('a key applied once answers every later attempt with the first outcome', () => {
+  it('a key applied once answers every later attempt with the first outcome', async () => {
     const a = RetailStore.open(file);
     const b = RetailStore.open(file); // a second worker process's connection
-    const first = a.write('run-1', 'run-1:2:cancel', 'cancel_pending_order', apply('#W8770097'));
-    const again = b.write('run-1', 'run-1:2:cancel', 'cancel_pending_order', apply('#W8770097'));
+    const first = await a.write('run-1', 'run-1:2:cancel', 'cancel_pending_order', apply('#W8770097'));
+    const again = await b.write('run-1', 'run-1:2:cancel', 'cancel_pending_order', apply('#W8770097'));
     assert.equal(first.record.state, 'applied');
     assert.deepEqual([again.reconciled, again.record], [true, first.record]);
-    assert.equal(b.database('run-1').orders['#W8770097']!.status, 'cancelled');
-    assert.equal(b.database('run-2').orders['#W8770097']!.status, 'pending', 'each conversation has its own database');
+    assert.equal((await b.database('run-1')).orders['#W8770097']!.status, 'cancelled');
+    assert.equal(
+      (await b.database('run-2')).orders['#W8770097']!.status,
+      'pending',
+      'each conversation has its own database',
+    );
     // A refusal is recorded too, and the second call with another key is refused by the tool itself.
-    const second = a.write('run-1', 'run-1:3:cancel', 'cancel_pending_order', apply('#W8770097'));
+    const second = await a.write('run-1', 'run-1:3:cancel', 'cancel_pending_order', apply('#W8770097'));
     assert.deepEqual(second.record, { state: 'refused', error: 'Non-pending order cannot be cancelled' });
-    a.close();
-    b.close();
+    await a.close();
+    await b.close();
   });
 
-  it('a key settled as not made is never applied afterwards', () => {
+  it('a key settled as not made is never applied afterwards', async () => {
     const store = RetailStore.open(file);
-    assert.deepEqual(store.reconcile('run-3:2:cancel', 'run-3', 'cancel_pending_order', true), { state: 'not_made' });
-    const late = store.write('run-3', 'run-3:2:cancel', 'cancel_pending_order', apply('#W8770097'));
+    assert.deepEqual(await store.reconcile('run-3:2:cancel', 'run-3', 'cancel_pending_order', true), {
+      state: 'not_made',
+    });
+    const late = await store.write('run-3', 'run-3:2:cancel', 'cancel_pending_order', apply('#W8770097'));
     assert.deepEqual([late.reconciled, late.record], [true, { state: 'not_made' }]);
-    assert.equal(store.database('run-3').orders['#W8770097']!.status, 'pending');
-    store.close();
+    assert.equal((await store.database('run-3')).orders['#W8770097']!.status, 'pending');
+    await store.close();
   });
 
-  it('any interleaving of repeated keys applies each key once (fast-check)', () => {
+  it('any interleaving of repeated keys applies each key once (fast-check)', async () => {
     const orders = ['#W8770097', '#W5183325'];
-    fc.assert(
-      fc.property(fc.array(fc.nat({ max: 1 }), { minLength: 1, maxLength: 8 }), fc.uuid(), (picks, run) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat({ max: 1 }), { minLength: 1, maxLength: 8 }), fc.uuid(), async (picks, run) => {
         const store = RetailStore.open(file);
         try {
-          for (const i of picks) store.write(run, `${run}:${i}`, 'cancel_pending_order', apply(orders[i]!));
-          const applied = store.writesOf(run).filter((w) => w.state === 'applied');
+          for (const i of picks) await store.write(run, `${run}:${i}`, 'cancel_pending_order', apply(orders[i]!));
+          const applied = (await store.writesOf(run)).filter((w) => w.state === 'applied');
           assert.equal(applied.length, new Set(picks).size);
-          for (const i of new Set(picks)) assert.equal(store.database(run).orders[orders[i]!]!.status, 'cancelled');
+          for (const i of new Set(picks))
+            assert.equal((await store.database(run)).orders[orders[i]!]!.status, 'cancelled');
         } finally {
-          store.close();
+          await store.close();
         }
       }),
       { numRuns: 25 },

@@ -3,10 +3,11 @@
 // a mistyped port) get past the worker's start check: the worker says it is ready and the error
 // comes only at the first refund, inside the refund activity, and for one of them it names
 // neither the variable nor the problem ("URI malformed"), for another the ledger's description
-// carries the password.
+// carries the password. AGENT_RETAIL_DATABASE_URL (the retail store) is held to the same rules.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PostgresRefundService } from '../activities/refunds/postgres';
+import { PostgresRetailStore } from '../activities/retail/postgres';
 import { WorkerFleet } from '../testing/worker-process';
 import { testEnv, uniqueId } from './helpers/harness';
 
@@ -19,9 +20,12 @@ const BAD_URLS = {
 };
 
 /** The worker's start: exit code and output, or 'ready' when it started polling. */
-async function startWith(url: string): Promise<{ outcome: 'ready' | 'exited'; output: string }> {
+async function startWith(
+  url: string,
+  name = 'AGENT_REFUNDS_DATABASE_URL',
+): Promise<{ outcome: 'ready' | 'exited'; output: string }> {
   const fleet = new WorkerFleet();
-  const worker = fleet.start(testEnv(uniqueId('adv-ledger-url')), { AGENT_REFUNDS_DATABASE_URL: url });
+  const worker = fleet.start(testEnv(uniqueId('adv-ledger-url')), { [name]: url });
   try {
     const outcome = await worker.ready.then(
       () => 'ready' as const,
@@ -54,6 +58,27 @@ describe('a bad AGENT_REFUNDS_DATABASE_URL', () => {
         () => PostgresRefundService.open(url),
         (err: Error) =>
           /AGENT_REFUNDS_DATABASE_URL/.test(err.message) &&
+          !err.message.includes(PASSWORD) &&
+          !err.message.includes('\n'),
+      );
+    });
+  }
+});
+
+describe('a bad AGENT_RETAIL_DATABASE_URL', () => {
+  for (const [what, url] of Object.entries(BAD_URLS)) {
+    it(`with ${what}: the worker refuses to start, in one line naming the variable, without the password`, async () => {
+      const { outcome, output } = await startWith(url, 'AGENT_RETAIL_DATABASE_URL');
+      assert.equal(outcome, 'exited', `the worker started with a retail URL it cannot use:\n${output}`);
+      assert.doesNotMatch(output, /^\s+at /m, 'a stack trace instead of one line');
+      assert.match(output, /AGENT_RETAIL_DATABASE_URL/);
+      assert.ok(!output.includes(PASSWORD), output);
+    });
+    it(`the retail store refuses a URL ${what} at open: one line naming the variable, no password`, () => {
+      assert.throws(
+        () => PostgresRetailStore.open(url),
+        (err: Error) =>
+          /AGENT_RETAIL_DATABASE_URL/.test(err.message) &&
           !err.message.includes(PASSWORD) &&
           !err.message.includes('\n'),
       );

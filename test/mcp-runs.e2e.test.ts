@@ -20,7 +20,7 @@ import type { McpConfig, McpToolConfig } from '../common/mcp/config';
 import type { AgentInput } from '../common/types';
 import { final, tool } from '../testing/scripted-replies';
 import { answerApproval, pendingApproval } from '../client/approvals';
-import { countAppliedWrites } from '../activities/retail/store';
+import { countAppliedWrites } from '../activities/retail/open';
 import { agentFixture } from './helpers/agent-fixture';
 import { DIST, eventually, REPO_ROOT } from './helpers/harness';
 
@@ -307,7 +307,7 @@ describe('a run with an MCP server over HTTP', () => {
     );
     const pending = await eventually('the call awaits approval', () => pendingApproval(handle));
     assert.equal(pending.tool, 'shop.cancel_pending_order');
-    assert.equal(countAppliedWrites(RETAIL_DB, id), 0, 'nothing is written before the approval');
+    assert.equal(await countAppliedWrites(RETAIL_DB, id), 0, 'nothing is written before the approval');
     await first.kill();
     await fixture.startWorker(WORKER_MCP_ENV, queue).ready;
     await answerApproval(fixture.client, id, { decision: 'approve', operator: 'test' });
@@ -317,7 +317,7 @@ describe('a run with an MCP server over HTTP', () => {
       (h) => h.action.kind === 'tool' && h.action.name === 'shop.cancel_pending_order',
     );
     assert.equal(cancelled?.observation.ok, true, JSON.stringify(cancelled?.observation));
-    assert.equal(countAppliedWrites(RETAIL_DB, id), 1);
+    assert.equal(await countAppliedWrites(RETAIL_DB, id), 1);
     assert.deepEqual(
       (result.effects ?? []).map((e) => [e.tool, e.state]),
       [['shop.cancel_pending_order', 'confirmed']],
@@ -346,13 +346,15 @@ describe('a run with an MCP server over HTTP', () => {
       'the server committed and holds the call',
       () => /call cancel_pending_order \(key ([^,\s]+), attempt 1\)/.exec(slowShop.log)?.[1],
     );
-    await eventually('the write is committed', () => (countAppliedWrites(SLOW_DB, id) === 1 ? true : undefined));
+    await eventually('the write is committed', async () =>
+      (await countAppliedWrites(SLOW_DB, id)) === 1 ? true : undefined,
+    );
     await first.kill();
     await fixture.startWorker(WORKER_MCP_ENV, queue).ready;
     const result = await handle.result();
     assert.equal(result.stop_reason, 'success', JSON.stringify(result.trace));
     assert.ok(slowShop.log.includes(`call cancel_pending_order (key ${key}, attempt 2)`), 'retried with the same key');
-    assert.equal(countAppliedWrites(SLOW_DB, id), 1, 'applied once at the server');
+    assert.equal(await countAppliedWrites(SLOW_DB, id), 1, 'applied once at the server');
     assert.deepEqual(
       (result.effects ?? []).map((e) => [e.tool, e.state, e.via]),
       [['shop.cancel_pending_order', 'confirmed', 'tool']],
@@ -382,7 +384,7 @@ describe('a run with an MCP server over HTTP', () => {
       (result.effects ?? []).map((e) => [e.tool, e.state, e.via]),
       [['shop.cancel_pending_order', 'not_made', 'reconcile']],
     );
-    assert.equal(countAppliedWrites(SLOW_DB, id), 0);
+    assert.equal(await countAppliedWrites(SLOW_DB, id), 0);
     await slowShop.kill();
   });
 });

@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { catalogEntryOf } from '../common/tools/index';
 import { supportDomain } from '../domains/support/index';
-import { countAppliedWrites } from '../activities/retail/store';
+import { countAppliedWrites } from '../activities/retail/open';
 import { DIST } from './helpers/harness';
 
 const MAIN = path.join(DIST, 'mcp-server', 'main.js');
@@ -155,7 +155,7 @@ describe('retail over streamable HTTP', () => {
       assert.equal(late.isError, true, textOf(late));
       assert.match(textOf(late), /settled_not_made/);
       sessionKey = (client.transport as StreamableHTTPClientTransport).sessionId!;
-      assert.equal(countAppliedWrites(RETAIL_DB, sessionKey), 1);
+      assert.equal(await countAppliedWrites(RETAIL_DB, sessionKey), 1);
     } finally {
       await client.close();
     }

@@ -13,7 +13,7 @@ import { runResult, runState } from '../client/agent-client';
 import { sayToRun } from '../client/conversation';
 import type { AgentInput, AgentResult, AgentState } from '../common/types';
 import type { reactAgent } from '../workflows/agent';
-import { countAppliedWrites, readRetailDb } from '../activities/retail/store';
+import { countAppliedWrites, readRetailDb } from '../activities/retail/open';
 import { retailTools } from '../domains/retail/tools/index';
 import { byStep, final, message, tool } from '../testing/scripted-replies';
 import type { RecordedRequest } from '../testing/scripted-llm-server';
@@ -58,7 +58,7 @@ function retailInput(overrides: Partial<AgentInput> = {}): Partial<AgentInput> {
   };
 }
 
-const statusOf = (id: string, order: string) => readRetailDb(RETAIL_DB, id).orders[order]!.status;
+const statusOf = async (id: string, order: string) => (await readRetailDb(RETAIL_DB, id)).orders[order]!.status;
 /** The decision payload the model received. */
 const payloadOf = (req: RecordedRequest) => JSON.parse(req.body.messages[1].content);
 
@@ -106,8 +106,8 @@ describe('retail conversations', () => {
       'conversation ended: success (the model gave a final answer)',
     ]);
 
-    assert.equal(statusOf(id, IVAN.order), 'cancelled');
-    assert.equal(countAppliedWrites(RETAIL_DB, id), 1);
+    assert.equal(await statusOf(id, IVAN.order), 'cancelled');
+    assert.equal(await countAppliedWrites(RETAIL_DB, id), 1);
     const result = await runResult(fixture.client.workflow.getHandle(id));
     assert.deepEqual(
       result.effects?.map((e) => [e.tool, e.state]),
@@ -142,8 +142,8 @@ describe('retail conversations', () => {
     await sayToRun(fixture.client, id, { text: 'Yes, but wait, change the reason first' });
     const result = await runResult(handle);
     assert.equal(result.stop_reason, 'success');
-    assert.equal(statusOf(id, IVAN.order), 'pending');
-    assert.equal(countAppliedWrites(RETAIL_DB, id), 0);
+    assert.equal(await statusOf(id, IVAN.order), 'pending');
+    assert.equal(await countAppliedWrites(RETAIL_DB, id), 0);
     assert.deepEqual(result.effects ?? [], []);
     const declined = result.history.find((h) => h.step === 2)!;
     assert.equal(declined.observation.ok, false);
@@ -177,7 +177,7 @@ describe('retail conversations', () => {
     await awaitingConsent(handle);
     await sayToRun(fixture.client, id, { text: 'no' });
     const result = await runResult(handle);
-    assert.equal(statusOf(id, IVAN.order), 'pending');
+    assert.equal(await statusOf(id, IVAN.order), 'pending');
     assert.equal(result.trace.find((t) => t.step === 2)?.consent, 'declined');
   });
 
@@ -185,7 +185,7 @@ describe('retail conversations', () => {
     const { result, id } = await fixture.run(byStep({ 1: tool('cancel_pending_order', CANCEL) }), retailInput());
     assert.deepEqual([result.status, result.stop_reason], ['stopped', 'policy_denied:not_authenticated']);
     assert.deepEqual(consentTurns(result), []);
-    assert.equal(statusOf(id, IVAN.order), 'pending');
+    assert.equal(await statusOf(id, IVAN.order), 'pending');
   });
 
   it("a write on another user's order is denied before the customer is asked", async () => {
@@ -198,7 +198,7 @@ describe('retail conversations', () => {
     );
     assert.deepEqual([result.status, result.stop_reason], ['stopped', 'policy_denied:other_user']);
     assert.deepEqual(consentTurns(result), []);
-    assert.equal(statusOf(id, ANYA_ORDER), 'pending');
+    assert.equal(await statusOf(id, ANYA_ORDER), 'pending');
   });
 
   it('a refusal of a tool is an observation (ok false) and the run goes on; a transfer ends it', async () => {
@@ -250,8 +250,8 @@ describe('retail conversations', () => {
       await sayToRun(fixture.client, id, { text: 'yes' });
       const result = await runResult(handle);
       assert.equal(result.stop_reason, 'success');
-      assert.equal(countAppliedWrites(RETAIL_DB, id), 1, 'this conversation wrote once');
-      return readRetailDb(RETAIL_DB, id).users[IVAN.user_id]!.address.address1;
+      assert.equal(await countAppliedWrites(RETAIL_DB, id), 1, 'this conversation wrote once');
+      return (await readRetailDb(RETAIL_DB, id)).users[IVAN.user_id]!.address.address1;
     };
     assert.equal(await conversation('1 First St'), '1 First St');
     assert.equal(await conversation('2 Second St'), '2 Second St');
@@ -270,8 +270,8 @@ describe('retail conversations', () => {
     await awaitingConsent(handle);
     await handle.cancel();
     await assert.rejects(handle.result());
-    assert.equal(statusOf(id, IVAN.order), 'pending');
-    assert.equal(countAppliedWrites(RETAIL_DB, id), 0);
+    assert.equal(await statusOf(id, IVAN.order), 'pending');
+    assert.equal(await countAppliedWrites(RETAIL_DB, id), 0);
   });
 
   it('across continue-as-new: the principal, the consent rule and the database stay those of the conversation', async () => {
@@ -292,8 +292,8 @@ describe('retail conversations', () => {
     assert.notEqual((await handle.describe()).runId, handle.firstExecutionRunId, 'the run continued as new');
     const requests = fixture.llm.requests(id);
     assert.deepEqual(payloadOf(requests[2]!).principal, { user_id: IVAN.user_id }, 'authentication carried');
-    assert.equal(statusOf(id, IVAN.order), 'cancelled');
-    assert.equal(countAppliedWrites(RETAIL_DB, id), 1, 'one write in the conversation');
+    assert.equal(await statusOf(id, IVAN.order), 'cancelled');
+    assert.equal(await countAppliedWrites(RETAIL_DB, id), 1, 'one write in the conversation');
     const reread = result.history.find((h) => h.step === 4)!;
     assert.equal(
       (reread.observation.data as { status?: string }).status,
@@ -306,7 +306,7 @@ describe('retail conversations', () => {
       "the carried principal still guards another user's order",
     );
     assert.equal(consentTurns(result).length, 1, 'only the own order was asked about');
-    assert.equal(statusOf(id, ANYA_ORDER), 'pending');
+    assert.equal(await statusOf(id, ANYA_ORDER), 'pending');
   });
 
   it("SIGKILL between the customer's yes and the write: the next worker writes it, exactly once", async () => {
@@ -332,8 +332,8 @@ describe('retail conversations', () => {
 
     const result = await runResult(handle);
     assert.equal(result.stop_reason, 'success');
-    assert.equal(statusOf(id, IVAN.order), 'cancelled');
-    assert.equal(countAppliedWrites(RETAIL_DB, id), 1, 'one write under its key');
+    assert.equal(await statusOf(id, IVAN.order), 'cancelled');
+    assert.equal(await countAppliedWrites(RETAIL_DB, id), 1, 'one write under its key');
     assert.deepEqual(
       result.effects?.map((e) => [e.tool, e.state]),
       [['cancel_pending_order', 'confirmed']],

@@ -3,11 +3,11 @@
 // table, so a repeated plan finds the first record; confirm runs in one transaction that locks the
 // record (fencing) and then the user (the rule "never more than paid" sums the user's confirmed
 // refunds: two workers confirming for one user at once must take turns, or both could pass).
-import type * as pg from 'pg';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import type { ConfirmRequest, PlanRequest, RefundRecord } from '../../domains/support/refund-ledger';
 import { VOIDED } from '../../domains/support/refund-ledger';
 import { checkPostgresUrl } from '../../runtime/postgres-url';
+import { inTransaction, openPostgresPool, schemaOnce } from '../postgres-pool';
 import type { PostgresTarget } from '../../runtime/postgres-url';
 import { FencedError, ruleBroken, toCents } from './rules';
 import type { RefundFilter, RefundStore } from './rules';
@@ -56,12 +56,14 @@ interface Row {
 
 export class PostgresRefundService implements RefundStore {
   readonly kind = 'postgresql';
-  private schemaReady: Promise<void> | undefined;
+  private readonly ready: () => Promise<void>;
 
   private constructor(
     private readonly pool: Pool,
     readonly describe: string,
-  ) {}
+  ) {
+    this.ready = schemaOnce(pool, SCHEMA_LOCK, SCHEMA);
+  }
 
   /**
    * A pool of a few connections to `url` (postgres://user:password@host:port/database). Nothing
@@ -70,69 +72,19 @@ export class PostgresRefundService implements RefundStore {
    */
   static open(url: string, opts: { maxConnections?: number } = {}): PostgresRefundService {
     const parsed = parseUrl(url);
-    // Loaded here, not at import: a worker loads the client on its first refund, not at start.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { Pool } = require('pg') as typeof pg;
-    const pool = new Pool({
-      connectionString: url,
-      max: opts.maxConnections ?? 4,
-      connectionTimeoutMillis: 10_000,
-      // A worker hung (SIGSTOP) inside confirm holds the record's and the user's locks: the server
-      // ends its session after this long, so other workers' refunds for that user go on; and a
-      // statement waiting on a lock gives up before the activity's 30 s attempt timeout.
-      idle_in_transaction_session_timeout: 10_000,
-      statement_timeout: 20_000,
-    });
-    // An idle connection the server drops (restart, failover) must not crash the worker; the pool
-    // replaces it on the next call.
-    pool.on('error', () => undefined);
-    return new PostgresRefundService(pool, `postgresql ${parsed.host}/${parsed.database}`);
+    return new PostgresRefundService(
+      openPostgresPool(url, opts.maxConnections),
+      `postgresql ${parsed.host}/${parsed.database}`,
+    );
   }
 
   async close(): Promise<void> {
     await this.pool.end();
   }
 
-  private ready(): Promise<void> {
-    this.schemaReady ??= this.transaction(async (c) => {
-      // Several workers may start on an empty database at once; CREATE ... IF NOT EXISTS alone races.
-      await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [SCHEMA_LOCK]);
-      await c.query(SCHEMA);
-    }).catch((err: unknown) => {
-      this.schemaReady = undefined;
-      throw err;
-    });
-    return this.schemaReady;
-  }
-
   private async query(sql: string, params: unknown[] = []): Promise<Row[]> {
     await this.ready();
     return (await this.pool.query<Row>(sql, params)).rows;
-  }
-
-  private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    // A checked-out client has no pool listener: a session the server ends under it (a restart, a
-    // failover, the idle-in-transaction timeout after a hang) would be an unhandled 'error' and kill
-    // the worker. The query in flight rejects anyway; a broken client is dropped, not pooled again.
-    let broken: Error | undefined;
-    const onError = (err: Error) => {
-      broken = err;
-    };
-    client.on('error', onError);
-    try {
-      await client.query('BEGIN');
-      const out = await work(client);
-      await client.query('COMMIT');
-      return out;
-    } catch (err) {
-      if (!broken) await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      // A broken client keeps the listener: it may still report its end after it is dropped.
-      if (!broken) client.off('error', onError);
-      client.release(broken);
-    }
   }
 
   async lookupByKey(key: string): Promise<RefundRecord | undefined> {
@@ -197,7 +149,7 @@ export class PostgresRefundService implements RefundStore {
    */
   async confirm(req: ConfirmRequest): Promise<RefundRecord> {
     await this.ready();
-    return this.transaction(async (c) => {
+    return inTransaction(this.pool, async (c) => {
       const [row] = (
         await c.query<Row>('SELECT * FROM refunds WHERE idempotency_key = $1 FOR UPDATE', [req.idempotency_key])
       ).rows;

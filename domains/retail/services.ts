@@ -1,5 +1,6 @@
 // What the retail tools need from the worker: the system of record of each conversation's shop
-// database (activities/retail/store.ts, SQLite). Types only: the domain never opens a file.
+// database (activities/retail/: SQLite, or PostgreSQL when configured). Types only: the domain
+// never opens a file or a connection.
 import type { RetailDB } from './db';
 
 /** What a write did, as recorded under its key: applied (with the tool's result) or refused (its error). */
@@ -19,12 +20,12 @@ export interface WriteOutcome {
 export type Apply = (db: RetailDB) => { ok: true; result: unknown } | { ok: false; error: string };
 
 export interface RetailRecords {
-  /** Runs a read on a copy of the run's database. */
-  read<T>(runKey: string, fn: (db: RetailDB) => T): T;
+  /** Runs a read on the run's database (`fn` must not change it: the reference's reads return copies). */
+  read<T>(runKey: string, fn: (db: RetailDB) => T): Promise<T>;
   /** Applies a write once per idempotency key (atomically with the key's record). */
-  write(runKey: string, key: string, tool: string, apply: Apply): WriteOutcome;
+  write(runKey: string, key: string, tool: string, apply: Apply): Promise<WriteOutcome>;
   /** The record of a key; with `settle`, an unrecorded key is recorded as not made. */
-  reconcile(key: string, runKey: string, tool: string, settle: boolean): WriteRecord | undefined;
+  reconcile(key: string, runKey: string, tool: string, settle: boolean): Promise<WriteRecord | undefined>;
 }
 
 export interface RetailServices {

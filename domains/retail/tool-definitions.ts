@@ -44,7 +44,7 @@ function readTool(tool: AnyRetailTool): ToolDefinition<RetailServices> {
     ...(USER_READS.has(tool.name) ? { principalArg: 'user_id' } : {}),
     ...(tool.name === 'transfer_to_human_agents' ? { endsRun: 'transferred' as const } : {}),
     async handler(args, ctx: Ctx, input) {
-      const done = ctx.services.records().read(conversationOf(ctx, input), (db) => {
+      const done = await ctx.services.records().read(conversationOf(ctx, input), (db) => {
         try {
           return { ok: true as const, result: tool.handler(db, args) };
         } catch (err) {
@@ -72,17 +72,17 @@ function writeTool(tool: AnyRetailTool): ToolDefinition<RetailServices> {
     async owner(args, { services }) {
       const orderId = args[ORDER_WRITES_ARG];
       if (typeof orderId !== 'string') return null;
-      return services.records().read('', (db) => db.orders[orderId]?.user_id ?? null);
+      return await services.records().read('', (db) => db.orders[orderId]?.user_id ?? null);
     },
     async reconcile(input, { services }): Promise<ReconcileOutput> {
-      const found = services.records().reconcile(input.idempotency_key, '', tool.name, input.settle);
+      const found = await services.records().reconcile(input.idempotency_key, '', tool.name, input.settle);
       return reconciled(found);
     },
     async handler(args, ctx: Ctx, input): Promise<Observation> {
       const records = ctx.services.records();
       // Object-level authorisation at the tool as well as in the workflow's gate.
       if (onOrder) {
-        const owner = records.read(
+        const owner = await records.read(
           conversationOf(ctx, input),
           (db) => db.orders[String(args[ORDER_WRITES_ARG])]?.user_id,
         );
@@ -103,7 +103,7 @@ function writeTool(tool: AnyRetailTool): ToolDefinition<RetailServices> {
         // Never once the run's cancel is recorded: the workflow then settles the key as not made.
         if (await ctx.runCancelRequested())
           throw ctx.failForGood(`${tool.name} not applied: the run's cancel is recorded`, 'RunCancelledBeforeCommit');
-        const { record, reconciled } = records.write(
+        const { record, reconciled } = await records.write(
           conversationOf(ctx, input),
           input.idempotency_key,
           tool.name,

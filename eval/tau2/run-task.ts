@@ -157,7 +157,7 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
   const chain = await retry(`history of ${id}`, () => fetchRunChain(ctx.client, id));
   const { events, costs } = traceOf(await readRunHistory(id, chain, payloadDecoder(ctx.client)));
 
-  const { db, applied } = runEndState(ctx.retailDbFile, id);
+  const { db, applied } = await runEndState(ctx.retailDbFile, id);
   const endHash = ctx.hash(db);
   if (plan.dump && ctx.dumpDir)
     writeFileSync(path.join(ctx.dumpDir, `${plan.task.id}.json`), `${pyJsonDumps(db as unknown as PyJson)}\n`);
