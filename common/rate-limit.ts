@@ -164,6 +164,9 @@ export function invalidRequest(req: unknown): string | undefined {
   if (!validId(r.id)) return `a lease request needs an id of 1 to ${MAX_ID_CHARS} printable ASCII characters`;
   if (typeof r.tokens !== 'number' || !Number.isSafeInteger(r.tokens) || r.tokens < 0)
     return `tokens must be a non-negative integer, got ${describe(r.tokens)}`;
+  // Rendered into the lease (and the state query): an object here could throw when made a string.
+  if (r.holder !== undefined && typeof r.holder !== 'string')
+    return `holder must be a string (the worker's name), got ${describe(r.holder)}`;
   return undefined;
 }
 
@@ -226,7 +229,7 @@ export function enqueue(state: LimiterState, req: LeaseRequest, now: number): bo
   if (state.queue.length >= MAX_QUEUED) return false;
   state.queue.push({
     id: req.id,
-    holder: String(req.holder).slice(0, MAX_HOLDER_CHARS),
+    holder: typeof req.holder === 'string' ? req.holder.slice(0, MAX_HOLDER_CHARS) : '',
     tokens: req.tokens,
     queued_at: now,
   });

@@ -113,6 +113,14 @@ describe('the limiter checks every message (property)', () => {
     );
   });
 
+  it('refuses a holder that is not a string (an object could throw when rendered)', () => {
+    for (const holder of [{ toString: 1 }, { toString: () => 'x' }, 7, null, ['w']]) {
+      const problem = invalidAcquire({ id: 'h1', holder, tokens: 1, limits: LIMITS });
+      assert.ok(problem?.startsWith('holder must be a string'), String(problem));
+    }
+    assert.equal(invalidAcquire({ id: 'h1', tokens: 1, limits: LIMITS }), undefined, 'no holder: anonymous');
+  });
+
   it('decodes any payload a sender may build (any encoding, any bytes) without throwing', () => {
     const encoding = fc.oneof(
       fc.constantFrom('json/plain', 'binary/null', 'binary/plain', 'json/protobuf', 'binary/encrypted'),

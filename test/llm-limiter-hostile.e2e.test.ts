@@ -154,6 +154,8 @@ const ACQUIRE: Input[] = [
   json({ ...request, limits: { ...LIMITS, lease_ttl_ms: 1e300 } }),
   json({ ...request, limits: { ...LIMITS, lease_ttl_ms: 0 } }),
   json({ ...request, again: 'yes' }),
+  json({ ...request, id: 'hostile-holder-object', holder: { toString: 1 } }),
+  json({ ...request, id: 'hostile-holder-number', holder: 7 }),
   huge('big-request', { ...request, id: BIG }),
   huge('big-holder', { ...request, id: 'hostile-holder', holder: BIG, tokens: 'x' }),
 ];
