@@ -23,15 +23,21 @@ export function openPostgresPool(url: string, maxConnections = 4): Pool {
   // An idle connection the server drops (restart, failover) must not crash the worker; the pool
   // replaces it on the next call.
   pool.on('error', () => undefined);
+  // Nor one ended while checked out: between pool.connect() handing a client out and its user's
+  // own listener (a session ended in the same read as its ReadyForQuery) no pool listener is on
+  // it, and an unheard 'error' kills the process. This one stays for the client's whole life; the
+  // operation in flight fails (its query rejects, or the next one on the closed client does) and
+  // the activity retries it.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
 /** Runs `work` in one transaction on one checked-out connection: committed when it returns, rolled back when it throws. */
 export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
-  // A checked-out client has no pool listener: a session the server ends under it (a restart, a
-  // failover, the idle-in-transaction timeout after a hang) would be an unhandled 'error' and kill
-  // the worker. The query in flight rejects anyway; a broken client is dropped, not pooled again.
+  // Whether the server ended the session under this operation (a restart, a failover, the
+  // idle-in-transaction timeout after a hang): the query in flight rejects anyway; a broken client
+  // is dropped, not pooled again (the pool's own check drops one that ended before this listener).
   let broken: Error | undefined;
   const onError = (err: Error) => {
     broken = err;
@@ -46,8 +52,7 @@ export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) =>
     if (!broken) await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
-    // A broken client keeps the listener: it may still report its end after it is dropped.
-    if (!broken) client.off('error', onError);
+    client.off('error', onError);
     client.release(broken);
   }
 }

@@ -15,4 +15,6 @@ export interface Observation {
   truncated: boolean;
   /** Dot paths in data the tool marked as sensitive: redacted from the model's view and from logs. */
   sensitive?: string[];
+  /** The kind of store a domain with state per conversation used (`sqlite`, `postgresql`): the run pins its later calls to it. */
+  store?: string;
 }

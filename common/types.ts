@@ -41,6 +41,8 @@ export interface CarriedState {
   conversation?: Transcript;
   /** Whom the run acts for, when the run learnt it by authenticating the customer. */
   principal?: string;
+  /** The kind of store the chain's state lives in (Observation.store), once a call reported it. */
+  store?: string;
   /** What the run's MCP servers listed at its start: later runs of the chain do not list again. */
   mcp_discovery?: McpDiscovery[];
 }
@@ -274,6 +276,8 @@ export interface ToolInput {
   principal?: string;
   /** Whose world the call reads and writes: the conversation (`<workflow id>/<first run id>`) in a domain with state per conversation. */
   state_key?: string;
+  /** The kind of store the run's first call of such a domain reported (Observation.store): a worker whose store is of another kind refuses the call, retryably. */
+  store?: string;
 }
 
 /** The lookup an effect's reconcile activity (`reconcile_<tool>`) makes before a run ends. */
@@ -281,6 +285,8 @@ export interface ReconcileInput {
   idempotency_key: string;
   /** Settle a record nobody will finish (planned or interrupted) as not made, fencing off a hung attempt. */
   settle: boolean;
+  /** As ToolInput.store: a lookup in another kind of store would find no record and settle it as not made. */
+  store?: string;
 }
 
 export interface ReconcileOutput {

@@ -192,7 +192,7 @@ class AgentRun {
         const spec = this.registry()[call.name];
         return this.mcp && isMcpTool(spec)
           ? callMcpToolActivity(spec, this.mcp.config, call, key, this.state.principal, this.left())
-          : callToolActivity(call, key, this.state.principal, this.left(), this.stateKey);
+          : callToolActivity(call, key, this.state.principal, this.left(), this.stateKey, this.state.store);
       },
       owner: (call) => {
         const spec = this.registry()[call.name];
@@ -205,7 +205,7 @@ class AgentRun {
         const spec = this.registry()[effect.tool];
         return this.mcp && isMcpTool(spec)
           ? reconcileMcpActivity(spec, this.mcp.config, effect, this.state.principal)
-          : reconcileActivity(effect);
+          : reconcileActivity(effect, this.state.store);
       },
       pending: (fields) => this.waits.pending(fields),
       askPerson: (pending) => {
@@ -275,6 +275,7 @@ class AgentRun {
         omitted: this.omitted,
         conversation: this.conversation.carried(),
         principal: this.input.principal === undefined ? state.principal : undefined,
+        store: state.store,
       },
       { extensions: this.extensions, declined: waits.topupDeclined },
     );

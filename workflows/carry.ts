@@ -30,12 +30,15 @@ export interface RunState {
   conversation?: Transcript | undefined;
   /** Whom the run acts for when it learnt it by authentication (the input names it otherwise). */
   principal?: string | undefined;
+  /** The kind of store the chain's state lives in, once a call reported it. */
+  store?: string | undefined;
 }
 
 /** The loop's state at a run's start: fresh, or what the previous run of the chain carried. */
 export function loopStateOf(carried: CarriedState | undefined, inputPrincipal?: string): LoopState {
   return {
     principal: inputPrincipal ?? carried?.principal,
+    store: carried?.store,
     usage: carried ? { ...carried.usage } : { ...EMPTY_USAGE },
     trace: carried ? [...carried.trace] : [],
     history: carried ? [...carried.history] : [],
@@ -64,6 +67,7 @@ export function carryState(s: RunState): CarriedState {
     },
     ...(s.conversation ? { conversation: s.conversation } : {}),
     ...(s.principal !== undefined ? { principal: s.principal } : {}),
+    ...(s.store !== undefined ? { store: s.store } : {}),
   };
 }
 

@@ -61,6 +61,8 @@ export interface LoopState {
   effects: EffectEntry[];
   /** Whom the run acts for: from its input, or learnt by authenticating the customer (then carried). */
   principal: string | undefined;
+  /** The kind of store the run's state lives in, as its first call that named one reported (then carried). */
+  store?: string | undefined;
   lastAction?: Action;
   /** The steps whose decision was a wind-down, and why. */
   readonly windDowns: Map<number, WindDownReason>;
@@ -360,6 +362,8 @@ async function callTool<R>(
   // A trusted tool result names the customer: the run acts for them from now on (the first one only).
   if (spec.authenticates && observation.ok && typeof observation.data === 'string' && state.principal === undefined)
     state.principal = observation.data;
+  // The store the first call found: later calls go only to workers on a store of that kind.
+  if (state.store === undefined && typeof observation.store === 'string') state.store = observation.store;
   if (spec.endsRun && observation.ok) return { result: p.end.stop(spec.endsRun) };
   return undefined;
 }

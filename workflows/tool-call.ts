@@ -22,6 +22,7 @@ export function callToolActivity(
   principal: ToolInput['principal'],
   left: Remaining,
   stateKey?: string,
+  store?: string,
 ): Promise<Observation> {
   const spec = ALL_TOOLS[call.name]!;
   const tools = proxyActivities<Record<string, ToolFn>>({
@@ -35,6 +36,7 @@ export function callToolActivity(
     idempotency_key: idempotencyKey,
     principal,
     ...(stateKey !== undefined ? { state_key: stateKey } : {}),
+    ...(store !== undefined ? { store } : {}),
     trace: { step: call.step, role: 'tool' },
   });
 }
@@ -50,8 +52,11 @@ export function ownerActivity(call: AdmittedCall): Promise<string | null> {
   return activities[`owner_${call.name}`]!({ args: call.args, trace: { step: call.step, role: 'owner' } });
 }
 
-/** The lookup by key, never cancelled: a cut-off effect ends up confirmed, rejected, not made, or (lookup failed) ambiguous. */
-export async function reconcileActivity(call: EffectCall): Promise<EffectEntry> {
+/**
+ * The lookup by key, never cancelled: a cut-off effect ends up confirmed, rejected, not made, or
+ * (lookup failed) ambiguous; `store` as for the call (a worker on another kind of store refuses).
+ */
+export async function reconcileActivity(call: EffectCall, store?: string): Promise<EffectEntry> {
   const activities = proxyActivities<Record<string, ReconcileFn>>({
     activityId: `${call.step}-reconcile-${call.tool}`,
     summary: `step ${call.step}: reconcile ${call.tool} by key`,
@@ -65,6 +70,7 @@ export async function reconcileActivity(call: EffectCall): Promise<EffectEntry> 
     lookup({
       idempotency_key: call.idempotency_key,
       settle: true,
+      ...(store !== undefined ? { store } : {}),
       trace: { step: call.step, role: 'reconcile' },
     }).catch((err: unknown) => ({
       error: failureMessage(err),

@@ -43,6 +43,7 @@ const RUN_LOCK = 'agent.retail.run:';
 type Queryable = Pick<PoolClient, 'query'>;
 
 export class PostgresRetailStore implements RetailStoreBackend {
+  readonly kind = 'postgresql';
   private readonly cache = new RunCache();
   private initial: RetailDB | undefined;
   private readonly ready: () => Promise<void>;

@@ -39,6 +39,7 @@ CREATE INDEX IF NOT EXISTS retail_writes_by_run ON retail_writes (run_key);
  * promises so the retail tools treat every backend alike.
  */
 export class RetailStore implements RetailStoreBackend {
+  readonly kind = 'sqlite';
   private readonly cache = new RunCache();
   /** The initial database, parsed once: every run that has not written reads it (never changed in place). */
   private initial: RetailDB | undefined;

@@ -19,7 +19,11 @@ export interface WriteOutcome {
 /** A write on a working copy: the tool's result, or its refusal (the error the model sees). */
 export type Apply = (db: RetailDB) => { ok: true; result: unknown } | { ok: false; error: string };
 
+/** Where a store keeps the conversations' databases; a conversation's calls all go to one kind. */
+export type RetailStoreKind = 'sqlite' | 'postgresql';
+
 export interface RetailRecords {
+  readonly kind: RetailStoreKind;
   /** Runs a read on the run's database (`fn` must not change it: the reference's reads return copies). */
   read<T>(runKey: string, fn: (db: RetailDB) => T): Promise<T>;
   /** Applies a write once per idempotency key (atomically with the key's record). */

@@ -8,7 +8,8 @@ import type { ToolContext, ToolDefinition } from '../../common/tools/tool';
 import type { Observation } from '../../common/observation';
 import type { ReconcileOutput, ToolInput } from '../../common/types';
 import { RetailToolError } from './errors';
-import type { RetailServices, WriteRecord } from './services';
+import type { RetailRecords, RetailServices, WriteRecord } from './services';
+import { fromStore, RETAIL_STORE_MISMATCH, storeMismatch } from './store-guard';
 import type { AnyRetailTool } from './tools/index';
 import { retailTools } from './tools/index';
 
@@ -28,6 +29,14 @@ function conversationOf(ctx: Ctx, input: ToolInput): string {
   return input.state_key ?? ctx.workflowId;
 }
 
+/** The worker's store, when it is of the kind the run's earlier calls used; else a retryable refusal. */
+function storeFor(ctx: Ctx, input: ToolInput, tool: string): RetailRecords {
+  const records = ctx.services.records();
+  const mismatch = storeMismatch(tool, input.store, records);
+  if (mismatch) throw ctx.failRetryable(mismatch, RETAIL_STORE_MISMATCH);
+  return records;
+}
+
 function refusal(err: unknown): { ok: false; error: string } {
   if (err instanceof RetailToolError) return { ok: false, error: err.message };
   throw err; // not the reference's refusal: a bug, which the activity reports and Temporal retries
@@ -44,14 +53,18 @@ function readTool(tool: AnyRetailTool): ToolDefinition<RetailServices> {
     ...(USER_READS.has(tool.name) ? { principalArg: 'user_id' } : {}),
     ...(tool.name === 'transfer_to_human_agents' ? { endsRun: 'transferred' as const } : {}),
     async handler(args, ctx: Ctx, input) {
-      const done = await ctx.services.records().read(conversationOf(ctx, input), (db) => {
+      const records = storeFor(ctx, input, tool.name);
+      const done = await records.read(conversationOf(ctx, input), (db) => {
         try {
           return { ok: true as const, result: tool.handler(db, args) };
         } catch (err) {
           return refusal(err);
         }
       });
-      return done.ok ? ctx.envelope(RETAIL_SOURCE, true, done.result) : ctx.envelope(RETAIL_SOURCE, false, done);
+      return fromStore(
+        records,
+        done.ok ? ctx.envelope(RETAIL_SOURCE, true, done.result) : ctx.envelope(RETAIL_SOURCE, false, done),
+      );
     },
   });
 }
@@ -75,11 +88,15 @@ function writeTool(tool: AnyRetailTool): ToolDefinition<RetailServices> {
       return await services.records().read('', (db) => db.orders[orderId]?.user_id ?? null);
     },
     async reconcile(input, { services }): Promise<ReconcileOutput> {
-      const found = await services.records().reconcile(input.idempotency_key, '', tool.name, input.settle);
+      const records = services.records();
+      // Another kind of store has no record of the key and would settle it as not made.
+      const mismatch = storeMismatch(`reconcile_${tool.name}`, input.store, records);
+      if (mismatch) throw Object.assign(new Error(mismatch), { name: RETAIL_STORE_MISMATCH });
+      const found = await records.reconcile(input.idempotency_key, '', tool.name, input.settle);
       return reconciled(found);
     },
     async handler(args, ctx: Ctx, input): Promise<Observation> {
-      const records = ctx.services.records();
+      const records = storeFor(ctx, input, tool.name);
       // Object-level authorisation at the tool as well as in the workflow's gate.
       if (onOrder) {
         const owner = await records.read(
@@ -87,7 +104,10 @@ function writeTool(tool: AnyRetailTool): ToolDefinition<RetailServices> {
           (db) => db.orders[String(args[ORDER_WRITES_ARG])]?.user_id,
         );
         if (owner !== undefined && owner !== input.principal)
-          return ctx.envelope(RETAIL_SOURCE, false, { rejected: 'not_principal', order_id: args[ORDER_WRITES_ARG] });
+          return fromStore(
+            records,
+            ctx.envelope(RETAIL_SOURCE, false, { rejected: 'not_principal', order_id: args[ORDER_WRITES_ARG] }),
+          );
       }
       let stage = 'checking the run';
       const stopHeartbeats = ctx.startHeartbeats(() => ({ key: input.idempotency_key, stage }));
@@ -117,7 +137,7 @@ function writeTool(tool: AnyRetailTool): ToolDefinition<RetailServices> {
         );
         stage = 'committed';
         await stall(ctx.faults.pauseAfterCommitMs);
-        return observationOf(ctx, record, reconciled);
+        return fromStore(records, observationOf(ctx, record, reconciled));
       } finally {
         stopHeartbeats();
       }
