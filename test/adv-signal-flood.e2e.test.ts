@@ -1,0 +1,57 @@
+// Adversary: docs/security.md promises that no payload any client sends to a run's Signals (huge
+// ones, several of them) fails a workflow task or wedges the run. A Signal cannot be refused: each
+// one enters the history, read or dropped. Huge Signals from a client that holds no key at all, sent
+// to a run that waits for its customer, grow its history until Temporal ends the run.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { ATTEMPT_CHARGED_SIGNAL } from '../common/attempt-charged';
+import { stateQuery } from '../common/queries';
+import { agentFixture } from './helpers/agent-fixture';
+import { codecEnv, newKey, withoutCodec } from './helpers/codec';
+import { connectClient, eventually } from './helpers/harness';
+import { message } from '../testing/scripted-replies';
+
+const keys = codecEnv({ k1: newKey() }, 'k1');
+const fixture = agentFixture({
+  queue: 'adv-signal-flood',
+  workerEnv: keys,
+  clientEnv: { ...withoutCodec(), ...keys },
+});
+
+/** Under Temporal's 2 MB limit for one payload; 40 of them pass its 50 MB limit for one history. */
+const SIGNAL_BYTES = 1_500_000;
+const SIGNALS = 40;
+
+describe('adversary: huge Signals to an encrypted run', () => {
+  it('a run waiting for its customer survives 40 huge llm_attempt_charged Signals from a keyless client', async () => {
+    const { id, handle } = await fixture.start([message('Hello, how can I help?')], {
+      conversation: { idle_timeout_seconds: 600 },
+    });
+    await eventually('the run to wait for its customer', async () => {
+      const s = await handle.query(stateQuery);
+      return s.phase === 'awaiting_customer' ? s : undefined;
+    });
+
+    const attacker = await connectClient(fixture.env, withoutCodec());
+    try {
+      const target = attacker.workflow.getHandle(id);
+      for (let i = 0; i < SIGNALS; i++) {
+        const junk = randomBytes(SIGNAL_BYTES * 0.75).toString('base64');
+        try {
+          await target.signal(ATTEMPT_CHARGED_SIGNAL, junk);
+        } catch {
+          break; // the server refused it (the run is gone, or it refuses more): what follows says which
+        }
+      }
+    } finally {
+      await attacker.connection.close();
+    }
+
+    await new Promise((r) => setTimeout(r, 2000));
+    const d = await fixture.client.workflow.getHandle(id).describe();
+    assert.equal(d.status.name, 'RUNNING', `the run was ended by the Signals: ${d.status.name}`);
+    const state = await handle.query(stateQuery);
+    assert.equal(state.phase, 'awaiting_customer');
+  });
+});
