@@ -123,6 +123,14 @@ export function checkSay(raw: unknown, ctx: SayContext): { ok: true; say: SayReq
   return { ok: true, say: { ...(text !== undefined ? { text: text.trim() } : {}), ...(end ? { end: true } : {}) } };
 }
 
+/**
+ * The first message of a conversation about to start (startConversation), checked on the client
+ * by the same rule the `say` validator of a fresh run applies: a refused message starts nothing.
+ */
+export function checkFirstMessage(raw: unknown, conversation: boolean): ReturnType<typeof checkSay> {
+  return checkSay(raw, { conversation, running: true, ended: false, unanswered: 0 });
+}
+
 /** The agent's message as kept: one string, control characters (but newlines) out, cut to the cap. */
 export function boundedMessage(text: string): string {
   // eslint-disable-next-line no-control-regex -- removing control characters is the point
