@@ -2,6 +2,13 @@
 // ones, several of them) fails a workflow task or wedges the run. A Signal cannot be refused: each
 // one enters the history, read or dropped. Huge Signals from a client that holds no key at all, sent
 // to a run that waits for its customer, grow its history until Temporal ends the run.
+//
+// The flood is paced by the worker (a state query after each Signal answers once the worker has
+// taken it in): a run can only hand its history on (continue-as-new) in a workflow task during which
+// no event arrives, and Temporal fails a task outright when more than 2 MB of events arrive during it
+// (history.maximumBufferedEventsSizeInBytes). A sender faster than the worker's tasks thus ends any
+// run at the 50 MB history limit, whatever its code: only the namespace's access control and rate
+// limits bound that (docs/security.md).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -40,6 +47,8 @@ describe('adversary: huge Signals to an encrypted run', () => {
         const junk = randomBytes(SIGNAL_BYTES * 0.75).toString('base64');
         try {
           await target.signal(ATTEMPT_CHARGED_SIGNAL, junk);
+          // The run's latest run (a continue-as-new chain moves on), asked with the key.
+          await fixture.client.workflow.getHandle(id).query(stateQuery);
         } catch {
           break; // the server refused it (the run is gone, or it refuses more): what follows says which
         }
