@@ -17,7 +17,10 @@ import { stateQuery } from '../common/queries';
 import { agentFixture } from './helpers/agent-fixture';
 import { codecEnv, newKey, withoutCodec } from './helpers/codec';
 import { connectClient, eventually } from './helpers/harness';
-import { message } from '../testing/scripted-replies';
+import { final, message } from '../testing/scripted-replies';
+import { extendUpdate } from '../common/extend';
+import { sayUpdate } from '../common/conversation';
+import { runResult } from '../client/agent-client';
 
 const keys = codecEnv({ k1: newKey() }, 'k1');
 const fixture = agentFixture({
@@ -30,37 +33,79 @@ const fixture = agentFixture({
 const SIGNAL_BYTES = 1_500_000;
 const SIGNALS = 40;
 
+/** 40 huge Signals from a keyless client, each sent once the worker has taken in the one before. */
+async function flood(id: string): Promise<void> {
+  const attacker = await connectClient(fixture.env, withoutCodec());
+  try {
+    const target = attacker.workflow.getHandle(id);
+    for (let i = 0; i < SIGNALS; i++) {
+      const junk = randomBytes(SIGNAL_BYTES * 0.75).toString('base64');
+      try {
+        await target.signal(ATTEMPT_CHARGED_SIGNAL, junk);
+        // The run's latest run (a continue-as-new chain moves on), asked with the key.
+        await fixture.client.workflow.getHandle(id).query(stateQuery);
+      } catch {
+        break; // the server refused it (the run is gone, or it refuses more): what follows says which
+      }
+    }
+  } finally {
+    await attacker.connection.close();
+  }
+}
+
 describe('adversary: huge Signals to an encrypted run', () => {
   it('a run waiting for its customer survives 40 huge llm_attempt_charged Signals from a keyless client', async () => {
-    const { id, handle } = await fixture.start([message('Hello, how can I help?')], {
+    const { id, handle } = await fixture.start([message('Hello, how can I help?'), final('Glad to help.')], {
       conversation: { idle_timeout_seconds: 600 },
     });
-    await eventually('the run to wait for its customer', async () => {
+    const before = await eventually('the run to wait for its customer', async () => {
       const s = await handle.query(stateQuery);
       return s.phase === 'awaiting_customer' ? s : undefined;
     });
+    const firstRunId = (await fixture.client.workflow.getHandle(id).describe()).runId;
 
-    const attacker = await connectClient(fixture.env, withoutCodec());
-    try {
-      const target = attacker.workflow.getHandle(id);
-      for (let i = 0; i < SIGNALS; i++) {
-        const junk = randomBytes(SIGNAL_BYTES * 0.75).toString('base64');
-        try {
-          await target.signal(ATTEMPT_CHARGED_SIGNAL, junk);
-          // The run's latest run (a continue-as-new chain moves on), asked with the key.
-          await fixture.client.workflow.getHandle(id).query(stateQuery);
-        } catch {
-          break; // the server refused it (the run is gone, or it refuses more): what follows says which
-        }
-      }
-    } finally {
-      await attacker.connection.close();
-    }
+    await flood(id);
 
     await new Promise((r) => setTimeout(r, 2000));
     const d = await fixture.client.workflow.getHandle(id).describe();
     assert.equal(d.status.name, 'RUNNING', `the run was ended by the Signals: ${d.status.name}`);
     const state = await handle.query(stateQuery);
     assert.equal(state.phase, 'awaiting_customer');
+    // Handed on: the next run waits for the same message until the same deadline.
+    assert.notEqual(d.runId, firstRunId, 'the run did not continue as new');
+    assert.equal(state.conversation?.idle_expires_at, before.conversation?.idle_expires_at);
+    assert.equal(state.conversation?.agent_messages, 1);
+    // The customer's answer reaches the waiting run, and the model reads it.
+    const latest = fixture.client.workflow.getHandle(id);
+    await latest.executeUpdate(sayUpdate, { args: [{ text: 'Where is my order?' }] });
+    const result = await runResult(latest);
+    assert.equal(result.stop_reason, 'success');
+    assert.equal(result.conversation?.customer_messages, 1);
+    assert.equal(fixture.llm.requests(id).length, 2);
+  });
+
+  it('a run waiting for a top-up survives them too: the next run waits until the same deadline, then takes the top-up', async () => {
+    const { id, handle } = await fixture.start([final('Done with the extra step.')], {
+      budget: { max_steps: 1 },
+      topup_wait_seconds: 600,
+    });
+    const before = await eventually('the run to wait for a top-up', async () => {
+      const s = await handle.query(stateQuery);
+      return s.awaiting_topup ? s.awaiting_topup : undefined;
+    });
+    const firstRunId = (await fixture.client.workflow.getHandle(id).describe()).runId;
+
+    await flood(id);
+
+    const latest = fixture.client.workflow.getHandle(id);
+    const d = await latest.describe();
+    assert.equal(d.status.name, 'RUNNING', `the run was ended by the Signals: ${d.status.name}`);
+    assert.notEqual(d.runId, firstRunId, 'the run did not continue as new');
+    const after = (await latest.query(stateQuery)).awaiting_topup;
+    assert.equal(after?.expires_at, before.expires_at, 'the handed-on top-up wait has another deadline');
+    await latest.executeUpdate(extendUpdate, { args: [{ steps: 1, reason: 'one more step' }] });
+    const result = await runResult(latest);
+    assert.equal(result.stop_reason, 'success');
+    assert.equal(result.extensions?.length, 1);
   });
 });
