@@ -17,7 +17,7 @@ import type {
 import { AgentError, EXIT } from './agent-error';
 import type { reactAgent } from '../workflows/agent';
 import { stateQuery } from '../common/queries';
-import { sayUpdate } from '../common/conversation';
+import { checkFirstMessage, sayUpdate } from '../common/conversation';
 import type { SayRequest } from '../common/conversation';
 import type { AgentInput, AgentResult, AgentState } from '../common/types';
 import { CANCELLED_RESULT_MEMO } from '../common/types';
@@ -65,7 +65,8 @@ export async function startRun(
  * Starts a conversation with the customer's first message in one request (Temporal's
  * update-with-start): the message is in the transcript before the model's first decision, as when a
  * customer writes in first, however slow the sender is. Repeated (its answer lost), it reaches the
- * same run and the same message (by its update id), not a second one.
+ * same run and the same message (by its update id, remembered across continue-as-new), not a
+ * second one. A first message the run would refuse is refused here, before anything starts.
  */
 export async function startConversation(
   client: Client,
@@ -74,6 +75,9 @@ export async function startConversation(
   workflowId: string,
   first: SayRequest,
 ): Promise<WorkflowHandle<typeof reactAgent>> {
+  // The say validator's own rule: a run it would refuse the message to must not start without it.
+  const check = checkFirstMessage(first, input.conversation !== undefined);
+  if (!check.ok) throw new InvalidRunInputError(`the first message is refused: ${check.error}`);
   const start = new WithStartWorkflowOperation<typeof reactAgent>(WORKFLOW_TYPE, {
     ...(await runStartOptions(client, env, input, workflowId)),
     workflowIdConflictPolicy: 'USE_EXISTING',

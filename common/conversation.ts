@@ -30,6 +30,12 @@ export const CONVERSATION_LIMITS = {
    * the transcript; beyond this many the sender is told to wait for the agent's reply.
    */
   unanswered: 5,
+  /**
+   * Ids of the last `say` Updates applied, carried across continue-as-new: Temporal remembers an
+   * Update id within one run only, so a repeat (startConversation's first message) that reaches a
+   * later run of the chain is answered from here instead of adding the turn again.
+   */
+  remembered_updates: 20,
 } as const;
 
 export type Speaker = 'agent' | 'customer';
@@ -72,6 +78,25 @@ export interface SayReceipt {
   /** Whether the agent was waiting for it (otherwise it waits in the transcript for the agent's next decision). */
   awaited: boolean;
   ended: boolean;
+  /** A repeat of a `say` Update (same Update id) an earlier run of the chain applied: no turn added. */
+  duplicate?: true;
+}
+
+/** The agent's message a run waits to be answered, handed to the next run when it continues as new meanwhile. */
+export interface AwaitingReply {
+  /** The step that sent the message, and its text (the step's trace entry hashes it). */
+  step: number;
+  text: string;
+  /** The turns the model had read: a customer turn after them answers. */
+  shown: number;
+  /** The idle timeout's deadline, kept by the next run. */
+  expires_ms: number;
+}
+
+/** A `say` Update applied: its Update id and the turn it added. */
+export interface AppliedSay {
+  id: string;
+  n: number;
 }
 
 export const sayUpdate = defineUpdate<SayReceipt, [SayRequest]>('say');
@@ -121,6 +146,14 @@ export function checkSay(raw: unknown, ctx: SayContext): { ok: true; say: SayReq
   if (ctx.unanswered >= CONVERSATION_LIMITS.unanswered && end !== true)
     return fail(`${ctx.unanswered} messages are waiting for the agent's reply; wait for it`);
   return { ok: true, say: { ...(text !== undefined ? { text: text.trim() } : {}), ...(end ? { end: true } : {}) } };
+}
+
+/**
+ * The first message of a conversation about to start (startConversation), checked on the client
+ * by the same rule the `say` validator of a fresh run applies: a refused message starts nothing.
+ */
+export function checkFirstMessage(raw: unknown, conversation: boolean): ReturnType<typeof checkSay> {
+  return checkSay(raw, { conversation, running: true, ended: false, unanswered: 0 });
 }
 
 /** The agent's message as kept: one string, control characters (but newlines) out, cut to the cap. */

@@ -11,7 +11,7 @@ import type { ApprovalDecision, PendingApproval } from './approvals';
 import type { ClaimText, ValidatorMode } from './final-validator';
 import type { z } from 'zod';
 import type { agentInputSchema } from './input';
-import type { ConversationForModel, Transcript, Turn } from './conversation';
+import type { AppliedSay, AwaitingReply, ConversationForModel, Transcript, Turn } from './conversation';
 
 /**
  * The workflow's input: one source, the schema the run and the CLI check it with (common/input.ts,
@@ -39,6 +39,12 @@ export interface CarriedState {
   topup_declined?: boolean;
   /** A conversation's transcript (its last turns and counts). */
   conversation?: Transcript;
+  /** The last `say` Updates applied, by Update id: a repeat reaching a later run adds no turn. */
+  say_updates?: AppliedSay[];
+  /** The run continued as new while it waited for the customer's reply: the next run waits on. */
+  awaiting_reply?: AwaitingReply;
+  /** The run continued as new during a top-up wait: the next wait keeps this deadline. */
+  topup_until_ms?: number;
   /** Whom the run acts for, when the run learnt it by authenticating the customer. */
   principal?: string;
   /** The kind of store the chain's state lives in (Observation.store), once a call reported it. */

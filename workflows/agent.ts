@@ -131,9 +131,10 @@ class AgentRun {
     this.stateKey = stateKey(info.workflowId, info.firstExecutionRunId, this.domain.statePerConversation === true);
     this.omitted = carried?.omitted ? { ...carried.omitted } : { trace: 0, history: 0 };
     this.extensions = carried?.extensions ? [...carried.extensions] : [];
-    this.waits = new Waits(approvalTimeoutMs(input.approval_timeout_seconds), carried);
+    const suggested = () => workflowInfo().continueAsNewSuggested;
+    this.waits = new Waits(approvalTimeoutMs(input.approval_timeout_seconds), carried, suggested);
     const now = () => ({ running: this.final === undefined, step: this.state.usage.steps });
-    this.conversation = new Conversation(input.conversation, carried?.conversation, this.waits, now);
+    this.conversation = new Conversation(input.conversation, carried, this.waits, now);
     this.decisions = new Decisions(input.llm_max_attempts ?? 3, {
       left: () => this.left(),
       cutOff: () => this.cut.isCutOff(),
@@ -223,6 +224,7 @@ class AgentRun {
                 this.setPhase('awaiting_topup', reason);
                 return this.waits.topUp(reason, waitSeconds, () => this.extensions.length > granted);
               },
+              notNeeded: () => (this.waits.topupUntilMs = undefined),
             },
           }
         : {}),
@@ -274,10 +276,11 @@ class AgentRun {
         effects: state.effects,
         omitted: this.omitted,
         conversation: this.conversation.carried(),
+        ...this.conversation.carriedWaits(),
         principal: this.input.principal === undefined ? state.principal : undefined,
         store: state.store,
       },
-      { extensions: this.extensions, declined: waits.topupDeclined },
+      { extensions: this.extensions, declined: waits.topupDeclined, untilMs: waits.topupUntilMs },
     );
     // The next run uses the tools this chain discovered at its start, never a new listing.
     if (this.mcp) next.carried = { ...next.carried!, mcp_discovery: this.mcp.discovery };

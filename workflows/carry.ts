@@ -7,7 +7,7 @@ import type { AgentInput, CarriedState, EffectEntry, HistoryEntry, TraceEntry } 
 import type { BudgetExtension } from '../common/extend';
 import { EMPTY_USAGE } from '../common/budget';
 import type { Usage } from '../common/budget';
-import type { Transcript } from '../common/conversation';
+import type { AppliedSay, AwaitingReply, Transcript } from '../common/conversation';
 import type { LoopState } from './run-loop';
 
 export const CARRY_LIMITS = {
@@ -28,6 +28,9 @@ export interface RunState {
   omitted: { trace: number; history: number };
   /** A conversation's transcript: already bounded (common/conversation.ts keeps the last turns). */
   conversation?: Transcript | undefined;
+  /** The conversation's last `say` Updates (bounded) and the reply it waits for, if it does. */
+  say_updates?: AppliedSay[] | undefined;
+  awaiting_reply?: AwaitingReply | undefined;
   /** Whom the run acts for when it learnt it by authentication (the input names it otherwise). */
   principal?: string | undefined;
   /** The kind of store the chain's state lives in, once a call reported it. */
@@ -66,6 +69,8 @@ export function carryState(s: RunState): CarriedState {
       history: s.omitted.history + (s.history.length - history.length),
     },
     ...(s.conversation ? { conversation: s.conversation } : {}),
+    ...(s.say_updates ? { say_updates: s.say_updates } : {}),
+    ...(s.awaiting_reply ? { awaiting_reply: s.awaiting_reply } : {}),
     ...(s.principal !== undefined ? { principal: s.principal } : {}),
     ...(s.store !== undefined ? { store: s.store } : {}),
   };
@@ -75,7 +80,7 @@ export function carryState(s: RunState): CarriedState {
 export function nextRunInput(
   input: AgentInput,
   s: RunState,
-  topups: { extensions: readonly BudgetExtension[]; declined: boolean },
+  topups: { extensions: readonly BudgetExtension[]; declined: boolean; untilMs?: number | undefined },
 ): AgentInput {
   return {
     ...input,
@@ -83,6 +88,7 @@ export function nextRunInput(
       ...carryState(s),
       ...(topups.extensions.length > 0 ? { extensions: [...topups.extensions] } : {}),
       ...(topups.declined ? { topup_declined: true } : {}),
+      ...(topups.untilMs !== undefined ? { topup_until_ms: topups.untilMs } : {}),
     },
   };
 }

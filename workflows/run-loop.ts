@@ -46,7 +46,7 @@ import {
   toolFailedMove,
 } from './step';
 import type { AdmittedCall, StepRules, StepStart, StopMove } from './step';
-import type { PendingFields } from './waits';
+import type { PendingFields, WaitEnd } from './waits';
 import type { ConversationPort } from './conversation';
 
 /** Steps per run before it continues as new, unless the input says otherwise. */
@@ -106,7 +106,12 @@ export interface LoopPorts<R> {
   /** A conversation run: the transcript, and messages to the customer; absent: not a conversation. */
   conversation?: ConversationPort;
   /** Waiting for an operator's top-up when a budget runs low; absent: the run never waits. */
-  topUp?: { declined(): boolean; wait(reason: string): Promise<void> };
+  topUp?: {
+    declined(): boolean;
+    wait(reason: string): Promise<WaitEnd>;
+    /** No top-up is needed now: a wait handed on by the previous run is over. */
+    notNeeded(): void;
+  };
   /** A cancel or a deadline: `check` throws once the run is cut off. */
   cutOff: { check(): void; isCancellation(err: unknown): boolean };
   /** Where the loop reports what it does (metrics, search attributes, details, memo). */
@@ -142,10 +147,22 @@ export async function runLoop<R>(p: LoopPorts<R>): Promise<R> {
     conversation: p.conversation !== undefined,
   };
   let stepsAtStart = p.stepsAtStart;
+  // The previous run continued as new while its customer had not answered: wait on, before any step.
+  const handedOn = p.conversation?.awaitingReply();
+  if (handedOn) {
+    const ended = await converse(p, handedOn.step, { kind: 'message', text: handedOn.text });
+    if (ended) return ended.result;
+  }
   for (;;) {
     p.cutOff.check();
     tick(p);
-    await topUpIfLow(p, rules.allow);
+    if ((await topUpIfLow(p, rules.allow)) === 'continue_as_new') {
+      // Temporal suggested it during the top-up wait: the next run waits on, until the same deadline.
+      const next = await p.end.continueAsNew();
+      if (next !== undefined) return next;
+      stepsAtStart = p.state.usage.steps;
+      continue;
+    }
     const suggested = p.continueAsNewSuggested();
     const chain = { stepsAtStart, every, suggested };
     const start = startStep(p.budget(), p.state.usage, chain, p.conversation?.ended());
@@ -260,7 +277,14 @@ async function escalate<R>(p: LoopPorts<R>, step: number, action: EscalateAction
 
 /** The agent's message to the customer; the run waits for the answer (the model reads it in the transcript). */
 async function converse<R>(p: LoopPorts<R>, step: number, action: MessageAction): Promise<Ended<R>> {
-  const move = customerMove(step, action, await p.conversation!.message(step, action.text));
+  let reply = await p.conversation!.message(step, action.text);
+  // Temporal suggested continuing as new during the wait (a large history): the next run waits on.
+  while (reply === 'continue_as_new') {
+    const next = await p.end.continueAsNew();
+    if (next !== undefined) return { result: next };
+    reply = await p.conversation!.message(step, action.text);
+  }
+  const move = customerMove(step, action, reply);
   if (move.next === 'stop') return { result: stopMove(p, move) };
   p.state.trace.push(move.trace);
   return undefined;
@@ -389,13 +413,16 @@ function tick<R>(p: LoopPorts<R>): void {
  * operator's `agent extend`. A top-up resumes the run (checked again: it may still be short); a
  * wait that times out is not repeated, and the run winds down or stops as it would have.
  */
-async function topUpIfLow<R>(p: LoopPorts<R>, allow: readonly string[]): Promise<void> {
+async function topUpIfLow<R>(p: LoopPorts<R>, allow: readonly string[]): Promise<'continue_as_new' | undefined> {
   if (!p.topUp) return;
   for (;;) {
     if (p.topUp.declined()) return;
     const reason = await lowBudget(p, allow);
-    if (!reason) return;
-    await p.topUp.wait(reason);
+    if (!reason) {
+      p.topUp.notNeeded();
+      return;
+    }
+    if ((await p.topUp.wait(reason)) === 'continue_as_new') return 'continue_as_new';
     tick(p);
   }
 }

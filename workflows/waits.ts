@@ -11,6 +11,14 @@ import type { BudgetExtension, ExtendRequest } from '../common/extend';
 /** A question to a person, before it is asked (the wait adds when it was asked and until when). */
 export type PendingFields = Omit<PendingApproval, 'requested_at' | 'expires_at'>;
 
+/**
+ * How a wait that may sit long ended: what it waited for came, its timeout passed, or Temporal
+ * suggested continuing as new (the history grew large, e.g. under a flood of Signals every one of
+ * which enters it): the run hands the wait to the next run of its chain instead of growing until
+ * Temporal ends it at its history limit.
+ */
+export type WaitEnd = 'done' | 'timeout' | 'continue_as_new';
+
 export class Waits {
   /** Time spent waiting for people, finished waits only. */
   humanWaitMs: number;
@@ -22,15 +30,20 @@ export class Waits {
   topup: { reason: string; sinceMs: number; expiresMs: number } | undefined;
   /** Set while the run waits for the customer's next message. */
   customer: { sinceMs: number; expiresMs: number } | undefined;
+  /** The deadline of a top-up wait handed on by continue-as-new: the next wait keeps it. */
+  topupUntilMs: number | undefined;
   private reply: ApprovalAnswer | undefined;
   private readonly answered = new Map<string, AnsweredApproval>();
 
   constructor(
     private readonly approvalTimeoutMs: number,
-    carried: { human_wait_ms?: number; topup_declined?: boolean } | undefined,
+    carried: { human_wait_ms?: number; topup_declined?: boolean; topup_until_ms?: number } | undefined,
+    /** Whether Temporal suggests continuing as new now (workflowInfo, recorded in the history: replays the same). */
+    private readonly moveOnSuggested: () => boolean,
   ) {
     this.humanWaitMs = carried?.human_wait_ms ?? 0;
     this.topupDeclined = carried?.topup_declined === true;
+    this.topupUntilMs = carried?.topup_until_ms;
   }
 
   /** Time in the wait going on now, if any (not yet in humanWaitMs). */
@@ -54,7 +67,13 @@ export class Waits {
     };
   }
 
-  /** Waits for the `approval` Update; undefined when nobody answered within the approval timeout (its timer named `timerSummary`). */
+  /**
+   * Waits for the `approval` Update; undefined when nobody answered within the approval timeout (its timer named `timerSummary`).
+   * This wait does not continue as new when Temporal suggests it: the question is asked mid-step
+   * (the call admitted and counted, its owner checked, or the model's escalation taken), and a
+   * person answers it by id against the answers this run keeps; handing all that to a next run
+   * means resuming a step half-way. The approval timeout bounds it.
+   */
   async person(pending: PendingApproval, timerSummary: string): Promise<ApprovalAnswer | undefined> {
     const sinceMs = Date.now();
     this.awaiting = { pending, sinceMs };
@@ -102,32 +121,46 @@ export class Waits {
    * Waits up to `seconds` for a top-up (`granted` turns true). A wait that times out is not
    * repeated: the run winds down or stops as it would have.
    */
-  async topUp(reason: string, seconds: number, granted: () => boolean): Promise<void> {
+  async topUp(reason: string, seconds: number, granted: () => boolean): Promise<WaitEnd> {
     const sinceMs = Date.now();
-    this.topup = { reason, sinceMs, expiresMs: sinceMs + seconds * 1000 };
-    let extended: boolean;
+    // A wait handed on by the previous run keeps its deadline.
+    const expiresMs = this.topupUntilMs ?? sinceMs + seconds * 1000;
+    this.topupUntilMs = undefined;
+    this.topup = { reason, sinceMs, expiresMs };
+    let end: WaitEnd;
     try {
-      extended = await condition(granted, seconds * 1000, { summary: 'top-up wait (agent extend)' });
+      end = await this.until(granted, expiresMs - sinceMs, 'top-up wait (agent extend)');
     } finally {
       this.humanWaitMs += Date.now() - sinceMs;
       this.topup = undefined;
     }
-    if (!extended) this.topupDeclined = true;
+    if (end === 'timeout') this.topupDeclined = true;
+    if (end === 'continue_as_new') this.topupUntilMs = expiresMs;
+    return end;
   }
 
   /**
    * Waits up to `timeoutMs` for the customer (`arrived` turns true): a durable timer and condition,
-   * however long it takes; `awaited` says what and how to answer on the timer. False: the idle timeout passed.
+   * however long it takes; `awaited` says what and how to answer on the timer.
    */
-  async customerTurn(timeoutMs: number, arrived: () => boolean, awaited: string): Promise<boolean> {
+  async customerTurn(expiresMs: number, arrived: () => boolean, awaited: string, handOn: boolean): Promise<WaitEnd> {
     const sinceMs = Date.now();
-    this.customer = { sinceMs, expiresMs: sinceMs + timeoutMs };
+    this.customer = { sinceMs, expiresMs };
     try {
-      return await condition(arrived, timeoutMs, { summary: `idle timeout · ${awaited}` });
+      return await this.until(arrived, expiresMs - sinceMs, `idle timeout · ${awaited}`, handOn);
     } finally {
       this.humanWaitMs += Date.now() - sinceMs;
       this.customer = undefined;
     }
+  }
+
+  /** A durable wait for `done`, up to `timeoutMs`; `handOn`: it also ends when Temporal suggests continuing as new. */
+  private async until(done: () => boolean, timeoutMs: number, summary: string, handOn = true): Promise<WaitEnd> {
+    const moveOn = () => handOn && this.moveOnSuggested();
+    // A deadline already passed (a wait handed on late) still checks `done` once.
+    const ended = await condition(() => done() || moveOn(), Math.max(1, timeoutMs), { summary });
+    if (!ended) return 'timeout';
+    return done() ? 'done' : 'continue_as_new';
   }
 }
 
