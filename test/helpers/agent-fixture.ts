@@ -94,6 +94,7 @@ export function agentFixture(options: AgentFixtureOptions): AgentFixture {
   let client: Client | undefined;
   let worker: WorkerProcess | undefined;
   let refunds: RefundFixture | undefined;
+  const queues: TemporalEnv[] = [];
 
   const ready = <T>(value: T | undefined, what: string): T =>
     value ?? assertNever(`agentFixture(${options.queue}): no ${what} (used before before() ran, or not asked for)`);
@@ -119,7 +120,9 @@ export function agentFixture(options: AgentFixtureOptions): AgentFixture {
     },
     queue(prefix) {
       const server = options.server?.();
-      return testEnv(uniqueId(prefix), server ? { ...server } : {});
+      const made = testEnv(uniqueId(prefix), server ? { ...server } : {});
+      queues.push(made);
+      return made;
     },
     startWorker(extraEnv = {}, on = fixture.env) {
       return fleet.start(on, { ...fixture.baseWorkerEnv, ...extraEnv });
@@ -151,6 +154,10 @@ export function agentFixture(options: AgentFixtureOptions): AgentFixture {
   });
 
   after(async () => {
+    // Runs a test left open (a conversation still waiting, a run on a hung model) would outlive
+    // this file's workers, and a later file's `cancel --stuck` would find them stuck.
+    // Bounded: a file whose own server is already gone must still end.
+    if (client) await withTimeout(terminateOpenRuns(client, queues), 10_000).catch(() => undefined);
     await fleet.killAll();
     await client?.connection.close();
     await llm?.close();
@@ -158,6 +165,26 @@ export function agentFixture(options: AgentFixtureOptions): AgentFixture {
   });
 
   return fixture;
+}
+
+async function terminateOpenRuns(client: Client, queues: readonly TemporalEnv[]): Promise<void> {
+  for (const queue of queues) {
+    const open = client.workflow.list({
+      query: `TaskQueue = '${queue.taskQueue}' AND ExecutionStatus = 'Running'`,
+    });
+    for await (const run of open) {
+      await client.workflow
+        .getHandle(run.workflowId, run.runId)
+        .terminate('test file ended')
+        .catch(() => undefined);
+    }
+  }
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 function assertNever(message: string): never {
