@@ -13,13 +13,13 @@ import {
   withTurn,
 } from '../common/conversation';
 import type { SayContext, Transcript } from '../common/conversation';
-import { EMPTY_USAGE } from '../common/budget';
 import { buildDecisionPayload } from '../common/decision-payload';
 import { checkAgentInput } from '../common/input';
 import { WIRED_DOMAIN } from '../domains/wired';
 import { carryState } from '../workflows/carry';
 import { agentInput } from './helpers/harness';
 import { CONVERSATION_SYSTEM_PROMPT, SYSTEM_PROMPT, systemPromptOf } from '../activities/system-prompt';
+import { freshRunState } from './helpers/run-state';
 
 const OPEN: SayContext = { conversation: true, running: true, ended: false, unanswered: 0 };
 
@@ -121,17 +121,7 @@ describe('what the model sees of a conversation', () => {
 describe('continue-as-new carries the transcript', () => {
   it('as kept, bounded', () => {
     const t = talk(100);
-    const carried = carryState({
-      started_at_ms: 0,
-      usage: { ...EMPTY_USAGE },
-      trace: [],
-      history: [],
-      seen_calls: [],
-      human_wait_ms: 0,
-      effects: [],
-      omitted: { trace: 0, history: 0 },
-      conversation: t,
-    });
+    const carried = carryState(freshRunState({ conversation: t }));
     assert.deepEqual(carried.conversation, t);
     assert.ok(JSON.stringify(carried.conversation).length < 5_000);
   });

@@ -2,10 +2,10 @@
 // refused by a worker on another kind, and the kind survives continue-as-new.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EMPTY_USAGE } from '../common/budget';
 import { storeMismatch } from '../domains/retail/store-guard';
 import type { RetailRecords } from '../domains/retail/services';
 import { carryState, loopStateOf } from '../workflows/carry';
+import { freshRunState } from './helpers/run-state';
 
 const on = (kind: RetailRecords['kind']) => ({ kind }) as RetailRecords;
 
@@ -18,17 +18,7 @@ describe('the retail store guard', () => {
   });
 
   it("carries the run's store kind to the next run of the chain", () => {
-    const carried = carryState({
-      started_at_ms: 0,
-      usage: { ...EMPTY_USAGE },
-      trace: [],
-      history: [],
-      seen_calls: [],
-      human_wait_ms: 0,
-      effects: [],
-      omitted: { trace: 0, history: 0 },
-      store: 'postgresql',
-    });
+    const carried = carryState(freshRunState({ store: 'postgresql' }));
     assert.equal(loopStateOf(carried).store, 'postgresql');
     assert.equal(loopStateOf(undefined).store, undefined);
   });

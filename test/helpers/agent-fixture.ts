@@ -156,8 +156,12 @@ export function agentFixture(options: AgentFixtureOptions): AgentFixture {
   after(async () => {
     // Runs a test left open (a conversation still waiting, a run on a hung model) would outlive
     // this file's workers, and a later file's `cancel --stuck` would find them stuck.
-    // Bounded: a file whose own server is already gone must still end.
-    if (client) await withTimeout(terminateOpenRuns(client, queues), 10_000).catch(() => undefined);
+    // Bounded by a gRPC deadline: a file whose own server is already gone must still end.
+    const connected = client;
+    if (connected)
+      await connected.connection
+        .withDeadline(Date.now() + 10_000, () => terminateOpenRuns(connected, queues))
+        .catch(() => undefined);
     await fleet.killAll();
     await client?.connection.close();
     await llm?.close();
@@ -179,12 +183,6 @@ async function terminateOpenRuns(client: Client, queues: readonly TemporalEnv[])
         .catch(() => undefined);
     }
   }
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 function assertNever(message: string): never {
