@@ -47,7 +47,8 @@ export function checkPostgresUrl(url: string, name: string): PostgresTarget {
   for (const param of SSL_FILES) {
     const file = parsed.searchParams.get(param);
     if (file !== null && !readable(file))
-      throw new Error(`${name}: ${param} names a file this process cannot read (${JSON.stringify(file)})`);
+      // The file's name is not echoed: a password typed without percent-encoding can end up in it.
+      throw new Error(`${name}: ${param} names a file this process cannot read`);
   }
   return { host: parsed.host, database };
 }
