@@ -155,6 +155,7 @@ export async function runInProcess(
           trace: state.trace,
           history: state.history,
           seen_calls: state.seenCalls,
+          read_calls: state.reads,
           human_wait_ms: 0,
           effects: state.effects,
           omitted: { trace: 0, history: 0 },
@@ -162,6 +163,7 @@ export async function runInProcess(
         state.trace = [...carried.trace];
         state.history = [...carried.history];
         state.seenCalls = [...carried.seen_calls];
+        state.reads = carried.read_calls;
         return undefined;
       },
     },

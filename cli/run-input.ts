@@ -36,6 +36,10 @@ export const RUN_INPUT_FLAGS = {
   'user-id': { kind: 'int', help: 'the same as --user' },
   'max-steps': { kind: 'int', help: 'step budget: LLM decisions (default 8)' },
   'max-tool-calls': { kind: 'int', help: 'tool-call budget (default 6)' },
+  'max-repeats': {
+    kind: 'int',
+    help: 'times the same read may be repeated with nothing new in between (it is answered from memory) before the run ends loop_detected (default 2)',
+  },
   'max-seconds': { kind: 'int', help: 'wall-clock budget of the whole run (default 60)' },
   'max-tokens': { kind: 'int', help: 'LLM token budget, prompt + completion (default: no limit)' },
   'max-usd': {
@@ -78,6 +82,7 @@ const FLAG_OF: Record<string, string> = {
   principal: '--principal/--user',
   'budget.max_steps': '--max-steps',
   'budget.max_tool_calls': '--max-tool-calls',
+  'budget.max_repeats': '--max-repeats',
   'budget.max_seconds': '--max-seconds',
   'budget.max_tokens': '--max-tokens',
   'budget.max_usd': '--max-usd',
@@ -118,6 +123,7 @@ export function runInputOf(
   const budget: Partial<Budget> = {};
   if (flags['max-steps'] !== undefined) budget.max_steps = flags['max-steps'];
   if (flags['max-tool-calls'] !== undefined) budget.max_tool_calls = flags['max-tool-calls'];
+  if (flags['max-repeats'] !== undefined) budget.max_repeats = flags['max-repeats'];
   if (flags['max-seconds'] !== undefined) budget.max_seconds = flags['max-seconds'];
   if (flags['max-tokens'] !== undefined) budget.max_tokens = flags['max-tokens'];
   if (flags['max-usd'] !== undefined) budget.max_usd = parseUsd(flags['max-usd'], '--max-usd', hint);

@@ -8,6 +8,8 @@ export interface Budget {
   max_tokens: number;
   /** US dollars the run's LLM calls may cost (priced per attempt, see common/cost.ts); 0 means no limit. */
   max_usd: number;
+  /** Times a read may be repeated with nothing new in between before the run ends loop_detected; absent: 2 (workflows/repeats.ts). */
+  max_repeats?: number;
 }
 
 export const DEFAULT_BUDGET: Budget = { max_steps: 8, max_tool_calls: 6, max_seconds: 60, max_tokens: 0, max_usd: 0 };

@@ -99,5 +99,7 @@ export function observationForModel(observation: Observation, registry: ToolRegi
     bytes: observation.bytes,
     truncated: observation.truncated,
     ...(redacted.length > 0 ? { redacted } : {}),
+    // A repeated read says so: the model is told it already has this result.
+    ...(observation.repeat ? { repeat: observation.repeat } : {}),
   };
 }

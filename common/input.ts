@@ -18,6 +18,8 @@ export const INPUT_LIMITS = {
   max_tokens: 1_000_000_000,
   /** Dollars: a budget, not a bank. */
   max_usd: 100_000,
+  /** Repeats of one read with nothing new in between: a handful is a double-check, more is a loop. */
+  max_repeats: 100,
   /** 30 days: how long a run may wait for a top-up. */
   topup_wait_seconds: 30 * DAY_SECONDS,
   llm_max_attempts: 20,
@@ -40,6 +42,8 @@ const budgetSchema = z.strictObject({
   max_tokens: int(0, INPUT_LIMITS.max_tokens).optional(),
   /** 0 = no dollar limit. */
   max_usd: z.number().finite().min(0).max(INPUT_LIMITS.max_usd).optional(),
+  /** Repeats of one read with nothing new in between before loop_detected; default 2, 0 = none. */
+  max_repeats: int(0, INPUT_LIMITS.max_repeats).optional(),
 });
 
 /**

@@ -17,4 +17,13 @@ export interface Observation {
   sensitive?: string[];
   /** The kind of store a domain with state per conversation used (`sqlite`, `postgresql`): the run pins its later calls to it. */
   store?: string;
+  /** A read repeated with nothing new in between: this is the step's earlier observation again, not a new reading. */
+  repeat?: ObservationRepeat;
+}
+
+/** What the model is told about a repeated read (workflows/repeats.ts). */
+export interface ObservationRepeat {
+  /** The step whose call this repeats (the tool ran then, not now). */
+  of_step: number;
+  note: string;
 }

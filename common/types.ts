@@ -29,6 +29,8 @@ export interface CarriedState {
   trace: TraceEntry[];
   history: HistoryEntry[];
   seen_calls: string[];
+  /** The reads of the current scope, for repeats (bounded: MAX_CARRIED_READS); absent: none. */
+  read_calls?: ReadScope;
   /** Time spent waiting for a person so far; it does not count toward max_seconds. */
   human_wait_ms?: number;
   effects?: EffectEntry[];
@@ -55,7 +57,7 @@ export interface CarriedState {
 
 export { OBSERVATION_TRUST } from './observation';
 export type { Observation } from './observation';
-import type { Observation, OBSERVATION_TRUST } from './observation';
+import type { Observation, OBSERVATION_TRUST, ObservationRepeat } from './observation';
 
 export interface TraceEntry {
   step: number;
@@ -71,6 +73,15 @@ export interface TraceEntry {
   wind_down?: WindDownReason;
   /** A final answer the validator refused (tool "final"): the figures no observation supports. */
   unsupported_claims?: ClaimText[];
+  /** A read repeated with nothing new in between: answered with this step's observation, the tool not called. */
+  repeat_of?: number;
+}
+
+/** The read-only calls made since the last news (a customer message, a write), as loop signatures, once per time. */
+export interface ReadScope {
+  /** What the run had seen when they were made (workflows/repeats.ts readScopeKey). */
+  scope: string;
+  calls: string[];
 }
 
 export interface HistoryEntry {
@@ -201,6 +212,8 @@ export interface ObservationForModel {
   truncated: boolean;
   /** Paths whose values were withheld from the model. */
   redacted?: string[];
+  /** This is an earlier step's observation again (a repeated read): the tool was not called. */
+  repeat?: ObservationRepeat;
 }
 
 export interface DecisionPayload {

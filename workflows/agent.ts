@@ -272,6 +272,7 @@ class AgentRun {
         trace: state.trace,
         history: state.history,
         seen_calls: state.seenCalls,
+        read_calls: state.reads,
         human_wait_ms: waits.humanWaitMs,
         effects: state.effects,
         omitted: this.omitted,

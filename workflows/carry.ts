@@ -3,7 +3,8 @@
 // policy gate reads (the latest good observation of each tool), seen calls as short hashes.
 // Totals (usage, effects, time) are carried exactly; what was dropped is counted.
 import { seenCallHash } from '../common/hash';
-import type { AgentInput, CarriedState, EffectEntry, HistoryEntry, TraceEntry } from '../common/types';
+import type { AgentInput, CarriedState, EffectEntry, HistoryEntry, ReadScope, TraceEntry } from '../common/types';
+import { MAX_CARRIED_READS } from './repeats';
 import type { BudgetExtension } from '../common/extend';
 import { EMPTY_USAGE } from '../common/budget';
 import type { Usage } from '../common/budget';
@@ -23,6 +24,8 @@ export interface RunState {
   trace: readonly TraceEntry[];
   history: readonly HistoryEntry[];
   seen_calls: readonly string[];
+  /** The reads of the current scope (workflows/repeats.ts); absent: none. */
+  read_calls?: ReadScope | undefined;
   human_wait_ms: number;
   effects: readonly EffectEntry[];
   omitted: { trace: number; history: number };
@@ -47,6 +50,7 @@ export function loopStateOf(carried: CarriedState | undefined, inputPrincipal?: 
     history: carried ? [...carried.history] : [],
     // Loop detection keeps short hashes.
     seenCalls: carried ? carried.seen_calls.map(seenCallHash) : [],
+    reads: carried?.read_calls,
     effects: carried?.effects ? [...carried.effects] : [],
     windDowns: new Map(),
   };
@@ -62,6 +66,10 @@ export function carryState(s: RunState): CarriedState {
     history,
     // Deduplicated: a set, carried as a list.
     seen_calls: [...new Set(s.seen_calls.map(seenCallHash))],
+    // Kept with their repeats (a read made twice counts twice), the last ones.
+    ...(s.read_calls
+      ? { read_calls: { scope: s.read_calls.scope, calls: s.read_calls.calls.slice(-MAX_CARRIED_READS) } }
+      : {}),
     human_wait_ms: s.human_wait_ms,
     effects: [...s.effects],
     omitted: {

@@ -27,6 +27,7 @@ import type {
   HistoryEntry,
   Observation,
   Phase,
+  ReadScope,
   TraceEntry,
 } from '../common/types';
 import { effectFromObservation, effectFromReconcile } from './effects';
@@ -47,6 +48,8 @@ import {
 } from './step';
 import type { AdmittedCall, StepRules, StepStart, StopMove } from './step';
 import type { PendingFields, WaitEnd } from './waits';
+import { DEFAULT_MAX_REPEATS, readScopeKey, readsIn, repeatAnswer } from './repeats';
+import { loopSignature } from '../domains/wired';
 import type { ConversationPort } from './conversation';
 
 /** Steps per run before it continues as new, unless the input says otherwise. */
@@ -57,7 +60,10 @@ export interface LoopState {
   usage: Usage;
   trace: TraceEntry[];
   history: HistoryEntry[];
+  /** Calls never to be made again (writes; every call, in runs recorded before reads were scoped). */
   seenCalls: string[];
+  /** The reads made since the last news, for repeats (workflows/repeats.ts). */
+  reads?: ReadScope | undefined;
   effects: EffectEntry[];
   /** Whom the run acts for: from its input, or learnt by authenticating the customer (then carried). */
   principal: string | undefined;
@@ -142,7 +148,7 @@ export async function runLoop<R>(p: LoopPorts<R>): Promise<R> {
     },
     allow: Object.freeze([...(p.input.allow ?? [])]),
     registry: p.registry,
-    effectsMade: () => p.state.effects.filter((e) => e.state === 'confirmed').length,
+    maxRepeats: p.budget().max_repeats ?? DEFAULT_MAX_REPEATS,
     policy: (name, args) => p.policy(name, args),
     conversation: p.conversation !== undefined,
   };
@@ -199,7 +205,10 @@ async function runStep<R>(p: LoopPorts<R>, start: Step, rules: StepRules, mode: 
   const { step } = start;
   const decided = await decideStep(p, start, rules.allow);
   if ('result' in decided) return decided;
-  const move = decideMove(decided.decision, step, { usage: state.usage, seenCalls: state.seenCalls }, rules);
+  // News since the reads remembered (a customer message the model read, a write made): a new scope.
+  const scope = readScopeKey(decided.customerMessages, state.effects.length);
+  const reads = readsIn(state.reads, scope);
+  const move = decideMove(decided.decision, step, { usage: state.usage, seenCalls: state.seenCalls, reads }, rules);
   if (move.action) state.lastAction = move.action;
   if (move.next === 'stop') return { result: stopMove(p, move) };
   if (move.next === 'finish') return finish(p, move.action, step, mode);
@@ -207,6 +216,18 @@ async function runStep<R>(p: LoopPorts<R>, start: Step, rules: StepRules, mode: 
   if (move.next === 'message') return converse(p, step, move.action);
   state.usage = move.counters.usage;
   state.seenCalls = [...move.counters.seenCalls];
+  state.reads = { scope, calls: [...(move.counters.reads ?? [])] };
+  if (move.repeat > 0) {
+    const again = repeatAnswer(move.call, move.repeat, rules.maxRepeats ?? 0, state.history, loopSignature);
+    if (again) {
+      // The tool is not called: the model gets its earlier answer again, marked as a repeat.
+      state.trace.push(again.trace);
+      state.history.push(again.history);
+      return undefined;
+    }
+    // The earlier answer fell out of the carried history: the read is made again, as a new call.
+    state.usage = { ...state.usage, tool_calls: state.usage.tool_calls + 1 };
+  }
   // The tool-call count is published with the next step (or the end).
   return toolStep(p, move.call, move.needsApproval);
 }
@@ -216,7 +237,7 @@ async function decideStep<R>(
   p: LoopPorts<R>,
   start: Step,
   allow: readonly string[],
-): Promise<{ result: R } | { decision: DecideOutput }> {
+): Promise<{ result: R } | { decision: DecideOutput; customerMessages: number }> {
   const { state } = p;
   const { step } = start;
   const transcript = p.conversation?.transcript();
@@ -242,7 +263,7 @@ async function decideStep<R>(
   state.usage = decision.attempts
     ? charge(state, decision.attempts, p.record.attempts)
     : addTokens(state.usage, decision.usage);
-  return { decision };
+  return { decision, customerMessages: transcript?.customer_messages ?? 0 };
 }
 
 /** A final answer: the validator accepts it, bounces it back to the model once, or ends the run. */
@@ -302,6 +323,8 @@ async function toolStep<R>(p: LoopPorts<R>, call: AdmittedCall, needsApproval: b
     const consent = consentMove(call, await p.conversation!.consent(call.step, { tool: call.name, args: call.args }));
     if (consent.next === 'stop') return { result: stopMove(p, consent) };
     if (consent.next === 'declined') {
+      // Not made: when the model proposes it again, the customer is asked again (no loop).
+      state.seenCalls = state.seenCalls.filter((seen) => seen !== call.signature);
       p.record.toolCall(call.name, consent.outcome);
       state.trace.push(consent.trace);
       state.history.push(consent.history);

@@ -23,7 +23,7 @@ import type {
   Observation,
   TraceEntry,
 } from '../common/types';
-import { argsHash, seenCallHash } from '../common/hash';
+import { argsHash } from '../common/hash';
 import { checkFinalAnswer, VALIDATOR_SOURCE, VALIDATOR_TOOL, validatorObservation } from '../common/final-validator';
 import type { ValidatorMode } from '../common/final-validator';
 import { boundedRaw } from './bounded';
@@ -40,14 +40,17 @@ export interface StepRules {
   policy: (name: string, args: Record<string, unknown>) => PolicyDecision;
   /** A conversation run: the model may send the customer messages. */
   conversation?: boolean;
-  /** Effects the run has made so far: a look-up repeated after one reads a changed world. */
-  effectsMade?: () => number;
+  /** How many times a read may be repeated with nothing new in between (the run's budget.max_repeats). */
+  maxRepeats?: number;
 }
 
 /** The counters a step reads and advances. */
 export interface StepCounters {
   usage: Usage;
+  /** Calls that may never be made again: writes (and every call a run recorded before reads were scoped). */
   seenCalls: readonly string[];
+  /** The read-only calls made since the last news (workflows/repeats.ts), once per time. */
+  reads?: readonly string[];
 }
 
 /** A tool call the gateway let through, with its normalised arguments. */
@@ -56,6 +59,8 @@ export interface AdmittedCall {
   name: string;
   args: Record<string, unknown>;
   argsHash: string;
+  /** The loop detector's signature (a declined write gives it back: it was not made). */
+  signature?: string;
 }
 
 export type StepStart =
@@ -96,7 +101,15 @@ export type Move =
   | { next: 'finish'; action: FinalAction }
   | { next: 'escalate'; action: EscalateAction }
   | { next: 'message'; action: MessageAction }
-  | { next: 'call_tool'; action: ToolAction; call: AdmittedCall; needsApproval: boolean; counters: StepCounters };
+  | {
+      next: 'call_tool';
+      action: ToolAction;
+      call: AdmittedCall;
+      needsApproval: boolean;
+      counters: StepCounters;
+      /** A read made this many times since the last news: answered from its earlier observation, not run. */
+      repeat: number;
+    };
 
 /** After the model answered (its tokens already counted): the action contract, then the gateway. */
 export function decideMove(decision: DecideOutput, step: number, state: StepCounters, rules: StepRules): Move {
@@ -119,14 +132,17 @@ export function decideMove(decision: DecideOutput, step: number, state: StepCoun
   if (action.kind === 'message') return { next: 'message', action };
 
   const { usage, seenCalls } = state;
+  const reads = state.reads ?? [];
   const gate = checkToolCall(action.name, action.args, {
     maxToolCalls: rules.budget.max_tool_calls,
     allow: rules.allow,
     registry: rules.registry,
     toolCalls: usage.tool_calls,
     seenCalls,
+    readCalls: reads,
+    maxRepeats: rules.maxRepeats ?? 0,
     policy: rules.policy,
-    loopSignature: (name, args) => worldSignature(loopSignature(name, args), name, rules),
+    loopSignature,
   });
   if (!gate.allowed) {
     const trace = {
@@ -138,26 +154,22 @@ export function decideMove(decision: DecideOutput, step: number, state: StepCoun
     };
     return { next: 'stop', reason: gate.reason, action, trace, metric: { tool: action.name, outcome: 'denied' } };
   }
-  const call = { step, name: gate.name, args: gate.args, argsHash: gate.argsHash };
+  const call = { step, name: gate.name, args: gate.args, argsHash: gate.argsHash, signature: gate.signature };
+  // A write is remembered for good; a read until the next news (the caller scopes `reads`).
+  const write = rules.registry[gate.name]!.effectful === true;
   return {
     next: 'call_tool',
     action,
     call,
     needsApproval: rules.registry[gate.name]!.needsApproval === true,
-    counters: { usage: { ...usage, tool_calls: usage.tool_calls + 1 }, seenCalls: [...seenCalls, gate.signature] },
+    counters: {
+      // A repeat runs no tool: it is not a tool call.
+      usage: gate.repeat > 0 ? usage : { ...usage, tool_calls: usage.tool_calls + 1 },
+      seenCalls: write ? [...seenCalls, gate.signature] : seenCalls,
+      reads: write ? reads : [...reads, gate.signature],
+    },
+    repeat: gate.repeat,
   };
-}
-
-/**
- * The loop detector's signature in the world as it is: a look-up repeated after an effect was made
- * (an order re-read after it was cancelled) is not a loop, so its signature names how many effects
- * came before it; a repeated effect keeps its own signature (that is a loop), and so does every
- * call of a run that made none (its signatures are what they always were).
- */
-function worldSignature(signature: string, name: string, rules: StepRules): string {
-  const made = rules.effectsMade?.() ?? 0;
-  if (made === 0 || rules.registry[name]?.effectful) return signature;
-  return seenCallHash(`${signature}@${made}`);
 }
 
 export type ApprovalMove =

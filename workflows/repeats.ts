@@ -1,0 +1,69 @@
+// Reads repeated with nothing new in between. Models re-read and double-check: a read made again
+// after the customer wrote or after a write is an ordinary call (the world may have changed); the
+// same read again with no news is answered from its earlier observation, marked as a repeat, without
+// running the tool, up to the run's budget.max_repeats; past it the gateway ends the run
+// loop_detected. Pure and deterministic.
+import type { ToolAction } from '../common/contract';
+import type { HistoryEntry, ReadScope, TraceEntry } from '../common/types';
+import type { AdmittedCall } from './step';
+
+/** Repeats of one read with nothing new in between, when the run's input sets none. */
+export const DEFAULT_MAX_REPEATS = 2;
+
+/** Read signatures a run carries into the next (one scope's; older ones would only make a repeat a new call). */
+export const MAX_CARRIED_READS = 1_000;
+
+/**
+ * What "nothing new" means: the customer messages the model had seen when it decided, and the
+ * writes the run made. Either changing starts a new scope.
+ */
+export function readScopeKey(customerMessages: number, writes: number): string {
+  return `${customerMessages}/${writes}`;
+}
+
+/** The reads of the current scope: the remembered ones if the scope is still the same, none otherwise. */
+export function readsIn(remembered: ReadScope | undefined, scope: string): readonly string[] {
+  return remembered?.scope === scope ? remembered.calls : [];
+}
+
+/**
+ * The answer to a repeated read: the latest observation of the same call (same signature) in the
+ * history, again, marked as a repeat in the model's view and the trace. undefined: the history no
+ * longer holds it (a long run's carried tail): the call is then made as a new one.
+ */
+export function repeatAnswer(
+  call: AdmittedCall,
+  repeat: number,
+  maxRepeats: number,
+  history: readonly HistoryEntry[],
+  signatureOf: (name: string, args: Record<string, unknown>) => string,
+): { trace: TraceEntry; history: HistoryEntry } | undefined {
+  const earlier = [...history]
+    .reverse()
+    .find(
+      (h) =>
+        h.action.kind === 'tool' &&
+        h.action.name === call.name &&
+        h.observation.tool === call.name &&
+        signatureOf(h.action.name, h.action.args) === call.signature,
+    );
+  if (!earlier) return undefined;
+  const ofStep = earlier.observation.repeat?.of_step ?? earlier.step;
+  const left = maxRepeats - repeat;
+  const note =
+    `You already made this exact call at step ${ofStep} and nothing has changed since (no customer message, no write): ` +
+    `this is the same result again, the tool was not called. ` +
+    (left > 0
+      ? `The run ends loop_detected if you repeat it more than ${left} more time${left === 1 ? '' : 's'} with nothing new.`
+      : 'Repeating it once more with nothing new ends the run loop_detected.');
+  const action: ToolAction = { kind: 'tool', name: call.name, args: call.args };
+  return {
+    trace: { step: call.step, tool: call.name, args_hash: call.argsHash, ok: true, repeat_of: ofStep },
+    history: {
+      step: call.step,
+      action,
+      observation: { ...earlier.observation, repeat: { of_step: ofStep, note } },
+      ...(earlier.observed_at_ms !== undefined ? { observed_at_ms: earlier.observed_at_ms } : {}),
+    },
+  };
+}
