@@ -45,7 +45,7 @@ function shapeOf(move: object): Record<string, unknown> {
   const m = move as Record<string, unknown> & {
     trace?: { stop_reason?: unknown; approval?: unknown; ok?: unknown };
     call?: { name: string };
-    counters?: { usage: Usage; seenCalls: readonly string[] };
+    counters?: { usage: Usage; seenCalls: readonly string[]; reads?: readonly string[] };
   };
   return {
     next: m.next,
@@ -54,7 +54,13 @@ function shapeOf(move: object): Record<string, unknown> {
     ...(m.trace?.stop_reason !== undefined ? { trace_stop: m.trace.stop_reason } : {}),
     ...(m.trace?.approval !== undefined ? { trace_approval: m.trace.approval } : {}),
     ...(m.call ? { call: m.call.name, needsApproval: m.needsApproval } : {}),
-    ...(m.counters ? { tool_calls: m.counters.usage.tool_calls, seen: m.counters.seenCalls.length } : {}),
+    ...(m.counters
+      ? {
+          tool_calls: m.counters.usage.tool_calls,
+          seen: m.counters.seenCalls.length + (m.counters.reads?.length ?? 0),
+        }
+      : {}),
+    ...(typeof m.repeat === 'number' && m.repeat > 0 ? { repeat: m.repeat } : {}),
   };
 }
 
@@ -139,7 +145,9 @@ describe('decideMove: after the model answered', () => {
   const seenProfile = (() => {
     const first = decideMove(decision(profile), 1, { usage: usage(), seenCalls: [] }, rules());
     assert.equal(first.next, 'call_tool');
-    return first.next === 'call_tool' ? [...first.counters.seenCalls] : [];
+    // A read is remembered among the reads of its scope, not among the calls never made again.
+    assert.equal(first.next === 'call_tool' && first.counters.seenCalls.length, 0);
+    return first.next === 'call_tool' ? [...(first.counters.reads ?? [])] : [];
   })();
   function rules(policy: PolicyDecision = ALLOWED, allow = ['get_user_profile', 'search_policy', 'issue_refund']) {
     return { budget: BUDGET, allow, registry: TOOL_REGISTRY, policy: () => policy } satisfies StepRules;
@@ -250,9 +258,40 @@ describe('decideMove: after the model answered', () => {
       },
     },
     {
-      name: 'the same call again: loop_detected',
+      name: 'the same read again with no repeats allowed: loop_detected',
+      decision: decision(profile),
+      state: { usage: usage({ tool_calls: 1 }), seenCalls: [], reads: seenProfile },
+      expected: {
+        next: 'stop',
+        reason: 'loop_detected',
+        metric: { tool: 'get_user_profile', outcome: 'denied' },
+        trace_stop: 'loop_detected',
+      },
+    },
+    {
+      name: 'the same read again within max_repeats: a repeat, no tool call counted',
+      decision: decision(profile),
+      state: { usage: usage({ tool_calls: 1 }), seenCalls: [], reads: seenProfile },
+      rules: { ...rules(), maxRepeats: 2 },
+      expected: { next: 'call_tool', call: 'get_user_profile', needsApproval: false, tool_calls: 1, seen: 2, repeat: 1 },
+    },
+    {
+      name: 'the same read past max_repeats: loop_detected',
+      decision: decision(profile),
+      state: { usage: usage({ tool_calls: 1 }), seenCalls: [], reads: [...seenProfile, ...seenProfile, ...seenProfile] },
+      rules: { ...rules(), maxRepeats: 2 },
+      expected: {
+        next: 'stop',
+        reason: 'loop_detected',
+        metric: { tool: 'get_user_profile', outcome: 'denied' },
+        trace_stop: 'loop_detected',
+      },
+    },
+    {
+      name: 'a call recorded among the calls never made again (a write, or an older run): loop_detected',
       decision: decision(profile),
       state: { usage: usage({ tool_calls: 1 }), seenCalls: seenProfile },
+      rules: { ...rules(), maxRepeats: 2 },
       expected: {
         next: 'stop',
         reason: 'loop_detected',
@@ -286,7 +325,7 @@ describe('decideMove: after the model answered', () => {
     {
       name: 'another call after one seen',
       decision: decision({ kind: 'tool', name: 'search_policy', args: { query: 'refund' } }),
-      state: { usage: usage({ tool_calls: 1 }), seenCalls: seenProfile },
+      state: { usage: usage({ tool_calls: 1 }), seenCalls: [], reads: seenProfile },
       expected: { next: 'call_tool', call: 'search_policy', needsApproval: false, tool_calls: 2, seen: 2 },
     },
   ];
