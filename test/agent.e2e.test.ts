@@ -113,14 +113,18 @@ describe('budgets', { concurrency: true }, () => {
 });
 
 describe('the gateway stops the run', { concurrency: true }, () => {
-  it('loop_detected: the same tool with the same args twice', async () => {
-    const { result } = await run([policy('refund'), policy('refund')]);
+  it('loop_detected: the same tool with the same args, repeated past max_repeats (2) with nothing new', async () => {
+    const { result } = await run([policy('refund'), policy('refund'), policy('refund'), policy('refund')]);
     assert.equal(result.stop_reason, 'loop_detected');
-    assert.equal(result.history.length, 1);
+    // The two repeats were answered from step 1's observation, the tool not called again.
+    assert.deepEqual(
+      result.history.map((h) => h.observation.repeat?.of_step),
+      [undefined, 1, 1],
+    );
   });
 
   it('loop_detected after normalisation: surrounding whitespace does not make a new call', async () => {
-    const { result } = await run([policy('refund'), policy('  refund ')]);
+    const { result } = await run([policy('refund'), policy('  refund ')], { budget: { max_repeats: 0 } });
     assert.equal(result.stop_reason, 'loop_detected');
   });
 
