@@ -272,15 +272,29 @@ function stepOfKey(key: string): number {
   return match ? Number(match[1]) : 0;
 }
 
-function usageCounts(usage: unknown): { prompt_tokens: number; completion_tokens: number } {
+function usageCounts(usage: unknown): { prompt_tokens: number; completion_tokens: number; cached_prompt_tokens?: number } {
   const counts = (usage ?? {}) as Record<string, unknown>;
-  return { prompt_tokens: tokens(counts.prompt_tokens), completion_tokens: tokens(counts.completion_tokens) };
+  const prompt = tokens(counts.prompt_tokens);
+  const cached = cachedTokens(counts, prompt);
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: tokens(counts.completion_tokens),
+    ...(cached > 0 ? { cached_prompt_tokens: cached } : {}),
+  };
+}
+
+/** usage.prompt_tokens_details.cached_tokens, bounded like the other counts: 0 ≤ cached ≤ prompt. */
+function cachedTokens(counts: Record<string, unknown>, prompt: number): number {
+  const details = counts.prompt_tokens_details;
+  const cached = typeof details === 'object' && details !== null ? (details as Record<string, unknown>).cached_tokens : 0;
+  return Math.min(tokens(cached), prompt);
 }
 
 /** What the workflow gets from the HTTP answer: bounded text, a bounded model name, sane token counts. */
 export function boundedOutput(content: unknown, model: unknown, usage: unknown): DecideOutput {
   const text = typeof content === 'string' ? content : '';
   const counts = (usage ?? {}) as Record<string, unknown>;
+  const cached = cachedTokens(counts, tokens(counts.prompt_tokens));
   const output: DecideOutput = {
     text,
     model: typeof model === 'string' ? model.slice(0, MAX_MODEL_NAME_CHARS) : '',
@@ -288,6 +302,7 @@ export function boundedOutput(content: unknown, model: unknown, usage: unknown):
       prompt_tokens: tokens(counts.prompt_tokens),
       completion_tokens: tokens(counts.completion_tokens),
       total_tokens: tokens(counts.total_tokens),
+      ...(cached > 0 ? { cached_prompt_tokens: cached } : {}),
     },
   };
   // Cheap check first: a string of n UTF-16 units has at most 3n UTF-8 bytes.

@@ -70,7 +70,7 @@ export function formatUsage(usage: Usage): string {
   const failed = (usage.attempts ?? []).filter((a) => a.outcome === 'failed').length;
   return (
     `${plural(usage.steps, 'step')}, ${plural(usage.tool_calls, 'tool call')}, ${plural(usage.llm_calls, 'LLM call')}, ` +
-    `${usage.total_tokens} tokens (${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion), ${formatSeconds(usage.elapsed_ms)}` +
+    `${usage.total_tokens} tokens (${usage.prompt_tokens} prompt${cachedNote(usage)} + ${usage.completion_tokens} completion), ${formatSeconds(usage.elapsed_ms)}` +
     (usage.cost_unknown
       ? ', cost unknown (the worker has no price for its model)'
       : usage.cost_usd !== undefined
@@ -80,6 +80,11 @@ export function formatUsage(usage: Usage): string {
 }
 
 /** "$0.001234": dollars with enough digits for the cost of a few tokens. */
+/** The prompt tokens the provider served from its cache (charged at the cached price), when there were some. */
+function cachedNote(usage: Usage): string {
+  return usage.cached_prompt_tokens ? `, ${usage.cached_prompt_tokens} of them cached` : '';
+}
+
 export function formatUsd(usd: number): string {
   return `$${usd < 0.01 && usd > 0 ? usd.toFixed(6) : usd.toFixed(4)}`;
 }
@@ -144,7 +149,8 @@ export function formatState(state: AgentState, workflowId?: string): string[] {
     `time:         ${formatSeconds(usage.elapsed_ms)} of ${budget.max_seconds} s (${remaining.seconds.toFixed(1)} s left)`,
     `tokens:       ${usage.total_tokens}` +
       (remaining.tokens === null ? ' (no token budget)' : ` of ${budget.max_tokens} (${remaining.tokens} left)`) +
-      `, ${plural(usage.llm_calls, 'LLM call')}`,
+      `, ${plural(usage.llm_calls, 'LLM call')}` +
+      (usage.cached_prompt_tokens ? `, ${usage.cached_prompt_tokens} prompt tokens cached` : ''),
     `cost:         ${usage.cost_unknown ? 'unknown (the worker has no price for its model)' : formatUsd(usage.cost_usd ?? 0)}` +
       (remaining.usd === null || remaining.usd === undefined
         ? ' (no dollar budget)'

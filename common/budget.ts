@@ -21,6 +21,8 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Of the prompt tokens, those the provider served from its prompt cache (charged at the cached price; absent in runs recorded before it). */
+  cached_prompt_tokens?: number;
   elapsed_ms: number;
   /** What the run's LLM attempts cost, every attempt that reported usage (absent in runs recorded before it). */
   cost_usd?: number;
@@ -41,6 +43,8 @@ export interface AttemptCharge {
   outcome: 'ok' | 'failed';
   prompt_tokens: number;
   completion_tokens: number;
+  /** Of the prompt tokens, those served from the provider's prompt cache (absent: none). */
+  cached_prompt_tokens?: number;
   cost_usd: number;
   /** The worker had no price for its model: cost_usd is 0 and the cost is unknown. */
   unpriced?: true;
@@ -53,6 +57,7 @@ export const EMPTY_USAGE: Usage = {
   prompt_tokens: 0,
   completion_tokens: 0,
   total_tokens: 0,
+  cached_prompt_tokens: 0,
   elapsed_ms: 0,
 };
 
@@ -102,7 +107,7 @@ export function budgetExhausted(budget: Budget, usage: Usage): 'max_steps' | 'ma
 
 export function addTokens(
   usage: Usage,
-  tokens: { prompt_tokens: number; completion_tokens: number; total_tokens: number },
+  tokens: { prompt_tokens: number; completion_tokens: number; total_tokens: number; cached_prompt_tokens?: number },
 ): Usage {
   return {
     ...usage,
@@ -110,6 +115,8 @@ export function addTokens(
     prompt_tokens: usage.prompt_tokens + tokens.prompt_tokens,
     completion_tokens: usage.completion_tokens + tokens.completion_tokens,
     total_tokens: usage.total_tokens + tokens.total_tokens,
+    cached_prompt_tokens:
+      (usage.cached_prompt_tokens ?? 0) + Math.min(tokens.cached_prompt_tokens ?? 0, tokens.prompt_tokens),
   };
 }
 

@@ -9,6 +9,8 @@ import type { AttemptCharge, Budget, Usage } from './budget';
 export interface ModelPrice {
   input_usd_per_mtok: number;
   output_usd_per_mtok: number;
+  /** Prompt tokens the provider served from its prompt cache; absent: the input price. */
+  cached_input_usd_per_mtok?: number;
 }
 
 /** What the worker tells a run about its model (the llm_pricing local activity): recorded once in its history. */
@@ -25,11 +27,28 @@ export const MIN_COMPLETION_TOKENS = 128;
 /** Per-attempt detail kept in `usage.attempts` (the totals stay exact). */
 export const MAX_ATTEMPT_DETAIL = 50;
 
-/** What one attempt's tokens cost at a price. */
-export function attemptCost(tokens: { prompt_tokens: number; completion_tokens: number }, price: ModelPrice): number {
+/**
+ * What one attempt's tokens cost at a price: the cached part of the prompt (never more than the
+ * prompt) at the cached price, the rest of it at the input price, the completion at the output price.
+ */
+export function attemptCost(
+  tokens: { prompt_tokens: number; completion_tokens: number; cached_prompt_tokens?: number },
+  price: ModelPrice,
+): number {
+  const cached = cachedOf(tokens);
+  const cachedPrice = price.cached_input_usd_per_mtok ?? price.input_usd_per_mtok;
   return roundUsd(
-    (tokens.prompt_tokens * price.input_usd_per_mtok + tokens.completion_tokens * price.output_usd_per_mtok) / 1e6,
+    ((tokens.prompt_tokens - cached) * price.input_usd_per_mtok +
+      cached * cachedPrice +
+      tokens.completion_tokens * price.output_usd_per_mtok) /
+      1e6,
   );
+}
+
+/** The cached prompt tokens an attempt reported, bounded: 0 ≤ cached ≤ prompt. */
+export function cachedOf(tokens: { prompt_tokens: number; cached_prompt_tokens?: number }): number {
+  const cached = tokens.cached_prompt_tokens ?? 0;
+  return Number.isSafeInteger(cached) && cached > 0 ? Math.min(cached, tokens.prompt_tokens) : 0;
 }
 
 /**
@@ -50,6 +69,7 @@ export function chargeAttempts(usage: Usage, attempts: readonly AttemptCharge[])
       prompt_tokens: next.prompt_tokens + a.prompt_tokens,
       completion_tokens: next.completion_tokens + a.completion_tokens,
       total_tokens: next.total_tokens + a.prompt_tokens + a.completion_tokens,
+      cached_prompt_tokens: (next.cached_prompt_tokens ?? 0) + cachedOf(a),
       cost_usd: roundUsd((next.cost_usd ?? 0) + a.cost_usd),
       charged_attempts: (next.charged_attempts ?? 0) + 1,
       attempts: [...(next.attempts ?? []), a].slice(-MAX_ATTEMPT_DETAIL),

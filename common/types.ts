@@ -268,7 +268,7 @@ export interface DecideOutput {
   /** The model's answer; when too_large is set, only its first characters (a preview). */
   text: string;
   model: string;
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; cached_prompt_tokens?: number };
   /**
    * Set when the answer exceeded the decide activity's cap (or its HTTP response was too large to
    * read; bytes is then a lower bound): the run stops with invalid_action:too_large.

@@ -1,4 +1,4 @@
-// The price table: US dollars per million input and output tokens, per model. The defaults below
+// The price table: US dollars per million input, cached input and output tokens, per model. The defaults below
 // are the providers' list prices when this was written (check yours: prices change); the file
 // named by AGENT_PRICES_FILE adds models or overrides these. The worker reads it once at start; a
 // model it cannot price runs with its cost unknown, and only a run with a dollar budget is refused
@@ -9,12 +9,12 @@ import type { ModelPrice } from '../common/cost';
 import { readEnv } from './env-vars';
 
 export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
-  'gpt-4.1': { input_usd_per_mtok: 2, output_usd_per_mtok: 8 },
-  'gpt-4.1-mini': { input_usd_per_mtok: 0.4, output_usd_per_mtok: 1.6 },
-  'gpt-4.1-nano': { input_usd_per_mtok: 0.1, output_usd_per_mtok: 0.4 },
-  'gpt-4o': { input_usd_per_mtok: 2.5, output_usd_per_mtok: 10 },
-  'gpt-4o-mini': { input_usd_per_mtok: 0.15, output_usd_per_mtok: 0.6 },
-  'o4-mini': { input_usd_per_mtok: 1.1, output_usd_per_mtok: 4.4 },
+  'gpt-4.1': { input_usd_per_mtok: 2, cached_input_usd_per_mtok: 0.5, output_usd_per_mtok: 8 },
+  'gpt-4.1-mini': { input_usd_per_mtok: 0.4, cached_input_usd_per_mtok: 0.1, output_usd_per_mtok: 1.6 },
+  'gpt-4.1-nano': { input_usd_per_mtok: 0.1, cached_input_usd_per_mtok: 0.025, output_usd_per_mtok: 0.4 },
+  'gpt-4o': { input_usd_per_mtok: 2.5, cached_input_usd_per_mtok: 1.25, output_usd_per_mtok: 10 },
+  'gpt-4o-mini': { input_usd_per_mtok: 0.15, cached_input_usd_per_mtok: 0.075, output_usd_per_mtok: 0.6 },
+  'o4-mini': { input_usd_per_mtok: 1.1, cached_input_usd_per_mtok: 0.275, output_usd_per_mtok: 4.4 },
   // The offline demo's scripted model (testing/scripted-llm-server.ts) is free.
   'scripted-llm': { input_usd_per_mtok: 0, output_usd_per_mtok: 0 },
 };
@@ -43,9 +43,17 @@ export function loadPrices(env: NodeJS.ProcessEnv = process.env): Record<string,
       throw new Error(
         `AGENT_PRICES_FILE ${file}: "${model.slice(0, 80)}" needs input_usd_per_mtok and output_usd_per_mtok, numbers from 0 to 1000000`,
       );
+    // Optional: a model without a cached price is charged its input price for cached tokens.
+    if (e.cached_input_usd_per_mtok !== undefined && !ok(e.cached_input_usd_per_mtok))
+      throw new Error(
+        `AGENT_PRICES_FILE ${file}: "${model.slice(0, 80)}": cached_input_usd_per_mtok must be a number from 0 to 1000000`,
+      );
     table[model] = {
       input_usd_per_mtok: e.input_usd_per_mtok as number,
       output_usd_per_mtok: e.output_usd_per_mtok as number,
+      ...(e.cached_input_usd_per_mtok !== undefined
+        ? { cached_input_usd_per_mtok: e.cached_input_usd_per_mtok as number }
+        : {}),
     };
   }
   return table;

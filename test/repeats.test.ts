@@ -235,16 +235,12 @@ describe('repeated reads: answered from memory up to max_repeats, then loop_dete
 
   it('property: loop_detected iff a read repeats past the bound with nothing new in between; repeats run no tool', async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.array(eventArb, { maxLength: 24 }),
-        fc.integer({ min: 0, max: 3 }),
-        async (events, bound) => {
-          const want = expected(events, bound);
-          const out = await run(events, { maxRepeats: bound });
-          assert.equal(out.stop, want.stop);
-          assert.equal(out.executed.length, want.executed);
-        },
-      ),
+      fc.asyncProperty(fc.array(eventArb, { maxLength: 24 }), fc.integer({ min: 0, max: 3 }), async (events, bound) => {
+        const want = expected(events, bound);
+        const out = await run(events, { maxRepeats: bound });
+        assert.equal(out.stop, want.stop);
+        assert.equal(out.executed.length, want.executed);
+      }),
       { numRuns: 300 },
     );
   });

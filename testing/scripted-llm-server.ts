@@ -8,6 +8,8 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** As OpenAI reports prompt caching: the prompt tokens served from the cache. */
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
 export type Reply =
