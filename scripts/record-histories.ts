@@ -80,7 +80,8 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: 'loop-detected',
-    replies: [tool('search_policy', { query: 'refund' }), tool('search_policy', { query: 'refund' })],
+    // The same read four times with nothing new: two repeats answered from the first, then loop_detected.
+    replies: Array.from({ length: 4 }, () => tool('search_policy', { query: 'refund' })),
   },
   {
     name: 'max-seconds',
