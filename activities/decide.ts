@@ -272,7 +272,11 @@ function stepOfKey(key: string): number {
   return match ? Number(match[1]) : 0;
 }
 
-function usageCounts(usage: unknown): { prompt_tokens: number; completion_tokens: number; cached_prompt_tokens?: number } {
+function usageCounts(usage: unknown): {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_prompt_tokens?: number;
+} {
   const counts = (usage ?? {}) as Record<string, unknown>;
   const prompt = tokens(counts.prompt_tokens);
   const cached = cachedTokens(counts, prompt);
@@ -286,7 +290,8 @@ function usageCounts(usage: unknown): { prompt_tokens: number; completion_tokens
 /** usage.prompt_tokens_details.cached_tokens, bounded like the other counts: 0 ≤ cached ≤ prompt. */
 function cachedTokens(counts: Record<string, unknown>, prompt: number): number {
   const details = counts.prompt_tokens_details;
-  const cached = typeof details === 'object' && details !== null ? (details as Record<string, unknown>).cached_tokens : 0;
+  const cached =
+    typeof details === 'object' && details !== null ? (details as Record<string, unknown>).cached_tokens : 0;
   return Math.min(tokens(cached), prompt);
 }
 

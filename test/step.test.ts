@@ -273,12 +273,23 @@ describe('decideMove: after the model answered', () => {
       decision: decision(profile),
       state: { usage: usage({ tool_calls: 1 }), seenCalls: [], reads: seenProfile },
       rules: { ...rules(), maxRepeats: 2 },
-      expected: { next: 'call_tool', call: 'get_user_profile', needsApproval: false, tool_calls: 1, seen: 2, repeat: 1 },
+      expected: {
+        next: 'call_tool',
+        call: 'get_user_profile',
+        needsApproval: false,
+        tool_calls: 1,
+        seen: 2,
+        repeat: 1,
+      },
     },
     {
       name: 'the same read past max_repeats: loop_detected',
       decision: decision(profile),
-      state: { usage: usage({ tool_calls: 1 }), seenCalls: [], reads: [...seenProfile, ...seenProfile, ...seenProfile] },
+      state: {
+        usage: usage({ tool_calls: 1 }),
+        seenCalls: [],
+        reads: [...seenProfile, ...seenProfile, ...seenProfile],
+      },
       rules: { ...rules(), maxRepeats: 2 },
       expected: {
         next: 'stop',
