@@ -37,7 +37,8 @@ export const RUN_INPUT_FLAGS = {
   'max-steps': { kind: 'int', help: 'step budget: LLM decisions (default 8)' },
   'max-tool-calls': { kind: 'int', help: 'tool-call budget (default 6)' },
   'max-repeats': {
-    kind: 'int',
+    kind: 'string',
+    value: 'N',
     help: 'times the same read may be repeated with nothing new in between (it is answered from memory) before the run ends loop_detected (default 2)',
   },
   'max-seconds': { kind: 'int', help: 'wall-clock budget of the whole run (default 60)' },
@@ -100,6 +101,13 @@ function withFlagName(message: string): string {
   return flag ? `${message} (${flag})` : message;
 }
 
+/** A count that may be 0 (`--max-repeats 0`: no repeat): digits only; its range is the schema's. */
+function parseCount(raw: string, flag: string, hint: string): number {
+  if (!/^[0-9]{1,9}$/.test(raw))
+    throw new UsageError(`${flag} must be a whole number from 0, got ${JSON.stringify(raw)}`, hint);
+  return Number(raw);
+}
+
 /** The run input the flags make, checked by the workflow's own schema before anything connects. */
 export function runInputOf(
   goal: string,
@@ -123,7 +131,7 @@ export function runInputOf(
   const budget: Partial<Budget> = {};
   if (flags['max-steps'] !== undefined) budget.max_steps = flags['max-steps'];
   if (flags['max-tool-calls'] !== undefined) budget.max_tool_calls = flags['max-tool-calls'];
-  if (flags['max-repeats'] !== undefined) budget.max_repeats = flags['max-repeats'];
+  if (flags['max-repeats'] !== undefined) budget.max_repeats = parseCount(flags['max-repeats'], '--max-repeats', hint);
   if (flags['max-seconds'] !== undefined) budget.max_seconds = flags['max-seconds'];
   if (flags['max-tokens'] !== undefined) budget.max_tokens = flags['max-tokens'];
   if (flags['max-usd'] !== undefined) budget.max_usd = parseUsd(flags['max-usd'], '--max-usd', hint);

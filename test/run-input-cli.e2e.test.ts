@@ -35,6 +35,11 @@ describe('bad input to agent run', () => {
       ],
       [['--max-steps', '0'], /^agent: --max-steps must be a positive integer, got "0"/],
       [
+        ['--max-repeats', '101'],
+        /^agent: invalid run input: budget\.max_repeats: .+ \(--max-repeats\); see `agent help run`$/,
+      ],
+      [['--max-repeats', '-1'], /^agent: --max-repeats must be a whole number from 0, got "-1"; see `agent help run`$/],
+      [
         ['--allow', 'get_user_profile,launch_missiles'],
         /^agent: invalid run input: allow\.1: unknown tool "launch_missiles" \(known: .+\) \(--allow\); see `agent help run`$/,
       ],
