@@ -136,12 +136,11 @@ describe('keys that are right across reuse of a workflow id', () => {
 });
 
 describe('loop detection and search attributes', () => {
-  it('"refund" then "Refund" is a loop', async () => {
-    const { handle } = await run([
-      tool('search_policy', { query: 'refund' }),
-      tool('search_policy', { query: ' Refund ' }),
-      finalAnswer('never'),
-    ]);
+  it('"refund" then "Refund" is a loop (with no repeat allowed)', async () => {
+    const { handle } = await run(
+      [tool('search_policy', { query: 'refund' }), tool('search_policy', { query: ' Refund ' }), finalAnswer('never')],
+      { budget: { max_repeats: 0 } },
+    );
     const result = await runResult(handle);
     assert.equal(result.stop_reason, 'loop_detected');
     assert.equal(result.usage.tool_calls, 1);

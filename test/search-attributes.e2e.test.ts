@@ -114,7 +114,9 @@ describe('search attributes kept current by the workflow', () => {
       tool('search_policy', { query: 'refund' }),
     ]);
     assert.equal(
-      (await runResult(await startRun(fixture.client, fixture.env, agentInput(), looped))).stop_reason,
+      // No repeat allowed: the second identical read is the loop.
+      (await runResult(await startRun(fixture.client, fixture.env, agentInput({ budget: { max_repeats: 0 } }), looped)))
+        .stop_reason,
       'loop_detected',
     );
     assert.deepEqual(await attributes(looped), {
