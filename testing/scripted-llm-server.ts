@@ -15,6 +15,8 @@ export type Reply =
   | { action: unknown; usage?: Partial<Usage>; delayMs?: number }
   /** raw content: malformed JSON, prose, huge strings ... */
   | { content: string; usage?: Partial<Usage>; delayMs?: number }
+  /** raw tool calls (native tool calling), arguments as sent: malformed ones, several in one answer ... */
+  | { toolCalls: Array<{ name: string; arguments: string }>; content?: string | null; usage?: Partial<Usage>; delayMs?: number }
   /** a 200 answer without a message (no choices), still reporting usage: malformed output that was paid for */
   | { noMessage: true; usage?: Partial<Usage>; delayMs?: number }
   /** HTTP error; body defaults to an OpenAI-style {error:{message,type,code}}; a string body is sent as text/plain */
@@ -346,11 +348,27 @@ export class ScriptedLlmServer {
       return;
     }
     // JSON.stringify(undefined) is undefined; keep content a string so the client always parses.
-    const content = 'action' in reply ? (JSON.stringify(reply.action) ?? 'null') : reply.content;
+    const content =
+      'action' in reply
+        ? (JSON.stringify(reply.action) ?? 'null')
+        : 'toolCalls' in reply
+          ? JSON.stringify(reply.toolCalls)
+          : reply.content;
     this.log(`scripted LLM ${tag} -> 200 ${content.length > 200 ? `${content.slice(0, 200)}...` : content}`);
     // A request that offers tools gets a scripted action the way such a model answers: a tool call.
     const message =
-      'action' in reply && Array.isArray(current.body?.tools)
+      'toolCalls' in reply
+        ? {
+            role: 'assistant',
+            refusal: null,
+            content: reply.content ?? null,
+            tool_calls: reply.toolCalls.map((call, i) => ({
+              id: `call_scripted_${current.id}_${i}`,
+              type: 'function',
+              function: call,
+            })),
+          }
+        : 'action' in reply && Array.isArray(current.body?.tools)
         ? { role: 'assistant', refusal: null, ...toolCallAnswer(reply.action, current.body.tools, current.id) }
         : { role: 'assistant', content, refusal: null };
     send(200, {
