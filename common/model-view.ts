@@ -45,6 +45,8 @@ export interface ViewSource {
   /** The principal the run input named (stable for the whole run); one learnt by authentication shows in its tool result. */
   principal: Record<string, unknown> | null;
   conversation: boolean;
+  /** Whom the run acts for since a successful authentication (absent: the input named it, or nobody yet). */
+  authenticated?: Record<string, unknown>;
   history: readonly HistoryEntry[];
   turns: readonly Turn[];
   /** Entries and turns an earlier run of the chain did not carry (counted, said to the model). */
@@ -57,12 +59,16 @@ export function viewSourceOf(
   domain: Domain,
   history: readonly HistoryEntry[],
   transcript: Transcript | undefined,
+  principal?: string,
 ): ViewSource {
   return {
     goal: input.goal,
     domain: domain.name,
     principal: input.principal === undefined ? null : domain.principal.forModel(input.principal),
     conversation: transcript !== undefined,
+    ...(input.principal === undefined && principal !== undefined
+      ? { authenticated: domain.principal.forModel(principal) }
+      : {}),
     history,
     turns: transcript?.turns ?? [],
     omitted: {
@@ -134,9 +140,21 @@ function callOf(entry: HistoryEntry, names: ReadonlyMap<string, string>): { name
   return { name: action.kind, args: {} };
 }
 
-/** The tool message's content for an entry: its labelled, redacted observation, or the compaction note. */
-function resultText(entry: HistoryEntry, registry: ToolRegistry, compacted: boolean): string {
-  if (!compacted) return JSON.stringify(observationForModel(entry.observation, registry));
+/**
+ * The tool message's content for an entry: its labelled, redacted observation, or the compaction
+ * note. `authenticated`: the entry is the authentication the run's principal comes from, which says so.
+ */
+function resultText(
+  entry: HistoryEntry,
+  registry: ToolRegistry,
+  compacted: boolean,
+  authenticated?: Record<string, unknown>,
+): string {
+  if (!compacted)
+    return JSON.stringify({
+      ...observationForModel(entry.observation, registry),
+      ...(authenticated ? { authenticated_principal: authenticated } : {}),
+    });
   const { action } = entry;
   const again =
     action.kind === 'tool'
@@ -177,9 +195,10 @@ function entryMessages(
   names: ReadonlyMap<string, string>,
   compacted: boolean,
   mode: ToolMode,
+  authenticated?: Record<string, unknown>,
 ): ChatMessage[] {
   const call = callOf(entry, names);
-  const result = resultText(entry, registry, compacted);
+  const result = resultText(entry, registry, compacted, authenticated);
   if (mode === 'json') {
     // Servers without tool calling: the action as the model wrote it, the result as a user message.
     return [
@@ -247,10 +266,13 @@ export function renderView(
   mode: ToolMode,
   windDown?: string,
 ): ChatMessage[] {
+  // The first successful authentication is the one the principal comes from (it is never compacted).
+  const auth = source.authenticated ? source.history.find((e) => isProtected(e, registry)) : undefined;
   const body = ordered(
     source,
     ref,
-    (e) => entryMessages(e, registry, names, isCompacted(e, ref, registry), mode),
+    (e) =>
+      entryMessages(e, registry, names, isCompacted(e, ref, registry), mode, e === auth ? source.authenticated : undefined),
     (t) => turnMessage(t, mode),
   );
   return [

@@ -120,10 +120,12 @@ describe('what the model sees of a conversation', () => {
 
 describe('continue-as-new carries the transcript', () => {
   it('as kept, bounded', () => {
-    const t = talk(100);
+    const t = talk(300);
     const carried = carryState(freshRunState({ conversation: t }));
     assert.deepEqual(carried.conversation, t);
-    assert.ok(JSON.stringify(carried.conversation).length < 5_000);
+    assert.equal(carried.conversation!.turns.length, CONVERSATION_LIMITS.kept_turns);
+    // Every kept turn, each with its number, speaker and step: a bound per turn, not per conversation.
+    assert.ok(JSON.stringify(carried.conversation).length < CONVERSATION_LIMITS.kept_turns * 80);
   });
 });
 

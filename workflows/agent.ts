@@ -355,7 +355,7 @@ class AgentRun {
   /** The model_view Query: the run as its decide activity renders it for the model (common/model-view.ts). */
   modelView(): ViewSource {
     const domain = this.mcp?.domain ?? this.domain;
-    return viewSourceOf(this.input, domain, this.state.history, this.conversation.carried());
+    return viewSourceOf(this.input, domain, this.state.history, this.conversation.carried(), this.state.principal);
   }
 
   snapshot(): AgentState {

@@ -229,7 +229,7 @@ async function decideStep<R>(
   const { state } = p;
   const { step } = start;
   const transcript = p.conversation?.transcript();
-  const payload = buildDecisionPayload(p.input.goal, state.principal, state.history, allow, p.domain, transcript);
+  const payload = buildDecisionPayload(p.input.goal, state.principal, state.history, allow, p.domain, transcript, true);
   const view = modelView(p, payload, transcript);
   const plan = planDecision(p.budget(), start.usage, step, view.chars, await p.pricing());
   if (plan.kind === 'exhausted') return { result: p.end.stop(plan.reason) };
@@ -444,7 +444,7 @@ async function lowBudget<R>(p: LoopPorts<R>, allow: readonly string[]): Promise<
   if (exhausted) return exhausted;
   const step = usage.steps + 1;
   const transcript = p.conversation?.transcript();
-  const payload = buildDecisionPayload(p.input.goal, p.state.principal, history, allow, p.domain, transcript);
+  const payload = buildDecisionPayload(p.input.goal, p.state.principal, history, allow, p.domain, transcript, true);
   const plan = planDecision(
     p.budget(),
     { ...usage, steps: step },
@@ -465,7 +465,7 @@ function modelView<R>(
   payload: DecisionPayload,
   transcript: Transcript | undefined,
 ): { ref: ViewRef; chars: number } {
-  const source = viewSourceOf(p.input, p.domain, p.state.history, transcript);
+  const source = viewSourceOf(p.input, p.domain, p.state.history, transcript, p.state.principal);
   const budget = p.input.context_tokens ?? DEFAULT_CONTEXT_TOKENS;
   return planView(source, p.registry, promptChars(payload, p.domain), budget);
 }
