@@ -5,12 +5,17 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { temporal } from '@temporalio/proto';
-import { byStep, final, tool } from '../testing/scripted-replies';
+import { byStep, final, message, tool } from '../testing/scripted-replies';
+import { runResult, runState } from '../client/agent-client';
+import { sayUpdate } from '../common/conversation';
+import { temporal as proto } from '@temporalio/proto';
+import { eventually } from './helpers/harness';
 import type { StepReply } from '../testing/scripted-replies';
 import { requestView } from '../testing/request-view';
 import { agentFixture } from './helpers/agent-fixture';
 import { runCli } from './helpers/cli';
 
+const historyEvent = proto.api.history.v1.HistoryEvent;
 const fixture = agentFixture({ queue: 'model-view', workerEnv: { OPENAI_TIMEOUT_SECONDS: '30' } });
 
 /** A run of `steps` policy searches (each its own query, so no loop), then a final answer. */
@@ -51,8 +56,20 @@ describe("the model's view of a long run", { concurrency: true }, () => {
     );
     assert.ok(last.steps.every((s) => s.observation.ok === true && s.observation.trust === 'untrusted'));
 
-    const inputs = decides((await handle.fetchHistory()).events ?? []);
+    const events = (await handle.fetchHistory()).events ?? [];
+    const inputs = decides(events);
     assert.equal(inputs.length, steps + 1);
+    // History bytes per step (decide to decide), early and late: the figure docs/benchmark.md quotes.
+    let bytes = 0;
+    const atDecide: number[] = [];
+    for (const e of events) {
+      bytes += historyEvent.encode(e).finish().length;
+      if (e.activityTaskScheduledEventAttributes?.activityType?.name === 'decide') atDecide.push(bytes);
+    }
+    const early = atDecide[10]! - atDecide[9]!;
+    const late = atDecide[steps]! - atDecide[steps - 1]!;
+    assert.ok(late < early * 1.25, `history bytes per step: ${early} at step 10, ${late} at step ${steps}`);
+    console.log(`history per step: ${early} B at step 10, ${late} B at step ${steps}`);
     // Flat: step 41's input is step 10's within the digits of larger numbers (a linear history).
     const grew = inputs[steps]!.bytes - inputs[9]!.bytes;
     assert.ok(grew < 64, `decide input grew by ${grew} bytes from step 10 to step ${steps + 1}`);
@@ -85,5 +102,43 @@ describe("the model's view of a long run", { concurrency: true }, () => {
     const trace = await runCli(fixture.env, ['trace', id]);
     assert.equal(trace.code, 0, trace.stderr);
     assert.match(trace.stdout, new RegExp(`\\(${compacted.length} results compacted\\)`));
+  });
+
+  it('a 60-turn conversation: the model reads every turn; the history grows by the same bytes per turn at turn 60 as at 10', async () => {
+    const exchanges = 30;
+    const replies: Record<number, StepReply> = {};
+    for (let s = 1; s <= exchanges; s++) replies[s] = message(`Agent message ${s}: what else can I do for you?`);
+    replies[exchanges + 1] = final('Goodbye.');
+    const { id, handle } = await fixture.start(byStep(replies), {
+      conversation: {},
+      budget: { max_steps: exchanges + 5, max_seconds: 1800 },
+    });
+    for (let s = 1; s <= exchanges; s++) {
+      await eventually(`the agent's message ${s}`, async () => {
+        const state = await runState(handle);
+        const c = state.conversation;
+        return state.phase === 'awaiting_customer' && c?.agent_messages === s && c.unanswered === 0 ? true : undefined;
+      });
+      await handle.executeUpdate(sayUpdate, { args: [{ text: `Customer message ${s}: one more question, please.` }] });
+    }
+    const result = await runResult(handle);
+    assert.equal(result.stop_reason, 'success');
+    const last = requestView(fixture.llm.requests(id).at(-1)!.body)!;
+    assert.equal(last.turns.length, 2 * exchanges, 'every turn, the first ones too');
+    assert.equal(last.turns[1]!.text, 'Customer message 1: one more question, please.');
+
+    // History bytes from one decide to the next (one agent turn and one customer turn each).
+    const events = (await handle.fetchHistory()).events ?? [];
+    let bytes = 0;
+    const atDecide: number[] = [];
+    for (const e of events) {
+      bytes += historyEvent.encode(e).finish().length;
+      if (e.activityTaskScheduledEventAttributes?.activityType?.name === 'decide') atDecide.push(bytes);
+    }
+    const perExchange = (k: number) => atDecide[k + 1]! - atDecide[k]!;
+    const early = (perExchange(5) + perExchange(6)) / 2;
+    const late = (perExchange(exchanges - 2) + perExchange(exchanges - 1)) / 2;
+    assert.ok(late < early * 1.25, `bytes per exchange: ${early} at turn ~12, ${late} at turn ~58`);
+    console.log(`history per turn: ${Math.round(early / 2)} B at turn ~12, ${Math.round(late / 2)} B at turn ~58`);
   });
 });
