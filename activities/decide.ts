@@ -271,7 +271,11 @@ async function requestOf(input: DecideInput, mode: ToolMode, ctx: Context): Prom
 /** The run's state the view is rendered from: a Query on the decision's own run (its workflow answers from memory). */
 async function viewOf(ctx: Context): Promise<ViewSource> {
   const run = ctx.info.workflowExecution;
-  if (!run) throw ApplicationFailure.create({ message: 'decide ran outside a workflow: no run to read the view of', nonRetryable: true });
+  if (!run)
+    throw ApplicationFailure.create({
+      message: 'decide ran outside a workflow: no run to read the view of',
+      nonRetryable: true,
+    });
   try {
     return await ctx.client.workflow.getHandle(run.workflowId, run.runId).query(modelViewQuery);
   } catch (err) {

@@ -128,7 +128,9 @@ export function functionNames(tools: readonly string[]): Map<string, string> {
 
 /** Whether an entry's result is never compacted: a successful authentication (whom the run acts for). */
 function isProtected(entry: HistoryEntry, registry: ToolRegistry): boolean {
-  return entry.action.kind === 'tool' && entry.observation.ok && specOf(registry, entry.action.name)?.authenticates === true;
+  return (
+    entry.action.kind === 'tool' && entry.observation.ok && specOf(registry, entry.action.name)?.authenticates === true
+  );
 }
 
 /** The call a history entry shows as: a tool, or the runtime's function for an escalation or a bounced final answer. */
@@ -221,11 +223,17 @@ function entryMessages(
 function turnMessage(turn: Turn, mode: ToolMode): ChatMessage {
   if (turn.from === 'customer') {
     const text = turn.text === '' && turn.end ? '(the customer ended the conversation)' : turn.text;
-    return { role: 'user', content: turn.end && turn.text !== '' ? `${text}\n(the customer ended the conversation)` : text };
+    return {
+      role: 'user',
+      content: turn.end && turn.text !== '' ? `${text}\n(the customer ended the conversation)` : text,
+    };
   }
   // The runtime's consent question is said in the agent's voice; marked so the model knows it asked nothing itself.
   if (turn.consent) return { role: 'assistant', content: `[asked by the runtime before the write] ${turn.text}` };
-  return { role: 'assistant', content: mode === 'json' ? JSON.stringify({ kind: 'message', text: turn.text }) : turn.text };
+  return {
+    role: 'assistant',
+    content: mode === 'json' ? JSON.stringify({ kind: 'message', text: turn.text }) : turn.text,
+  };
 }
 
 /**
@@ -272,7 +280,14 @@ export function renderView(
     source,
     ref,
     (e) =>
-      entryMessages(e, registry, names, isCompacted(e, ref, registry), mode, e === auth ? source.authenticated : undefined),
+      entryMessages(
+        e,
+        registry,
+        names,
+        isCompacted(e, ref, registry),
+        mode,
+        e === auth ? source.authenticated : undefined,
+      ),
     (t) => turnMessage(t, mode),
   );
   return [
@@ -320,7 +335,12 @@ export function planView(
   return { ref, chars };
 }
 
-function entryChars(entry: HistoryEntry, registry: ToolRegistry, names: Map<string, string>, compacted: boolean): number {
+function entryChars(
+  entry: HistoryEntry,
+  registry: ToolRegistry,
+  names: Map<string, string>,
+  compacted: boolean,
+): number {
   return entryMessages(entry, registry, names, compacted, 'native').reduce(
     (n, m) =>
       n +

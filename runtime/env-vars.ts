@@ -134,7 +134,7 @@ export const ENV_VARS = {
     group: 'llm',
     default: 'native',
     meaning:
-      '`native`: the decide step offers the tools as Chat Completions `tools` and reads the answer\'s tool call (docs/model-protocol.md); `json`: one JSON object in the message content (`response_format: json_object`), for servers without tool calling',
+      "`native`: the decide step offers the tools as Chat Completions `tools` and reads the answer's tool call (docs/model-protocol.md); `json`: one JSON object in the message content (`response_format: json_object`), for servers without tool calling",
     parse: (raw, name): 'native' | 'json' => {
       const value = raw?.trim() || 'native';
       if (value !== 'native' && value !== 'json') throw new Error(`${name} must be "native" or "json", got "${raw}"`);

@@ -80,7 +80,11 @@ describe('a conversation run', () => {
       ],
       "the model's second decision reads the customer's message",
     );
-    assert.match(requests[0]!.body.messages[0].content, /plain text/, 'the system prompt says how to write to the customer');
+    assert.match(
+      requests[0]!.body.messages[0].content,
+      /plain text/,
+      'the system prompt says how to write to the customer',
+    );
     const result = await runResult(client().workflow.getHandle(id));
     assert.equal(result.stop_reason, 'success');
     assert.deepEqual(

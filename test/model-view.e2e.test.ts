@@ -27,7 +27,9 @@ function searches(steps: number): Record<number, StepReply> {
 }
 
 /** The decide activities' scheduled events: their input's bytes and their Web UI summary, by step. */
-function decides(events: temporal.api.history.v1.IHistoryEvent[]): Array<{ bytes: number; summary: string; input: string }> {
+function decides(
+  events: temporal.api.history.v1.IHistoryEvent[],
+): Array<{ bytes: number; summary: string; input: string }> {
   return events
     .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'decide')
     .map((e) => {

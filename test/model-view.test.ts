@@ -14,7 +14,12 @@ const retail = DOMAINS.retail!;
 const registry = registryOf(retail.tools);
 const names = functionNames(Object.keys(registry));
 
-function entry(step: number, name: string, data: unknown, extra: Partial<HistoryEntry['observation']> = {}): HistoryEntry {
+function entry(
+  step: number,
+  name: string,
+  data: unknown,
+  extra: Partial<HistoryEntry['observation']> = {},
+): HistoryEntry {
   const bytes = JSON.stringify(data).length;
   return {
     step,
@@ -44,7 +49,13 @@ const all = (s: ViewSource): ViewRef => ({
 });
 
 const roles = (messages: ChatMessage[]) =>
-  messages.map((m) => (m.role === 'assistant' && m.tool_calls ? `call:${m.tool_calls[0]!.id}` : m.role === 'tool' ? `result:${m.tool_call_id}` : `${m.role}:${m.content}`));
+  messages.map((m) =>
+    m.role === 'assistant' && m.tool_calls
+      ? `call:${m.tool_calls[0]!.id}`
+      : m.role === 'tool'
+        ? `result:${m.tool_call_id}`
+        : `${m.role}:${m.content}`,
+  );
 
 describe("the model's view", () => {
   it('the run in order: the customer, the calls with their results, the consent asked before the write it is about', () => {
@@ -81,10 +92,13 @@ describe("the model's view", () => {
   });
 
   it('reads only the entries and turns the decision planned with (a turn that arrives meanwhile waits for the next)', () => {
-    const s = source([entry(1, 'get_order_details', {})], [
-      { n: 1, from: 'customer', text: 'hi', step: 0 },
-      { n: 2, from: 'customer', text: 'later', step: 1 },
-    ]);
+    const s = source(
+      [entry(1, 'get_order_details', {})],
+      [
+        { n: 1, from: 'customer', text: 'hi', step: 0 },
+        { n: 2, from: 'customer', text: 'later', step: 1 },
+      ],
+    );
     const messages = renderView(s, { ...all(s), turns: 1 }, registry, names, 'native');
     assert.deepEqual(roles(messages).slice(1), ['user:hi', 'call:call_1', 'result:call_1']);
   });
@@ -112,7 +126,10 @@ describe("the model's view", () => {
     assert.match(results[1].note, /call get_order_details again/);
     assert.equal(results[2].compacted, true);
     assert.equal(results[3].data.text, big.text, 'the newest result stays');
-    assert.ok(messages.some((m) => m.role === 'user' && m.content === turns[0]!.text), "the customer's words stay");
+    assert.ok(
+      messages.some((m) => m.role === 'user' && m.content === turns[0]!.text),
+      "the customer's words stay",
+    );
   });
 
   it('a redacted field never reaches the model, whatever the observation', () => {

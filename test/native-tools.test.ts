@@ -63,7 +63,10 @@ describe('native tool calling: the answer as an action', () => {
         { type: 'function', function: { name: 'final_answer', arguments: '{"answer":"x"}' } },
       ],
     };
-    assert.deepEqual(action(two, true), { ok: true, action: { kind: 'tool', name: 'get_user_profile', args: { user_id: 1 } } });
+    assert.deepEqual(action(two, true), {
+      ok: true,
+      action: { kind: 'tool', name: 'get_user_profile', args: { user_id: 1 } },
+    });
   });
 
   it('malformed calls map onto the invalid_action reasons', () => {
@@ -128,7 +131,12 @@ describe('native tool calling: the tools offered', () => {
   });
 
   it('strict only for closed objects whose every property is required, with supported keywords', () => {
-    const closed = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false };
+    const closed = {
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      required: ['a'],
+      additionalProperties: false,
+    };
     assert.equal(strictAllowed(closed), true);
     assert.equal(strictAllowed({ ...closed, required: [] }), false);
     assert.equal(strictAllowed({ ...closed, additionalProperties: true }), false);

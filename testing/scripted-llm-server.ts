@@ -16,7 +16,12 @@ export type Reply =
   /** raw content: malformed JSON, prose, huge strings ... */
   | { content: string; usage?: Partial<Usage>; delayMs?: number }
   /** raw tool calls (native tool calling), arguments as sent: malformed ones, several in one answer ... */
-  | { toolCalls: Array<{ name: string; arguments: string }>; content?: string | null; usage?: Partial<Usage>; delayMs?: number }
+  | {
+      toolCalls: Array<{ name: string; arguments: string }>;
+      content?: string | null;
+      usage?: Partial<Usage>;
+      delayMs?: number;
+    }
   /** a 200 answer without a message (no choices), still reporting usage: malformed output that was paid for */
   | { noMessage: true; usage?: Partial<Usage>; delayMs?: number }
   /** HTTP error; body defaults to an OpenAI-style {error:{message,type,code}}; a string body is sent as text/plain */
@@ -369,16 +374,14 @@ export class ScriptedLlmServer {
             })),
           }
         : 'action' in reply && Array.isArray(current.body?.tools)
-        ? { role: 'assistant', refusal: null, ...toolCallAnswer(reply.action, current.body.tools, current.id) }
-        : { role: 'assistant', content, refusal: null };
+          ? { role: 'assistant', refusal: null, ...toolCallAnswer(reply.action, current.body.tools, current.id) }
+          : { role: 'assistant', content, refusal: null };
     send(200, {
       id: `chatcmpl-scripted-${current.id}`,
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: typeof current.body.model === 'string' ? current.body.model : 'scripted-llm',
-      choices: [
-        { index: 0, message, logprobs: null, finish_reason: 'tool_calls' in message ? 'tool_calls' : 'stop' },
-      ],
+      choices: [{ index: 0, message, logprobs: null, finish_reason: 'tool_calls' in message ? 'tool_calls' : 'stop' }],
       usage,
       system_fingerprint: 'fp_scripted',
     });
@@ -496,7 +499,9 @@ export function toolCallAnswer(
 ): { content: string | null; tool_calls?: unknown[] } {
   const call = (name: string, args: unknown) => ({
     content: null,
-    tool_calls: [{ id: `call_scripted_${id}`, type: 'function', function: { name, arguments: JSON.stringify(args) ?? 'null' } }],
+    tool_calls: [
+      { id: `call_scripted_${id}`, type: 'function', function: { name, arguments: JSON.stringify(args) ?? 'null' } },
+    ],
   });
   const a = (typeof action === 'object' && action !== null ? action : {}) as Record<string, unknown>;
   const { kind, ...rest } = a;
