@@ -7,6 +7,10 @@ import type { Transcript } from '../common/conversation';
 import { buildDecisionPayload, promptChars } from '../common/decision-payload';
 import type { Domain } from '../common/domain';
 import { DOMAINS } from '../domains/wired';
+import { DEFAULT_CONTEXT_TOKENS, functionNames, planView, renderView, viewSourceOf } from '../common/model-view';
+import { catalogFor, registryOf } from '../common/tool-catalog';
+import { nativeSystemPromptOf } from '../activities/system-prompt';
+import { toolsFor } from '../activities/native-tools';
 
 export interface PayloadSize {
   domain: string;
@@ -14,7 +18,7 @@ export interface PayloadSize {
   turns: number;
   /** UTF-16 characters of the decide payload as recorded (tool names only). */
   recordedChars: number;
-  /** Characters of the model's user message (each tool's description and schema). */
+  /** Characters of the model's request: system prompt, tools as functions, the whole conversation. */
   promptChars: number;
 }
 
@@ -34,13 +38,26 @@ function conversationOf(turns: number): Transcript {
 
 function measure(domain: Domain, turns: number): PayloadSize {
   const allow = domain.tools.map((tool) => tool.name);
-  const payload = buildDecisionPayload('Serve the customer.', undefined, [], allow, domain, conversationOf(turns));
+  const transcript = conversationOf(turns);
+  const input = { goal: 'Serve the customer.' };
+  const payload = buildDecisionPayload(input.goal, undefined, [], allow, domain, transcript, true);
+  const source = viewSourceOf(input, domain, [], transcript);
+  const registry = registryOf(domain.tools);
+  const { ref } = planView(source, registry, promptChars(payload, domain), DEFAULT_CONTEXT_TOKENS);
+  // What the model receives: the system prompt, the tools as functions, the whole conversation.
+  const names = functionNames(allow);
+  const messages = [
+    { role: 'system', content: nativeSystemPromptOf(payload) },
+    ...renderView(source, ref, registry, names, 'native'),
+  ];
+  const tools = toolsFor(catalogFor(allow, registry), names, true);
   return {
     domain: domain.name,
     tools: allow.length,
     turns,
-    recordedChars: JSON.stringify(payload).length,
-    promptChars: promptChars(payload, domain),
+    // The decide input as recorded: the payload (tool names, no turns) and the view's reference.
+    recordedChars: JSON.stringify({ payload, view: ref }).length,
+    promptChars: JSON.stringify(messages).length + JSON.stringify(tools).length,
   };
 }
 

@@ -5,6 +5,7 @@
 import { conversationForModel } from './conversation';
 import type { Transcript } from './conversation';
 import { redactPaths, sensitivePaths } from './redact';
+import { VALIDATOR_SOURCE } from './final-validator';
 import { catalogFor } from './tool-catalog';
 import type { Domain } from './domain';
 import { registryOf } from './tools/index';
@@ -26,6 +27,11 @@ export function buildDecisionPayload(
   allow: readonly string[],
   domain: Domain,
   transcript?: Transcript,
+  /**
+   * The decision reads the whole run through its view (common/model-view.ts): the payload keeps no
+   * observations and no turns of its own (the history stores it at every step), only the counts.
+   */
+  withView = false,
 ): DecisionPayload {
   const registry = registryOf(domain.tools);
   const payload: DecisionPayload = {
@@ -44,13 +50,15 @@ export function buildDecisionPayload(
       .map((name) => registry[name]!.catalogEntry ?? name),
     untrusted_observations: {
       notice: UNTRUSTED_NOTICE,
+      // With a view, only a refused final answer's verdict stays (a few hundred bytes): `agent trace` reads it here.
       steps: history
         .slice(-RECENT_STEPS)
+        .filter((h) => !withView || h.observation.source === VALIDATOR_SOURCE)
         .map((h) => ({ step: h.step, action: h.action, observation: observationForModel(h.observation, registry) })),
     },
   };
   // Bounded like the steps: the last turns and the counts (a conversation run only).
-  if (transcript) payload.conversation = conversationForModel(transcript);
+  if (transcript) payload.conversation = conversationForModel(transcript, withView ? 0 : undefined);
   return payload;
 }
 

@@ -13,6 +13,7 @@ import { agentFixture } from './helpers/agent-fixture';
 import { chat as chatOn } from './helpers/chat';
 import { runCli } from './helpers/cli';
 import { agentInput, eventually, uniqueId } from './helpers/harness';
+import { requestView } from '../testing/request-view';
 
 const fixture = agentFixture({ queue: 'conversation' });
 
@@ -22,7 +23,7 @@ const chat = (args: string[], lines: string) => chatOn(fixture.env, args, lines)
 
 /** What the model was shown of the conversation at a decision. */
 function conversationSeen(req: RecordedRequest): { turns: Array<{ n: number; from: string; text: string }> } {
-  return JSON.parse(req.body.messages[1].content).conversation;
+  return requestView(req.body)!.conversation!;
 }
 
 async function awaitingCustomer(handle: WorkflowHandle<typeof reactAgent>): Promise<AgentState> {
@@ -79,7 +80,11 @@ describe('a conversation run', () => {
       ],
       "the model's second decision reads the customer's message",
     );
-    assert.match(requests[0]!.body.messages[0].content, /"kind":"message"/, 'the system prompt has the message shape');
+    assert.match(
+      requests[0]!.body.messages[0].content,
+      /plain text/,
+      'the system prompt says how to write to the customer',
+    );
     const result = await runResult(client().workflow.getHandle(id));
     assert.equal(result.stop_reason, 'success');
     assert.deepEqual(
@@ -345,10 +350,11 @@ describe('a conversation run', () => {
   });
 
   it('a run that is not a conversation refuses say, and its model may not send messages', async () => {
+    // Native tool calling: text without a call is the final answer outside a conversation (json
+    // mode's message kind there is invalid_action:bad_kind, test/contract.test.ts).
     const { id, handle } = await fixture.start(byStep({ 1: message('Hi there') }));
     const result = await runResult(handle);
-    assert.equal(result.stop_reason, 'invalid_action:bad_kind');
-    assert.deepEqual(result.raw_action, { kind: 'message', text: 'Hi there' });
+    assert.deepEqual([result.stop_reason, result.answer], ['success', 'Hi there']);
     assert.equal(fixture.llm.requests(id).length, 1);
     const { id: other, handle: running } = await fixture.start(byStep({ 1: { hang: true } }));
     await eventually('a decision in flight', () => (fixture.llm.requests(other).length > 0 ? true : undefined));

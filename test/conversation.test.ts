@@ -66,10 +66,10 @@ function talk(turns: number): Transcript {
 
 describe('the transcript', () => {
   it('numbers every turn, keeps the last ones and counts them all', () => {
-    const t = talk(100);
+    const t = talk(300);
     assert.equal(t.turns.length, CONVERSATION_LIMITS.kept_turns);
-    assert.equal(t.turns[0]!.n, 100 - CONVERSATION_LIMITS.kept_turns + 1);
-    assert.deepEqual([t.total, t.agent_messages, t.customer_messages], [100, 50, 50]);
+    assert.equal(t.turns[0]!.n, 300 - CONVERSATION_LIMITS.kept_turns + 1);
+    assert.deepEqual([t.total, t.agent_messages, t.customer_messages], [300, 150, 150]);
   });
 
   it('counts the customer messages the agent has not answered', () => {
@@ -120,10 +120,12 @@ describe('what the model sees of a conversation', () => {
 
 describe('continue-as-new carries the transcript', () => {
   it('as kept, bounded', () => {
-    const t = talk(100);
+    const t = talk(300);
     const carried = carryState(freshRunState({ conversation: t }));
     assert.deepEqual(carried.conversation, t);
-    assert.ok(JSON.stringify(carried.conversation).length < 5_000);
+    assert.equal(carried.conversation!.turns.length, CONVERSATION_LIMITS.kept_turns);
+    // Every kept turn, each with its number, speaker and step: a bound per turn, not per conversation.
+    assert.ok(JSON.stringify(carried.conversation).length < CONVERSATION_LIMITS.kept_turns * 80);
   });
 });
 

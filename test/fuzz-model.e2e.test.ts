@@ -25,7 +25,9 @@ const BATCHES = Number(process.env.FUZZ_BATCHES ?? 5); // 40 runs by default
 
 const fixture = agentFixture({
   queue: 'fuzz',
-  workerEnv: { OPENAI_TIMEOUT_SECONDS: '30' },
+  // The JSON-object contract (servers without tool calling): every answer is raw text. Native tool
+  // calls are fuzzed where they are mapped (test/native-tools.test.ts).
+  workerEnv: { OPENAI_TIMEOUT_SECONDS: '30', AGENT_LLM_TOOL_MODE: 'json' },
   setup: () => {
     workerPid = fixture.worker.proc.pid!;
   },

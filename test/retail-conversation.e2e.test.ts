@@ -3,6 +3,7 @@
 // from an authentication tool's result; every write waits for the customer's explicit yes; writes
 // before authentication and on another user's order are denied; a refusal of a tool is an
 // observation; a worker killed between the customer's yes and the write still writes exactly once.
+import { requestView } from '../testing/request-view';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -60,7 +61,7 @@ function retailInput(overrides: Partial<AgentInput> = {}): Partial<AgentInput> {
 
 const statusOf = async (id: string, order: string) => (await readRetailDb(RETAIL_DB, id)).orders[order]!.status;
 /** The decision payload the model received. */
-const payloadOf = (req: RecordedRequest) => JSON.parse(req.body.messages[1].content);
+const payloadOf = (req: RecordedRequest) => requestView(req.body)!;
 
 async function awaitingConsent(handle: WorkflowHandle<typeof reactAgent>): Promise<AgentState> {
   return eventually('the run to ask for consent', async () => {
@@ -154,7 +155,7 @@ describe('retail conversations', () => {
     });
     assert.equal(result.trace.find((t) => t.step === 2)?.consent, 'declined');
     const seen = payloadOf(fixture.llm.requests(id)[2]!).untrusted_observations.steps.at(-1);
-    assert.equal(seen.observation.data.declined, true, 'the model reads the refusal');
+    assert.equal((seen?.observation.data as { declined?: unknown }).declined, true, 'the model reads the refusal');
   });
 
   it('a "yes" sent before the question is no consent: only the next message answers it', async () => {

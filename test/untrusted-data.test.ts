@@ -244,6 +244,8 @@ describe('the decide step never reads an oversized HTTP answer into memory', () 
         model: 'm',
         timeoutMs: 30_000,
         price: { input_usd_per_mtok: 0, output_usd_per_mtok: 0 },
+        // Raw content, as a server without tool calling answers (the answer's own bytes are capped).
+        toolMode: 'json',
       });
       return (await new MockActivityEnvironment().run(decide, {
         payload,

@@ -3,6 +3,7 @@
 // final answer computed from what the tools actually returned (never from hard-coded facts).
 import type { RecordedRequest, Reply, Script } from './scripted-llm-server';
 import { final, tool } from './scripted-replies';
+import { requestView } from './request-view';
 
 interface Observation {
   tool?: string;
@@ -97,16 +98,8 @@ function refundOutcome(history: HistoryEntry[]): string {
 }
 
 function readPayload(req: RecordedRequest): Payload | undefined {
-  const messages: unknown = req.body?.messages;
-  if (!Array.isArray(messages)) return undefined;
-  const user = [...messages].reverse().find((m) => m?.role === 'user');
-  if (typeof user?.content !== 'string') return undefined;
-  try {
-    const parsed: unknown = JSON.parse(user.content);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Payload) : undefined;
-  } catch {
-    return undefined;
-  }
+  // Either form the decide activity sends: the whole run as messages, or one JSON payload.
+  return requestView(req.body) as Payload | undefined;
 }
 
 function answerFrom(userId: number, history: HistoryEntry[]): string {

@@ -5,7 +5,7 @@ import { usageText } from '../cli-args';
 import { defineCommand, line, printJson } from '../cli-context';
 import { formatTable, formatUsd } from '../format';
 import { rebuildTrace } from '../../client/history/trace';
-import type { RebuiltTrace, StepEvent } from '../../client/history/trace';
+import type { RebuiltTrace, StepCost, StepEvent } from '../../client/history/trace';
 import { fetchRunChain, payloadDecoder } from '../../client/history/fetch-chain';
 import { runUrl } from '../../runtime/temporal-env';
 import { snakeCaseKeys } from '../output';
@@ -74,7 +74,7 @@ export function formatTrace({ events, outcome, costs }: RebuiltTrace): string[] 
       ['STEP', 'DECISION', 'TOOL / SUMMARY', 'ARGS', 'POLICY', 'OBSERVATION', 'LEFT'],
       events.map((e) => [
         String(e.step),
-        costOf.get(e.step)?.windDown ? `${e.decision} (wind-down: ${costOf.get(e.step)!.windDown})` : e.decision,
+        decisionText(e.decision, costOf.get(e.step)),
         e.tool ?? e.decisionSummary,
         e.argumentDigest ? `${e.argumentDigest.slice(0, 19)}…` : '-',
         [e.policyDecision, e.approval && `person: ${e.approval}`].filter(Boolean).join(', ') || '-',
@@ -92,6 +92,15 @@ export function formatTrace({ events, outcome, costs }: RebuiltTrace): string[] 
     );
   }
   return lines;
+}
+
+/** The decision, with what shaped what the model read: a wind-down, results compacted for the context budget. */
+function decisionText(decision: string, cost: StepCost | undefined): string {
+  const notes = [
+    cost?.windDown && `wind-down: ${cost.windDown}`,
+    cost?.compacted && `${cost.compacted.results} results compacted`,
+  ].filter(Boolean);
+  return notes.length > 0 ? `${decision} (${notes.join('; ')})` : decision;
 }
 
 function observationText(e: StepEvent): string {

@@ -61,6 +61,8 @@ export interface StepCost {
   costUsd?: number;
   /** The decision was a wind-down (the model was asked for its final answer): the budget that ran low. */
   windDown?: string;
+  /** The model read this decision with the oldest tool results compacted (common/model-view.ts): how many, before which step. */
+  compacted?: { results: number; beforeStep: number };
 }
 
 export interface RunOutcome {
@@ -177,6 +179,9 @@ export function traceOf(history: RunHistory): RebuiltTrace {
         const draft = draftFor(step, atMs);
         const windDown = (input as DecideInput | undefined)?.payload?.wind_down?.reason;
         if (typeof windDown === 'string') draft.cost.windDown = windDown;
+        const view = (input as DecideInput | undefined)?.view;
+        if (view && typeof view.compacted === 'number' && view.compacted > 0)
+          draft.cost.compacted = { results: view.compacted, beforeStep: view.compact_before };
         // A final answer the validator refused: its observation is in this decide's input.
         for (const seen of (input as DecideInput | undefined)?.payload?.untrusted_observations?.steps ?? []) {
           const refused = byStep.get(seen.step);
@@ -309,7 +314,7 @@ export function traceOf(history: RunHistory): RebuiltTrace {
     };
   });
   const costs = drafts
-    .filter((d) => d.cost.costUsd !== undefined || d.cost.windDown !== undefined)
+    .filter((d) => d.cost.costUsd !== undefined || d.cost.windDown !== undefined || d.cost.compacted !== undefined)
     .map((d) => ({ step: d.event.step, ...d.cost }));
 
   return {

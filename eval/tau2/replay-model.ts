@@ -7,6 +7,7 @@ import { callSignature } from './replay-plan';
 import type { PlannedCall, ReplayPlan } from './replay-plan';
 import type { RecordedRequest, Reply, Script } from '../../testing/scripted-llm-server';
 import { final, tool } from '../../testing/scripted-replies';
+import { requestView } from '../../testing/request-view';
 
 /** Claims nothing (no number, no identifier): the final validator has nothing to check. */
 export const REPLAY_FINAL_ANSWER = 'Everything you asked for is taken care of. Thank you for contacting us.';
@@ -20,17 +21,9 @@ interface PayloadView {
   };
 }
 
-/** The decision payload the decide activity sent (the user message's JSON). */
+/** What the decision's request showed: its steps and their count (testing/request-view.ts reads either form). */
 export function payloadOf(req: Pick<RecordedRequest, 'body'>): PayloadView | undefined {
-  const messages: unknown = (req.body as { messages?: unknown } | undefined)?.messages;
-  if (!Array.isArray(messages)) return undefined;
-  const user = (messages as Array<{ role?: unknown; content?: unknown }>).find((m) => m.role === 'user');
-  if (typeof user?.content !== 'string') return undefined;
-  try {
-    return JSON.parse(user.content) as PayloadView;
-  } catch {
-    return undefined;
-  }
+  return requestView(req.body);
 }
 
 /** The plan's move for a decision: the next call, the final answer, or why the run is off the plan. */

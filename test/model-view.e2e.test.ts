@@ -1,0 +1,146 @@
+// The model's view through a real worker, the real `openai` client and the dev server: a long run's
+// request at its last step holds every call and result, while each decide activity's input in the
+// history stays the same size (the view is rendered from a Query, never stored again per step);
+// past the context budget the oldest results are compacted, and the Web UI's summary says so.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { temporal } from '@temporalio/proto';
+import { byStep, final, message, tool } from '../testing/scripted-replies';
+import { runResult, runState } from '../client/agent-client';
+import { sayUpdate } from '../common/conversation';
+import { temporal as proto } from '@temporalio/proto';
+import { eventually } from './helpers/harness';
+import type { StepReply } from '../testing/scripted-replies';
+import { requestView } from '../testing/request-view';
+import { agentFixture } from './helpers/agent-fixture';
+import { runCli } from './helpers/cli';
+
+const historyEvent = proto.api.history.v1.HistoryEvent;
+const fixture = agentFixture({ queue: 'model-view', workerEnv: { OPENAI_TIMEOUT_SECONDS: '30' } });
+
+/** A run of `steps` policy searches (each its own query, so no loop), then a final answer. */
+function searches(steps: number): Record<number, StepReply> {
+  const replies: Record<number, StepReply> = {};
+  for (let s = 1; s <= steps; s++) replies[s] = tool('search_policy', { query: `refund rule number ${s}` });
+  replies[steps + 1] = final('Done.');
+  return replies;
+}
+
+/** The decide activities' scheduled events: their input's bytes and their Web UI summary, by step. */
+function decides(
+  events: temporal.api.history.v1.IHistoryEvent[],
+): Array<{ bytes: number; summary: string; input: string }> {
+  return events
+    .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'decide')
+    .map((e) => {
+      const payload = e.activityTaskScheduledEventAttributes!.input!.payloads![0]!;
+      const summary = e.userMetadata?.summary?.data;
+      return {
+        bytes: payload.data!.length,
+        input: Buffer.from(payload.data!).toString('utf8'),
+        summary: summary ? (JSON.parse(Buffer.from(summary).toString('utf8')) as string) : '',
+      };
+    });
+}
+
+describe("the model's view of a long run", { concurrency: true }, () => {
+  it('step 41 reads all 40 calls and results; every decide input in the history is the same size', async () => {
+    const steps = 40;
+    const { result, requests, handle } = await fixture.run(byStep(searches(steps)), {
+      // A shared, loaded machine takes its time over 41 decisions: time is not what this measures.
+      budget: { max_steps: steps + 5, max_tool_calls: steps + 5, max_seconds: 1800 },
+    });
+    assert.equal(result.stop_reason, 'success');
+    const last = requestView(requests.at(-1)!.body)!;
+    assert.deepEqual(
+      last.steps.map((s) => [s.step, s.action.name, (s.action.args as { query: string }).query]),
+      Array.from({ length: steps }, (_, i) => [i + 1, 'search_policy', `refund rule number ${i + 1}`]),
+    );
+    assert.ok(last.steps.every((s) => s.observation.ok === true && s.observation.trust === 'untrusted'));
+
+    const events = (await handle.fetchHistory()).events ?? [];
+    const inputs = decides(events);
+    assert.equal(inputs.length, steps + 1);
+    // History bytes per step (decide to decide), early and late: the figure docs/benchmark.md quotes.
+    let bytes = 0;
+    const atDecide: number[] = [];
+    for (const e of events) {
+      bytes += historyEvent.encode(e).finish().length;
+      if (e.activityTaskScheduledEventAttributes?.activityType?.name === 'decide') atDecide.push(bytes);
+    }
+    const early = atDecide[10]! - atDecide[9]!;
+    const late = atDecide[steps]! - atDecide[steps - 1]!;
+    assert.ok(late < early * 1.25, `history bytes per step: ${early} at step 10, ${late} at step ${steps}`);
+    console.log(`history per step: ${early} B at step 10, ${late} B at step ${steps}`);
+    // Flat: step 41's input is step 10's within the digits of larger numbers (a linear history).
+    const grew = inputs[steps]!.bytes - inputs[9]!.bytes;
+    assert.ok(grew < 64, `decide input grew by ${grew} bytes from step 10 to step ${steps + 1}`);
+    // No observation is stored again in a decide input.
+    assert.ok(!inputs.some((i) => i.input.includes('refund rule number')), 'a call or result in a decide input');
+  });
+
+  it('past the context budget the oldest results are compacted, said in the summary, the newest kept', async () => {
+    const steps = 12;
+    const { id, result, requests, handle } = await fixture.run(byStep(searches(steps)), {
+      budget: { max_steps: steps + 5, max_tool_calls: steps + 5 },
+      context_tokens: 2_000,
+    });
+    assert.equal(result.stop_reason, 'success');
+    const last = requestView(requests.at(-1)!.body)!;
+    assert.equal(last.steps.length, steps, 'every call is still there');
+    const compacted = last.steps.filter((s) => s.observation.compacted === true);
+    assert.ok(compacted.length > 0, 'some results compacted');
+    assert.deepEqual(
+      compacted.map((s) => s.step),
+      Array.from({ length: compacted.length }, (_, i) => i + 1),
+      'the oldest ones',
+    );
+    assert.match(String(compacted[0]!.observation.note), /call search_policy again with the same arguments/);
+    assert.equal(last.steps.at(-1)!.observation.compacted, undefined, 'the newest result is whole');
+    const summaries = decides((await handle.fetchHistory()).events ?? []).map((d) => d.summary);
+    assert.match(summaries.at(-1)!, new RegExp(`decide · ${compacted.length} oldest tool results compacted`));
+    assert.doesNotMatch(summaries[0]!, /compacted/);
+    // `agent trace` says it too, at the decision it shaped.
+    const trace = await runCli(fixture.env, ['trace', id]);
+    assert.equal(trace.code, 0, trace.stderr);
+    assert.match(trace.stdout, new RegExp(`\\(${compacted.length} results compacted\\)`));
+  });
+
+  it('a 60-turn conversation: the model reads every turn; the history grows by the same bytes per turn at turn 60 as at 10', async () => {
+    const exchanges = 30;
+    const replies: Record<number, StepReply> = {};
+    for (let s = 1; s <= exchanges; s++) replies[s] = message(`Agent message ${s}: what else can I do for you?`);
+    replies[exchanges + 1] = final('Goodbye.');
+    const { id, handle } = await fixture.start(byStep(replies), {
+      conversation: {},
+      budget: { max_steps: exchanges + 5, max_seconds: 1800 },
+    });
+    for (let s = 1; s <= exchanges; s++) {
+      await eventually(`the agent's message ${s}`, async () => {
+        const state = await runState(handle);
+        const c = state.conversation;
+        return state.phase === 'awaiting_customer' && c?.agent_messages === s && c.unanswered === 0 ? true : undefined;
+      });
+      await handle.executeUpdate(sayUpdate, { args: [{ text: `Customer message ${s}: one more question, please.` }] });
+    }
+    const result = await runResult(handle);
+    assert.equal(result.stop_reason, 'success');
+    const last = requestView(fixture.llm.requests(id).at(-1)!.body)!;
+    assert.equal(last.turns.length, 2 * exchanges, 'every turn, the first ones too');
+    assert.equal(last.turns[1]!.text, 'Customer message 1: one more question, please.');
+
+    // History bytes from one decide to the next (one agent turn and one customer turn each).
+    const events = (await handle.fetchHistory()).events ?? [];
+    let bytes = 0;
+    const atDecide: number[] = [];
+    for (const e of events) {
+      bytes += historyEvent.encode(e).finish().length;
+      if (e.activityTaskScheduledEventAttributes?.activityType?.name === 'decide') atDecide.push(bytes);
+    }
+    const perExchange = (k: number) => atDecide[k + 1]! - atDecide[k]!;
+    const early = (perExchange(5) + perExchange(6)) / 2;
+    const late = (perExchange(exchanges - 2) + perExchange(exchanges - 1)) / 2;
+    assert.ok(late < early * 1.25, `bytes per exchange: ${early} at turn ~12, ${late} at turn ~58`);
+    console.log(`history per turn: ${Math.round(early / 2)} B at turn ~12, ${Math.round(late / 2)} B at turn ~58`);
+  });
+});

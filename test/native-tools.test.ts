@@ -1,0 +1,150 @@
+// Native tool calling: the answer's tool call mapped onto the action contract, which the workflow
+// validates as it does a JSON-mode answer (docs/model-protocol.md).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fc from 'fast-check';
+import { actionTextOf, strictAllowed, toolsFor } from '../activities/native-tools';
+import type { AnswerMessage } from '../activities/native-tools';
+import { validateAction } from '../common/contract';
+import { functionNames } from '../common/model-view';
+import { catalogFor, registryOf } from '../common/tool-catalog';
+import { DOMAINS } from '../domains/wired';
+
+const names = functionNames(['get_user_profile', 'fs.write_file']);
+const byFunction = new Map([...names].map(([tool, fn]) => [fn, tool]));
+const call = (name: string, args: string): AnswerMessage => ({
+  content: null,
+  tool_calls: [{ type: 'function', function: { name, arguments: args } }],
+});
+const action = (message: AnswerMessage, conversation = false) => {
+  const text = actionTextOf(message, byFunction, conversation);
+  assert.ok(text !== undefined);
+  return validateAction(text, { message: conversation });
+};
+
+describe('native tool calling: the answer as an action', () => {
+  it('a tool call is a tool action, under the tool name its function stands for', () => {
+    assert.deepEqual(action(call('get_user_profile', '{"user_id":42}')), {
+      ok: true,
+      action: { kind: 'tool', name: 'get_user_profile', args: { user_id: 42 } },
+    });
+    assert.deepEqual(action(call('fs_write_file', '{"path":"a"}')), {
+      ok: true,
+      action: { kind: 'tool', name: 'fs.write_file', args: { path: 'a' } },
+    });
+  });
+
+  it('final_answer is a final answer, escalate an escalation', () => {
+    assert.deepEqual(action(call('final_answer', '{"answer":" Yes "}')), {
+      ok: true,
+      action: { kind: 'final', answer: 'Yes' },
+    });
+    assert.deepEqual(action(call('escalate', '{"reason":"a person must decide"}')), {
+      ok: true,
+      action: { kind: 'escalate', reason: 'a person must decide' },
+    });
+  });
+
+  it('text without a call: a message in a conversation, a final answer otherwise; nothing at all: no answer', () => {
+    assert.deepEqual(action({ content: 'Which order?' }, true), {
+      ok: true,
+      action: { kind: 'message', text: 'Which order?' },
+    });
+    assert.deepEqual(action({ content: 'Done.' }, false), { ok: true, action: { kind: 'final', answer: 'Done.' } });
+    assert.equal(actionTextOf({ content: '  ', tool_calls: [] }, byFunction, true), undefined);
+    assert.equal(actionTextOf({ content: null }, byFunction, false), undefined);
+  });
+
+  it('several calls in one answer: the first is the step, the others are not made', () => {
+    const two: AnswerMessage = {
+      content: 'text alongside is not sent',
+      tool_calls: [
+        { type: 'function', function: { name: 'get_user_profile', arguments: '{"user_id":1}' } },
+        { type: 'function', function: { name: 'final_answer', arguments: '{"answer":"x"}' } },
+      ],
+    };
+    assert.deepEqual(action(two, true), {
+      ok: true,
+      action: { kind: 'tool', name: 'get_user_profile', args: { user_id: 1 } },
+    });
+  });
+
+  it('malformed calls map onto the invalid_action reasons', () => {
+    const reason = (m: AnswerMessage) => {
+      const r = action(m);
+      return r.ok ? 'ok' : r.reason;
+    };
+    assert.equal(reason(call('get_user_profile', 'user 42')), 'bad_args');
+    assert.equal(reason(call('get_user_profile', '[42]')), 'bad_args');
+    assert.equal(reason(call('get_user_profile', '42')), 'bad_args');
+    assert.equal(reason(call('', '{}')), 'missing_tool_name');
+    assert.equal(reason(call('final_answer', '{}')), 'missing_answer');
+    assert.equal(reason(call('final_answer', '"Yes"')), 'missing_answer');
+    assert.equal(reason(call('final_answer', '{"answer":"Yes","confidence":1}')), 'extra_keys');
+    assert.equal(reason(call('escalate', '{"reason":""}')), 'missing_reason');
+    assert.equal(reason(call('get_user_profile', '['.repeat(40) + ']'.repeat(40))), 'too_deep');
+  });
+
+  it('any answer at all maps without throwing, onto an action or an invalid_action reason', () => {
+    const anyArgs = fc.oneof(fc.string(), fc.json({ maxDepth: 6 }), fc.constant('['.repeat(5000)));
+    const anyCall = fc.record({
+      type: fc.option(fc.constantFrom('function', 'other'), { nil: undefined }),
+      function: fc.option(
+        fc.record({
+          name: fc.oneof(fc.constantFrom('final_answer', 'escalate', 'get_user_profile', '', '__proto__'), fc.string()),
+          arguments: fc.oneof(anyArgs, fc.anything()),
+        }),
+        { nil: undefined },
+      ),
+    });
+    const message = fc.record({
+      content: fc.option(fc.string(), { nil: null }),
+      tool_calls: fc.option(fc.array(anyCall, { maxLength: 3 }), { nil: null }),
+    });
+    fc.assert(
+      fc.property(message, fc.boolean(), (m, conversation) => {
+        const text = actionTextOf(m as AnswerMessage, byFunction, conversation);
+        if (text === undefined) return;
+        const result = validateAction(text, { message: conversation });
+        assert.ok(result.ok || typeof result.reason === 'string');
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('native tool calling: the tools offered', () => {
+  it("every tool of both domains goes with its schema, strict where OpenAI's strict mode allows it", () => {
+    for (const domain of Object.values(DOMAINS)) {
+      const registry = registryOf(domain.tools);
+      const catalog = catalogFor(Object.keys(registry), registry);
+      const tools = toolsFor(catalog, functionNames(catalog.map((c) => c.name)), false);
+      assert.deepEqual(
+        tools.map((t) => t.function.name),
+        [...catalog.map((c) => c.name), 'final_answer', 'escalate'],
+      );
+      for (const tool of tools) {
+        assert.equal(tool.function.parameters.$schema, undefined);
+        assert.equal(tool.function.strict === true, strictAllowed(tool.function.parameters));
+      }
+    }
+  });
+
+  it('strict only for closed objects whose every property is required, with supported keywords', () => {
+    const closed = {
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      required: ['a'],
+      additionalProperties: false,
+    };
+    assert.equal(strictAllowed(closed), true);
+    assert.equal(strictAllowed({ ...closed, required: [] }), false);
+    assert.equal(strictAllowed({ ...closed, additionalProperties: true }), false);
+    assert.equal(strictAllowed({ ...closed, properties: { a: { type: 'string', minLength: 1 } } }), false);
+  });
+
+  it("function names: OpenAI's alphabet, unique, never a runtime function's", () => {
+    const n = functionNames(['a.b', 'a_b', 'final_answer', 'escalate', 'x'.repeat(80)]);
+    assert.deepEqual([...n.values()], ['a_b', 'a_b_2', 'final_answer_2', 'escalate_2', 'x'.repeat(64)]);
+  });
+});
