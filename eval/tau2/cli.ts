@@ -122,7 +122,7 @@ async function run(argv: string[], repoRoot: string): Promise<number> {
 
   const server = values.server ? temporalEnv(process.env, { address: values.server }) : undefined;
   console.error(
-    `eval ${TAU2_SUITE}: ${tasks.length} tasks × ${trials} trials, ${mode === 'replay' ? 'replay of the ground truth' : 'live model and LLM customer'}${chaos ? `, then again under chaos (seed ${seed})` : ''}`,
+    `eval ${TAU2_SUITE}: ${tasks.length} tasks × ${trials} trials, ${MODE_LINES[mode]}${chaos ? `, then again under chaos (seed ${seed})` : ''}`,
   );
   const suite = await runTau2Suite({
     tasks,

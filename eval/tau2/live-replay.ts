@@ -9,7 +9,7 @@
 // check (id-check.ts); usage reports the request's estimated prompt tokens and, as a provider's
 // prefix cache would, the part of them shared with the run's previous request.
 import { estimateTokens } from '../../common/cost';
-import type { RecordedRequest, Reply, Script, Usage } from '../../testing/scripted-llm-server';
+import type { RecordedRequest, Reply, Usage } from '../../testing/scripted-llm-server';
 import { CONSENT_YES } from './customer';
 import type { DecisionRecord } from './id-check';
 import { payloadOf, REPLAY_FINAL_ANSWER, REPLAY_OFF_PLAN_ANSWER, replayMove } from './replay-model';
@@ -31,12 +31,14 @@ const COMPLETION_TOKENS = 30;
 
 /** One run's scripted model and what it recorded. */
 export interface LiveReplay {
-  script: Script;
+  script: (req: RecordedRequest) => Reply;
   /** The run's decision requests in order, each with the ground-truth call it was answered with. */
   decisions: DecisionRecord[];
   /** Per decision: estimated prompt tokens and the cached part (the prefix shared with the previous request). */
   usage: Array<{ prompt_tokens: number; cached_tokens: number }>;
   customerRequests: number;
+  /** Decision requests that offered native `tools` with parallel_tool_calls false. */
+  nativeRequests: number;
 }
 
 interface ChatMessage {
@@ -46,7 +48,13 @@ interface ChatMessage {
 }
 
 export function liveReplay(task: Tau2Task, plan: ReplayPlan): LiveReplay {
-  const state: LiveReplay = { script: () => ({ status: 500 }), decisions: [], usage: [], customerRequests: 0 };
+  const state: LiveReplay = {
+    script: () => ({ status: 500 }),
+    decisions: [],
+    usage: [],
+    customerRequests: 0,
+    nativeRequests: 0,
+  };
   let previousPrompt = '';
   state.script = (req: RecordedRequest): Reply => {
     if (req.idempotencyKey?.includes(':customer:')) {
@@ -57,7 +65,9 @@ export function liveReplay(task: Tau2Task, plan: ReplayPlan): LiveReplay {
     const usage = usageOf(prompt, previousPrompt);
     previousPrompt = prompt;
     state.usage.push({ prompt_tokens: usage.prompt_tokens, cached_tokens: usage.prompt_tokens_details.cached_tokens });
-    const native = Array.isArray((req.body as { tools?: unknown }).tools);
+    const body = req.body as { tools?: unknown; parallel_tool_calls?: unknown };
+    const native = Array.isArray(body.tools);
+    if (native && body.parallel_tool_calls === false) state.nativeRequests++;
     const move = native ? nativeMove(plan, messagesOf(req)) : replayMove(plan, payloadOf(req));
     const record: DecisionRecord = { text: JSON.stringify(req.body) };
     state.decisions.push(record);

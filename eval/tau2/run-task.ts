@@ -120,6 +120,8 @@ export interface TaskTrialResult {
 
 export interface IdentifierCheck {
   decisions: number;
+  /** Decision requests in native tool-call form (`tools`, parallel_tool_calls false). */
+  native_requests: number;
   /** Ground-truth calls made, and identifiers among their arguments. */
   calls: number;
   identifiers: number;
@@ -305,6 +307,7 @@ function identifierCheck(scripted: LiveReplay): IdentifierCheck {
   const calls = scripted.decisions.filter((d) => d.call);
   return {
     decisions: scripted.decisions.length,
+    native_requests: scripted.nativeRequests,
     calls: calls.length,
     identifiers: calls.reduce((n, d) => n + identifiersOf(d.call!.args).length, 0),
     missing: missingIdentifiers(scripted.decisions),
