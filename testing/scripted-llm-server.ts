@@ -15,13 +15,6 @@ export interface Usage {
 export type Reply =
   /** content = JSON.stringify(action) */
   | { action: unknown; usage?: Partial<Usage>; delayMs?: number }
-  /** native tool calling: choices[0].message.tool_calls (OpenAI's shape), with optional text beside them */
-  | {
-      toolCalls: Array<{ name: string; args: unknown }>;
-      content?: string | null;
-      usage?: Partial<Usage>;
-      delayMs?: number;
-    }
   /** raw content: malformed JSON, prose, huge strings ... */
   | { content: string; usage?: Partial<Usage>; delayMs?: number }
   /** a 200 answer without a message (no choices), still reporting usage: malformed output that was paid for */
@@ -351,31 +344,6 @@ export class ScriptedLlmServer {
         model,
         choices: [],
         usage,
-      });
-      return;
-    }
-    if ('toolCalls' in reply) {
-      const calls = reply.toolCalls.map((c, i) => ({
-        id: `call_scripted_${current.id}_${i}`,
-        type: 'function',
-        function: { name: c.name, arguments: JSON.stringify(c.args) ?? 'null' },
-      }));
-      this.log(`scripted LLM ${tag} -> 200 tool calls ${calls.map((c) => c.function.name).join(', ')}`);
-      send(200, {
-        id: `chatcmpl-scripted-${current.id}`,
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model: typeof current.body.model === 'string' ? current.body.model : 'scripted-llm',
-        choices: [
-          {
-            index: 0,
-            message: { role: 'assistant', content: reply.content ?? null, tool_calls: calls, refusal: null },
-            logprobs: null,
-            finish_reason: 'tool_calls',
-          },
-        ],
-        usage,
-        system_fingerprint: 'fp_scripted',
       });
       return;
     }
