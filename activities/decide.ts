@@ -27,8 +27,13 @@ import type { LlmConfig } from './llm-config';
 import type { LlmLimiter } from './llm-lease';
 import { reservedTokens } from './llm-lease';
 import { scrubSecrets, secretsFromEnv } from './secrets';
-import { SYSTEM_PROMPT, systemPromptOf } from './system-prompt';
+import { nativeSystemPromptOf, SYSTEM_PROMPT, systemPromptOf } from './system-prompt';
 import { modelPayload } from '../common/decision-payload';
+import { functionNames, modelViewQuery, renderView } from '../common/model-view';
+import type { ChatMessage, ToolMode, ViewSource } from '../common/model-view';
+import { registryOf } from '../common/tools/index';
+import { actionTextOf, toolsFor } from './native-tools';
+import type { AnswerMessage, FunctionTool } from './native-tools';
 import { domainOf } from '../domains/wired';
 import { unpricedModelMessage } from '../runtime/prices';
 
@@ -67,7 +72,7 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
   const secrets = [config.apiKey, ...secretsFromEnv()];
 
   /** The cap this attempt can pay for with what its decision has left; throws when none fits. */
-  const affordableCap = (input: DecideInput, prompt: string, ledger: readonly AttemptCharge[]): number => {
+  const affordableCap = (input: DecideInput, promptChars: number, ledger: readonly AttemptCharge[]): number => {
     const left = input.left_usd! - ledgerUsd(ledger);
     // A dollar budget cannot be kept on a model without a price (llm_pricing refuses such runs first).
     if (!config.price)
@@ -77,7 +82,7 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
         nonRetryable: true,
         details: [{ attempts: [...ledger] } satisfies DecideLedger],
       });
-    const promptTokens = estimateTokens(prompt.length) + overheadTokens();
+    const promptTokens = estimateTokens(promptChars) + overheadTokens();
     const cap = attemptCap(left, promptTokens, config.price, input.max_completion_tokens ?? COMPLETION_CAP_TOKENS);
     if (cap !== undefined) return cap;
     throw ApplicationFailure.create({
@@ -145,9 +150,9 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
           })
         : failure;
     try {
-      // The model reads each tool's description and schema; the history kept only their names.
-      const prompt = JSON.stringify(modelPayload(input.payload, domainOf(input.payload)));
-      const system = systemPromptOf(input.payload);
+      const request = await requestOf(input, config.toolMode ?? 'native', ctx);
+      // What the dollar budget and the rate limit reserve for: every character the request sends.
+      const prompt = request.chars;
       const maxCompletion =
         input.left_usd === undefined ? input.max_completion_tokens : affordableCap(input, prompt, ledger);
       const call = () => {
@@ -156,11 +161,10 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
           {
             model: config.model,
             temperature: 0,
-            response_format: { type: 'json_object' },
-            messages: [
-              { role: 'system', content: system },
-              { role: 'user', content: prompt },
-            ],
+            messages: request.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+            ...(request.tools
+              ? { tools: request.tools as OpenAI.Chat.Completions.ChatCompletionTool[], parallel_tool_calls: false }
+              : { response_format: { type: 'json_object' as const } }),
             ...(maxCompletion !== undefined ? { max_completion_tokens: maxCompletion } : {}),
           },
           { signal: ctx.cancellationSignal, headers: { 'Idempotency-Key': input.idempotency_key } },
@@ -168,7 +172,7 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
       };
       const completion = limiter
         ? await limiter.run({
-            tokens: reservedTokens(system.length + prompt.length, maxCompletion),
+            tokens: reservedTokens(prompt, maxCompletion),
             signal: ctx.cancellationSignal,
             call,
             usedTokens: (c) => c.usage?.total_tokens,
@@ -178,7 +182,8 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
             failureDetails: () => [details()],
           })
         : await call();
-      const content = completion.choices?.[0]?.message?.content;
+      const answer = completion.choices?.[0]?.message;
+      const content = request.tools ? answer && request.actionText(answer) : answer?.content;
       if (typeof content !== 'string') {
         // An answer without a message (no choices, a null content) is malformed: it is paid for
         // if it reported usage, and retried.
@@ -211,6 +216,71 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
       clearInterval(beat);
     }
   };
+}
+
+/** One decision's request: its messages, the tools in native mode, and how its answer maps onto the contract. */
+interface DecisionRequest {
+  messages: ChatMessage[];
+  tools?: FunctionTool[];
+  /** Characters sent (the messages and the tools): what the prompt's tokens are estimated from. */
+  chars: number;
+  actionText(message: AnswerMessage): string | undefined;
+}
+
+/**
+ * The request for a decision. With a view (the workflow planned one), the whole run as chat messages,
+ * rendered from the run's state read by the model_view Query (not recorded in the history); without
+ * (a decision an older worker scheduled), the payload as one user message. Native mode offers the
+ * tools as functions; json mode lists them and asks for one JSON object.
+ */
+async function requestOf(input: DecideInput, mode: ToolMode, ctx: Context): Promise<DecisionRequest> {
+  const { payload } = input;
+  const domain = domainOf(payload);
+  // The model reads each tool's description and schema; the history kept only their names.
+  const described = modelPayload(payload, domain);
+  const catalog = described.available_tools;
+  const conversation = payload.conversation !== undefined;
+  const names = functionNames(catalog.map((entry) => entry.name));
+  const byFunction = new Map([...names].map(([tool, fn]) => [fn, tool]));
+  const native = mode === 'native';
+  // The stable prefix first: the system prompt (runtime rules and the domain's policy), then the tools.
+  const system = native
+    ? nativeSystemPromptOf(payload)
+    : input.view
+      ? `${systemPromptOf(payload)}\navailable_tools: ${JSON.stringify(catalog)}`
+      : systemPromptOf(payload);
+  let body: ChatMessage[];
+  if (input.view) {
+    const source = await viewOf(ctx);
+    const windDown = payload.wind_down ? JSON.stringify({ wind_down: payload.wind_down }) : undefined;
+    body = renderView(source, input.view, registryOf(domain.tools), names, mode, windDown);
+  } else {
+    body = [{ role: 'user', content: JSON.stringify(described) }];
+  }
+  const messages: ChatMessage[] = [{ role: 'system', content: system }, ...body];
+  const tools = native ? toolsFor(catalog, names, conversation) : undefined;
+  const chars = JSON.stringify(messages).length + (tools ? JSON.stringify(tools).length : 0);
+  return {
+    messages,
+    ...(tools ? { tools } : {}),
+    chars,
+    actionText: (message) => actionTextOf(message, byFunction, conversation),
+  };
+}
+
+/** The run's state the view is rendered from: a Query on the decision's own run (its workflow answers from memory). */
+async function viewOf(ctx: Context): Promise<ViewSource> {
+  const run = ctx.info.workflowExecution;
+  if (!run) throw ApplicationFailure.create({ message: 'decide ran outside a workflow: no run to read the view of', nonRetryable: true });
+  try {
+    return await ctx.client.workflow.getHandle(run.workflowId, run.runId).query(modelViewQuery);
+  } catch (err) {
+    // Nothing was sent: the attempt is retried (the run's worker may be busy or restarting).
+    throw ApplicationFailure.create({
+      message: `could not read the run's view (model_view Query): ${err instanceof Error ? err.message.slice(0, 300) : String(err).slice(0, 300)}`,
+      type: LLM_RETRYABLE,
+    });
+  }
 }
 
 /**

@@ -15,6 +15,8 @@ export interface LlmConfig {
    * dollar budget is refused (the llm_pricing local activity).
    */
   price: ModelPrice | undefined;
+  /** How the model answers: tool calls (`native`, the default) or a JSON object in the content (`json`). */
+  toolMode?: 'native' | 'json';
 }
 
 /** The value of OPENAI_BASE_URL that starts the scripted offline model (worker/offline-model.ts). */
@@ -30,6 +32,7 @@ export function llmConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LlmConfi
     model,
     timeoutMs: readEnv('OPENAI_TIMEOUT_SECONDS', env) * 1000,
     price: lookUpPrice(model, loadPrices(env)),
+    toolMode: readEnv('AGENT_LLM_TOOL_MODE', env),
   };
 }
 

@@ -23,8 +23,13 @@ export const CONVERSATION_LIMITS = {
   text_chars: 4000,
   /** Turns the model sees at each decision (with the counts of all of them). */
   shown_turns: 10,
-  /** Turns the run keeps, and carries across continue-as-new; older ones are counted, not kept. */
-  kept_turns: 40,
+  /**
+   * Turns the run keeps, and carries across continue-as-new: the model reads every kept turn (the
+   * whole of any conversation up to this long; τ²'s run to about 60). Beyond, the oldest are counted,
+   * not kept, and the model is told how many (common/model-view.ts). 200 turns of at most 4000
+   * characters keep the carried state under 1 MB, far from Temporal's 2 MB payload limit.
+   */
+  kept_turns: 200,
   /**
    * Customer messages the agent has not yet answered: messages sent while the agent works wait in
    * the transcript; beyond this many the sender is told to wait for the agent's reply.

@@ -28,6 +28,9 @@ export const INPUT_LIMITS = {
   principal_chars: 200,
   /** Names in an allowlist: each tool at most once, so a bound far above any catalog. */
   allow_entries: 1_000,
+  /** The model's context budget (tokens): a floor that leaves room for the goal, a ceiling above any model's window. */
+  context_tokens_min: 2_000,
+  context_tokens: 2_000_000,
 } as const;
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
@@ -79,6 +82,11 @@ export const agentInputSchema = z.strictObject({
    * does the run upsert them (see workflows/search-attributes.ts).
    */
   search_attributes: z.boolean().optional(),
+  /**
+   * The model's context budget in estimated tokens (common/model-view.ts): past it the oldest tool
+   * results are compacted in what the model reads; default DEFAULT_CONTEXT_TOKENS.
+   */
+  context_tokens: int(INPUT_LIMITS.context_tokens_min, INPUT_LIMITS.context_tokens).optional(),
   /** Continue-as-new after this many steps in one run (history hygiene); default 100. */
   continue_as_new_every: int(1, INPUT_LIMITS.continue_as_new_every).optional(),
   /** How long a call needing approval (or an escalation) waits for a person; default 3600. */

@@ -7,6 +7,7 @@ import type { Action } from './contract';
 import type { CatalogEntry } from './tools/catalog-entry';
 import type { McpDiscovery } from './mcp/discovery';
 import type { StopReason } from './stop-reasons';
+import type { ViewRef } from './model-view';
 import type { ApprovalDecision, PendingApproval } from './approvals';
 import type { ClaimText, ValidatorMode } from './final-validator';
 import type { z } from 'zod';
@@ -249,6 +250,12 @@ export interface DecideInput {
    * Temporal's attempts are the requests (runs that predate the count).
    */
   max_requests?: number;
+  /**
+   * The whole run as the model reads it (common/model-view.ts): which entries and turns, and what is
+   * compacted. The activity renders it from the run's state (the model_view Query), so this stays
+   * the same size at every step. Absent (decisions scheduled by older workers): the payload alone.
+   */
+  view?: ViewRef;
 }
 
 export interface DecideOutput {

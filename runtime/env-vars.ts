@@ -130,6 +130,17 @@ export const ENV_VARS = {
     parse: positiveNumber(60),
   },
 
+  AGENT_LLM_TOOL_MODE: {
+    group: 'llm',
+    default: 'native',
+    meaning:
+      '`native`: the decide step offers the tools as Chat Completions `tools` and reads the answer\'s tool call (docs/model-protocol.md); `json`: one JSON object in the message content (`response_format: json_object`), for servers without tool calling',
+    parse: (raw, name): 'native' | 'json' => {
+      const value = raw?.trim() || 'native';
+      if (value !== 'native' && value !== 'json') throw new Error(`${name} must be "native" or "json", got "${raw}"`);
+      return value;
+    },
+  },
   AGENT_PRICES_FILE: {
     group: 'llm',
     default: 'the built-in table (docs/cost.md)',

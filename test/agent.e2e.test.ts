@@ -3,16 +3,18 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Reply } from '../testing/scripted-llm-server';
-import { billing, final, malformed, policy, profile, tool } from '../testing/scripted-replies';
+import { billing, final, malformed, policy, profile, tool, toolCalls } from '../testing/scripted-replies';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import type { AgentInput } from '../common/types';
 import { agentFixture } from './helpers/agent-fixture';
-import { REFUND_SCENARIO_ROWS, traceRows } from './helpers/harness';
+import { agentInput, REFUND_SCENARIO_ROWS, traceRows } from './helpers/harness';
 import type { WorkerProcess } from '../testing/worker-process';
 
 // A second worker whose LLM times out after 1 s and whose tool data source is down.
 let brokenEnv: TemporalEnv;
 let brokenWorker: WorkerProcess;
+// A worker for servers without tool calling: the JSON-object contract.
+let jsonEnv: TemporalEnv;
 
 const fixture = agentFixture({
   queue: 'e2e',
@@ -23,7 +25,9 @@ const fixture = agentFixture({
       { OPENAI_TIMEOUT_SECONDS: '1', AGENT_DATA_FILE: '/nonexistent/support-data.json' },
       brokenEnv,
     );
-    await brokenWorker.ready;
+    jsonEnv = fixture.queue('e2e-json');
+    const jsonWorker = fixture.startWorker({ OPENAI_TIMEOUT_SECONDS: '30', AGENT_LLM_TOOL_MODE: 'json' }, jsonEnv);
+    await Promise.all([brokenWorker.ready, jsonWorker.ready]);
   },
 });
 const run = (replies: Reply[], overrides: Partial<AgentInput> = {}, on?: TemporalEnv) =>
@@ -55,17 +59,41 @@ describe('the refund scenario', () => {
       requests.map((r) => r.idempotencyKey),
       [1, 2, 3, 4].map((s) => `${id}:${handle.firstExecutionRunId}:decide:${s}`),
     );
+    // Native tool calling: the tools as functions, one call per answer, the whole run as chat messages.
     const last = requests[3]!.body;
-    assert.deepEqual(last.response_format, { type: 'json_object' });
-    assert.equal(last.messages[0].role, 'system');
-    const payload = JSON.parse(last.messages[1].content);
-    assert.equal(payload.state_summary.steps_completed, 3);
-    assert.deepEqual(payload.state_summary.tools_used, ['get_user_profile', 'get_user_billing', 'search_policy']);
-    assert.equal(payload.untrusted_observations.steps[1].observation.data.billing.price_usd, 49);
+    assert.equal(last.response_format, undefined);
+    assert.equal(last.parallel_tool_calls, false);
     assert.deepEqual(
-      payload.available_tools.map((t: { name: string }) => t.name),
-      ['get_user_profile', 'get_user_billing', 'search_policy'],
+      last.tools.map((t: { function: { name: string } }) => t.function.name),
+      ['get_user_profile', 'get_user_billing', 'search_policy', 'final_answer', 'escalate'],
     );
+    assert.equal(last.messages[0].role, 'system');
+    assert.equal(JSON.parse(last.messages[1].content).goal, agentInput().goal);
+    // Every earlier step's call and result, in order, the call ids matching.
+    const calls = ['get_user_profile', 'get_user_billing', 'search_policy'];
+    assert.deepEqual(
+      last.messages.slice(2).map((m: { role: string }) => m.role),
+      calls.flatMap(() => ['assistant', 'tool']),
+    );
+    calls.forEach((name, i) => {
+      const call = last.messages[2 + 2 * i];
+      const result = last.messages[3 + 2 * i];
+      assert.equal(call.tool_calls.length, 1);
+      assert.equal(call.tool_calls[0].id, `call_${i + 1}`);
+      assert.equal(call.tool_calls[0].function.name, name);
+      assert.equal(result.tool_call_id, `call_${i + 1}`);
+      const observation = JSON.parse(result.content);
+      assert.equal(observation.tool, name);
+      assert.equal(observation.trust, 'untrusted');
+    });
+    assert.equal(JSON.parse(last.messages[5].content).data.billing.price_usd, 49);
+    // Step N's request holds step N-1's whole request as its prefix (a provider's prefix cache applies).
+    for (let n = 1; n < requests.length; n++) {
+      const before = requests[n - 1]!.body;
+      const now = requests[n]!.body;
+      assert.equal(JSON.stringify(now.tools), JSON.stringify(before.tools));
+      assert.deepEqual(now.messages.slice(0, before.messages.length), before.messages);
+    }
     assert.equal(requests[0]!.headers.authorization, 'Bearer test-key');
   });
 });
@@ -170,14 +198,41 @@ describe('malformed model output', { concurrency: true }, () => {
     ['bad_args', '{"kind":"tool","name":"get_user_profile","args":"user 42"}'],
   ];
   for (const [reason, content] of cases) {
-    it(`invalid_action:${reason}`, async () => {
-      const { result } = await run([malformed(content)]);
+    it(`invalid_action:${reason} (AGENT_LLM_TOOL_MODE=json)`, async () => {
+      const { result, requests } = await run([malformed(content)], {}, jsonEnv);
+      assert.deepEqual(requests[0]!.body.response_format, { type: 'json_object' });
+      assert.equal(requests[0]!.body.tools, undefined);
       assert.equal(result.stop_reason, `invalid_action:${reason}`);
       assert.equal(result.status, 'stopped');
       assert.ok(result.raw_action !== undefined, 'the raw action is kept for debugging');
       assert.equal(result.history.length, 0);
     });
   }
+});
+
+describe('malformed tool calls (native tool calling)', { concurrency: true }, () => {
+  const cases: Array<[string, Array<[string, string]>]> = [
+    ['bad_args', [['get_user_profile', 'user 42']]],
+    ['bad_args', [['get_user_profile', '[42]']]],
+    ['missing_tool_name', [['', '{"user_id":42}']]],
+    ['missing_answer', [['final_answer', '{}']]],
+    ['missing_answer', [['final_answer', 'not json']]],
+    ['extra_keys', [['final_answer', '{"answer":"Yes","confidence":0.99}']]],
+    ['missing_reason', [['escalate', '{"reason":"  "}']]],
+  ];
+  for (const [reason, calls] of cases) {
+    it(`invalid_action:${reason} from ${JSON.stringify(calls)}`, async () => {
+      const { result } = await run([toolCalls(calls)]);
+      assert.equal(result.stop_reason, `invalid_action:${reason}`);
+      assert.equal(result.status, 'stopped');
+      assert.equal(result.history.length, 0);
+    });
+  }
+
+  it('a tool the run does not allow is refused by the gateway, as in json mode', async () => {
+    const { result } = await run([toolCalls([['issue_refund', '{"user_id":42,"amount_usd":49,"reason":"x"}']])]);
+    assert.equal(result.stop_reason, 'tool_denied:issue_refund');
+  });
 });
 
 describe('LLM failures', { concurrency: true }, () => {

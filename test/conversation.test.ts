@@ -66,10 +66,10 @@ function talk(turns: number): Transcript {
 
 describe('the transcript', () => {
   it('numbers every turn, keeps the last ones and counts them all', () => {
-    const t = talk(100);
+    const t = talk(300);
     assert.equal(t.turns.length, CONVERSATION_LIMITS.kept_turns);
-    assert.equal(t.turns[0]!.n, 100 - CONVERSATION_LIMITS.kept_turns + 1);
-    assert.deepEqual([t.total, t.agent_messages, t.customer_messages], [100, 50, 50]);
+    assert.equal(t.turns[0]!.n, 300 - CONVERSATION_LIMITS.kept_turns + 1);
+    assert.deepEqual([t.total, t.agent_messages, t.customer_messages], [300, 150, 150]);
   });
 
   it('counts the customer messages the agent has not answered', () => {

@@ -17,6 +17,8 @@ export type Reply =
   | { action: unknown; usage?: Partial<Usage>; delayMs?: number }
   /** raw content: malformed JSON, prose, huge strings ... */
   | { content: string; usage?: Partial<Usage>; delayMs?: number }
+  /** raw tool calls (native tool calling), arguments as sent: malformed ones, several in one answer ... */
+  | { toolCalls: Array<{ name: string; arguments: string }>; content?: string | null; usage?: Partial<Usage>; delayMs?: number }
   /** a 200 answer without a message (no choices), still reporting usage: malformed output that was paid for */
   | { noMessage: true; usage?: Partial<Usage>; delayMs?: number }
   /** HTTP error; body defaults to an OpenAI-style {error:{message,type,code}}; a string body is sent as text/plain */
@@ -348,15 +350,36 @@ export class ScriptedLlmServer {
       return;
     }
     // JSON.stringify(undefined) is undefined; keep content a string so the client always parses.
-    const content = 'action' in reply ? (JSON.stringify(reply.action) ?? 'null') : reply.content;
+    const content =
+      'action' in reply
+        ? (JSON.stringify(reply.action) ?? 'null')
+        : 'toolCalls' in reply
+          ? JSON.stringify(reply.toolCalls)
+          : reply.content;
     this.log(`scripted LLM ${tag} -> 200 ${content.length > 200 ? `${content.slice(0, 200)}...` : content}`);
+    // A request that offers tools gets a scripted action the way such a model answers: a tool call.
+    const message =
+      'toolCalls' in reply
+        ? {
+            role: 'assistant',
+            refusal: null,
+            content: reply.content ?? null,
+            tool_calls: reply.toolCalls.map((call, i) => ({
+              id: `call_scripted_${current.id}_${i}`,
+              type: 'function',
+              function: call,
+            })),
+          }
+        : 'action' in reply && Array.isArray(current.body?.tools)
+        ? { role: 'assistant', refusal: null, ...toolCallAnswer(reply.action, current.body.tools, current.id) }
+        : { role: 'assistant', content, refusal: null };
     send(200, {
       id: `chatcmpl-scripted-${current.id}`,
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: typeof current.body.model === 'string' ? current.body.model : 'scripted-llm',
       choices: [
-        { index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' },
+        { index: 0, message, logprobs: null, finish_reason: 'tool_calls' in message ? 'tool_calls' : 'stop' },
       ],
       usage,
       system_fingerprint: 'fp_scripted',
@@ -461,4 +484,32 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
     }, ms);
     signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/**
+ * A scripted action as a tool-calling model answers it (docs/model-protocol.md): a tool call for a
+ * tool (under the function name the request offered it as), final_answer or escalate for those
+ * kinds, plain text for a message. Anything else (a shape the contract refuses) goes as content.
+ */
+export function toolCallAnswer(
+  action: unknown,
+  offered: unknown[],
+  id: number,
+): { content: string | null; tool_calls?: unknown[] } {
+  const call = (name: string, args: unknown) => ({
+    content: null,
+    tool_calls: [{ id: `call_scripted_${id}`, type: 'function', function: { name, arguments: JSON.stringify(args) ?? 'null' } }],
+  });
+  const a = (typeof action === 'object' && action !== null ? action : {}) as Record<string, unknown>;
+  const { kind, ...rest } = a;
+  if (kind === 'tool' && typeof a.name === 'string') {
+    const names = offered.map((t) => (t as { function?: { name?: unknown } }).function?.name);
+    const sanitized = a.name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+    const name = names.includes(a.name) ? a.name : names.includes(sanitized) ? sanitized : a.name;
+    return call(name, a.args ?? {});
+  }
+  if (kind === 'final') return call('final_answer', rest);
+  if (kind === 'escalate') return call('escalate', rest);
+  if (kind === 'message' && typeof a.text === 'string') return { content: a.text };
+  return { content: JSON.stringify(action) ?? 'null' };
 }

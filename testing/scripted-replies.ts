@@ -36,6 +36,12 @@ export const message = (text: string, extras: ReplyExtras = {}): Reply => ({
 /** Raw message content instead of a JSON action: prose, broken JSON, a wrong shape. */
 export const malformed = (content: string, extras: ReplyExtras = {}): Reply => ({ content, ...extras });
 
+/** Raw tool calls (native tool calling), each `[function name, arguments text]`: malformed ones, several at once. */
+export const toolCalls = (calls: Array<[string, string]>, extras: ReplyExtras = {}): Reply => ({
+  toolCalls: calls.map(([name, args]) => ({ name, arguments: args })),
+  ...extras,
+});
+
 /** A 200 answer with no message at all, reporting usage: the attempt is paid for and retried. */
 export const noMessage = (usage: Partial<Usage> = {}): Reply => ({ noMessage: true, usage });
 

@@ -2,11 +2,17 @@
 // when the activity is scheduled: step, decision, tool, argument digest (its first 12 hex digits,
 // the trace's args_hash), policy decision and remaining budget. The observation comes later, in the
 // activity's result. Runtime facts only: the model's decision_summary is its own text and stays out.
+import type { ViewRef } from '../common/model-view';
 import type { Remaining } from '../common/budget';
 import type { AdmittedCall } from './step';
 
-export function decideSummary(step: number, left: Remaining): string {
-  return `step ${step}: decide · ${leftText(left)}`;
+export function decideSummary(step: number, left: Remaining, view?: ViewRef): string {
+  // Compaction is never silent: the Web UI shows the summary of every decide activity.
+  const compacted =
+    view && view.compacted > 0
+      ? ` · ${view.compacted} oldest tool results compacted (steps before ${view.compact_before})`
+      : '';
+  return `step ${step}: decide${compacted} · ${leftText(left)}`;
 }
 
 /** Only calls the gateway admitted are scheduled: their policy decision is "allowed". */

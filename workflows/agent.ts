@@ -23,6 +23,8 @@ import { APPROVAL_UPDATE_DESCRIPTION, approvalTimeoutMs, approvalUpdate } from '
 import type { PendingApproval } from '../common/approvals';
 import { STATE_QUERY_DESCRIPTION, stateQuery } from '../common/queries';
 import { SAY_UPDATE_DESCRIPTION, sayUpdate } from '../common/conversation';
+import { MODEL_VIEW_QUERY_DESCRIPTION, modelViewQuery, viewSourceOf } from '../common/model-view';
+import type { ViewSource } from '../common/model-view';
 import type { SayReceipt, SayRequest } from '../common/conversation';
 import { stopReasonFamily } from '../common/stop-reasons';
 import type { StopReason } from '../common/stop-reasons';
@@ -65,6 +67,7 @@ export async function reactAgent(input: AgentInput): Promise<AgentResult> {
   checkEntry(input);
   const run = new AgentRun(input);
   setHandler(stateQuery, () => run.snapshot(), { description: STATE_QUERY_DESCRIPTION });
+  setHandler(modelViewQuery, () => run.modelView(), { description: MODEL_VIEW_QUERY_DESCRIPTION });
   setHandler(approvalUpdate, (answer) => run.waits.answer(answer), {
     validator: (answer) => run.waits.validateAnswer(answer),
     description: APPROVAL_UPDATE_DESCRIPTION,
@@ -188,7 +191,7 @@ class AgentRun {
       continueAsNewSuggested: () => workflowInfo().continueAsNewSuggested,
       policy: (name, args) => this.principalPolicy(name, args),
       pricing: async () => (this.budget.max_usd > 0 ? this.pricing() : undefined),
-      decide: (step, payload, cap, leftUsd) => this.decisions.decide(step, payload, cap, leftUsd),
+      decide: (step, payload, cap, leftUsd, view) => this.decisions.decide(step, payload, cap, leftUsd, view),
       callTool: (call, key) => {
         const spec = this.registry()[call.name];
         return this.mcp && isMcpTool(spec)
@@ -347,6 +350,12 @@ class AgentRun {
     const details = `ended: ${ending.stop_reason} after ${state.usage.steps} step(s)`;
     this.showDetails(details + costDetails(state.usage, this.budget));
     return this.final;
+  }
+
+  /** The model_view Query: the run as its decide activity renders it for the model (common/model-view.ts). */
+  modelView(): ViewSource {
+    const domain = this.mcp?.domain ?? this.domain;
+    return viewSourceOf(this.input, domain, this.state.history, this.conversation.carried());
   }
 
   snapshot(): AgentState {

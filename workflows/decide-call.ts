@@ -16,6 +16,7 @@ import type { LlmPricing } from '../common/cost';
 import { checkAttemptCharged, withSignalled } from '../common/attempt-charged';
 import type { StopReason } from '../common/stop-reasons';
 import type { Tagged } from '../common/step-tag';
+import type { ViewRef } from '../common/model-view';
 import { LLM_BUDGET, LLM_TIMEOUT } from '../common/types';
 import type { DecideInput, DecideOutput, DecisionPayload } from '../common/types';
 import { decideSummary } from './activity-summary';
@@ -60,10 +61,11 @@ export class Decisions {
     payload: DecisionPayload,
     maxCompletionTokens?: number,
     leftUsd?: number,
+    view?: ViewRef,
   ): Promise<DecideOutput | DecideStop> {
     const { decide } = proxyActivities<{ decide: DecideFn }>({
       activityId: `${step}-decide`,
-      summary: decideSummary(step, this.hooks.left()),
+      summary: decideSummary(step, this.hooks.left(), view),
       ...decideActivityOptions(this.maxRequests),
     });
     const info = workflowInfo();
@@ -80,6 +82,7 @@ export class Decisions {
         ...(leftUsd !== undefined ? { left_usd: leftUsd } : {}),
         report_charges: true,
         max_requests: this.maxRequests,
+        ...(view ? { view } : {}),
         trace: { step, role: 'decide' },
       });
     } catch (err) {

@@ -11,6 +11,8 @@ import type { Action, EscalateAction, FinalAction, MessageAction } from '../comm
 import { escalationApprovalId, toolCallApprovalId } from '../common/approvals';
 import type { ApprovalAnswer, PendingApproval } from '../common/approvals';
 import { buildDecisionPayload, promptChars } from '../common/decision-payload';
+import { DEFAULT_CONTEXT_TOKENS, planView, viewSourceOf } from '../common/model-view';
+import type { ViewRef } from '../common/model-view';
 import { validatorModeFor } from '../common/final-validator';
 import type { ValidatorMode } from '../common/final-validator';
 import type { ToolOutcome } from '../common/metrics-sink';
@@ -48,6 +50,7 @@ import {
 import type { AdmittedCall, StepRules, StepStart, StopMove } from './step';
 import type { PendingFields, WaitEnd } from './waits';
 import type { ConversationPort } from './conversation';
+import type { Transcript } from '../common/conversation';
 
 /** Steps per run before it continues as new, unless the input says otherwise. */
 export const DEFAULT_CONTINUE_AS_NEW_EVERY = 100;
@@ -94,7 +97,13 @@ export interface LoopPorts<R> {
   policy(name: string, args: Record<string, unknown>): PolicyDecision;
   /** The worker's price, when the run has a dollar budget. */
   pricing(): Promise<LlmPricing | undefined>;
-  decide(step: number, payload: DecisionPayload, cap?: number, leftUsd?: number): Promise<DecideOutput | DecideStop>;
+  decide(
+    step: number,
+    payload: DecisionPayload,
+    cap?: number,
+    leftUsd?: number,
+    view?: ViewRef,
+  ): Promise<DecideOutput | DecideStop>;
   callTool(call: AdmittedCall, idempotencyKey: string): Promise<Observation>;
   /** The lookup by key of an effect whose call was cut off or failed. */
   reconcile(effect: EffectCall): Promise<EffectEntry>;
@@ -221,7 +230,8 @@ async function decideStep<R>(
   const { step } = start;
   const transcript = p.conversation?.transcript();
   const payload = buildDecisionPayload(p.input.goal, state.principal, state.history, allow, p.domain, transcript);
-  const plan = planDecision(p.budget(), start.usage, step, promptChars(payload, p.domain), await p.pricing());
+  const view = modelView(p, payload, transcript);
+  const plan = planDecision(p.budget(), start.usage, step, view.chars, await p.pricing());
   if (plan.kind === 'exhausted') return { result: p.end.stop(plan.reason) };
   if (plan.wind_down) {
     state.windDowns.set(step, plan.wind_down);
@@ -234,7 +244,7 @@ async function decideStep<R>(
   const cap = plan.max_completion_tokens;
   // Every attempt of the decision, retries included, is checked by the activity against this.
   const leftUsd = cap !== undefined ? roundUsd(p.budget().max_usd - (state.usage.cost_usd ?? 0)) : undefined;
-  const decision = await p.decide(step, payload, cap, leftUsd);
+  const decision = await p.decide(step, payload, cap, leftUsd, view.ref);
   if ('stop' in decision) {
     charge(state, decision.attempts, p.record.attempts);
     return { result: p.end.stop(decision.stop) };
@@ -439,10 +449,25 @@ async function lowBudget<R>(p: LoopPorts<R>, allow: readonly string[]): Promise<
     p.budget(),
     { ...usage, steps: step },
     step,
-    promptChars(payload, p.domain),
+    modelView(p, payload, transcript).chars,
     await p.pricing(),
   );
   return plan.kind === 'exhausted' ? plan.reason : plan.wind_down;
+}
+
+/**
+ * The whole run as the model will read it: what is compacted to keep within the context budget,
+ * and its estimated size (what the decision's prompt costs). The payload stands for the request's
+ * fixed part (the tools and their schemas, the goal).
+ */
+function modelView<R>(
+  p: LoopPorts<R>,
+  payload: DecisionPayload,
+  transcript: Transcript | undefined,
+): { ref: ViewRef; chars: number } {
+  const source = viewSourceOf(p.input, p.domain, p.state.history, transcript);
+  const budget = p.input.context_tokens ?? DEFAULT_CONTEXT_TOKENS;
+  return planView(source, p.registry, promptChars(payload, p.domain), budget);
 }
 
 /** An effect cut off with no reconcile hook (the worker registers `reconcile_<tool>` only for those): its outcome stays unknown, and the result says so. */

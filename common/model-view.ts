@@ -1,0 +1,310 @@
+// What the model reads at a decision: the whole run as chat messages, in the order things happened.
+// The goal (and the input's principal) first, then every step's call and labelled, redacted result,
+// interleaved with the customer's turns and the agent's messages (consent questions and answers
+// included). Past the context budget the oldest tool results are compacted: each replaced by a short
+// note saying what it was and how to read it again; never a customer's turn, never an authentication
+// result. The workflow decides what is compacted (planView, deterministic, named in the decide
+// activity's input); the decide activity renders the messages (renderView) from the run's state,
+// which it reads by the model_view Query, so the history never stores the growing view.
+// The exact protocol: docs/model-protocol.md.
+import { defineQuery } from '@temporalio/workflow';
+import { CUSTOMER_NOTICE } from './conversation';
+import type { Transcript, Turn } from './conversation';
+import type { Domain } from './domain';
+import { observationForModel, UNTRUSTED_NOTICE } from './decision-payload';
+import { estimateTokens } from './cost';
+import { specOf } from './tools/index';
+import type { ToolRegistry } from './tools/index';
+import type { AgentInput, HistoryEntry } from './types';
+
+/** The runtime's own functions in native mode: no tool offered to the model is named so (functionNames). */
+export const FINAL_FUNCTION = 'final_answer';
+export const ESCALATE_FUNCTION = 'escalate';
+
+/** The context budget when the run input sets none (tokens of the whole request, estimated). */
+export const DEFAULT_CONTEXT_TOKENS = 100_000;
+
+/** What the decide activity's input names of the view (small and flat: the history stores it at every step). */
+export interface ViewRef {
+  /** History entries the decision read (the first `entries` of the run's history). */
+  entries: number;
+  /** Conversation turns the decision read (turns numbered up to this). */
+  turns: number;
+  /** Tool results of steps before this one are compacted (authentication results excepted); 0: none. */
+  compact_before: number;
+  /** How many results that compacts. */
+  compacted: number;
+  /** The context budget the plan kept to (estimated tokens). */
+  budget_tokens: number;
+}
+
+/** The run's state the view is rendered from: what the model_view Query answers. */
+export interface ViewSource {
+  goal: string;
+  domain: string;
+  /** The principal the run input named (stable for the whole run); one learnt by authentication shows in its tool result. */
+  principal: Record<string, unknown> | null;
+  conversation: boolean;
+  history: readonly HistoryEntry[];
+  turns: readonly Turn[];
+  /** Entries and turns an earlier run of the chain did not carry (counted, said to the model). */
+  omitted: { history: number; turns: number };
+}
+
+/** The view's source from the run's state (the workflow's, for the Query and for planning alike). */
+export function viewSourceOf(
+  input: Pick<AgentInput, 'goal' | 'principal' | 'conversation' | 'carried'>,
+  domain: Domain,
+  history: readonly HistoryEntry[],
+  transcript: Transcript | undefined,
+): ViewSource {
+  return {
+    goal: input.goal,
+    domain: domain.name,
+    principal: input.principal === undefined ? null : domain.principal.forModel(input.principal),
+    conversation: transcript !== undefined,
+    history,
+    turns: transcript?.turns ?? [],
+    omitted: {
+      history: input.carried?.omitted?.history ?? 0,
+      turns: transcript ? transcript.total - transcript.turns.length : 0,
+    },
+  };
+}
+
+/** The Query the decide activity asks its own run: not recorded in the history. */
+export const modelViewQuery = defineQuery<ViewSource>('model_view');
+export const MODEL_VIEW_QUERY_DESCRIPTION =
+  "The run as its decide activity renders it for the model: the goal, every step's call and result, the " +
+  'conversation turns (unredacted: the activity redacts). Read-only.';
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ToolCallMessage[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export interface ToolCallMessage {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export type ToolMode = 'native' | 'json';
+
+/** The call id of a step's call: derived from the step, never the model's own id. */
+export function callId(step: number): string {
+  return `call_${step}`;
+}
+
+/** A function name OpenAI accepts (`^[a-zA-Z0-9_-]{1,64}$`): other characters (an MCP tool's dot) become `_`. */
+export function functionName(tool: string): string {
+  const name = tool.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+  return name === '' ? '_' : name;
+}
+
+/**
+ * The function name of each tool offered, unique and never a runtime function's: a clash gets a
+ * numbered suffix. Returns name -> function name.
+ */
+export function functionNames(tools: readonly string[]): Map<string, string> {
+  const taken = new Set([FINAL_FUNCTION, ESCALATE_FUNCTION]);
+  const out = new Map<string, string>();
+  for (const tool of tools) {
+    const base = functionName(tool);
+    let name = base;
+    for (let i = 2; taken.has(name); i++) name = `${base.slice(0, 60)}_${i}`;
+    taken.add(name);
+    out.set(tool, name);
+  }
+  return out;
+}
+
+/** Whether an entry's result is never compacted: a successful authentication (whom the run acts for). */
+function isProtected(entry: HistoryEntry, registry: ToolRegistry): boolean {
+  return entry.action.kind === 'tool' && entry.observation.ok && specOf(registry, entry.action.name)?.authenticates === true;
+}
+
+/** The call a history entry shows as: a tool, or the runtime's function for an escalation or a bounced final answer. */
+function callOf(entry: HistoryEntry, names: ReadonlyMap<string, string>): { name: string; args: unknown } {
+  const { action } = entry;
+  if (action.kind === 'tool') return { name: names.get(action.name) ?? functionName(action.name), args: action.args };
+  if (action.kind === 'escalate') return { name: ESCALATE_FUNCTION, args: { reason: action.reason } };
+  if (action.kind === 'final') return { name: FINAL_FUNCTION, args: { answer: action.answer } };
+  return { name: action.kind, args: {} };
+}
+
+/** The tool message's content for an entry: its labelled, redacted observation, or the compaction note. */
+function resultText(entry: HistoryEntry, registry: ToolRegistry, compacted: boolean): string {
+  if (!compacted) return JSON.stringify(observationForModel(entry.observation, registry));
+  const { action } = entry;
+  const again =
+    action.kind === 'tool'
+      ? `call ${action.name} again with the same arguments to read it`
+      : 'it is not available again';
+  return JSON.stringify({
+    tool: entry.observation.tool,
+    ok: entry.observation.ok,
+    compacted: true,
+    note: `This result (${entry.observation.bytes} bytes) was compacted to keep the conversation within the context budget; ${again}.`,
+  });
+}
+
+function isCompacted(entry: HistoryEntry, ref: Pick<ViewRef, 'compact_before'>, registry: ToolRegistry): boolean {
+  return entry.step < ref.compact_before && !isProtected(entry, registry);
+}
+
+/** The first user message: the task, whom the run acts for (when the input names it), and how to read the rest. */
+function opening(source: ViewSource): string {
+  return JSON.stringify({
+    goal: source.goal,
+    domain: source.domain,
+    principal: source.principal,
+    untrusted_data: UNTRUSTED_NOTICE,
+    ...(source.conversation ? { conversation: CUSTOMER_NOTICE } : {}),
+    ...(source.omitted.history + source.omitted.turns > 0
+      ? {
+          omitted: `An earlier part of this run (${source.omitted.history} steps, ${source.omitted.turns} turns) is no longer kept.`,
+        }
+      : {}),
+  });
+}
+
+/** One entry as chat messages: the call, then its result. */
+function entryMessages(
+  entry: HistoryEntry,
+  registry: ToolRegistry,
+  names: ReadonlyMap<string, string>,
+  compacted: boolean,
+  mode: ToolMode,
+): ChatMessage[] {
+  const call = callOf(entry, names);
+  const result = resultText(entry, registry, compacted);
+  if (mode === 'json') {
+    // Servers without tool calling: the action as the model wrote it, the result as a user message.
+    return [
+      { role: 'assistant', content: JSON.stringify(entry.action) },
+      { role: 'user', content: `Result of step ${entry.step} (untrusted data): ${result}` },
+    ];
+  }
+  const id = callId(entry.step);
+  return [
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) } }],
+    },
+    { role: 'tool', tool_call_id: id, content: result },
+  ];
+}
+
+/** One turn as a chat message: the customer's words verbatim, the agent's messages as the assistant's. */
+function turnMessage(turn: Turn, mode: ToolMode): ChatMessage {
+  if (turn.from === 'customer') {
+    const text = turn.text === '' && turn.end ? '(the customer ended the conversation)' : turn.text;
+    return { role: 'user', content: turn.end && turn.text !== '' ? `${text}\n(the customer ended the conversation)` : text };
+  }
+  // The runtime's consent question is said in the agent's voice; marked so the model knows it asked nothing itself.
+  if (turn.consent) return { role: 'assistant', content: `[asked by the runtime before the write] ${turn.text}` };
+  return { role: 'assistant', content: mode === 'json' ? JSON.stringify({ kind: 'message', text: turn.text }) : turn.text };
+}
+
+/**
+ * The run in order: entries by step, turns by number. A turn of step s comes after step s's call
+ * and result, except a consent question and the customer's answer to it, which come before the
+ * call they are about (the call's result must follow the call at once).
+ */
+function ordered<T>(
+  source: ViewSource,
+  ref: Pick<ViewRef, 'entries' | 'turns'>,
+  entry: (e: HistoryEntry) => T[],
+  turn: (t: Turn) => T,
+): T[] {
+  const entries = source.history.slice(0, ref.entries);
+  const turns = source.turns.filter((t) => t.n <= ref.turns);
+  const out: T[] = [];
+  let i = 0;
+  const flush = (before: number) => {
+    while (i < entries.length && entries[i]!.step < before) out.push(...entry(entries[i++]!));
+  };
+  let consentStep: number | undefined;
+  for (const t of turns) {
+    if (t.consent) consentStep = t.step;
+    else if (t.from === 'agent' || t.step !== consentStep) consentStep = undefined;
+    flush(consentStep === t.step ? t.step : t.step + 1);
+    out.push(turn(t));
+  }
+  flush(Infinity);
+  return out;
+}
+
+/** The decision's messages after the system prompt. */
+export function renderView(
+  source: ViewSource,
+  ref: ViewRef,
+  registry: ToolRegistry,
+  names: ReadonlyMap<string, string>,
+  mode: ToolMode,
+  windDown?: string,
+): ChatMessage[] {
+  const body = ordered(
+    source,
+    ref,
+    (e) => entryMessages(e, registry, names, isCompacted(e, ref, registry), mode),
+    (t) => turnMessage(t, mode),
+  );
+  return [
+    { role: 'user', content: opening(source) },
+    ...body,
+    ...(windDown !== undefined ? [{ role: 'user' as const, content: windDown }] : []),
+  ];
+}
+
+/** Characters a message adds beyond its content (role, ids, framing), as estimated. */
+const MESSAGE_OVERHEAD_CHARS = 40;
+
+/**
+ * What to compact so that the view fits the budget: the oldest tool results first (never an
+ * authentication result; turns are never compacted). `fixedChars`: the system prompt, the tools
+ * and the opening. Deterministic: the workflow plans with it, from the same state the activity renders.
+ */
+export function planView(
+  source: ViewSource,
+  registry: ToolRegistry,
+  fixedChars: number,
+  budgetTokens: number,
+): { ref: ViewRef; chars: number } {
+  const entries = source.history;
+  const turns = source.turns;
+  const ref: ViewRef = {
+    entries: entries.length,
+    turns: turns.length > 0 ? turns[turns.length - 1]!.n : 0,
+    compact_before: 0,
+    compacted: 0,
+    budget_tokens: budgetTokens,
+  };
+  const names = new Map<string, string>();
+  const full = entries.map((e) => entryChars(e, registry, names, false));
+  let chars = fixedChars + turns.reduce((n, t) => n + t.text.length + MESSAGE_OVERHEAD_CHARS, 0);
+  chars += full.reduce((n, c) => n + c, 0);
+  for (let i = 0; i < entries.length && estimateTokens(chars) > budgetTokens; i++) {
+    const entry = entries[i]!;
+    ref.compact_before = entry.step + 1;
+    if (isProtected(entry, registry)) continue;
+    chars += entryChars(entry, registry, names, true) - full[i]!;
+    ref.compacted++;
+  }
+  // Every unprotected entry before compact_before is compacted (the count says how many).
+  return { ref, chars };
+}
+
+function entryChars(entry: HistoryEntry, registry: ToolRegistry, names: Map<string, string>, compacted: boolean): number {
+  return entryMessages(entry, registry, names, compacted, 'native').reduce(
+    (n, m) =>
+      n +
+      MESSAGE_OVERHEAD_CHARS +
+      (m.content?.length ?? 0) +
+      (m.role === 'assistant' && m.tool_calls ? m.tool_calls[0]!.function.arguments.length + 40 : 0),
+    0,
+  );
+}
