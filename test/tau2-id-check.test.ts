@@ -117,7 +117,7 @@ describe('the scripted ground truth in native tool-call form', () => {
     });
     const first = replay.script(request([{ role: 'user', content: 'hi' }], 1));
     assert.ok(!(first instanceof Promise) && 'toolCalls' in first);
-    assert.deepEqual(first.toolCalls, [{ name: plan.calls[0]!.name, args: plan.calls[0]!.args }]);
+    assert.deepEqual(first.toolCalls, [{ name: plan.calls[0]!.name, arguments: JSON.stringify(plan.calls[0]!.args) }]);
     const done = plan.calls.map((c) => assistantCall(c.name, c.args));
     const asks = replay.script(request(done, 2));
     assert.ok(!(asks instanceof Promise) && 'content' in asks && asks.content === ANYTHING_ELSE);

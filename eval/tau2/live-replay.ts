@@ -74,7 +74,7 @@ export function liveReplay(task: Tau2Task, plan: ReplayPlan): LiveReplay {
     if ('call' in move) {
       record.call = { name: move.call.name, args: move.call.args };
       return native
-        ? { toolCalls: [{ name: move.call.name, args: move.call.args }], usage }
+        ? { toolCalls: [{ name: move.call.name, arguments: JSON.stringify(move.call.args) }], usage }
         : { action: { kind: 'tool', name: move.call.name, args: move.call.args }, usage };
     }
     if ('off' in move) return finalReply(native, REPLAY_OFF_PLAN_ANSWER, usage);
@@ -88,7 +88,7 @@ export function liveReplay(task: Tau2Task, plan: ReplayPlan): LiveReplay {
 
 function finalReply(native: boolean, answer: string, usage: Partial<Usage>): Reply {
   return native
-    ? { toolCalls: [{ name: FINAL_FUNCTION, args: { answer } }], usage }
+    ? { toolCalls: [{ name: FINAL_FUNCTION, arguments: JSON.stringify({ answer }) }], usage }
     : { action: { kind: 'final', answer }, usage };
 }
 
