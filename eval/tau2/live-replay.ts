@@ -12,18 +12,14 @@ import { estimateTokens } from '../../common/cost';
 import type { RecordedRequest, Reply, Usage } from '../../testing/scripted-llm-server';
 import { CONSENT_YES } from './customer';
 import type { DecisionRecord } from './id-check';
-import { payloadOf, REPLAY_FINAL_ANSWER, REPLAY_OFF_PLAN_ANSWER, replayMove } from './replay-model';
-import { callSignature } from './replay-plan';
-import type { PlannedCall, ReplayPlan } from './replay-plan';
+import { FINAL_FUNCTION, moveOf, REPLAY_FINAL_ANSWER, REPLAY_OFF_PLAN_ANSWER } from './replay-model';
+import type { ReplayPlan } from './replay-plan';
 import type { Tau2Task } from './task';
 import { reasonForCall } from './task';
 
 /** The agent's question after the ground truth's last call: the customer ends the conversation on it. */
 export const ANYTHING_ELSE = 'Your request is taken care of. Is there anything else I can help you with?';
 export const STOP_MARK = '###STOP###';
-/** Native mode's final answer and escalation functions (docs/model-protocol.md). */
-const FINAL_FUNCTION = 'final_answer';
-const ESCALATE_FUNCTION = 'escalate';
 /** OpenAI's prompt cache: prompts from 1024 tokens, cached in blocks of 128 tokens. */
 const CACHE_MIN_TOKENS = 1024;
 const CACHE_BLOCK_TOKENS = 128;
@@ -41,11 +37,7 @@ export interface LiveReplay {
   nativeRequests: number;
 }
 
-interface ChatMessage {
-  role?: unknown;
-  content?: unknown;
-  tool_calls?: Array<{ function?: { name?: unknown; arguments?: unknown } }>;
-}
+import type { ChatMessage } from './replay-model';
 
 export function liveReplay(task: Tau2Task, plan: ReplayPlan): LiveReplay {
   const state: LiveReplay = {
@@ -68,7 +60,7 @@ export function liveReplay(task: Tau2Task, plan: ReplayPlan): LiveReplay {
     const body = req.body as { tools?: unknown; parallel_tool_calls?: unknown };
     const native = Array.isArray(body.tools);
     if (native && body.parallel_tool_calls === false) state.nativeRequests++;
-    const move = native ? nativeMove(plan, messagesOf(req)) : replayMove(plan, payloadOf(req));
+    const move = moveOf(plan, req);
     const record: DecisionRecord = { text: JSON.stringify(req.body) };
     state.decisions.push(record);
     if ('call' in move) {
@@ -95,38 +87,6 @@ function finalReply(native: boolean, answer: string, usage: Partial<Usage>): Rep
 function messagesOf(req: Pick<RecordedRequest, 'body'>): ChatMessage[] {
   const messages: unknown = (req.body as { messages?: unknown } | undefined)?.messages;
   return Array.isArray(messages) ? (messages as ChatMessage[]) : [];
-}
-
-/** Native mode: the plan's position is the number of tool calls the conversation already shows. */
-export function nativeMove(
-  plan: ReplayPlan,
-  messages: readonly ChatMessage[],
-): { call: PlannedCall } | { final: true } | { off: string } {
-  const calls = messages.flatMap((m) =>
-    m.role === 'assistant' && Array.isArray(m.tool_calls)
-      ? m.tool_calls.filter((c) => c.function?.name !== FINAL_FUNCTION && c.function?.name !== ESCALATE_FUNCTION)
-      : [],
-  );
-  const done = calls.length;
-  if (done > 0) {
-    const last = calls[done - 1]!.function;
-    const expected = plan.calls[done - 1];
-    let args: unknown;
-    try {
-      args = typeof last?.arguments === 'string' ? JSON.parse(last.arguments) : last?.arguments;
-    } catch {
-      args = undefined;
-    }
-    const same =
-      expected !== undefined &&
-      typeof last?.name === 'string' &&
-      typeof args === 'object' &&
-      args !== null &&
-      callSignature(last.name, args as Record<string, unknown>) === callSignature(expected.name, expected.args);
-    if (!same) return { off: `after ${done} calls the last one is not the plan's call ${done}` };
-  }
-  const call = plan.calls[done];
-  return call ? { call } : { final: true };
 }
 
 /**
