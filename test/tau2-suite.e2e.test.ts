@@ -25,7 +25,7 @@ import { getDbHash } from '../domains/retail/hash';
 import { loadRetailDb } from '../domains/retail/initial-db';
 import { CONSENT_YES } from '../eval/tau2/customer';
 import { expectedState } from '../eval/tau2/expected';
-import { payloadOf, replayMove, REPLAY_FINAL_ANSWER } from '../eval/tau2/replay-model';
+import { moveOf, REPLAY_FINAL_ANSWER } from '../eval/tau2/replay-model';
 import { planReplay } from '../eval/tau2/replay-plan';
 import { ScriptedLlmServer } from '../testing/scripted-llm-server';
 import type { RecordedRequest, Reply } from '../testing/scripted-llm-server';
@@ -222,7 +222,7 @@ describe('npm run eval -- --suite tau2-retail', () => {
           const last = (req.body as { messages: Array<{ role: string; content: string }> }).messages.at(-1)!;
           return { content: /confirm/i.test(last.content) ? CONSENT_YES : 'I need help with an order.' };
         }
-        const move = replayMove(planReplay(task), payloadOf(req));
+        const move = moveOf(planReplay(task), req);
         return 'call' in move ? tool(move.call.name, move.call.args) : final(REPLAY_FINAL_ANSWER);
       },
     });

@@ -20,9 +20,13 @@ export const TAU2_SUITE = 'tau2-retail';
 const USAGE = `usage: npm run eval -- --suite ${TAU2_SUITE} [options]
   --tasks FILE         a τ²-format tasks JSON (default: domains/retail/data/tasks-train.json)
   --task-ids a,b,c     only these tasks (ids as in the file)
-  --mode replay|live   replay (default): a scripted agent performs each task's ground-truth actions and a
+  --mode replay|live|live-scripted
+                       replay (default): a scripted agent performs each task's ground-truth actions and a
                        scripted customer says yes; live: the model (OPENAI_API_KEY / OPENAI_BASE_URL /
-                       OPENAI_MODEL) is the agent and an LLM customer follows the task's instructions
+                       OPENAI_MODEL) is the agent and an LLM customer follows the task's instructions;
+                       live-scripted: the live path against the suite's own scripted server, which plays
+                       the ground truth in tool calls and τ²'s user simulator, and checks that every
+                       identifier shown to the model is in the request that needs it (no model is scored)
   --trials K           trials per task (default 1); pass^k for k = 1..K
   --chaos              run the tasks again while workers are killed and hung and the server restarts
   --dump-state DIR     write DIR/<task id>.json: the task's retail database at the end, in τ²'s JSON shape
@@ -32,6 +36,12 @@ const USAGE = `usage: npm run eval -- --suite ${TAU2_SUITE} [options]
   --server ADDRESS     use this Temporal server instead of starting one (no server restarts under chaos)
   --out PATH           report folder (default eval-results)
   --compare FILE       a previous report.json of this suite: list regressions and improvements; exit code 1 on a regression`;
+
+const MODE_LINES: Record<SuiteMode, string> = {
+  replay: 'replay of the ground truth',
+  live: 'live model and LLM customer',
+  'live-scripted': 'live path, scripted ground truth and user simulator (no model scored)',
+};
 
 class Tau2UsageError extends Error {}
 
@@ -44,8 +54,8 @@ function positiveInt(name: string, raw: string | undefined, fallback: number): n
 
 function modeOf(raw: string | undefined): SuiteMode {
   if (raw === undefined || raw === 'replay') return 'replay';
-  if (raw === 'live') return 'live';
-  throw new Tau2UsageError(`--mode must be replay or live, got "${raw}"`);
+  if (raw === 'live' || raw === 'live-scripted') return raw;
+  throw new Tau2UsageError(`--mode must be replay, live or live-scripted, got "${raw}"`);
 }
 
 /** Runs the suite for these command-line arguments; returns the exit code. */
@@ -112,7 +122,7 @@ async function run(argv: string[], repoRoot: string): Promise<number> {
 
   const server = values.server ? temporalEnv(process.env, { address: values.server }) : undefined;
   console.error(
-    `eval ${TAU2_SUITE}: ${tasks.length} tasks × ${trials} trials, ${mode === 'replay' ? 'replay of the ground truth' : 'live model and LLM customer'}${chaos ? `, then again under chaos (seed ${seed})` : ''}`,
+    `eval ${TAU2_SUITE}: ${tasks.length} tasks × ${trials} trials, ${MODE_LINES[mode]}${chaos ? `, then again under chaos (seed ${seed})` : ''}`,
   );
   const suite = await runTau2Suite({
     tasks,

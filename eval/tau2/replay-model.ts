@@ -43,10 +43,59 @@ export function replayMove(
   return call ? { call } : { final: true };
 }
 
-/** The scripted model's script for one run of the plan. */
+export interface ChatMessage {
+  role?: unknown;
+  content?: unknown;
+  tool_calls?: Array<{ function?: { name?: unknown; arguments?: unknown } }>;
+}
+
+/** Native tool calling's final answer and escalation functions (docs/model-protocol.md). */
+export const FINAL_FUNCTION = 'final_answer';
+const ESCALATE_FUNCTION = 'escalate';
+
+/** The plan's move for a request in either form: native (it offers `tools`) or a JSON decision payload. */
+export function moveOf(plan: ReplayPlan, req: Pick<RecordedRequest, 'body'>): ReturnType<typeof replayMove> {
+  const body = req.body as { tools?: unknown; messages?: unknown } | undefined;
+  if (!Array.isArray(body?.tools)) return replayMove(plan, payloadOf(req));
+  return nativeMove(plan, Array.isArray(body.messages) ? (body.messages as ChatMessage[]) : []);
+}
+
+/** Native mode: the plan's position is the number of tool calls the conversation already shows. */
+export function nativeMove(
+  plan: ReplayPlan,
+  messages: readonly ChatMessage[],
+): { call: PlannedCall } | { final: true } | { off: string } {
+  const calls = messages.flatMap((m) =>
+    m.role === 'assistant' && Array.isArray(m.tool_calls)
+      ? m.tool_calls.filter((c) => c.function?.name !== FINAL_FUNCTION && c.function?.name !== ESCALATE_FUNCTION)
+      : [],
+  );
+  const done = calls.length;
+  if (done > 0) {
+    const last = calls[done - 1]!.function;
+    const expected = plan.calls[done - 1];
+    let args: unknown;
+    try {
+      args = typeof last?.arguments === 'string' ? JSON.parse(last.arguments) : last?.arguments;
+    } catch {
+      args = undefined;
+    }
+    const same =
+      expected !== undefined &&
+      typeof last?.name === 'string' &&
+      typeof args === 'object' &&
+      args !== null &&
+      callSignature(last.name, args as Record<string, unknown>) === callSignature(expected.name, expected.args);
+    if (!same) return { off: `after ${done} calls the last one is not the plan's call ${done}` };
+  }
+  const call = plan.calls[done];
+  return call ? { call } : { final: true };
+}
+
+/** The scripted model's script for one run of the plan (the server answers an action as a tool call when tools are offered). */
 export function replayScript(plan: ReplayPlan): Script {
   return (req): Reply => {
-    const move = replayMove(plan, payloadOf(req));
+    const move = moveOf(plan, req);
     if ('call' in move) return tool(move.call.name, move.call.args);
     if ('final' in move) return final(REPLAY_FINAL_ANSWER);
     // Claim-free as well, or the final validator would bounce it and ask again.

@@ -59,12 +59,26 @@ const FIGURES: Figure[] = [
     text: (p) => formatTotalCost(p.cost),
   },
   {
+    name: 'prompt_tokens',
+    meaning: 'prompt tokens charged over all trials (the cached part in brackets, when the provider reports it)',
+    value: (p) => p.prompt_tokens,
+    text: (p) => `${p.prompt_tokens}${p.cached_prompt_tokens === null ? '' : ` (${p.cached_prompt_tokens} cached)`}`,
+  },
+  {
     name: 'wall_s',
     meaning: 'wall time of the phase',
     value: (p) => p.wall_ms / 1000,
     text: (p) => `${(p.wall_ms / 1000).toFixed(1)} s`,
   },
 ];
+
+/** What ran: only `live` is a model's score; the other modes are the ground truth, scripted. */
+const MODE_TEXT: Record<Tau2Report['mode']['mode'], string> = {
+  replay: 'replay of the ground truth (scripted agent and customer): not a model score',
+  live: 'live model and LLM customer',
+  'live-scripted':
+    "live path with a scripted server playing the ground truth and τ²'s user simulator: not a model score",
+};
 
 export function tau2ReportHtml(report: Tau2Report): string {
   const phases = (['baseline', 'chaos'] as const).filter((p) => report.phases[p]);
@@ -76,7 +90,7 @@ export function tau2ReportHtml(report: Tau2Report): string {
 ${REPORT_STYLE}</head><body>
 <h1>τ²-bench retail</h1>
 ${verdict}
-<p>${esc(report.generated_at)} · ${m.mode === 'replay' ? 'replay of the ground truth (scripted agent and customer)' : 'live model and LLM customer'} · ${m.tasks} tasks × ${m.trials} trials from <code>${esc(m.tasks_file)}</code> · ${m.workers} workers${m.chaos ? ` · chaos seed ${m.seed}` : ''}</p>
+<p>${esc(report.generated_at)} · ${MODE_TEXT[m.mode]} · ${m.tasks} tasks × ${m.trials} trials from <code>${esc(m.tasks_file)}</code> · ${m.workers} workers${m.chaos ? ` · chaos seed ${m.seed}` : ''}</p>
 ${problems ? `<h2>Problems</h2><ul class="bad">${problems}</ul>` : '<p>Every end state as expected where it must be, no duplicate write.</p>'}
 ${metadataHtml(report.metadata, report.cost)}
 ${comparisonHtml(report.comparison)}
@@ -88,6 +102,7 @@ ${figureTable(report, phases)}
 ${phases.map((p) => taskTable(report.phases[p]!, p)).join('\n')}
 ${phases.includes('chaos') ? chaosTable(report) : ''}
 ${trialTableHtml(report.trial_table, report.metadata.web_ui.note)}
+${transcriptsHtml(report)}
 </body></html>
 `;
 }
@@ -144,4 +159,27 @@ function chaosTable(report: Tau2Report): string {
     (e) => `<tr><td>+${(e.atMs / 1000).toFixed(1)} s</td><td>${e.kind}</td><td>${esc(e.detail)}</td></tr>`,
   );
   return `<h2>Chaos schedule (seed ${report.mode.seed})</h2><table><tr><th>at</th><th>fault</th><th>detail</th></tr>${rows.join('')}</table>`;
+}
+
+/** Every trial's conversation, as `tau2 view` shows a simulation: turns, calls and results, consent, tokens and dollars. */
+function transcriptsHtml(report: Tau2Report): string {
+  const trials = report.trials.map((t) => {
+    const lines = t.transcript.map((e) => {
+      if (e.from === 'customer')
+        return `<tr><td>customer</td><td>${esc(e.text)}${e.end ? ' <em>(ends the conversation)</em>' : ''}</td></tr>`;
+      if (e.from === 'tool')
+        return `<tr><td>tool call ${e.step}</td><td><code>${esc(e.tool)}(${esc(JSON.stringify(e.args))})</code> → ${e.ok ? '' : '<span class="bad">error</span> '}<code>${esc(e.result)}</code></td></tr>`;
+      if ('final' in e) return `<tr><td>agent (final)</td><td>${esc(e.final)}</td></tr>`;
+      if ('escalate' in e) return `<tr><td>agent (escalates)</td><td>${esc(e.escalate)}</td></tr>`;
+      return e.consent
+        ? `<tr><td>agent (consent)</td><td>${esc(e.text)} <code>${esc(e.consent.tool)}(${esc(JSON.stringify(e.consent.args))})</code></td></tr>`
+        : `<tr><td>agent</td><td>${esc(e.text)}</td></tr>`;
+    });
+    const tokens = `${t.prompt_tokens} prompt tokens${t.cached_prompt_tokens === null ? '' : ` (${t.cached_prompt_tokens} cached)`}, ${formatCost(t.cost_usd)}`;
+    const missing = t.identifier_check?.missing.length
+      ? ` · <span class="bad">${t.identifier_check.missing.length} identifiers missing at a call</span>`
+      : '';
+    return `<details id="transcript-${esc(t.phase)}-${esc(t.task_id)}-${t.trial}"><summary>${esc(t.phase)} · task ${esc(t.task_id)} #${t.trial} · ${t.passed ? 'pass' : '<span class="bad">FAIL</span>'} · ${esc(t.stop_reason ?? 'no stop reason')} · ${tokens}${missing}</summary><table>${lines.join('')}</table></details>`;
+  });
+  return `<h2>Transcripts</h2>${trials.join('\n')}`;
 }

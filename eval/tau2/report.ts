@@ -50,9 +50,23 @@ export interface Tau2PhaseReport {
   /** Confirmed effects the runs learnt by a reconcile lookup by key (the write failed for good or was cut off). */
   effects_reconciled: number;
   harness_errors: number;
+  /** Prompt tokens charged over all trials, and the part served from a prefix cache (null: not reported). */
+  prompt_tokens: number;
+  cached_prompt_tokens: number | null;
+  /** live-scripted: identifiers shown to the model that the request making a ground-truth call lacked. */
+  identifier_check?: IdentifierCheckSummary;
   stop_reasons: Record<string, number>;
   per_task: Tau2TaskReport[];
   chaos_events: ChaosEvent[];
+}
+
+export interface IdentifierCheckSummary {
+  calls: number;
+  identifiers: number;
+  missing: number;
+  tasks_with_missing: string[];
+  /** Estimated prompt tokens per decision request (common/cost.ts estimateTokens). */
+  decide_prompt_tokens: { decisions: number; median: number | null; max: number | null };
 }
 
 export interface Tau2Report {
@@ -109,8 +123,13 @@ export function buildTau2Report(suite: Tau2SuiteResult, mode: Tau2ReportMode, me
       problems.push(`${p.phase}: ${report.harness_errors} trials the harness could not finish`);
     const mismatches = report.trials - report.db_match.count - report.harness_errors;
     // Replay: the ground truth is what runs; an end state off it is the runtime's fault.
-    if (mode.mode === 'replay' && mismatches > 0)
+    if (mode.mode !== 'live' && mismatches > 0)
       problems.push(`${p.phase}: ${mismatches} trials whose database is not the expected one`);
+    const ids = report.identifier_check;
+    if (ids && ids.missing > 0)
+      problems.push(
+        `${p.phase}: ${ids.missing} identifiers shown to the model were missing from the request that needed them, in ${ids.tasks_with_missing.length} tasks`,
+      );
     rates.push(rateEntry(p.phase, 'db_match', { value: report.db_match.rate, n: report.trials }));
     const passed = p.trials.filter((t) => t.passed).length;
     rates.push(
@@ -165,6 +184,9 @@ export function buildTau2Report(suite: Tau2SuiteResult, mode: Tau2ReportMode, me
 /** Why a trial failed, one line each (none when it passed). */
 export function trialProblems(t: TaskTrialResult): string[] {
   return [
+    ...(t.identifier_check?.missing ?? []).map(
+      (m) => `request ${m.request + 1}: ${m.tool} needs ${m.arg} ${m.id}, shown earlier, not in the request`,
+    ),
     t.error,
     t.db_match ? undefined : `end state ${t.end_hash ?? 'unknown'}, expected ${t.expected_hash}`,
     t.duplicate_writes ? `${t.duplicate_writes} duplicate writes` : undefined,
@@ -203,6 +225,11 @@ export function phaseReport(
     unreported_writes: trials.filter((t) => t.error === undefined && t.effects_confirmed !== t.applied_writes).length,
     effects_reconciled: sum(trials.map((t) => t.effects_reconciled)),
     harness_errors: trials.filter((t) => t.error !== undefined).length,
+    prompt_tokens: sum(trials.map((t) => t.prompt_tokens)),
+    cached_prompt_tokens: trials.every((t) => t.cached_prompt_tokens === null)
+      ? null
+      : sum(trials.map((t) => t.cached_prompt_tokens ?? 0)),
+    ...identifierSummary(trials),
     stop_reasons: stopReasons,
     per_task: [...byTask].map(([taskId, ts]) => ({
       task_id: taskId,
@@ -238,10 +265,41 @@ export function tau2Table(report: Tau2Report): string {
   row('duplicate writes', (p) => String(p.duplicate_writes));
   row('effects reconciled', (p) => String(p.effects_reconciled));
   row('mean steps', (p) => (p.mean_steps === null ? '-' : p.mean_steps.toFixed(1)));
+  row(
+    'prompt tokens (cached)',
+    (p) => `${p.prompt_tokens}${p.cached_prompt_tokens === null ? '' : ` (${p.cached_prompt_tokens} cached)`}`,
+  );
+  if (report.phases.baseline?.identifier_check)
+    row('ids missing at a call', (p) =>
+      p.identifier_check
+        ? `${p.identifier_check.missing} of ${p.identifier_check.identifiers} (${p.identifier_check.tasks_with_missing.length} tasks)`
+        : '-',
+    );
   row('cost', (p) => formatTotalCost(p.cost));
   row('wall time', (p) => `${(p.wall_ms / 1000).toFixed(1)} s`);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')).join('\n');
+}
+
+function identifierSummary(trials: readonly TaskTrialResult[]): { identifier_check?: IdentifierCheckSummary } {
+  const checked = trials.filter((t) => t.identifier_check);
+  if (checked.length === 0) return {};
+  const tokens = checked.flatMap((t) => t.identifier_check!.prompt_tokens);
+  return {
+    identifier_check: {
+      calls: sum(checked.map((t) => t.identifier_check!.calls)),
+      identifiers: sum(checked.map((t) => t.identifier_check!.identifiers)),
+      missing: sum(checked.map((t) => t.identifier_check!.missing.length)),
+      tasks_with_missing: [
+        ...new Set(checked.filter((t) => t.identifier_check!.missing.length > 0).map((t) => t.task_id)),
+      ],
+      decide_prompt_tokens: {
+        decisions: tokens.length,
+        median: percentile(tokens, 50),
+        max: tokens.length ? Math.max(...tokens) : null,
+      },
+    },
+  };
 }
 
 function sum(xs: readonly number[]): number {

@@ -32,9 +32,21 @@ import type { ExpectedState } from './expected';
 import type { ReplayPlan } from './replay-plan';
 import { replayScript } from './replay-model';
 import { runEndState } from './run-db';
+import { identifiersOf, missingIdentifiers } from './id-check';
+import type { MissingIdentifier } from './id-check';
+import { liveReplay } from './live-replay';
+import type { LiveReplay } from './live-replay';
+import { transcriptOf } from './transcript';
+import type { TranscriptEntry } from './transcript';
 import type { Tau2Task } from './task';
 
-export type SuiteMode = 'replay' | 'live';
+/**
+ * replay: the scripted agent (JSON actions) and customer; live: a real model and an LLM customer;
+ * live-scripted: the live path (model requests as the worker sends them, an LLM customer through
+ * τ²'s user-simulator protocol) against the suite's own scripted server playing the ground truth
+ * (live-replay.ts), with the identifier check (id-check.ts). Only `live` measures a model.
+ */
+export type SuiteMode = 'replay' | 'live' | 'live-scripted';
 
 export interface TaskContext {
   client: Client;
@@ -95,8 +107,28 @@ export interface TaskTrialResult {
   commit_fault?: CommitFault;
   /** The run's steps as its history records them (the report's drill-down). */
   trajectory: TrajectoryStep[];
+  /** Prompt tokens the run was charged for, and the part a provider's prefix cache served (when reported). */
+  prompt_tokens: number;
+  cached_prompt_tokens: number | null;
+  /** The whole conversation: the customer's turns, the agent's messages, consent questions and answers, every call and result. */
+  transcript: TranscriptEntry[];
+  /** live-scripted: the identifier check of the run's decision requests (id-check.ts). */
+  identifier_check?: IdentifierCheck;
   /** A harness problem (not the run's). */
   error?: string;
+}
+
+export interface IdentifierCheck {
+  decisions: number;
+  /** Decision requests in native tool-call form (`tools`, parallel_tool_calls false). */
+  native_requests: number;
+  /** Ground-truth calls made, and identifiers among their arguments. */
+  calls: number;
+  identifiers: number;
+  missing: MissingIdentifier[];
+  /** Estimated prompt tokens of each decision request (common/cost.ts estimateTokens), and the cached part. */
+  prompt_tokens: number[];
+  cached_tokens: number[];
 }
 
 /** Time budget of a run (waits for the customer excluded): generous, so chaos never trips it. */
@@ -127,6 +159,8 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
   const began = Date.now();
   const id = plan.workflowId;
   if (ctx.mode === 'replay') ctx.llm!.script(id, replayScript(plan.replay));
+  const scripted = ctx.mode === 'live-scripted' ? liveReplay(plan.task, plan.replay) : undefined;
+  if (scripted) ctx.llm!.script(id, scripted.script);
   const customer = ctx.mode === 'replay' ? scriptedCustomer(plan.task) : llmCustomer(plan.task, ctx.customerLlm!, id);
   // The customer writes in first: the opening is delivered with the start, so the model never
   // decides (or asks for consent) before it, however slow this process is under load.
@@ -187,6 +221,10 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
     effects_reconciled: confirmed.filter((e) => e.via === 'reconcile').length,
     customer_messages: result?.conversation?.customer_messages ?? 0,
     latency_ms: latencyMs,
+    prompt_tokens: result?.usage.prompt_tokens ?? 0,
+    cached_prompt_tokens: cachedTokensOf(result?.usage),
+    transcript: result ? transcriptOf(result) : [],
+    ...(scripted ? { identifier_check: identifierCheck(scripted) } : {}),
     ...(plan.commitFault ? { commit_fault: plan.commitFault } : {}),
     trajectory: trajectoryOf(events),
   };
@@ -263,4 +301,23 @@ async function sendOnce(
     }
   }
   return false;
+}
+
+function identifierCheck(scripted: LiveReplay): IdentifierCheck {
+  const calls = scripted.decisions.filter((d) => d.call);
+  return {
+    decisions: scripted.decisions.length,
+    native_requests: scripted.nativeRequests,
+    calls: calls.length,
+    identifiers: calls.reduce((n, d) => n + identifiersOf(d.call!.args).length, 0),
+    missing: missingIdentifiers(scripted.decisions),
+    prompt_tokens: scripted.usage.map((u) => u.prompt_tokens),
+    cached_tokens: scripted.usage.map((u) => u.cached_tokens),
+  };
+}
+
+/** The run's cached prompt tokens, when its usage reports them (cached_prompt_tokens). */
+function cachedTokensOf(usage: AgentResult['usage'] | undefined): number | null {
+  const cached = (usage as { cached_prompt_tokens?: unknown } | undefined)?.cached_prompt_tokens;
+  return typeof cached === 'number' ? cached : null;
 }

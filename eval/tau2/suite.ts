@@ -87,10 +87,11 @@ export async function runTau2Suite(opts: Tau2SuiteOptions): Promise<Tau2SuiteRes
       uiUrl: where.uiUrl,
       taskQueue: `tau2-${tag}`,
     };
-    if (opts.mode === 'replay') llm = await ScriptedLlmServer.start();
-    const modelEnv: Record<string, string> = opts.live
-      ? pick(opts.live, ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'AGENT_PRICES_FILE'])
-      : { OPENAI_BASE_URL: llm!.baseUrl };
+    if (opts.mode !== 'live') llm = await ScriptedLlmServer.start();
+    const modelEnv: Record<string, string> =
+      opts.live && opts.mode === 'live'
+        ? pick(opts.live, ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'AGENT_PRICES_FILE'])
+        : { OPENAI_BASE_URL: llm!.baseUrl };
     const retailDbFile = path.join(worldDir, 'retail.sqlite');
     fleet = new WorkerFleet(env, { ...modelEnv, AGENT_EVAL_DIR: worldDir, [RETAIL_DB_ENV]: retailDbFile });
     opts.log(`starting ${opts.workers} workers ...`);
@@ -101,7 +102,11 @@ export async function runTau2Suite(opts: Tau2SuiteOptions): Promise<Tau2SuiteRes
       env,
       mode: opts.mode,
       ...(llm ? { llm } : {}),
-      ...(opts.live ? { customerLlm: customerLlmOf(opts.live) } : {}),
+      ...(opts.mode === 'live' && opts.live ? { customerLlm: customerLlmOf(opts.live) } : {}),
+      // The scripted server plays τ²'s user simulator too, through the live customer's requests.
+      ...(opts.mode === 'live-scripted'
+        ? { customerLlm: { baseURL: llm!.baseUrl, apiKey: 'not-set', model: 'scripted-llm' } }
+        : {}),
       retailDbFile,
       hash,
       ...(opts.dumpDir ? { dumpDir: opts.dumpDir } : {}),
@@ -188,6 +193,9 @@ function harnessFailure(plan: TaskTrialPlan, err: unknown): TaskTrialResult {
     effects_reconciled: 0,
     customer_messages: 0,
     latency_ms: 0,
+    prompt_tokens: 0,
+    cached_prompt_tokens: null,
+    transcript: [],
     trajectory: [],
     error: `harness: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
   };
