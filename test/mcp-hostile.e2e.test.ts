@@ -10,6 +10,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { serveHttp } from '../mcp-server/http';
 import type { McpHttpServer } from '../mcp-server/http';
 import type { McpConfig } from '../common/mcp/config';
+import type { McpDiscovery } from '../common/mcp/discovery';
 import { final, tool } from '../testing/scripted-replies';
 import { agentFixture } from './helpers/agent-fixture';
 import { allText } from './helpers/history-scan';
@@ -141,6 +142,21 @@ const fixture = agentFixture({
           required: ['amount'],
         },
       },
+      // The two an adversary reproduced: zod ignores both keywords, so `{}` and `{express: "yes"}` passed.
+      {
+        name: 'confirm',
+        description: 'Needs a confirmation code.',
+        inputSchema: { type: 'object', required: ['confirm_code'] },
+      },
+      {
+        name: 'ship',
+        description: 'Express needs an address.',
+        inputSchema: {
+          type: 'object',
+          properties: { express: { type: 'string' } },
+          dependencies: { express: ['address'] },
+        },
+      },
     ];
     laxServer = await serveHttp(() => {
       const server = new Server({ name: 'lax', version: '0.0.1' }, { capabilities: { tools: {} } });
@@ -199,16 +215,33 @@ describe('adversarial MCP servers', { concurrency: 1 }, () => {
     assert.ok(!seenByModel.includes(SENSITIVE_VALUE), 'the model was sent the sensitive token');
   });
 
-  for (const toolName of ['transfer', 'transfer_all_of'])
-    // A limit zod would drop (no type beside it, inside allOf): the tool is not offered at all.
+  const offSchema: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['transfer', { amount: 1_000_000 }, /maximum without one type/],
+    ['transfer_all_of', { amount: 1_000_000 }, /allOf is not a keyword the gateway enforces/],
+    ['confirm', {}, /required: "confirm_code" is not a declared property/],
+    ['ship', { express: 'yes' }, /dependencies is not a keyword the gateway enforces/],
+  ];
+  for (const [toolName, args, why] of offSchema)
+    // A keyword zod would not enforce (a limit with no type, allOf, ...): the tool is not offered at all.
     it(`a schema the gateway cannot enforce in full: the tool is not offered (${toolName})`, async () => {
       const mcp: McpConfig = {
         servers: { lax: { url: laxServer!.url, tools: { [toolName]: { allowed: true } } } },
       };
-      const run = await fixture.run([tool(`lax.${toolName}`, { amount: 1_000_000 }), final('moved')], { mcp });
+      const run = await fixture.run([tool(`lax.${toolName}`, args), final('moved')], { mcp });
       const reached = laxCalls.filter((call) => call.name === toolName);
       assert.deepEqual(reached, [], 'the server was called with arguments its listed schema forbids');
       assert.equal(run.result.stop_reason, `tool_denied:lax.${toolName}`);
+      // The run's discovery record says why.
+      const listings = allText(await run.handle.fetchHistory()).flatMap((text) => {
+        try {
+          const found = JSON.parse(text) as McpDiscovery;
+          return found.server === 'lax' && Array.isArray(found.tools) ? [found] : [];
+        } catch {
+          return [];
+        }
+      });
+      const reason = listings[0]?.unavailable?.find((u) => u.name === toolName)?.reason ?? '';
+      assert.match(reason, why, JSON.stringify(listings[0]?.unavailable));
     });
 
   it('a secret header value a server reflects in its result reaches neither the model nor the history', async () => {
