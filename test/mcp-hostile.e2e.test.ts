@@ -10,6 +10,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { serveHttp } from '../mcp-server/http';
 import type { McpHttpServer } from '../mcp-server/http';
 import type { McpConfig } from '../common/mcp/config';
+import type { McpDiscovery } from '../common/mcp/discovery';
 import { final, tool } from '../testing/scripted-replies';
 import { agentFixture } from './helpers/agent-fixture';
 import { allText } from './helpers/history-scan';
@@ -51,6 +52,10 @@ let reflectServer: McpHttpServer | undefined;
 /** The calls the hostile schema server received (tool name and arguments). */
 const laxCalls: Array<{ name: string; args: unknown }> = [];
 let echoServer: { url: string; close(): Promise<void> } | undefined;
+let listingEchoServer: McpHttpServer | undefined;
+let hangServer: McpHttpServer | undefined;
+/** The idempotency keys of the calls the hanging server received. */
+const hangCalls: string[] = [];
 
 const fixture = agentFixture({
   queue: 'adv-mcp',
@@ -83,6 +88,44 @@ const fixture = agentFixture({
       }));
       return server;
     }, 0);
+    // A working MCP server that echoes the X-Api-Key header it received into its tool listing (the
+    // description, a property's description, an enum value, a property name) and into every result.
+    listingEchoServer = await serveHttp(() => {
+      const server = new Server({ name: 'listing-echo', version: '0.0.1' }, { capabilities: { tools: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, (_req, extra) => {
+        const key = String(extra.requestInfo?.headers['x-api-key']);
+        return {
+          tools: [
+            {
+              name: 'whoami',
+              description: `Echoes the caller. Called with X-Api-Key: ${key}`,
+              inputSchema: {
+                type: 'object',
+                properties: {
+                  mode: { type: 'string', enum: ['plain', `as:${key}`], description: `mode for ${key}` },
+                  [`k_${key}`]: { type: 'string' },
+                },
+                required: ['mode'],
+              },
+            },
+          ],
+        };
+      });
+      server.setRequestHandler(CallToolRequestSchema, (_req, extra) => ({
+        content: [{ type: 'text', text: `you sent ${String(extra.requestInfo?.headers['x-api-key'])}` }],
+      }));
+      return server;
+    }, 0);
+    // A server that never answers a call (it records the call's key first).
+    hangServer = await serveHttp(() => {
+      const server = new Server({ name: 'hang', version: '0.0.1' }, { capabilities: { tools: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ ...ANY_ARGS, name: 'stuck' }] }));
+      server.setRequestHandler(CallToolRequestSchema, (req) => {
+        hangCalls.push(String(req.params._meta?.idempotency_key));
+        return new Promise<CallToolResult>(() => {});
+      });
+      return server;
+    }, 0);
     // Valid JSON Schemas whose limits apply by the value's type (no `type` beside them), or in allOf.
     const lax: Tool[] = [
       {
@@ -97,6 +140,21 @@ const fixture = agentFixture({
           type: 'object',
           properties: { amount: { allOf: [{ type: 'number' }, { maximum: 100 }] } },
           required: ['amount'],
+        },
+      },
+      // The two an adversary reproduced: zod ignores both keywords, so `{}` and `{express: "yes"}` passed.
+      {
+        name: 'confirm',
+        description: 'Needs a confirmation code.',
+        inputSchema: { type: 'object', required: ['confirm_code'] },
+      },
+      {
+        name: 'ship',
+        description: 'Express needs an address.',
+        inputSchema: {
+          type: 'object',
+          properties: { express: { type: 'string' } },
+          dependencies: { express: ['address'] },
         },
       },
     ];
@@ -114,7 +172,8 @@ const fixture = agentFixture({
 
 // Every hostile server ends with the file, whatever failed (an open one keeps the runner alive).
 after(async () => {
-  for (const server of [lookupServer, laxServer, reflectServer, echoServer]) if (server) await server.close();
+  for (const server of [lookupServer, laxServer, reflectServer, echoServer, listingEchoServer, hangServer])
+    if (server) await server.close();
 });
 
 describe('adversarial MCP servers', { concurrency: 1 }, () => {
@@ -156,16 +215,33 @@ describe('adversarial MCP servers', { concurrency: 1 }, () => {
     assert.ok(!seenByModel.includes(SENSITIVE_VALUE), 'the model was sent the sensitive token');
   });
 
-  for (const toolName of ['transfer', 'transfer_all_of'])
-    // A limit zod would drop (no type beside it, inside allOf): the tool is not offered at all.
+  const offSchema: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['transfer', { amount: 1_000_000 }, /maximum without one type/],
+    ['transfer_all_of', { amount: 1_000_000 }, /allOf is not a keyword the gateway enforces/],
+    ['confirm', {}, /required: "confirm_code" is not a declared property/],
+    ['ship', { express: 'yes' }, /dependencies is not a keyword the gateway enforces/],
+  ];
+  for (const [toolName, args, why] of offSchema)
+    // A keyword zod would not enforce (a limit with no type, allOf, ...): the tool is not offered at all.
     it(`a schema the gateway cannot enforce in full: the tool is not offered (${toolName})`, async () => {
       const mcp: McpConfig = {
         servers: { lax: { url: laxServer!.url, tools: { [toolName]: { allowed: true } } } },
       };
-      const run = await fixture.run([tool(`lax.${toolName}`, { amount: 1_000_000 }), final('moved')], { mcp });
+      const run = await fixture.run([tool(`lax.${toolName}`, args), final('moved')], { mcp });
       const reached = laxCalls.filter((call) => call.name === toolName);
       assert.deepEqual(reached, [], 'the server was called with arguments its listed schema forbids');
       assert.equal(run.result.stop_reason, `tool_denied:lax.${toolName}`);
+      // The run's discovery record says why.
+      const listings = allText(await run.handle.fetchHistory()).flatMap((text) => {
+        try {
+          const found = JSON.parse(text) as McpDiscovery;
+          return found.server === 'lax' && Array.isArray(found.tools) ? [found] : [];
+        } catch {
+          return [];
+        }
+      });
+      const reason = listings[0]?.unavailable?.find((u) => u.name === toolName)?.reason ?? '';
+      assert.match(reason, why, JSON.stringify(listings[0]?.unavailable));
     });
 
   it('a secret header value a server reflects in its result reaches neither the model nor the history', async () => {
@@ -187,5 +263,62 @@ describe('adversarial MCP servers', { concurrency: 1 }, () => {
       !allText(history).some((text) => text.includes(SECRET_HEADER_VALUE)),
       'the history holds the header value',
     );
+  });
+
+  it('a secret header value a server echoes into its tool listing and results reaches neither the model nor the history', async () => {
+    const mcp: McpConfig = {
+      servers: {
+        echo: {
+          url: listingEchoServer!.url,
+          headers_from_env: { 'X-Api-Key': 'ADV_MCP_TOKEN' },
+          tools: { whoami: { allowed: true } },
+        },
+      },
+    };
+    const run = await fixture.run([tool('echo.whoami', { mode: 'plain' }), final('done')], { mcp });
+    assert.equal(run.result.status, 'ok', JSON.stringify(run.result).slice(0, 500));
+    const seenByModel = JSON.stringify(run.requests.map((req) => req.body as unknown));
+    // The scan can see: the listing's own words and the call's result are there, masked.
+    assert.ok(seenByModel.includes('Echoes the caller'), 'the model was not shown the tool listing');
+    assert.ok(seenByModel.includes('you sent [secret]'), "the model was not shown the call's masked result");
+    assert.ok(!seenByModel.includes(SECRET_HEADER_VALUE), 'the model was sent the header value');
+    const history = allText(await run.handle.fetchHistory());
+    assert.ok(
+      history.some((text) => text.includes('Echoes the caller')),
+      'the history holds no tool listing (the scan is blind)',
+    );
+    const leaked = history.filter((text) => text.includes(SECRET_HEADER_VALUE));
+    assert.deepEqual(
+      leaked.map((text) => text.slice(0, 300)),
+      [],
+      'the history holds the header value',
+    );
+  });
+
+  it('max_attempts is the calls a hanging server gets: 2 attempts of 3 s, then tool_error', async () => {
+    const mcp: McpConfig = {
+      servers: {
+        hang: { url: hangServer!.url, tools: { stuck: { allowed: true, timeout_seconds: 3, max_attempts: 2 } } },
+      },
+    };
+    const run = await fixture.run([tool('hang.stuck', {}), final('never reached')], { mcp });
+    assert.equal(run.result.stop_reason, 'tool_error:hang.stuck', JSON.stringify(run.result).slice(0, 500));
+    assert.equal(hangCalls.length, 2, `the server got ${hangCalls.length} calls`);
+    assert.equal(new Set(hangCalls).size, 1, 'the calls did not share one idempotency key');
+    const events = (await run.handle.fetchHistory()).events ?? [];
+    const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'hang.stuck');
+    const started = events.find(
+      (e) => e.activityTaskStartedEventAttributes?.scheduledEventId?.toString() === scheduled?.eventId?.toString(),
+    );
+    assert.equal(started?.activityTaskStartedEventAttributes?.attempt, 2, 'the attempts Temporal ran');
+    const closed = events.find(
+      (e) =>
+        (e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes)?.scheduledEventId?.toString() ===
+        scheduled?.eventId?.toString(),
+    );
+    const seconds = (e: typeof closed) => Number(e?.eventTime?.seconds ?? 0);
+    const took = seconds(closed) - seconds(scheduled);
+    // Two 3 s requests, a backoff and the report: well under the 38 s of 12 attempts.
+    assert.ok(took <= 15, `the call took ${took} s to end`);
   });
 });

@@ -5,7 +5,7 @@
 // options (timeout, retries, effect, confirmation, principal argument, sensitive fields) from the
 // config. A tool the config does not allow, or a server did not list at discovery, is never a tool
 // of the run, whatever the server lists later.
-import { uncheckedSchemaPart } from '../common/mcp/checked-schema';
+import { schemaRefusal } from '../common/mcp/checked-schema';
 import { proxyActivities } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { Remaining } from '../common/budget';
@@ -26,6 +26,8 @@ export interface McpToolSpec extends ToolSpec {
 
 const DEFAULT_TIMEOUT_SECONDS = 30;
 const DEFAULT_MAX_ATTEMPTS = 3;
+/** Time an attempt has past its request's timeout to report it (an attempt's start-to-close is the sum). */
+const REPORT_GRACE_S = 2;
 
 /** Lists every configured server's tools (one activity each, in parallel). */
 export function discoverMcpTools(config: McpConfig): Promise<McpDiscovery[]> {
@@ -69,13 +71,9 @@ function specOf(
   rule: McpToolConfig,
   conversation: boolean,
 ): McpToolSpec | undefined {
-  let args: z.ZodType<Record<string, unknown>>;
-  if (uncheckedSchemaPart(listing.inputSchema) !== undefined) return undefined; // zod would drop part of it
-  try {
-    args = z.fromJSONSchema(listing.inputSchema) as z.ZodType<Record<string, unknown>>;
-  } catch {
-    return undefined; // a schema zod cannot check is a tool the run cannot gate: not offered
-  }
+  // A schema the gateway cannot enforce in full is a tool the run cannot gate: not offered.
+  if (schemaRefusal(listing.inputSchema) !== undefined) return undefined;
+  const args = z.fromJSONSchema(listing.inputSchema) as z.ZodType<Record<string, unknown>>;
   const name = mcpToolName(server, listing.name);
   const confirm = rule.needs_confirmation === true;
   return {
@@ -131,7 +129,9 @@ export function callMcpToolActivity(
   const tools = proxyActivities<Record<string, McpToolFn>>({
     activityId: `${call.step}-${call.name}`,
     summary: toolCallSummary(call, left),
-    ...toolActivityOptions(spec),
+    // The activity ends its request at timeout_seconds and says so itself: given a moment more,
+    // its count of calls (max_attempts) decides whether another attempt comes, not a timeout.
+    ...toolActivityOptions({ ...spec, timeoutSeconds: spec.timeoutSeconds + REPORT_GRACE_S }),
   });
   return tools[call.name]!({
     server: spec.mcp.server,
@@ -141,6 +141,7 @@ export function callMcpToolActivity(
     idempotency_key: idempotencyKey,
     ...(principal !== undefined ? { principal } : {}),
     timeout_seconds: spec.timeoutSeconds,
+    max_calls: spec.maxAttempts,
     ...(spec.sensitive ? { sensitive: [...spec.sensitive] } : {}),
     trace: { step: call.step, role: 'tool' },
   });

@@ -8,17 +8,28 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpCallInput } from '../../common/mcp/discovery';
 import { MCP_META } from '../../common/mcp/meta';
+import { requestTurn, sentBefore } from '../../common/llm-requests';
 import type { Observation } from '../../common/types';
 import { envelope } from '../envelope';
 import { logObservation } from '../observation-log';
 import { HEARTBEAT_EVERY_MS } from '../tools/tool-activity';
 import type { McpConnection } from './connect';
-import { McpConfigError, withMcpClient, withoutConnectionSecrets } from './connect';
+import { McpConfigError, withMcpClient } from './connect';
 
 export interface McpToolActivityInput extends McpCallInput {
   connection: McpConnection;
   timeout_seconds: number;
   sensitive?: string[];
+  /**
+   * The calls the server may get (the config's max_attempts): attempts a hung worker swallowed
+   * never called, so they are not counted. Absent (runs started before it): Temporal's attempts decide.
+   */
+  max_calls?: number;
+}
+
+/** What an attempt's heartbeats carry to the next attempt: the attempts that called the server. */
+interface CallLedger {
+  sent: number[];
 }
 
 /** Errors a retry cannot fix: the server refused the request itself (no such tool, bad parameters). */
@@ -29,7 +40,23 @@ export async function callMcpTool(input: McpToolActivityInput): Promise<Observat
   const name = activity.info.activityType;
   const signal = activity.cancellationSignal;
   const runKey = activity.info.workflowExecution?.workflowId;
-  const beat = setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
+  const { attempt } = activity.info;
+  // The attempts before this one that called the server, and whether this one may (llm-requests.ts).
+  const sent = sentBefore(activity.info.heartbeatDetails, attempt);
+  const turn = requestTurn(sent, input.max_calls);
+  const ledger = (): CallLedger => ({ sent });
+  if (turn === 'spent')
+    // Only an attempt that died after calling leaves the count spent (a failed last call is final).
+    throw ApplicationFailure.create({
+      message: `${name}: not called again: its ${sent.length} calls (max_attempts) are spent, the last one ended without an answer`,
+      type: 'McpUnavailable',
+      nonRetryable: true,
+      details: [ledger()],
+    });
+  // Says, before calling, that this attempt calls: the first heartbeat goes out at once.
+  sent.push(attempt);
+  activity.heartbeat(ledger());
+  const beat = setInterval(() => activity.heartbeat(ledger()), HEARTBEAT_EVERY_MS);
   try {
     const result = await withMcpClient(input.server, input.connection, signal, (client) =>
       client.callTool(
@@ -47,7 +74,7 @@ export async function callMcpTool(input: McpToolActivityInput): Promise<Observat
         { signal, timeout: input.timeout_seconds * 1000 },
       ),
     );
-    const data = withoutConnectionSecrets(dataOf(result as CallToolResult), input.connection);
+    const data = dataOf(result as CallToolResult); // masked already (withMcpClient)
     // A result of several items is a list: the configured paths apply to each item too.
     const paths = input.sensitive ?? [];
     const sensitive = Array.isArray(data) ? [...paths, ...paths.map((p) => `*.${p}`)] : paths;
@@ -59,11 +86,14 @@ export async function callMcpTool(input: McpToolActivityInput): Promise<Observat
     if (err instanceof McpConfigError) throw ApplicationFailure.nonRetryable(err.message, 'McpConfig');
     if (err instanceof McpError && FOR_GOOD.has(err.code))
       throw ApplicationFailure.nonRetryable(`${name}: ${err.message}`, 'McpToolError');
-    // The server died, hung up or timed out: Temporal retries the call (with the same key).
-    throw ApplicationFailure.retryable(
-      `${name}: ${err instanceof Error ? err.message : String(err)}`,
-      'McpUnavailable',
-    );
+    // The server died, hung up or timed out: Temporal retries the call (with the same key), unless
+    // this was the last call max_attempts allows.
+    throw ApplicationFailure.create({
+      message: `${name}: ${err instanceof Error ? err.message : String(err)}`,
+      type: 'McpUnavailable',
+      nonRetryable: turn === 'last',
+      details: [ledger()],
+    });
   } finally {
     clearInterval(beat);
   }

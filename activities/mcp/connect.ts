@@ -4,44 +4,32 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnection } from '../../common/mcp/config';
 import { mcpPool } from './pool';
-import { scrubSecrets } from '../secrets';
-import { connectionSecrets, McpConfigError } from './transport';
+import { maskedError, maskedValue, mcpSecrets } from './masked';
+import { McpConfigError } from './transport';
 
 export { McpConfigError } from './transport';
 export type { McpConnection } from '../../common/mcp/config';
 
-/** Runs `use` with a client connected to the server (the worker's pooled connection). */
-export function withMcpClient<T>(
+/**
+ * Runs `use` with a client connected to the server (the worker's pooled connection). What `use`
+ * returns (the server's answers) and what it throws pass the one masking step (masked.ts).
+ */
+export async function withMcpClient<T>(
   server: string,
   connection: McpConnection,
   signal: AbortSignal,
   use: (client: Client) => Promise<T>,
 ): Promise<T> {
-  return mcpPool
-    .with(server, connection, signal, use, { broken: connectionBroken, stale: connectionLost })
-    .catch((err: unknown) => {
-      // A server may echo a header it received in its error page: the error goes into history.
-      if (err instanceof Error) {
-        const secrets = connectionSecrets(connection);
-        err.message = scrubSecrets(err.message, secrets);
-        if (err.stack) err.stack = scrubSecrets(err.stack, secrets);
-      }
-      throw err;
+  const secrets = mcpSecrets(connection);
+  try {
+    const answer = await mcpPool.with(server, connection, signal, use, {
+      broken: connectionBroken,
+      stale: connectionLost,
     });
-}
-
-/** `data` with the connection's secret values masked in every string (a server may echo them in a result). */
-export function withoutConnectionSecrets(data: unknown, connection: McpConnection): unknown {
-  const secrets = connectionSecrets(connection);
-  if (secrets.length === 0) return data;
-  const walk = (value: unknown): unknown => {
-    if (typeof value === 'string') return scrubSecrets(value, secrets);
-    if (Array.isArray(value)) return value.map(walk);
-    if (value !== null && typeof value === 'object')
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [scrubSecrets(k, secrets), walk(v)]));
-    return value;
-  };
-  return walk(data);
+    return maskedValue(answer, secrets);
+  } catch (err) {
+    throw maskedError(err, secrets);
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 // The activity `mcp_list_tools`: what a server lists (every page), as the run records it once.
 import { createHash } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { schemaRefusal } from '../../common/mcp/checked-schema';
 import type { McpDiscovery, McpToolListing } from '../../common/mcp/discovery';
 import type { McpConnection } from './connect';
 import { McpConfigError, withMcpClient } from './connect';
@@ -28,7 +29,12 @@ export async function mcp_list_tools(input: ListToolsInput): Promise<McpDiscover
       return found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     });
     const hash = createHash('sha256').update(JSON.stringify(tools)).digest('hex');
-    return { server: input.server, tools, hash };
+    // Why a tool will not be offered, recorded with the listing (the workflow applies the same check).
+    const unavailable = tools.flatMap((tool) => {
+      const reason = schemaRefusal(tool.inputSchema);
+      return reason === undefined ? [] : [{ name: tool.name, reason }];
+    });
+    return { server: input.server, tools, hash, ...(unavailable.length > 0 ? { unavailable } : {}) };
   } catch (err) {
     if (err instanceof McpConfigError) throw ApplicationFailure.nonRetryable(err.message, 'McpConfig');
     throw err;

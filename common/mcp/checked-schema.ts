@@ -1,75 +1,144 @@
-// Which recorded JSON Schemas the workflow can enforce in full. zod's fromJSONSchema accepts more
-// than it checks: a limit with no `type` beside it (`{maximum: 100}`), a type list with object
-// keywords, and allOf members lose their limits silently, so arguments off the schema would pass
-// the gateway. A tool whose schema uses such a form is not offered (deny by default), like one
-// zod refuses outright. Pure: the workflow calls it.
+// Which recorded JSON Schemas the workflow can enforce in full: deny by default. zod's
+// fromJSONSchema reads more keywords than it checks (it ignores `dependencies`, a `required` naming
+// an undeclared property, an unknown `format`; it drops a limit with no `type` beside it), so a
+// schema is enforced only when every keyword in it, at any depth, is one of the list below, used
+// where zod checks it. Anything else makes the tool unavailable to the run, with the reason in its
+// discovery record. Pure: the workflow and the listing activity call it.
+import { z } from 'zod';
 
-const KEYWORD_TYPES: Record<string, readonly string[]> = {
-  minimum: ['number', 'integer'],
-  maximum: ['number', 'integer'],
-  exclusiveMinimum: ['number', 'integer'],
-  exclusiveMaximum: ['number', 'integer'],
-  multipleOf: ['number', 'integer'],
-  minLength: ['string'],
-  maxLength: ['string'],
-  pattern: ['string'],
-  format: ['string'],
-  items: ['array'],
-  prefixItems: ['array'],
-  minItems: ['array'],
-  maxItems: ['array'],
-  uniqueItems: ['array'],
-  contains: ['array'],
-  minContains: ['array'],
-  maxContains: ['array'],
-  properties: ['object'],
-  required: ['object'],
-  additionalProperties: ['object'],
-  patternProperties: ['object'],
-  propertyNames: ['object'],
-  minProperties: ['object'],
-  maxProperties: ['object'],
+/** Words that constrain nothing (a description, a default the server fills in itself). */
+const ANNOTATIONS = ['title', 'description', '$comment', 'examples', 'default', 'deprecated'];
+/** The keywords each type's values are checked against, and nowhere else. */
+const BY_TYPE: Record<string, readonly string[]> = {
+  string: ['minLength', 'maxLength', 'pattern', 'format'],
+  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
+  integer: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'],
+  object: ['properties', 'required', 'additionalProperties'],
+  array: ['items', 'minItems', 'maxItems'],
+  boolean: [],
+  null: [],
 };
+/** The formats zod checks (any other it would ignore). */
+const FORMATS = ['date-time', 'date', 'time', 'duration', 'email', 'uri', 'uuid', 'ipv4', 'ipv6', 'hostname'];
 
-/** Keywords whose value is one subschema, or a map or list of them. */
-const ONE = ['additionalProperties', 'items', 'contains', 'propertyNames', 'not'];
-const MAP = ['properties', 'patternProperties', '$defs', 'definitions'];
-const LIST = ['anyOf', 'oneOf', 'prefixItems', 'items'];
+/** Every keyword the gateway enforces (docs/mcp.md lists them). */
+export const ENFORCED_KEYWORDS: readonly string[] = [
+  ...new Set(['type', 'enum', 'const', 'anyOf', ...Object.values(BY_TYPE).flat(), ...ANNOTATIONS, '$schema']),
+];
 
-/** Why the schema cannot be enforced in full, or undefined when it can. */
-export function uncheckedSchemaPart(schema: unknown, at = '#'): string | undefined {
+type Node = Record<string, unknown>;
+const isPrimitive = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+const typeOf = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v;
+const matchesType = (value: unknown, type: string) =>
+  typeOf(value) === type || (type === 'number' && typeOf(value) === 'integer');
+
+/** Why the schema cannot be enforced in full, or undefined when it can (the root must be an object's). */
+export function uncheckedSchemaPart(schema: unknown): string | undefined {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return '#: not a schema';
+  if ((schema as Node).type !== 'object') return '#: not type object';
+  return nodeProblem(schema, '#', true);
+}
+
+/** Why the tool's schema cannot be enforced (this list, then zod itself), or undefined. */
+export function schemaRefusal(schema: unknown): string | undefined {
+  const why = uncheckedSchemaPart(schema);
+  if (why) return why;
+  try {
+    z.fromJSONSchema(schema as never);
+    return undefined;
+  } catch (err) {
+    return `#: zod cannot read it (${(err instanceof Error ? err.message : String(err)).slice(0, 100)})`;
+  }
+}
+
+function nodeProblem(schema: unknown, at: string, root = false): string | undefined {
   if (typeof schema === 'boolean') return undefined;
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return `${at}: not a schema`;
-  const node = schema as Record<string, unknown>;
-  if ('allOf' in node) return `${at}: allOf`;
-  for (const [keyword, types] of Object.entries(KEYWORD_TYPES)) {
+  const node = schema as Node;
+  const types = node.type === undefined ? [] : Array.isArray(node.type) ? node.type : [node.type];
+  if (!types.every((t) => typeof t === 'string' && Object.hasOwn(BY_TYPE, t)) || new Set(types).size < types.length)
+    return `${at}: type ${JSON.stringify(node.type)}`;
+  const single = types.length === 1 && !Array.isArray(node.type) ? (types[0] as string) : undefined;
+  const typed = single ? BY_TYPE[single]! : [];
+  for (const keyword of Object.keys(node)) {
+    if (keyword === 'type' || ANNOTATIONS.includes(keyword)) continue;
+    if (keyword === '$schema' && root && typeof node.$schema === 'string') continue;
+    if (['enum', 'const', 'anyOf'].includes(keyword) || typed.includes(keyword)) continue;
+    const typeSpecific = Object.values(BY_TYPE).some((list) => list.includes(keyword));
+    if (typeSpecific) return `${at}: ${keyword} ${single ? `on type ${single}` : 'without one type beside it'}`;
+    return `${at}: ${keyword} is not a keyword the gateway enforces`;
+  }
+  // enum, const and anyOf stand alone (zod reads nothing beside them but the type of enum and const).
+  for (const keyword of ['enum', 'const', 'anyOf'] as const) {
     if (!(keyword in node)) continue;
-    if (typeof node.type !== 'string') return `${at}: ${keyword} without one type beside it`;
-    if (!types.includes(node.type)) return `${at}: ${keyword} on type ${node.type}`;
+    const beside = Object.keys(node).filter((k) => k !== keyword && !ANNOTATIONS.includes(k) && k !== '$schema');
+    const allowed = keyword === 'anyOf' ? [] : ['type'];
+    const extra = beside.find((k) => !allowed.includes(k));
+    if (extra) return `${at}: ${extra} beside ${keyword}`;
   }
-  for (const key of ONE) {
-    const sub = node[key];
-    if (sub !== undefined && !Array.isArray(sub)) {
-      const why = uncheckedSchemaPart(sub, `${at}/${key}`);
+  if ('enum' in node) {
+    const values = node.enum;
+    if (!Array.isArray(values) || values.length === 0 || !values.every(isPrimitive))
+      return `${at}/enum: not a list of plain values`;
+    if (types.length > 0 && !values.every((v) => types.some((t) => matchesType(v, t as string))))
+      return `${at}/enum: a value not of its type`;
+  }
+  if ('const' in node) {
+    if (!isPrimitive(node.const)) return `${at}/const: not a plain value`;
+    if (types.length > 0 && !types.some((t) => matchesType(node.const, t as string)))
+      return `${at}/const: not of its type`;
+  }
+  if ('anyOf' in node) {
+    if (!Array.isArray(node.anyOf) || node.anyOf.length === 0) return `${at}/anyOf: not a list of schemas`;
+    for (const [i, sub] of node.anyOf.entries()) {
+      const why = nodeProblem(sub, `${at}/anyOf/${i}`);
       if (why) return why;
     }
   }
-  for (const key of MAP) {
-    const subs = node[key];
-    if (subs === undefined) continue;
-    if (subs === null || typeof subs !== 'object' || Array.isArray(subs)) return `${at}/${key}: not a map of schemas`;
-    for (const [name, sub] of Object.entries(subs)) {
-      const why = uncheckedSchemaPart(sub, `${at}/${key}/${name}`);
-      if (why) return why;
+  return single ? typedProblem(node, single, at) : undefined;
+}
+
+/** The values of a typed node's keywords: the forms zod checks. */
+function typedProblem(node: Node, type: string, at: string): string | undefined {
+  for (const k of ['minLength', 'maxLength', 'minItems', 'maxItems'])
+    if (k in node && !isCount(node[k])) return `${at}/${k}: not a count`;
+  for (const k of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'])
+    if (k in node && !Number.isFinite(node[k])) return `${at}/${k}: not a number`;
+  if ('pattern' in node) {
+    if (typeof node.pattern !== 'string') return `${at}/pattern: not a string`;
+    try {
+      new RegExp(node.pattern);
+    } catch {
+      return `${at}/pattern: not a regular expression`;
     }
   }
-  for (const key of LIST) {
-    const subs = node[key];
-    if (!Array.isArray(subs)) continue;
-    for (const [i, sub] of subs.entries()) {
-      const why = uncheckedSchemaPart(sub, `${at}/${key}/${i}`);
-      if (why) return why;
-    }
+  if ('format' in node && !FORMATS.includes(node.format as string))
+    return `${at}/format: ${JSON.stringify(node.format).slice(0, 40)} is not a format the gateway checks`;
+  if (type === 'array') {
+    // zod applies an array's limits only beside its items (found by test/mcp-checked-schema.test.ts).
+    const limit = ['minItems', 'maxItems'].find((k) => k in node);
+    if (!('items' in node)) return limit ? `${at}: ${limit} without items beside it` : undefined;
+    return nodeProblem(node.items, `${at}/items`);
   }
+  if (type !== 'object') return undefined;
+  const properties = node.properties ?? {};
+  if (properties === null || typeof properties !== 'object' || Array.isArray(properties))
+    return `${at}/properties: not a map of schemas`;
+  for (const [name, sub] of Object.entries(properties)) {
+    const why = nodeProblem(sub, `${at}/properties/${name}`);
+    if (why) return why;
+  }
+  if ('required' in node) {
+    const required = node.required;
+    if (!Array.isArray(required) || !required.every((r) => typeof r === 'string'))
+      return `${at}/required: not a list of names`;
+    // zod makes only declared properties required: one it does not know of would not be.
+    const undeclared = required.find((r) => !Object.hasOwn(properties, r as string));
+    if (undeclared !== undefined)
+      return `${at}/required: ${JSON.stringify(undeclared).slice(0, 40)} is not a declared property`;
+  }
+  if ('additionalProperties' in node) return nodeProblem(node.additionalProperties, `${at}/additionalProperties`);
   return undefined;
 }

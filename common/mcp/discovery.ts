@@ -14,6 +14,11 @@ export interface McpDiscovery {
   tools: McpToolListing[];
   /** SHA-256 of the listing (names, descriptions, schemas), to compare discoveries at a glance. */
   hash: string;
+  /**
+   * The listed tools no run may be offered, and why: their schema uses a keyword the gateway does
+   * not enforce (checked-schema.ts). Absent in discoveries recorded before it.
+   */
+  unavailable?: Array<{ name: string; reason: string }>;
 }
 
 /** What the workflow sends to a server's tool activity (`<server>.<tool>`). */
