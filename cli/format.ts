@@ -36,7 +36,11 @@ export function formatTraceEntry(entry: TraceEntry): string {
       ? 'rejected by operator'
       : entry.ok
         ? `ok${entry.approval ? ` (${entry.approval === 'approve' ? 'approved' : 'answered'} by operator)` : ''}`
-        : `stopped: ${entry.stop_reason ?? 'failed'}`;
+        : entry.consent && !entry.stop_reason
+          ? entry.consent === 'declined'
+            ? 'declined by the customer (not made)'
+            : 'not asked: the action could not be shown to the customer whole (not made)'
+          : `stopped: ${entry.stop_reason ?? 'failed'}`;
   const windDown = entry.wind_down ? ` [wind-down: ${entry.wind_down}]` : '';
   return terminalSafe(`step ${entry.step}: ${entry.tool} (${entry.args_hash}) ${outcome}${windDown}`);
 }
@@ -180,7 +184,9 @@ function formatConversation(c: ConversationState, workflowId: string | undefined
     `conversation: ${plural(c.total, 'turn')} (${c.agent_messages} from the agent, ${c.customer_messages} from the customer)` +
       (c.ended ? ', ended by the customer' : c.unanswered > 0 ? `, ${c.unanswered} unanswered` : ''),
   ];
-  if (c.last_message) lines.push(`  agent said: ${oneLine(c.last_message.text, 200)}`);
+  // A consent question is shown whole (it names the exact action the customer is asked about).
+  if (c.last_message?.consent) lines.push(`  agent asks:  ${c.last_message.text}`);
+  else if (c.last_message) lines.push(`  agent said: ${oneLine(c.last_message.text, 200)}`);
   if (c.idle_expires_at)
     lines.push(
       `awaiting:     the customer's reply until ${c.idle_expires_at.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}`,

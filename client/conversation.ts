@@ -1,7 +1,8 @@
 // The customer's side of a conversation run: send a message (the `say` Update), read the turns the
 // run has kept. Shared by `agent say`, `agent chat` and the tests. Every refusal is a SayError with
 // one line, and changes nothing in the run.
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent';
 import { sayUpdate } from '../common/conversation';
@@ -13,19 +14,49 @@ import { existingRun } from './agent-client';
 /** The run did not take the message: it has ended, is no conversation, or refused it. */
 export class SayError extends AgentError {}
 
-/** Sends the customer's message to the run now going on under `workflowId`. */
+/** Attempts at the chain's current run: each retry follows a run that was closing into its successor. */
+const SAY_ATTEMPTS = 8;
+
+/**
+ * Sends the customer's message to the run now going on under `workflowId`. A run that is closing
+ * (it continues as new) refuses the Update, or has closed by the time it arrives: the message then
+ * goes to the chain's next run, under the same Update id, so a run that did apply it answers it as
+ * a duplicate (the chain remembers the ids it applied): applied once, whichever run takes it.
+ */
 export async function sayToRun(client: Client, workflowId: string, message: SayRequest): Promise<SayReceipt> {
-  const description = await (await existingRun(client, workflowId)).describe();
-  if (description.status.name !== 'RUNNING')
-    throw new SayError(`run ${workflowId} has ended (${description.status.name}): the conversation is over`);
-  // The run just read, by its id: the message reaches that run or none.
-  const handle = client.workflow.getHandle<typeof reactAgent>(workflowId, description.runId);
-  try {
-    return await handle.executeUpdate(sayUpdate, { args: [message] });
-  } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError) {
-      throw new SayError(`run ${workflowId} refused the message: ${updateRefusal(err)}`);
+  const updateId = randomUUID();
+  for (let attempt = 1; ; attempt++) {
+    const description = await (await existingRun(client, workflowId)).describe();
+    if (description.status.name !== 'RUNNING')
+      throw new SayError(`run ${workflowId} has ended (${description.status.name}): the conversation is over`);
+    // The run just read, by its id: the message reaches that run or none.
+    const handle = client.workflow.getHandle<typeof reactAgent>(workflowId, description.runId);
+    try {
+      return await handle.executeUpdate(sayUpdate, { args: [message], updateId });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError) {
+        throw new SayError(`run ${workflowId} refused the message: ${updateRefusal(err)}`);
+      }
+      if (!runClosing(err) || attempt >= SAY_ATTEMPTS) throw err;
+      // The next run starts as this one closes: a short, growing pause before reading the chain again.
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
     }
-    throw err;
   }
 }
+
+/**
+ * The Update failed because its run was closing or had just closed: RESOURCE_EXHAUSTED ("workflow
+ * is closing") while the run continues as new, or NOT_FOUND once it has.
+ */
+function runClosing(err: unknown): boolean {
+  if (err instanceof WorkflowNotFoundError) return true;
+  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === GRPC_RESOURCE_EXHAUSTED || code === GRPC_NOT_FOUND) return true;
+    if (typeof code === 'number') return false;
+  }
+  return false;
+}
+
+const GRPC_NOT_FOUND = 5;
+const GRPC_RESOURCE_EXHAUSTED = 8;

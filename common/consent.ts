@@ -10,18 +10,72 @@ export interface ConsentRequest {
   args: Record<string, unknown>;
 }
 
-/** The question, with the exact action: the tool and every argument as the call will send them. */
+/**
+ * The question, with the exact action: the tool and its arguments as one JSON object, whole, as the
+ * call will send them. Only for a request `unshowable` passes: then no value holds a quote, an
+ * escape or a character that hides text, and the JSON shows each value as it is.
+ */
 export function consentQuestion(request: ConsentRequest): string {
   const what = request.tool.replace(/_/g, ' ');
-  // Each value as JSON: an argument the model wrote cannot break the line or forge a second question
-  // (newlines and quotes come out escaped); the whole is bounded like any agent message.
-  const args = Object.entries(request.args)
-    .map(
-      ([key, value]) =>
-        `${key}: ${oneLine(typeof value === 'string' && /^[\w#@.\- ]*$/.test(value) ? value : JSON.stringify(value))}`,
-    )
-    .join('; ');
-  return `To go ahead I need your confirmation of this exact action: ${what} (${args}). Reply "yes" to confirm; anything else cancels it.`;
+  return `To go ahead I need your confirmation of this exact action: ${what} ${JSON.stringify(request.args)}. Reply "yes" to confirm; anything else cancels it.`;
+}
+
+/** How much of an action a customer is asked to read at once (characters of its arguments' JSON). */
+export const CONSENT_LIMITS = { args_chars: 1000 } as const;
+
+// What hides or fakes text in a value a customer reads: controls (newlines, tabs), format and bidi
+// characters, zero-width and other default-ignorable ones, private-use and unassigned code points,
+// blank look-alikes, whitespace other than a plain space, and quotes or backslashes (straight or
+// look-alike) that could seem to end a value early.
+const HIDING =
+  /[\p{C}\p{Default_Ignorable_Code_Point}\u2800"\\\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\u02BA\u02DD\u02EE\u201C-\u201F\u2033\u2036\u3003\u301D-\u301F\uFF02]/u;
+
+/**
+ * Why the customer could not be shown this action whole and unambiguously, or undefined when they
+ * can. A call so refused is not asked: the model reads why (ok:false) and may propose a clean one.
+ */
+export function unshowable(request: ConsentRequest): string | undefined {
+  const json = JSON.stringify(request.args);
+  if (Array.from(json).length > CONSENT_LIMITS.args_chars)
+    return `its arguments are ${Array.from(json).length} characters as JSON; a customer is asked about at most ${CONSENT_LIMITS.args_chars}`;
+  return unshowableIn(request.args, 'arguments');
+}
+
+function unshowableIn(value: unknown, where: string): string | undefined {
+  if (typeof value === 'string') return unshowableText(value, where);
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const why = unshowableIn(item, `${where}[${i}]`);
+      if (why) return why;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const why = unshowableText(key, `a key of ${where}`) ?? unshowableIn(item, `${where}.${key}`);
+      if (why) return why;
+    }
+  }
+  return undefined;
+}
+
+function unshowableText(text: string, where: string): string | undefined {
+  const at = `${where} has`;
+  if (HIDING.test(text))
+    return `${at} a control, format, invisible or quote character, or whitespace other than a plain space`;
+  if (/ {2}/.test(text)) return `${at} a run of spaces`;
+  if (/^ | $/.test(text)) return `${at} a leading or trailing space`;
+  if (/^\p{M}/u.test(text)) return `${at} a combining mark with no letter before it`;
+  return undefined;
+}
+
+/** What the model sees when a write was not asked: the customer could not be shown it whole. */
+export function unshowableObservation(request: ConsentRequest, why: string): Observation {
+  const data = {
+    not_asked: true,
+    detail: `the customer was not asked to confirm this action and it was not made: ${why}. Propose it again with plain values (single spaces, no quotes, control or invisible characters) if that is what the customer wants`,
+  };
+  return observationOf(request, data, 'workflow');
 }
 
 // A yes is a short message made only of these words (after NFKC, dropping format characters,
@@ -65,12 +119,6 @@ export function isExplicitYes(text: string): boolean {
   return words.some((word) => YES_WORDS.has(word)) && words.every((word) => YES_WORDS.has(word) || COURTESY.has(word));
 }
 
-function oneLine(text: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters out is the point
-  const flat = text.replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]/g, ' ');
-  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat;
-}
-
 /** What the model sees when the customer did not say yes: the write was not made. */
 export function declinedObservation(request: ConsentRequest, reply: string): Observation {
   const data = {
@@ -78,11 +126,15 @@ export function declinedObservation(request: ConsentRequest, reply: string): Obs
     detail: 'the customer did not confirm this action; it was not made',
     customer_reply: reply.slice(0, 500),
   };
+  return observationOf(request, data, 'customer');
+}
+
+function observationOf(request: ConsentRequest, data: Record<string, unknown>, source: string): Observation {
   return {
     tool: request.tool,
     ok: false,
     data,
-    source: 'customer',
+    source,
     bytes: utf8Length(stableJson(data)),
     truncated: false,
   };

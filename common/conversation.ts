@@ -75,6 +75,11 @@ export const EMPTY_TRANSCRIPT: Transcript = { turns: [], total: 0, agent_message
 export interface SayRequest {
   text?: string;
   end?: boolean;
+  /**
+   * The last turn the customer had been shown when they wrote this (a client that knows it says
+   * so): a message written before a consent question was shown cannot answer it, and is refused.
+   */
+  seen?: number;
 }
 
 export interface SayReceipt {
@@ -107,13 +112,15 @@ export interface AppliedSay {
 export const sayUpdate = defineUpdate<SayReceipt, [SayRequest]>('say');
 
 export const SAY_UPDATE_DESCRIPTION =
-  'A customer message to a conversation run: {text, end?}. text: visible text, at most 4000 characters; end: true ' +
-  `ends the conversation. A message sent while the agent works waits for its next decision (at most ` +
+  'A customer message to a conversation run: {text, end?, seen?}. text: visible text, at most 4000 characters; end: true ' +
+  `ends the conversation; seen: the last turn the customer had been shown (a message written before a consent ` +
+  `question was shown is refused while it waits). A message sent while the agent works waits for its next decision (at most ` +
   `${CONVERSATION_LIMITS.unanswered} unanswered); a refused message leaves no trace in the history.`;
 
 const sayRequestSchema = z.strictObject({
   text: z.string().max(CONVERSATION_LIMITS.text_chars).optional(),
   end: z.boolean().optional(),
+  seen: z.number().int().nonnegative().optional(),
 });
 
 /** What the run's state allows (the validator's second argument). */
@@ -122,6 +129,8 @@ export interface SayContext {
   running: boolean;
   ended: boolean;
   unanswered: number;
+  /** The consent question awaiting its answer (its turn number), if any. */
+  question?: number;
 }
 
 /**
@@ -142,10 +151,18 @@ export function checkSay(raw: unknown, ctx: SayContext): { ok: true; say: SayReq
     return fail(
       field === 'text'
         ? `text must be a string of at most ${CONVERSATION_LIMITS.text_chars} characters`
-        : `${field} must be true or false`,
+        : field === 'seen'
+          ? 'seen must be a turn number'
+          : `${field} must be true or false`,
     );
   }
-  const { text, end } = parsed.data;
+  const { text, end, seen } = parsed.data;
+  // Only a message written after the question answers it: one its sender wrote before seeing it
+  // could be a "yes" typed ahead to something else.
+  if (seen !== undefined && ctx.question !== undefined && seen < ctx.question && end !== true)
+    return fail(
+      `this message was written before the run asked for consent (turn ${ctx.question}); read the question and answer it again`,
+    );
   // Text, when given, must show; without text only an ending is a message.
   if (text !== undefined ? !hasVisibleText(text) : end !== true) return fail('a message needs visible text');
   if (ctx.unanswered >= CONVERSATION_LIMITS.unanswered && end !== true)

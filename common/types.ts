@@ -68,8 +68,11 @@ export interface TraceEntry {
   stop_reason?: StopReason;
   /** A person's answer to this call or escalation. */
   approval?: ApprovalDecision;
-  /** The customer did not confirm this write (a conversation): it was not made. */
-  consent?: 'declined';
+  /**
+   * The customer did not confirm this write (a conversation), or was not asked because it could not
+   * be shown to them whole (common/consent.ts): either way it was not made.
+   */
+  consent?: 'declined' | 'not_asked';
   /** The step was a wind-down decision: the model was asked for its final answer because of this budget. */
   wind_down?: WindDownReason;
   /** A final answer the validator refused (tool "final"): the figures no observation supports. */

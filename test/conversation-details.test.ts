@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { EMPTY_TRANSCRIPT, withTurn } from '../common/conversation';
 import type { Transcript, Turn } from '../common/conversation';
 import { conversationDetails, escapeMarkdown, TURN_DETAILS_LIMITS } from '../workflows/run-details';
+import { CONSENT_LIMITS, unshowable } from '../common/consent';
 
 const NOW = Date.parse('2026-12-03T20:00:00Z');
 const HEAD = "step 3 of 8: awaiting the customer's next message";
@@ -61,7 +62,7 @@ describe("a conversation's current details", () => {
     assert.ok(shown.includes("1 customer message(s) wait for the agent's reply"), shown);
     assert.ok(!shown.slice(HEAD.length).includes('awaiting'), 'a reply that arrived is not awaited');
     assert.ok(
-      shown.includes('**agent:** _asks to confirm:_ cancel\\_pending\\_order \\(order\\_id\\: \\#W1\\)'),
+      shown.includes('**agent:** _asks to confirm:_ cancel\\_pending\\_order \\{"order\\_id"\\:"\\#W1"\\}'),
       shown,
     );
     // While the question waits, the wait says it is the customer's consent, and how to give it.
@@ -91,6 +92,20 @@ describe("a conversation's current details", () => {
       TURN_DETAILS_LIMITS.turn_chars,
     );
     assert.ok(line.endsWith('…'));
+  });
+
+  it('a consent question is shown whole, however long its action, among long turns (no per-argument cut)', () => {
+    const address1 = `12 Oak Street Apt 4 ${'日'.repeat(CONSENT_LIMITS.args_chars - 60)}`;
+    const consent = { tool: 'modify_user_address', args: { user_id: 'u1', address1 } };
+    assert.equal(unshowable(consent), undefined);
+    const long = (i: number) => ({ from: 'customer' as const, text: `${i} ${'x'.repeat(1000)}`, step: 1 });
+    const t = transcriptOf([
+      ...Array.from({ length: 8 }, (_, i) => long(i)),
+      { from: 'agent', text: 'q', step: 2, consent },
+    ]);
+    const shown = details(t, NOW + 60_000);
+    assert.ok(bytes(shown) <= TURN_DETAILS_LIMITS.total_bytes);
+    assert.ok(shown.includes(escapeMarkdown(`modify_user_address ${JSON.stringify(consent.args)}`)), shown);
   });
 
   it('the last 10 turns at most, within 4 KB: older turns give way and are counted', () => {

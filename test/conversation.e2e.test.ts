@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { runResult, runState, startConversation } from '../client/agent-client';
+import { sayToRun, SayError } from '../client/conversation';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentState } from '../common/types';
 import type { reactAgent } from '../workflows/agent';
@@ -268,6 +269,44 @@ describe('a conversation run', () => {
     );
     assert.notEqual((await handle.describe()).runId, handle.firstExecutionRunId, 'the run continued as new');
     assert.equal(result.conversation?.total, 4);
+  });
+
+  it('says back to back while the run continues as new at every step: no raw error, each applied once (issue 29 item 9)', async () => {
+    const { id, handle } = await fixture.start(byStep({}, message('Noted.')), {
+      conversation: {},
+      continue_as_new_every: 1,
+      budget: { max_steps: 500, max_tool_calls: 10, max_seconds: 600 },
+    });
+    await awaitingCustomer(handle);
+    const sent = 40;
+    for (let i = 1; i <= sent; i++) {
+      // A refusal the customer would see is fine (too many unanswered: the agent has not read them
+      // yet, so the message is sent again once it has); any other error fails the test.
+      for (;;) {
+        try {
+          await sayToRun(fixture.client, id, { text: `message ${i}` });
+          break;
+        } catch (err) {
+          if (!(err instanceof SayError && /waiting for the agent's reply/.test(err.message))) throw err;
+          await eventually('the agent to read the messages', async () =>
+            (await runState(handle)).conversation!.unanswered < 5 ? true : undefined,
+          );
+        }
+      }
+    }
+    await sayToRun(fixture.client, id, { end: true });
+    const result = await runResult(handle);
+    assert.equal(result.stop_reason, 'customer_ended');
+    assert.equal(result.conversation!.customer_messages, sent + 1, 'every message applied exactly once');
+    const texts = result.conversation!.turns.filter((t) => t.from === 'customer' && t.text).map((t) => t.text);
+    assert.deepEqual(texts, [...new Set(texts)], 'no message twice');
+    assert.equal(texts.at(-1), `message ${sent}`);
+    const runs = await eventually('the chain to have continued as new', async () => {
+      let count = 0;
+      for await (const _ of fixture.client.workflow.list({ query: `WorkflowId = '${id}'` })) count++;
+      return count > 5 ? count : undefined;
+    });
+    assert.ok(runs > 5, `${runs} runs`);
   });
 
   it('a customer who never answers: the run ends idle_timeout after the idle timeout', async () => {

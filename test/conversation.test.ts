@@ -45,6 +45,16 @@ describe('the say Update: what it accepts', () => {
     ['__proto__', JSON.parse('{"text":"hi","__proto__":{"end":true}}'), OPEN, /unknown field/],
     ['too many unanswered', { text: 'hello?' }, { ...OPEN, unanswered: 5 }, /5 messages are waiting/],
     ['an ending is taken even then', { end: true }, { ...OPEN, unanswered: 5 }, { end: true }],
+    ['seen that is no turn number', { text: 'hi', seen: -1 }, OPEN, /seen must be a turn number/],
+    ['written after the question: an answer', { text: 'yes', seen: 3 }, { ...OPEN, question: 3 }, { text: 'yes' }],
+    ['no question waits: seen changes nothing', { text: 'yes', seen: 0 }, OPEN, { text: 'yes' }],
+    [
+      'written before the consent question was shown: refused (issue 29 item 3)',
+      { text: 'yes', seen: 2 },
+      { ...OPEN, question: 3 },
+      /written before the run asked for consent \(turn 3\)/,
+    ],
+    ['leaving is no consent: taken whenever written', { end: true, seen: 0 }, { ...OPEN, question: 3 }, { end: true }],
   ];
   for (const [name, raw, ctx, expected] of rows) {
     it(name, () => {

@@ -21,7 +21,8 @@ import type { RecordedRequest } from '../testing/scripted-llm-server';
 import type { WorkerProcess } from '../testing/worker-process';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import { agentFixture } from './helpers/agent-fixture';
-import { chat as chatOn } from './helpers/chat';
+import { chat as chatOn, chatSession } from './helpers/chat';
+import { SayError } from '../client/conversation';
 import { eventually, uniqueId } from './helpers/harness';
 
 const RETAIL_DB = path.join(mkdtempSync(path.join(os.tmpdir(), 'retail-e2e-')), 'retail.sqlite');
@@ -89,9 +90,14 @@ describe('retail conversations', () => {
         5: final(`Order ${IVAN.order} is cancelled.`),
       }),
     );
-    const lines = `Please cancel ${IVAN.order}; my email is ${IVAN.email}\nyes\n`;
-    const out = await chat(['--id', id, '--domain', 'retail', '--allow', 'all', '--max-steps', '10'], lines);
-    assert.equal(out.code, 0, out.stderr);
+    // The yes is written once the question is shown: a line typed before it would not answer it.
+    const session = chatSession(fixture.env, ['--id', id, '--domain', 'retail', '--allow', 'all', '--max-steps', '10']);
+    session.type(`Please cancel ${IVAN.order}; my email is ${IVAN.email}`);
+    await session.shows(/exact action/);
+    session.type('yes');
+    session.end();
+    const out = await session.done;
+    assert.equal(out.code, 0, out.output);
     const shown = out.stdout.trim().split('\n');
     assert.deepEqual(shown.slice(0, 2), [
       'agent: Hello! How can I help?',
@@ -99,7 +105,7 @@ describe('retail conversations', () => {
     ]);
     assert.match(
       shown[2]!,
-      /^agent: To go ahead I need your confirmation of this exact action: cancel pending order \(order_id: #W8770097; reason: no longer needed\)/,
+      /^agent: To go ahead I need your confirmation of this exact action: cancel pending order \{"order_id":"#W8770097","reason":"no longer needed"\}\. /,
     );
     assert.deepEqual(shown.slice(3), [
       'you: yes',
@@ -180,6 +186,82 @@ describe('retail conversations', () => {
     const result = await runResult(handle);
     assert.equal(await statusOf(id, IVAN.order), 'pending');
     assert.equal(result.trace.find((t) => t.step === 2)?.consent, 'declined');
+  });
+
+  it('agent chat, piped: a "yes" typed ahead of the question is not sent as its answer, nor taken by the run (issue 29 item 3)', async () => {
+    const id = uniqueId('retail-typed-ahead');
+    fixture.llm.script(
+      id,
+      byStep({
+        1: message('Hello! How can I help?'),
+        2: tool('find_user_id_by_email', { email: IVAN.email }),
+        3: tool('cancel_pending_order', CANCEL),
+        4: final('Nothing changed.'),
+      }),
+    );
+    const lines = `Hi, my email is ${IVAN.email}. What is the status of my orders?\nyes\n`;
+    const out = await chat(['--id', id, '--domain', 'retail', '--allow', 'all', '--max-steps', '10'], lines);
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /exact action: cancel pending order/);
+    assert.doesNotMatch(out.stdout, /^you: yes$/m);
+    assert.match(
+      out.stderr,
+      /^agent: not sent: "yes" was typed before the question above; type your answer to it now$/m,
+    );
+    assert.match(out.stdout, /stdin closed: the conversation goes on/);
+    const handle = fixture.client.workflow.getHandle<typeof reactAgent>(id);
+    const asking = await awaitingConsent(handle);
+    assert.equal(await statusOf(id, IVAN.order), 'pending');
+    // Any client that says what it had shown: a yes written before the question is refused by the run.
+    const question = asking.conversation!.last_message!.n;
+    await assert.rejects(
+      sayToRun(fixture.client, id, { text: 'yes', seen: question - 1 }),
+      (err: Error) => err instanceof SayError && /written before the run asked for consent/.test(err.message),
+    );
+    assert.equal((await runState(handle)).phase, 'awaiting_customer', 'the refusal changed nothing');
+    await sayToRun(fixture.client, id, { text: 'no', seen: question });
+    const result = await runResult(handle);
+    assert.equal(result.trace.find((t) => t.tool === 'cancel_pending_order')?.consent, 'declined');
+    assert.equal(await statusOf(id, IVAN.order), 'pending');
+    assert.equal(await countAppliedWrites(RETAIL_DB, id), 0);
+  });
+
+  it('agent chat in a terminal: a "yes" typed before the question is dropped; the one typed after it consents', async () => {
+    const id = uniqueId('retail-tty');
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    fixture.llm.script(
+      id,
+      byStep({
+        1: message('Hello! How can I help?'),
+        2: tool('find_user_id_by_email', { email: IVAN.email }),
+        3: async () => {
+          await gate;
+          return tool('cancel_pending_order', CANCEL);
+        },
+        4: final(`Order ${IVAN.order} is cancelled.`),
+      }),
+    );
+    const session = chatSession(
+      fixture.env,
+      ['--id', id, '--domain', 'retail', '--allow', 'all', '--max-steps', '10'],
+      {
+        terminal: true,
+      },
+    );
+    await session.shows(/agent: Hello! How can I help\?/);
+    session.type(`Please cancel ${IVAN.order}; my email is ${IVAN.email}`);
+    await eventually('step 3 to be decided', () => (fixture.llm.requests(id).length >= 3 ? true : undefined));
+    session.type('yes'); // before the question exists
+    release();
+    await session.shows(/not sent: "yes" was typed before the question above/);
+    assert.equal(await statusOf(id, IVAN.order), 'pending');
+    session.type('yes');
+    await session.shows(/conversation ended: success/);
+    const out = await session.done;
+    assert.equal(out.code, 0, out.output);
+    assert.equal(await statusOf(id, IVAN.order), 'cancelled');
+    assert.equal(await countAppliedWrites(RETAIL_DB, id), 1);
   });
 
   it('a write before authentication is denied, and nobody is asked', async () => {

@@ -53,6 +53,8 @@ export class Conversation {
   private applied: AppliedSay[];
   /** Set while the agent's message waits for the customer's answer (carried if the run continues as new). */
   private replyWait: AwaitingReply | undefined;
+  /** The consent question waiting for its answer (its turn number): a `say` written before it is refused. */
+  private question: number | undefined;
 
   constructor(
     readonly input: ConversationInput | undefined,
@@ -76,6 +78,7 @@ export class Conversation {
       running: this.run().running,
       ended: this.transcript.ended === true,
       unanswered: unansweredOf(this.transcript),
+      ...(this.question !== undefined ? { question: this.question } : {}),
     });
     if (!check.ok)
       throw ApplicationFailure.create({ type: 'InvalidMessage', message: check.error, nonRetryable: true });
@@ -163,8 +166,13 @@ export class Conversation {
         // This wait does not continue as new: the customer's answer decides a call admitted mid-step
         // (see Waits.person); the idle timeout bounds it.
         const expires = Date.now() + this.idleMs;
-        if (!arrived() && (await this.customerTurn(arrived, awaiting, about, 'yes', expires, false)) === 'timeout')
-          return { reply: 'idle' };
+        this.question = asked;
+        try {
+          if (!arrived() && (await this.customerTurn(arrived, awaiting, about, 'yes', expires, false)) === 'timeout')
+            return { reply: 'idle' };
+        } finally {
+          this.question = undefined;
+        }
         const answer = reply();
         // The customer's last word ends the conversation, whatever it says.
         if (this.transcript.ended || !answer) return { reply: 'ended' };

@@ -235,12 +235,10 @@ function turnLine(turn: Turn): string {
     const ended = turn.end ? '_(ended the conversation)_' : '';
     return `**customer:** ${[shownText(turn.text), ended].filter(Boolean).join(' ')}`;
   }
-  if (turn.consent) {
-    const args = Object.entries(turn.consent.args)
-      .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
-      .join('; ');
-    return `**agent:** _asks to confirm:_ ${shownText(`${turn.consent.tool} (${args})`)}`;
-  }
+  // The action the customer was asked about, whole, never cut: it is asked only when it is short
+  // and shows every value as it is (common/consent.ts), so escaping alone keeps it exact.
+  if (turn.consent)
+    return `**agent:** _asks to confirm:_ ${escapeMarkdown(`${turn.consent.tool} ${JSON.stringify(turn.consent.args)}`)}`;
   return `**agent:** ${shownText(turn.text)}`;
 }
 

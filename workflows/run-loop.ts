@@ -39,6 +39,7 @@ import type { PolicyDecision } from './policy';
 import {
   approvalMove,
   consentMove,
+  showableMove,
   customerMove,
   decideMove,
   escalationMove,
@@ -330,6 +331,13 @@ async function toolStep<R>(p: LoopPorts<R>, call: AdmittedCall, needsApproval: b
     if (denied) return denied;
   }
   if (spec.needsConsent) {
+    const shown = showableMove(call);
+    if (shown.next === 'not_asked') {
+      p.record.toolCall(call.name, shown.outcome);
+      state.trace.push(shown.trace);
+      state.history.push(shown.history);
+      return undefined;
+    }
     const consent = consentMove(call, await p.conversation!.consent(call.step, { tool: call.name, args: call.args }));
     if (consent.next === 'stop') return { result: stopMove(p, consent) };
     if (consent.next === 'declined') {

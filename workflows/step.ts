@@ -8,7 +8,7 @@ import type { Budget, Usage } from '../common/budget';
 import { validateAction } from '../common/contract';
 import type { EscalateAction, FinalAction, MessageAction, ToolAction } from '../common/contract';
 import { escalationHash, personObservation } from '../common/approvals';
-import { declinedObservation, isExplicitYes } from '../common/consent';
+import { declinedObservation, isExplicitYes, unshowable, unshowableObservation } from '../common/consent';
 import type { ApprovalAnswer, PendingApproval } from '../common/approvals';
 import type { ToolOutcome } from '../common/metrics-sink';
 import { policyStop, safeToolName, toolStop } from '../common/stop-reasons';
@@ -301,6 +301,24 @@ export function consentMove(
       observation: declinedObservation({ tool: call.name, args: call.args }, reply.text),
     },
     outcome: 'rejected',
+  };
+}
+
+/**
+ * Before the customer is asked: an action they could not be shown whole and unambiguously is not
+ * asked at all (nothing is made); the model reads why and may propose a clean call.
+ */
+export function showableMove(
+  call: AdmittedCall,
+): { next: 'ask' } | { next: 'not_asked'; trace: TraceEntry; history: HistoryEntry; outcome: 'denied' } {
+  const request = { tool: call.name, args: call.args };
+  const why = unshowable(request);
+  if (why === undefined) return { next: 'ask' };
+  return {
+    next: 'not_asked',
+    trace: { step: call.step, tool: call.name, args_hash: call.argsHash, ok: false, consent: 'not_asked' },
+    history: { step: call.step, action: toolAction(call), observation: unshowableObservation(request, why) },
+    outcome: 'denied',
   };
 }
 

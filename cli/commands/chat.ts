@@ -1,7 +1,8 @@
 // `agent chat [GOAL] [run flags] [--id ID]`: a conversation in the terminal. Starts a conversation
 // run (or attaches to the one running under --id), prints the agent's messages as they come, and
 // sends each line read from stdin as the customer's message once the agent waits for one (lines
-// typed earlier wait here, in order); `/end` ends the conversation. Reads a pipe as well as a
+// typed earlier wait here, in order, but never answer a consent question: cli/chat-input.ts);
+// `/end` ends the conversation. Reads a pipe as well as a
 // terminal; at the end of stdin it leaves the conversation running (`agent say`, `agent chat --id`).
 import { createInterface } from 'node:readline';
 import type { Client, WorkflowHandle } from '@temporalio/client';
@@ -21,9 +22,11 @@ import { RUN_INPUT_FLAGS, runInputOf } from '../run-input';
 import { runUrl } from '../../runtime/temporal-env';
 import { defaultWorkflowId } from './run';
 import { sendOrExplain, SAY_TIMEOUT_MS } from './say';
+import { ChatLines, END_COMMAND } from '../chat-input';
+import type { CustomerWait } from '../chat-input';
 
 const HINT = 'see `agent help chat`';
-export const END_COMMAND = '/end';
+export { END_COMMAND };
 const POLL_MS = 200;
 /** How long one poll of the state query may take (it needs a worker). */
 const QUERY_TIMEOUT_MS = 5_000;
@@ -113,23 +116,23 @@ async function refuseUnlessConversation(client: Client, workflowId: string): Pro
     throw new AgentError(`run ${workflowId} is not a conversation (\`agent watch ${workflowId}\` follows any run)`);
 }
 
-/** The lines of stdin, in order, as they come; 'eof' once it is closed and read. */
-function stdinLines(): { next(): string | 'eof' | undefined } {
-  const lines: string[] = [];
+/** The lines of stdin, in order, as they come, each with the last turn shown when it was entered; closed once read to its end. */
+function stdinLines(shown: () => number): { lines: ChatLines; closed(): boolean } {
+  const lines = new ChatLines();
   let closed = false;
   const reader = createInterface({ input: process.stdin, terminal: false });
-  reader.on('line', (text) => lines.push(text));
+  reader.on('line', (text) => lines.push(text, shown()));
   reader.on('close', () => (closed = true));
-  return { next: () => lines.shift() ?? (closed ? 'eof' : undefined) };
+  return { lines, closed: () => closed && lines.size === 0 };
 }
 
 async function converse(client: Client, workflowId: string, ctx: CommandContext): Promise<number> {
   // Without a run id: the handle follows the conversation across continue-as-new.
   const handle = client.workflow.getHandle<typeof reactAgent>(workflowId);
   const out = progressOut(ctx);
-  const input = stdinLines();
-  const echo = !process.stdin.isTTY;
   let printed = 0;
+  const input = stdinLines(() => printed);
+  const echo = !process.stdin.isTTY;
   let endSent = false;
   const warned = { noWorker: false };
   for (;;) {
@@ -139,18 +142,27 @@ async function converse(client: Client, workflowId: string, ctx: CommandContext)
       printed = printTurns(state.conversation?.turns ?? [], printed, out);
       if (state.status !== 'running') break;
       if (state.phase === 'awaiting_customer' && state.conversation?.unanswered === 0 && !endSent) {
-        const next = input.next();
-        if (next === 'eof') {
+        if (input.closed()) {
           line(
             out,
             `stdin closed: the conversation goes on (agent say ${workflowId} TEXT, agent chat --id ${workflowId})`,
           );
           return EXIT.OK;
         }
-        const message = next === undefined ? undefined : messageOf(next);
-        if (message) {
+        const next = input.lines.next(waitOf(state));
+        if (next && 'dropped' in next) {
+          line(
+            ctx.io.stderr,
+            `agent: not sent: ${JSON.stringify(next.dropped.text)} was typed before the question above; type your answer to it now`,
+          );
+          continue;
+        }
+        const message = next === undefined ? undefined : messageOf(next.send.text);
+        if (next && message) {
           if (echo && message.text !== undefined) line(out, `you: ${message.text}`);
-          endSent = (await send(client, workflowId, message, ctx)) && message.end === true;
+          // With the turn it was written after: the run refuses it as a consent answer if that was before the question.
+          endSent =
+            (await send(client, workflowId, { ...message, seen: next.send.shown }, ctx)) && message.end === true;
           continue;
         }
       }
@@ -163,6 +175,12 @@ async function converse(client: Client, workflowId: string, ctx: CommandContext)
   if (ctx.output !== 'text') printJson(ctx, result);
   else line(out, `conversation ended: ${result.stop_reason} (${stopReasonDescription(result.stop_reason)})`);
   return exitCodeOf(result);
+}
+
+/** The wait the run is in: a consent question when its last turn asks one. */
+function waitOf(state: AgentState): CustomerWait {
+  const asked = state.conversation?.last_message;
+  return asked?.consent ? { question: asked.n } : {};
 }
 
 /** A line as a message: `/end` ends the conversation, a blank line is nothing. */
