@@ -26,8 +26,11 @@ ARG BUILD_COMMIT
 RUN npm ci && npm prune --omit=dev
 
 FROM node:24.11.1-bookworm-slim
+# The metrics endpoint listens on every interface of the container (Prometheus scrapes it from the
+# compose network); outside a container it is loopback only.
 ENV NODE_ENV=production \
-    AGENT_METRICS_PORT=9464
+    AGENT_METRICS_PORT=9464 \
+    AGENT_METRICS_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules

@@ -18,8 +18,8 @@ import type { ParsedFlags } from './cli-args';
 import { parseUsd } from './usd';
 import { readMcpConfigFile } from './mcp-config-file';
 
-/** The support domain's demo user: whom a run acts for when no --principal (--user) is given. */
-export const DEFAULT_PRINCIPAL = '42';
+/** No --principal/--user for a domain that needs one (`agent chat --id` attaching to a running conversation needs none). */
+export class MissingPrincipalError extends UsageError {}
 
 export const RUN_INPUT_FLAGS = {
   domain: {
@@ -30,7 +30,7 @@ export const RUN_INPUT_FLAGS = {
   principal: {
     kind: 'string',
     value: 'ID',
-    help: `whom the run acts for, as the domain spells it (default ${DEFAULT_PRINCIPAL}): ${WIRED_DOMAIN.principal.describe}`,
+    help: `whom the run acts for, as the domain spells it (required, no default, unless the domain authenticates its customer): ${WIRED_DOMAIN.principal.describe}`,
   },
   user: { kind: 'int', value: 'N', help: "the support domain's spelling of --principal: a user id (--user 42)" },
   'user-id': { kind: 'int', help: 'the same as --user' },
@@ -125,9 +125,14 @@ export function runInputOf(
     );
   const domain = DOMAINS[domainName]!;
   // The domain checks the id with the rest of the input below (one line, naming the flag); a domain
-  // that learns whom it serves by authentication takes none.
-  const principal =
-    given.length > 0 ? String(given[0]) : domain.principal.fromAuthentication ? undefined : DEFAULT_PRINCIPAL;
+  // that learns whom it serves by authentication takes none. Nobody is assumed: a run about
+  // "user 7" must not act for a default user.
+  const principal = given.length > 0 ? String(given[0]) : undefined;
+  if (principal === undefined && !domain.principal.fromAuthentication)
+    throw new MissingPrincipalError(
+      `whom does the run act for? the ${domain.name} domain needs --principal ID (or --user N): ${domain.principal.describe}; there is no default`,
+      hint,
+    );
   const budget: Partial<Budget> = {};
   if (flags['max-steps'] !== undefined) budget.max_steps = flags['max-steps'];
   if (flags['max-tool-calls'] !== undefined) budget.max_tool_calls = flags['max-tool-calls'];

@@ -159,7 +159,8 @@ function checkPrincipalAndConsent(input: z.output<typeof agentInputSchema>, doma
     if (input.principal !== undefined)
       return fail(`principal: the ${domain.name} domain learns whom it serves from authentication; give none`);
   } else {
-    if (input.principal === undefined) return fail(`principal: the ${domain.name} domain needs one`);
+    if (input.principal === undefined)
+      return fail(`principal: the ${domain.name} domain needs one: whom the run acts for (none is assumed)`);
     const problem = domain.principal.check(input.principal);
     if (problem !== undefined) return fail(`principal: ${oneLine(problem)}`);
   }

@@ -201,6 +201,12 @@ export interface AgentState {
   extensions?: BudgetExtension[];
   /** A conversation run: its transcript and whether it waits for the customer. */
   conversation?: ConversationState;
+  /**
+   * While the run goes on: the workflow time `usage.elapsed_ms` is as of (a query sees the clock of
+   * the run's last task), and whether the agent's time runs on from there (not while it waits for a
+   * person, an operator's top-up or the customer), so a reader can bring the figure up to now.
+   */
+  clock?: { at: string; running: boolean };
 }
 
 // --- activity contracts ---

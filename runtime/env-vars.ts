@@ -252,6 +252,12 @@ export const ENV_VARS = {
       }
     },
   },
+  AGENT_METRICS_HOST: {
+    group: 'worker',
+    default: '127.0.0.1',
+    meaning: "the address the worker's Prometheus and /healthz endpoint listens on (0.0.0.0 in a container)",
+    parse: textOr('127.0.0.1'),
+  },
   AGENT_SDK_METRICS_PORT: {
     group: 'worker',
     default: 'any free port',

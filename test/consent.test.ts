@@ -233,10 +233,15 @@ describe('authentication and the retail input', () => {
     );
   });
 
-  it('look-ups run before authentication; a user address change is only for the principal', () => {
+  it('look-ups that name nobody run before authentication; a user address change is only for the principal', () => {
     const none = { principal: undefined, history: [] };
-    for (const name of ['find_user_id_by_email', 'get_order_details', 'get_product_details', 'calculate'])
+    for (const name of ['find_user_id_by_email', 'get_product_details', 'calculate'])
       assert.deepEqual(checkPrincipalPolicy(registry[name], {}, none), { allowed: true }, name);
+    // An order names its owner (test/retail-principal.test.ts).
+    assert.deepEqual(checkPrincipalPolicy(registry.get_order_details, {}, none), {
+      allowed: false,
+      rule: 'not_authenticated',
+    });
     // get_user_details names a user: not before authentication, and only the customer's (an adversary's find).
     assert.deepEqual(checkPrincipalPolicy(registry.get_user_details, { user_id: 'anya_garcia_3271' }, none), {
       allowed: false,

@@ -60,7 +60,10 @@ describe('a conversation run', () => {
         4: final('Glad I could help. Goodbye!'),
       }),
     );
-    const out = await chat(['--id', id, '--max-steps', '6'], 'What plan am I on?\nNo, that is all, thanks.\n');
+    const out = await chat(
+      ['--user', '42', '--id', id, '--max-steps', '6'],
+      'What plan am I on?\nNo, that is all, thanks.\n',
+    );
     assert.equal(out.code, 0, out.stderr);
     assert.deepEqual(out.stdout.trim().split('\n'), [
       `agent: ${GREETING}`,
@@ -105,7 +108,7 @@ describe('a conversation run', () => {
   it('agent chat: /end ends the conversation (customer_ended, exit 0)', async () => {
     const id = uniqueId('chat-end');
     fixture.llm.script(id, byStep({ 1: message(GREETING) }));
-    const out = await chat(['--id', id], '/end\n');
+    const out = await chat(['--user', '42', '--id', id], '/end\n');
     assert.equal(out.code, 0, out.stderr);
     assert.deepEqual(out.stdout.trim().split('\n'), [
       `agent: ${GREETING}`,

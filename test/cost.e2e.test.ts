@@ -78,7 +78,19 @@ describe('--max-usd', () => {
     const id = uniqueId('usd-wind-down');
     // $2.06: step 1 can pay for a tool step and a final answer ($2.048); after it ($0.04) it cannot.
     fixture.llm.script(id, byStep({ 1: profile(), 2: final('Partial answer: user 42 is on pro_monthly.') }));
-    const ran = await runCli(fixture.env, ['run', 'refund?', '--id', id, '--max-usd', '2.06', '--wait', '-o', 'json']);
+    const ran = await runCli(fixture.env, [
+      'run',
+      'refund?',
+      '--user',
+      '42',
+      '--id',
+      id,
+      '--max-usd',
+      '2.06',
+      '--wait',
+      '-o',
+      'json',
+    ]);
     assert.equal(ran.code, 0, ran.stderr);
     const result = JSON.parse(ran.stdout) as AgentResult;
     assert.equal(result.stop_reason, 'success');
@@ -145,6 +157,8 @@ describe('agent extend', () => {
     const started = await runCli(fixture.env, [
       'run',
       'refund?',
+      '--user',
+      '42',
       '--id',
       id,
       '--max-usd',

@@ -166,7 +166,16 @@ describe('the final validator', () => {
   it('`agent run --validator enforce` sets the mode of the run', async () => {
     const id = uniqueId('validator-cli');
     fixture.llm.script(id, [final(WRONG), final('No figures: ask support.')]);
-    const r = await runCli(fixture.env, ['run', 'User 42 asked: refund?', '--id', id, '--validator', 'enforce']);
+    const r = await runCli(fixture.env, [
+      'run',
+      'User 42 asked: refund?',
+      '--user',
+      '42',
+      '--id',
+      id,
+      '--validator',
+      'enforce',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const result: AgentResult = await runResult(fixture.client.workflow.getHandle(id));
     assert.equal(result.stop_reason, 'success');

@@ -86,12 +86,15 @@ describe('the MCP config', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'mcp-config-'));
     const good = path.join(dir, 'good.json');
     writeFileSync(good, JSON.stringify(CONFIG));
-    assert.deepEqual(runInputOf('goal', { mcp: good }, 'hint').mcp, CONFIG);
+    assert.deepEqual(runInputOf('goal', { mcp: good, user: 42 }, 'hint').mcp, CONFIG);
     const broken = path.join(dir, 'broken.json');
     writeFileSync(broken, '{');
-    assert.throws(() => runInputOf('goal', { mcp: broken }, 'hint'), /--mcp: .*broken\.json is not valid JSON/);
     assert.throws(
-      () => runInputOf('goal', { mcp: path.join(dir, 'none.json') }, 'hint'),
+      () => runInputOf('goal', { mcp: broken, user: 42 }, 'hint'),
+      /--mcp: .*broken\.json is not valid JSON/,
+    );
+    assert.throws(
+      () => runInputOf('goal', { mcp: path.join(dir, 'none.json'), user: 42 }, 'hint'),
       /--mcp: cannot read .*ENOENT/,
     );
   });

@@ -165,6 +165,10 @@ describe('retail over streamable HTTP', () => {
     assert.ok(sessionKey, 'the first session wrote');
     const client = await session();
     try {
+      // An order names its owner: this session authenticates before it reads one.
+      const before = await call(client, 'get_order_details', { order_id: IVAN.order });
+      assert.match(textOf(before), /^policy_denied:not_authenticated/);
+      await call(client, 'find_user_id_by_email', { email: IVAN.email });
       const status = async (meta?: Record<string, unknown>) =>
         (
           JSON.parse(textOf(await call(client, 'get_order_details', { order_id: IVAN.order }, meta))) as {

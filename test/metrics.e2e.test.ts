@@ -3,6 +3,8 @@
 // and tokens) with exact values, next to the Temporal SDK's own metrics, on one port.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as os from 'node:os';
 import type { Reply } from '../testing/scripted-llm-server';
 import { final, tool } from '../testing/scripted-replies';
 import type { AgentInput } from '../common/types';
@@ -141,7 +143,7 @@ describe('worker metrics endpoint', () => {
     try {
       await second.ready;
       await eventually('the warning', () =>
-        second.output().includes(`metrics endpoint disabled: cannot listen on port ${port} (EADDRINUSE)`)
+        second.output().includes(`metrics endpoint disabled: cannot listen on 127.0.0.1 port ${port} (EADDRINUSE)`)
           ? true
           : undefined,
       );
@@ -149,4 +151,41 @@ describe('worker metrics endpoint', () => {
       await second.stop();
     }
   });
+
+  it('listens on loopback only by default, and on every interface when AGENT_METRICS_HOST=0.0.0.0', async () => {
+    const port = Number(new URL(metricsUrl).port);
+    assert.equal(await reachable(port), false, 'the default worker answered on a non-loopback address');
+    const open = fixture.startWorker({ AGENT_METRICS_PORT: '0', AGENT_METRICS_HOST: '0.0.0.0' });
+    try {
+      await open.ready;
+      const url = await eventually('its metrics URL', () => /metrics=(http:\/\/\S+\/metrics)/.exec(open.output())?.[1]);
+      assert.equal(await reachable(Number(new URL(url).port)), true, 'AGENT_METRICS_HOST=0.0.0.0 was not reachable');
+    } finally {
+      await open.stop();
+    }
+  });
 });
+
+/**
+ * Whether the endpoint on `port` answers on an address of this machine that is not loopback; on a
+ * machine with none, whether its listening socket is bound to every interface (/proc/net/tcp).
+ */
+async function reachable(port: number): Promise<boolean> {
+  const outward = Object.values(os.networkInterfaces())
+    .flat()
+    .find((a) => a !== undefined && !a.internal && a.family === 'IPv4');
+  if (outward) {
+    try {
+      return (await fetch(`http://${outward.address}:${port}/healthz`, { signal: AbortSignal.timeout(5_000) })).ok;
+    } catch {
+      return false;
+    }
+  }
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  const listening = readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter((cols) => cols[3] === '0A' && cols[1]?.endsWith(`:${hexPort}`));
+  assert.ok(listening.length > 0, `nothing listens on port ${port}`);
+  return listening.some((cols) => cols[1]!.startsWith('00000000:'));
+}

@@ -402,7 +402,19 @@ describe('machine output (-o json|jsonl) and exit codes', () => {
   it('run --wait and result exit 4 for a run stopped on a budget; cancel -o json, then result exits 5', async () => {
     const id = uniqueId('budget');
     fixture.llm.script(id, [tool('get_user_profile', { user_id: 42 }), tool('get_user_billing', { user_id: 42 })]);
-    const ran = await runCli(fixture.env, ['run', 'refund?', '--id', id, '--max-steps', '1', '--wait', '-o', 'json']);
+    const ran = await runCli(fixture.env, [
+      'run',
+      'refund?',
+      '--user',
+      '42',
+      '--id',
+      id,
+      '--max-steps',
+      '1',
+      '--wait',
+      '-o',
+      'json',
+    ]);
     assert.equal(ran.code, 4, ran.stderr);
     assert.equal((JSON.parse(ran.stdout) as { stop_reason: string }).stop_reason, 'max_steps');
     const shown = await runCli(fixture.env, ['result', id]);

@@ -288,7 +288,7 @@ describe('retail conversations', () => {
     const { result } = await fixture.run(
       byStep({
         1: tool('find_user_id_by_email', { email: 'nobody@example.com' }),
-        2: tool('get_order_details', { order_id: '#W0000000' }),
+        2: tool('get_product_details', { product_id: '0000000000' }),
         3: tool('transfer_to_human_agents', { summary: 'The customer cannot be found.' }),
       }),
       retailInput(),
@@ -302,10 +302,41 @@ describe('retail conversations', () => {
       ]),
       [
         [1, false, 'User not found'],
-        [2, false, 'Order not found'],
+        [2, false, 'Product not found'],
         [3, true, 'Transfer successful'],
       ],
     );
+  });
+
+  it("an order id is not an identity: no order is read before authentication, and another customer's reads as not found", async () => {
+    // The attack (issue 29, item 6): the order's owner id and zip, then find_user_id_by_name_zip with them.
+    const early = await fixture.run(
+      byStep({
+        1: tool('get_order_details', { order_id: ANYA_ORDER }),
+        2: tool('find_user_id_by_name_zip', { first_name: 'Anya', last_name: 'Garcia', zip: '19036' }),
+        3: final('Done.'),
+      }),
+      retailInput(),
+    );
+    assert.deepEqual([early.result.status, early.result.stop_reason], ['stopped', 'policy_denied:not_authenticated']);
+    assert.deepEqual(early.result.history, []);
+    // Authenticated as Ivan: his order reads; Anya's answers as an order that does not exist.
+    const { result } = await fixture.run(
+      byStep({
+        1: tool('find_user_id_by_email', { email: IVAN.email }),
+        2: tool('get_order_details', { order_id: ANYA_ORDER }),
+        3: tool('get_order_details', { order_id: '#W0000000' }),
+        4: tool('get_order_details', { order_id: IVAN.order }),
+        5: final('Done.'),
+      }),
+      retailInput(),
+    );
+    assert.equal(result.stop_reason, 'success');
+    const [, theirs, none, mine] = result.history.map((h) => h.observation);
+    assert.deepEqual([theirs!.ok, theirs!.data], [false, none!.data]);
+    assert.match(JSON.stringify(theirs!.data), /Order not found/);
+    assert.doesNotMatch(JSON.stringify(result), /anya_garcia|19036/);
+    assert.equal((mine!.data as { user_id: string }).user_id, IVAN.user_id);
   });
 
   it('a workflow id reused for later conversations: each starts from the initial database and its yes is applied (A, B, A)', async () => {

@@ -59,12 +59,30 @@ describe('bad input to agent run', () => {
     ];
     for (const [flags, pattern] of cases) {
       const id = uniqueId('bad-run');
-      const r = await runCli(fixture.env, ['run', 'User 42 asked: can I get a refund?', '--id', id, ...flags]);
+      // Each case names whom the run is for unless a principal flag is what it tests.
+      const who = flags.some((f) => /^--(principal|user|user-id)$/.test(f)) ? [] : ['--user', '42'];
+      const r = await runCli(fixture.env, ['run', 'User 42 asked: can I get a refund?', '--id', id, ...who, ...flags]);
       assert.equal(r.code, 2, `${flags.join(' ')}: ${r.stdout}${r.stderr}`);
       assert.equal(r.stdout, '');
       const lines = r.stderr.trim().split('\n');
       assert.equal(lines.length, 1, r.stderr);
       assert.match(lines[0]!, pattern);
+      await notStarted(id);
+    }
+  });
+
+  it('a run for nobody in particular: no default principal, one line and exit 2 (run and chat)', async () => {
+    // Issue 29, item 10: this ran as user 42 and answered about them, exit 0.
+    const missing =
+      /^agent: whom does the run act for\? the support domain needs --principal ID \(or --user N\): a user id: .+; there is no default; see `agent help (run|chat)`$/;
+    for (const command of [['run', 'User 7 asked: Can I get a refund now?', '--wait'], ['chat']]) {
+      const id = uniqueId('no-principal');
+      const r = await runCli(fixture.env, [...command, '--id', id]);
+      assert.equal(r.code, 2, `${command[0]}: ${r.stdout}${r.stderr}`);
+      assert.equal(r.stdout, '');
+      const lines = r.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0]!, missing);
       await notStarted(id);
     }
   });
@@ -82,6 +100,8 @@ describe('bad input to agent run', () => {
       [{ approval_timeout_seconds: 9_000_000_000_000 }, /approval_timeout_seconds/],
       [{ allow: ['get_user_profile', 'launch_missiles'] }, /unknown tool "launch_missiles"/],
       [{ principal: '42x' }, /^invalid run input: principal: "42x" is not a support user id/],
+      // No default for other clients either: the workflow's own check.
+      [{ principal: undefined }, /^invalid run input: principal: the support domain needs one: whom the run acts for/],
       [{ carried }, /carried: set only by the workflow/],
     ];
     for (const [override, pattern] of bad) {

@@ -51,7 +51,7 @@ describe("model text on the operator's terminal", () => {
       { action: { kind: 'tool', name: 'get_user_profile', args: { user_id: 42 } } },
       { action: { kind: 'final', answer: HOSTILE } },
     ]);
-    const run = await runCli(env, ['run', 'User 42 asked: can I get a refund?', '--id', id, '--wait']);
+    const run = await runCli(env, ['run', 'User 42 asked: can I get a refund?', '--user', '42', '--id', id, '--wait']);
     assert.equal(run.code, 0, run.stderr);
     assertInert('run --wait', run.stdout);
     assert.match(
@@ -79,7 +79,7 @@ describe("model text on the operator's terminal", () => {
     const id = uniqueId('hostile-tool');
     const name = '\u001b]0;owned\u0007get_user_profile\u202e';
     llm.script(id, [{ action: { kind: 'tool', name, args: { user_id: 42 } } }]);
-    const run = await runCli(env, ['run', 'User 42 asked: can I get a refund?', '--id', id, '--wait']);
+    const run = await runCli(env, ['run', 'User 42 asked: can I get a refund?', '--user', '42', '--id', id, '--wait']);
     assert.equal(run.code, 4, `a denied run exits 4 (stopped): ${run.stderr}`);
     assertInert('run --wait', run.stdout);
     assert.match(run.stdout, /^result: stopped \(/m);

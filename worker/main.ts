@@ -6,7 +6,7 @@ import { requiredLlmConfigFromEnv } from '../activities/llm-config';
 import { describeLimits } from '../activities/llm-lease';
 import { redactUrl } from '../activities/secrets';
 import { describeDeployment } from './deployment';
-import { metricsPortFromEnv, sdkMetricsPortFromEnv, startMetricsServer } from './metrics-server';
+import { metricsHostFromEnv, metricsPortFromEnv, sdkMetricsPortFromEnv, startMetricsServer } from './metrics-server';
 import type { MetricsServer } from './metrics-server';
 import { startOfflineModelIfAsked } from './offline-model';
 import { startAgentWorker } from './start-worker';
@@ -19,6 +19,7 @@ async function main(): Promise<void> {
   const llm = offline?.llm ?? fromEnv;
   const codec = describeCodec(); // a bad key configuration stops the worker here, in one line
   const metricsPort = metricsPortFromEnv();
+  const metricsHost = metricsHostFromEnv();
   // The SDK's exporter listens on loopback; the metrics server re-serves it.
   const sdkMetricsPort = metricsPort !== 'off' ? await sdkMetricsPortFromEnv() : undefined;
   const started = await startAgentWorker({ env, llm, ...(sdkMetricsPort !== undefined ? { sdkMetricsPort } : {}) });
@@ -30,13 +31,14 @@ async function main(): Promise<void> {
       metricsServer = await startMetricsServer({
         registry: metrics.registry,
         port: metricsPort,
+        host: metricsHost,
         sdkMetricsUrl: `http://127.0.0.1:${sdkMetricsPort}/metrics`,
         isRunning: () => worker.getState() === 'RUNNING',
       });
     } catch (err) {
       // A second worker on the same host: keep working, say loudly that this one is not scraped.
       console.error(
-        `worker: metrics endpoint disabled: cannot listen on port ${metricsPort} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); set AGENT_METRICS_PORT to a free port, 0 for any`,
+        `worker: metrics endpoint disabled: cannot listen on ${metricsHost} port ${metricsPort} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); set AGENT_METRICS_PORT to a free port, 0 for any (AGENT_METRICS_HOST: the address)`,
       );
     }
   }

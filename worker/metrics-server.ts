@@ -20,6 +20,7 @@ export interface MetricsServerOptions {
   /** Called per scrape: the agent's registry may be built lazily (worker/metrics.ts). */
   registry: () => Registry;
   port: number;
+  /** The address to listen on; default loopback only (AGENT_METRICS_HOST widens it, e.g. in a container). */
   host?: string;
   /** The SDK exporter's URL (http://127.0.0.1:PORT/metrics); omitted: only the agent's metrics. */
   sdkMetricsUrl?: string;
@@ -28,7 +29,8 @@ export interface MetricsServerOptions {
 }
 
 export async function startMetricsServer(opts: MetricsServerOptions): Promise<MetricsServer> {
-  const host = opts.host ?? '0.0.0.0';
+  // Loopback unless told otherwise: the endpoint has no authentication.
+  const host = opts.host ?? '127.0.0.1';
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === '/healthz') {
@@ -53,7 +55,7 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return {
     port,
     url: `http://${shownHost}:${port}/metrics`,
@@ -93,6 +95,11 @@ export function freeLoopbackPort(): Promise<number> {
 /** AGENT_SDK_METRICS_PORT: the loopback port of the SDK's exporter; unset = any free port. */
 export async function sdkMetricsPortFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<number> {
   return readEnv('AGENT_SDK_METRICS_PORT', env) ?? freeLoopbackPort();
+}
+
+/** AGENT_METRICS_HOST: the address the endpoint listens on; unset = 127.0.0.1. */
+export function metricsHostFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  return readEnv('AGENT_METRICS_HOST', env);
 }
 
 /**

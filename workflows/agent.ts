@@ -373,6 +373,7 @@ class AgentRun {
       topup: waits.topup,
       extensions: this.extensions,
       conversation: this.conversation.state(),
+      clock: { nowMs: Date.now(), running: !waits.waiting() },
     });
   }
 

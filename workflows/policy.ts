@@ -12,7 +12,7 @@ export const PRINCIPAL_RULES = {
   other_user:
     "the call is about another principal than the run's (the tool's principal argument, or the owner of the object it changes)",
   not_authenticated:
-    'the call changes something, or names a principal, before the run has authenticated the customer (domains whose principal comes from authentication)',
+    'the call changes something, is about a person or returns what names one, before the run has authenticated the customer (domains whose principal comes from authentication)',
 } as const;
 
 const ALLOWED: PolicyDecision = { allowed: true };
@@ -25,8 +25,9 @@ export function checkPrincipalPolicy(
 ): PolicyDecision {
   if (!spec) return ALLOWED;
   const arg = spec.principalArg;
-  // Before authentication only look-ups run: nothing is changed for, or asked about, nobody.
-  if (ctx.principal === undefined && (spec.effectful || spec.needsConsent || (arg !== undefined && arg in args)))
+  // Before authentication only look-ups that change nothing and name nobody run: an order id alone
+  // must not reveal whose it is (its owner's id and zip are what authenticates them).
+  if (ctx.principal === undefined && (spec.effectful || spec.needsConsent || spec.namesPerson || arg !== undefined))
     return { allowed: false, rule: 'not_authenticated' };
   if (arg !== undefined && arg in args && String(args[arg]) !== ctx.principal)
     return { allowed: false, rule: 'other_user' };

@@ -135,6 +135,8 @@ export interface RunView {
   topup: { reason: string; sinceMs: number; expiresMs: number } | undefined;
   extensions: readonly BudgetExtension[];
   conversation: ConversationState | undefined;
+  /** While the run goes on: the workflow's clock now, and whether the agent's time runs (no wait for a person). */
+  clock?: { nowMs: number; running: boolean };
 }
 
 /** The state query's answer. */
@@ -166,6 +168,7 @@ export function stateOf(v: RunView): AgentState {
       : {}),
     ...(v.extensions.length > 0 ? { extensions: [...v.extensions] } : {}),
     ...(v.conversation ? { conversation: v.conversation } : {}),
+    ...(v.clock && !v.final ? { clock: { at: new Date(v.clock.nowMs).toISOString(), running: v.clock.running } } : {}),
   };
 }
 

@@ -13,12 +13,12 @@ import { sayToRun, SayError } from '../../client/conversation';
 import { AgentError, EXIT } from '../../client/agent-error';
 import type { SayRequest } from '../../common/conversation';
 import { stopReasonDescription } from '../../common/stop-reasons';
-import type { AgentState } from '../../common/types';
+import type { AgentInput, AgentState } from '../../common/types';
 import { UsageError, usageText } from '../cli-args';
 import type { CommandContext } from '../cli-context';
 import { defineCommand, isDeadlineExceeded, line, printJson, progressOut, sleep, withDeadline } from '../cli-context';
 import { exitCodeOf } from '../exit-codes';
-import { RUN_INPUT_FLAGS, runInputOf } from '../run-input';
+import { MissingPrincipalError, RUN_INPUT_FLAGS, runInputOf } from '../run-input';
 import { runUrl } from '../../runtime/temporal-env';
 import { defaultWorkflowId } from './run';
 import { sendOrExplain, SAY_TIMEOUT_MS } from './say';
@@ -70,9 +70,16 @@ export const chat = defineCommand({
     const goal = args.positionals[0] ?? DEFAULT_CHAT_GOAL;
     if (goal.trim() === '') throw new UsageError('the goal must not be empty', HINT);
     const conversation = flags['idle-timeout'] !== undefined ? { idle_timeout_seconds: flags['idle-timeout'] } : {};
-    const input = runInputOf(goal, flags, HINT, { conversation });
+    const inputOf = () => runInputOf(goal, flags, HINT, { conversation });
+    let input: AgentInput | undefined;
+    try {
+      input = inputOf();
+    } catch (err) {
+      // Attaching to a running conversation needs no principal: it is the run's. Starting one does.
+      if (!(err instanceof MissingPrincipalError && flags.id !== undefined)) throw err;
+    }
     const client = await ctx.client();
-    const workflowId = flags.id ?? defaultWorkflowId(input.principal);
+    const workflowId = flags.id ?? defaultWorkflowId(input?.principal);
     // The conversation itself goes to stdout; what the command says about it, to stderr.
     const progress = ctx.io.stderr;
     if (flags.id !== undefined && (await isRunning(client, flags.id))) {
@@ -80,7 +87,7 @@ export const chat = defineCommand({
       line(progress, `attached to ${workflowId}`);
     } else {
       try {
-        await startRun(client, ctx.env, input, workflowId);
+        await startRun(client, ctx.env, input ?? inputOf(), workflowId);
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError)
           throw new AgentError(`a run with id "${workflowId}" is still running; choose another --id`);

@@ -10,8 +10,6 @@ import { RUN_INPUT_FLAGS, runInputOf } from '../run-input';
 import { runUrl } from '../../runtime/temporal-env';
 import { followAndPrint } from './result';
 
-export { DEFAULT_PRINCIPAL } from '../run-input';
-
 const spec = {
   positionals: [{ name: 'GOAL', required: true, help: 'what the agent should do, in plain language (quote it)' }],
   flags: {

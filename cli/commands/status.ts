@@ -94,21 +94,30 @@ export const status = defineCommand({
 });
 
 /**
- * A query sees the workflow's clock as of its last task, so a run waiting on a slow step reports
- * the time it had when the step began. While it runs, the wall clock since the start is the better
- * figure (the larger of the two: a continued-as-new run carries time from earlier runs).
+ * A query sees the workflow's clock as of its last task, so a run busy with a slow step reports the
+ * time it had when the step began. The run says when its figure is from and whether its time runs
+ * on: while it does, the time since then is added; while it waits for a person, an operator's top-up
+ * or the customer, the figure stands (waits do not count toward max_seconds).
  */
 function liveClock(state: AgentState, description: WorkflowExecutionDescription): AgentState {
   if (state.status !== 'running' || description.status.name !== 'RUNNING') return state;
-  // Time spent waiting for a person does not count toward max_seconds: the query's figure is right.
-  if (state.phase === 'awaiting_approval') return state;
-  const elapsed = Math.max(state.usage.elapsed_ms, Date.now() - description.startTime.getTime());
+  const elapsed = liveElapsedMs(state, description, Date.now());
   const usage = { ...state.usage, elapsed_ms: elapsed };
   return {
     ...state,
     usage,
     remaining: { ...state.remaining, seconds: Math.max(0, state.budget.max_seconds - elapsed / 1000) },
   };
+}
+
+/** The run's own time now: its figure brought up to `nowMs` while its time runs. */
+export function liveElapsedMs(state: AgentState, description: WorkflowExecutionDescription, nowMs: number): number {
+  const { elapsed_ms } = state.usage;
+  if (state.clock)
+    return state.clock.running ? elapsed_ms + Math.max(0, nowMs - Date.parse(state.clock.at)) : elapsed_ms;
+  // A worker from before `clock`: the wall clock since the start, except during a wait.
+  if (state.phase.startsWith('awaiting_')) return elapsed_ms;
+  return Math.max(elapsed_ms, nowMs - description.startTime.getTime());
 }
 
 function explainQueryFailure(err: unknown, taskQueue: string): string {

@@ -43,8 +43,18 @@ export interface ToolOptions {
   sensitive?: readonly string[];
   /** Free-text arguments: loop detection compares them without case, width or spacing differences. */
   freeText?: readonly string[];
-  /** The argument that names whom the call is about: it must equal the run's principal (`policy_denied:other_user`). */
+  /**
+   * The argument that names whom the call is about: it must equal the run's principal
+   * (`policy_denied:other_user`), and the call needs one (`policy_denied:not_authenticated` before it).
+   */
   principalArg?: string;
+  /**
+   * Its result names a person (their id, address, orders): it needs the run's principal
+   * (`policy_denied:not_authenticated` before authentication) and its handler returns only the
+   * principal's own records (another's is refused as not found). An `authenticates` tool is the exception:
+   * it is how the principal is learnt, from what only the customer should know.
+   */
+  namesPerson?: boolean;
   /** Further rules the call must pass before it runs (and again once approved). */
   policy?: ToolPolicy;
   /**

@@ -14,7 +14,8 @@ export const retailDomain: Domain<RetailServices> = {
   tools: RETAIL_TOOLS,
   policyText: [
     '- The retail policy below is your policy. The runtime enforces part of it: the customer is authenticated by',
-    '  find_user_id_by_email or find_user_id_by_name_zip (nothing they say does it), before that only look-ups run,',
+    '  find_user_id_by_email or find_user_id_by_name_zip (nothing they say does it), before that only look-ups that',
+    "  name nobody run (products, items, calculate), orders and users are the customer's own only,",
     '  and each write (cancel, modify, return, exchange, address) is shown to the customer, who must answer yes;',
     '  a declined write comes back as an observation. A refusal of a tool (ok: false) is information: go on.',
     '',

@@ -19,6 +19,14 @@ export const RETAIL_SOURCE = 'retail-db';
 const AUTHENTICATION = new Set(['find_user_id_by_email', 'find_user_id_by_name_zip']);
 /** Look-ups that name a user: only the authenticated customer (none before authentication). */
 const USER_READS = new Set(['get_user_details']);
+/**
+ * Look-ups of an order, whose result names its owner (user id, address, payment methods): only after
+ * authentication, and only the customer's own orders. Another's reads as the reference's "Order not
+ * found", so an order id tells a stranger nothing, not even that the order exists. The port in tools/
+ * stays τ²'s; this rule is the runtime's, applied here and in the gateway (namesPerson).
+ */
+const ORDER_READS = new Set(['get_order_details']);
+const NOT_PRINCIPALS = 'Order not found';
 /** Writes on an order: the order must be the authenticated customer's. */
 const ORDER_WRITES_ARG = 'order_id';
 
@@ -42,6 +50,11 @@ function refusal(err: unknown): { ok: false; error: string } {
   throw err; // not the reference's refusal: a bug, which the activity reports and Temporal retries
 }
 
+/** An order's owner is the principal (none yet owns nothing). */
+function ownedBy(order: unknown, principal: string | undefined): boolean {
+  return principal !== undefined && (order as { user_id?: unknown }).user_id === principal;
+}
+
 function readTool(tool: AnyRetailTool): ToolDefinition<RetailServices> {
   return defineTool<RetailServices, typeof tool.args>({
     name: tool.name,
@@ -51,12 +64,16 @@ function readTool(tool: AnyRetailTool): ToolDefinition<RetailServices> {
     maxAttempts: 3,
     ...(AUTHENTICATION.has(tool.name) ? { authenticates: true } : {}),
     ...(USER_READS.has(tool.name) ? { principalArg: 'user_id' } : {}),
+    ...(ORDER_READS.has(tool.name) ? { namesPerson: true } : {}),
     ...(tool.name === 'transfer_to_human_agents' ? { endsRun: 'transferred' as const } : {}),
     async handler(args, ctx: Ctx, input) {
       const records = storeFor(ctx, input, tool.name);
       const done = await records.read(conversationOf(ctx, input), (db) => {
         try {
-          return { ok: true as const, result: tool.handler(db, args) };
+          const result: unknown = tool.handler(db, args);
+          if (ORDER_READS.has(tool.name) && !ownedBy(result, input.principal))
+            return { ok: false as const, error: NOT_PRINCIPALS };
+          return { ok: true as const, result };
         } catch (err) {
           return refusal(err);
         }
