@@ -15,7 +15,7 @@ import { observationForModel, UNTRUSTED_NOTICE } from './decision-payload';
 import { estimateTokens } from './cost';
 import { specOf } from './tools/index';
 import type { ToolRegistry } from './tools/index';
-import type { AgentInput, HistoryEntry } from './types';
+import type { AgentInput, HistoryEntry, ViewRef } from './types';
 
 /** The runtime's own functions in native mode: no tool offered to the model is named so (functionNames). */
 export const FINAL_FUNCTION = 'final_answer';
@@ -24,19 +24,7 @@ export const ESCALATE_FUNCTION = 'escalate';
 /** The context budget when the run input sets none (tokens of the whole request, estimated). */
 export const DEFAULT_CONTEXT_TOKENS = 100_000;
 
-/** What the decide activity's input names of the view (small and flat: the history stores it at every step). */
-export interface ViewRef {
-  /** History entries the decision read (the first `entries` of the run's history). */
-  entries: number;
-  /** Conversation turns the decision read (turns numbered up to this). */
-  turns: number;
-  /** Tool results of steps before this one are compacted (authentication results excepted); 0: none. */
-  compact_before: number;
-  /** How many results that compacts. */
-  compacted: number;
-  /** The context budget the plan kept to (estimated tokens). */
-  budget_tokens: number;
-}
+export type { ViewRef } from './types';
 
 /** The run's state the view is rendered from: what the model_view Query answers. */
 export interface ViewSource {

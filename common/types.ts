@@ -7,7 +7,6 @@ import type { Action } from './contract';
 import type { CatalogEntry } from './tools/catalog-entry';
 import type { McpDiscovery } from './mcp/discovery';
 import type { StopReason } from './stop-reasons';
-import type { ViewRef } from './model-view';
 import type { ApprovalDecision, PendingApproval } from './approvals';
 import type { ClaimText, ValidatorMode } from './final-validator';
 import type { z } from 'zod';
@@ -337,3 +336,17 @@ export const LLM_RETRYABLE = 'LlmRetryable';
 export const LLM_REJECTED = 'LlmRejected';
 /** An attempt the dollar budget left for its decision could not pay for: not sent, not retried. */
 export const LLM_BUDGET = 'LlmBudgetExhausted';
+
+/** What the decide activity's input names of the view (small and flat: the history stores it at every step). */
+export interface ViewRef {
+  /** History entries the decision read (the first `entries` of the run's history). */
+  entries: number;
+  /** Conversation turns the decision read (turns numbered up to this). */
+  turns: number;
+  /** Tool results of steps before this one are compacted (authentication results excepted); 0: none. */
+  compact_before: number;
+  /** How many results that compacts. */
+  compacted: number;
+  /** The context budget the plan kept to (estimated tokens). */
+  budget_tokens: number;
+}
