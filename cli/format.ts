@@ -35,7 +35,7 @@ export function formatTraceEntry(entry: TraceEntry): string {
     : entry.approval === 'reject' && !entry.stop_reason
       ? 'rejected by operator'
       : entry.ok
-        ? `ok${entry.approval ? ` (${entry.approval === 'approve' ? 'approved' : 'answered'} by operator)` : ''}`
+        ? `ok${entry.approval ? ` (${entry.approval === 'approve' ? 'approved' : 'answered'} by operator)` : ''}${entry.repeat_of !== undefined ? ` (a repeat of step ${entry.repeat_of}: answered from it, the tool not called)` : ''}`
         : entry.consent && !entry.stop_reason
           ? entry.consent === 'declined'
             ? 'declined by the customer (not made)'
