@@ -26,7 +26,7 @@ import type { StepRole, Tagged } from '../common/step-tag';
 import type { StopReason } from '../common/stop-reasons';
 import { LLM_BUDGET, LLM_TIMEOUT } from '../common/types';
 import type { AgentInput, DecideOutput, HistoryEntry, Observation, ToolInput, TraceEntry } from '../common/types';
-import { carryState } from '../workflows/carry';
+import { carryInPlace } from '../workflows/carry';
 import { confirmedUsd, effectFromReconcile } from '../workflows/effects';
 import { decideKey } from '../workflows/idempotency';
 import { checkPrincipalPolicy } from '../workflows/policy';
@@ -149,21 +149,7 @@ export async function runInProcess(
       stop: (reason) => end('stopped', reason),
       finish: (answer) => end('ok', 'success', answer),
       continueAsNew: async () => {
-        const carried = carryState({
-          started_at_ms: startedAt,
-          usage: state.usage,
-          trace: state.trace,
-          history: state.history,
-          seen_calls: state.seenCalls,
-          read_calls: state.reads,
-          human_wait_ms: 0,
-          effects: state.effects,
-          omitted: { trace: 0, history: 0 },
-        });
-        state.trace = [...carried.trace];
-        state.history = [...carried.history];
-        state.seenCalls = [...carried.seen_calls];
-        state.reads = carried.read_calls;
+        carryInPlace(state, startedAt);
         return undefined;
       },
     },

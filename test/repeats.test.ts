@@ -10,7 +10,7 @@ import { EMPTY_USAGE, resolveBudget } from '../common/budget';
 import type { Transcript } from '../common/conversation';
 import type { AgentInput, DecideOutput, HistoryEntry, Observation } from '../common/types';
 import { DOMAINS, registryOfDomain } from '../domains/wired';
-import { carryState } from '../workflows/carry';
+import { carryInPlace } from '../workflows/carry';
 import { runLoop } from '../workflows/run-loop';
 import type { LoopPorts, LoopState } from '../workflows/run-loop';
 import { DEFAULT_MAX_REPEATS } from '../workflows/repeats';
@@ -139,21 +139,7 @@ async function run(events: readonly Event[], opts: { maxRepeats?: number; every?
       finish: () => end('success'),
       // The chain goes on in place with what the workflow would carry into its next run.
       continueAsNew: async () => {
-        const carried = carryState({
-          started_at_ms: 0,
-          usage: state.usage,
-          trace: state.trace,
-          history: state.history,
-          seen_calls: state.seenCalls,
-          read_calls: state.reads,
-          human_wait_ms: 0,
-          effects: state.effects,
-          omitted: { trace: 0, history: 0 },
-        });
-        state.trace = [...carried.trace];
-        state.history = [...carried.history];
-        state.seenCalls = [...carried.seen_calls];
-        state.reads = carried.read_calls;
+        carryInPlace(state, 0);
         return undefined;
       },
     },

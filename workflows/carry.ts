@@ -114,3 +114,25 @@ function historyToCarry(history: readonly HistoryEntry[]): HistoryEntry[] {
   }
   return [...[...pinned.values()].sort((a, b) => a.step - b.step), ...tail];
 }
+
+/**
+ * A loop continued as new in the same process (the bench's in-process baseline, tests): its state
+ * becomes what the workflow would carry into its next run.
+ */
+export function carryInPlace(state: LoopState, startedAtMs: number): void {
+  const carried = carryState({
+    started_at_ms: startedAtMs,
+    usage: state.usage,
+    trace: state.trace,
+    history: state.history,
+    seen_calls: state.seenCalls,
+    read_calls: state.reads,
+    human_wait_ms: 0,
+    effects: state.effects,
+    omitted: { trace: 0, history: 0 },
+  });
+  state.trace = [...carried.trace];
+  state.history = [...carried.history];
+  state.seenCalls = [...carried.seen_calls];
+  state.reads = carried.read_calls;
+}
