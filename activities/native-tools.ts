@@ -133,10 +133,14 @@ export function actionTextOf(
     const name = typeof call.function?.name === 'string' ? call.function.name : '';
     const args = parsedArgs(call.function?.arguments);
     const object = typeof args === 'object' && args !== null && !Array.isArray(args);
+    // Text beside a call ("Let me look the order up.") is the model's label for it: the trace's
+    // decision_summary (its first line; the contract cuts it to 160 characters).
+    const said = typeof message.content === 'string' ? (message.content.trim().split('\n')[0] ?? '').trim() : '';
+    const summary = said ? { decision_summary: said } : {};
     try {
-      if (name === FINAL_FUNCTION) return JSON.stringify({ ...(object ? args : {}), kind: 'final' });
-      if (name === ESCALATE_FUNCTION) return JSON.stringify({ ...(object ? args : {}), kind: 'escalate' });
-      return JSON.stringify({ kind: 'tool', name: byFunction.get(name) ?? name, args });
+      if (name === FINAL_FUNCTION) return JSON.stringify({ ...summary, ...(object ? args : {}), kind: 'final' });
+      if (name === ESCALATE_FUNCTION) return JSON.stringify({ ...summary, ...(object ? args : {}), kind: 'escalate' });
+      return JSON.stringify({ kind: 'tool', name: byFunction.get(name) ?? name, args, ...summary });
     } catch {
       // Arguments nested too deep to write out again: the contract's too_deep.
       return '['.repeat(MAX_ACTION_DEPTH + 1) + ']'.repeat(MAX_ACTION_DEPTH + 1);

@@ -15,6 +15,7 @@ import { agentFixture } from './helpers/agent-fixture';
 import { runCli } from './helpers/cli';
 import { eventually, uniqueId } from './helpers/harness';
 import { startWorkerProcess } from '../testing/worker-process';
+import { requestView } from '../testing/request-view';
 
 const pricesDir = mkdtempSync(path.join(tmpdir(), 'cost-e2e-'));
 const PRICES_FILE = path.join(pricesDir, 'prices.json');
@@ -108,9 +109,9 @@ describe('--max-usd', () => {
     // The model was told, and each call carried the completion cap its reservation paid for.
     const requests = fixture.llm.requests(id);
     assert.equal(requests[0]!.body.max_completion_tokens, 512);
-    assert.equal(JSON.parse(requests[0]!.body.messages[1].content).wind_down, undefined);
+    assert.equal(requestView(requests[0]!.body)!.wind_down, undefined);
     assert.equal(requests[1]!.body.max_completion_tokens, 512);
-    assert.equal(JSON.parse(requests[1]!.body.messages[1].content).wind_down.reason, 'max_usd');
+    assert.equal((requestView(requests[1]!.body)!.wind_down as { reason: string }).reason, 'max_usd');
 
     const shown = await runCli(fixture.env, ['result', id]);
     assert.match(shown.stdout, /wound down: at step 2, max_usd/);
@@ -146,7 +147,7 @@ describe('the step budget winds down too', () => {
     });
     assert.equal(result.stop_reason, 'success');
     assert.deepEqual(result.wind_down, { step: 2, reason: 'max_steps' });
-    assert.equal(JSON.parse(requests[1]!.body.messages[1].content).wind_down.reason, 'max_steps');
+    assert.equal((requestView(requests[1]!.body)!.wind_down as { reason: string }).reason, 'max_steps');
   });
 });
 

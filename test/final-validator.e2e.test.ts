@@ -18,6 +18,7 @@ import type { FinishedRun } from './helpers/agent-fixture';
 import { runCli } from './helpers/cli';
 import { uniqueId } from './helpers/harness';
 import { REFUND_ALLOW } from './helpers/refund-fixtures';
+import { requestView } from '../testing/request-view';
 
 const fixture = agentFixture({ queue: 'validator', refunds: true });
 
@@ -35,11 +36,10 @@ const CLAIMS = [
 ];
 
 function observationsSent(run: FinishedRun, index: number): Array<{ step: number; observation: ObservationForModel }> {
-  const body = run.requests[index]!.body as { messages: Array<{ role: string; content: string }> };
-  const user = JSON.parse(body.messages.find((m) => m.role === 'user')!.content) as {
-    untrusted_observations: { steps: Array<{ step: number; observation: ObservationForModel }> };
-  };
-  return user.untrusted_observations.steps;
+  return requestView(run.requests[index]!.body)!.untrusted_observations.steps as unknown as Array<{
+    step: number;
+    observation: ObservationForModel;
+  }>;
 }
 
 let bounced: FinishedRun;

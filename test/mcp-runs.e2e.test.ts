@@ -23,6 +23,7 @@ import { answerApproval, pendingApproval } from '../client/approvals';
 import { countAppliedWrites } from '../activities/retail/open';
 import { agentFixture } from './helpers/agent-fixture';
 import { DIST, eventually, REPO_ROOT } from './helpers/harness';
+import { requestView } from '../testing/request-view';
 
 const MCP_MAIN = path.join(DIST, 'mcp-server', 'main.js');
 const FS_MAIN = path.join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
@@ -123,7 +124,7 @@ describe('a run with MCP tools', { concurrency: true }, () => {
     assert.equal((observation.data as { billing: { plan: string } }).billing.plan, 'pro_monthly');
     assert.deepEqual(await activityTypes(handle), ['mcp_list_tools', 'decide', 'support.get_user_billing', 'decide']);
     // Only what the config allows and the server listed; described with the schema the server listed.
-    const offered = JSON.parse(requests[0]!.body.messages[1].content).available_tools as Array<{
+    const offered = requestView(requests[0]!.body)!.available_tools as Array<{
       name: string;
       args: object;
     }>;
@@ -134,7 +135,9 @@ describe('a run with MCP tools', { concurrency: true }, () => {
     assert.equal((offered[0]!.args as { required: string[] }).required[0], 'user_id');
     // The config's sensitive field: kept in the history, never shown to the model.
     assert.equal((observation.data as { billing: { price_usd: number } }).billing.price_usd, 49);
-    const seen = JSON.parse(requests[1]!.body.messages[1].content).untrusted_observations.steps[0].observation;
+    const seen = requestView(requests[1]!.body)!.untrusted_observations.steps[0]!.observation as {
+      data: { billing: { price_usd: unknown; plan: unknown } };
+    };
     assert.equal(seen.data.billing.price_usd, '[redacted]');
     assert.equal(seen.data.billing.plan, 'pro_monthly');
   });

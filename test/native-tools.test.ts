@@ -19,7 +19,7 @@ const call = (name: string, args: string): AnswerMessage => ({
 const action = (message: AnswerMessage, conversation = false) => {
   const text = actionTextOf(message, byFunction, conversation);
   assert.ok(text !== undefined);
-  return validateAction(text, { message: conversation });
+  return validateAction(text, { summary: true, message: conversation });
 };
 
 describe('native tool calling: the answer as an action', () => {
@@ -65,7 +65,34 @@ describe('native tool calling: the answer as an action', () => {
     };
     assert.deepEqual(action(two, true), {
       ok: true,
-      action: { kind: 'tool', name: 'get_user_profile', args: { user_id: 1 } },
+      action: {
+        kind: 'tool',
+        name: 'get_user_profile',
+        args: { user_id: 1 },
+        decision_summary: 'text alongside is not sent',
+      },
+    });
+  });
+
+  it("text beside a call is the step's decision_summary (its first line), never a message", () => {
+    const withText = (content: string, name: string, args: string): AnswerMessage => ({
+      content,
+      tool_calls: [{ type: 'function', function: { name, arguments: args } }],
+    });
+    assert.deepEqual(action(withText('Let me look that up.\nMore words.', 'get_user_profile', '{"user_id":7}'), true), {
+      ok: true,
+      action: {
+        kind: 'tool',
+        name: 'get_user_profile',
+        args: { user_id: 7 },
+        decision_summary: 'Let me look that up.',
+      },
+    });
+    const long = action(withText('x'.repeat(500), 'final_answer', '{"answer":"Done."}'));
+    assert.ok(long.ok && long.action.kind === 'final' && long.action.decision_summary!.length <= 160);
+    assert.deepEqual(action(withText('  ', 'escalate', '{"reason":"r"}')), {
+      ok: true,
+      action: { kind: 'escalate', reason: 'r' },
     });
   });
 

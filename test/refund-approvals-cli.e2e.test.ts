@@ -15,6 +15,7 @@ import type { AgentResult } from '../common/types';
 import { DIST, eventually, uniqueId } from './helpers/harness';
 import { agentFixture } from './helpers/agent-fixture';
 import { billingOf, finalAnswer, refundOf, refundRunArgs } from './helpers/refund-fixtures';
+import { requestView } from '../testing/request-view';
 
 const exec = promisify(execFile);
 
@@ -76,8 +77,10 @@ async function cliResult(id: string): Promise<AgentResult> {
 /** What the model was shown last (the payload of its latest decide request). */
 function lastObservation(id: string) {
   const requests = fixture.llm.requests(id);
-  const payload = JSON.parse(requests.at(-1)!.body.messages[1].content);
-  return payload.untrusted_observations.steps.at(-1)?.observation ?? null;
+  const payload = requestView(requests.at(-1)!.body)!;
+  return (payload.untrusted_observations.steps.at(-1)?.observation ?? null) as {
+    data: { refund: { state: string } };
+  } | null;
 }
 
 async function updateEvents(id: string): Promise<number> {
@@ -117,7 +120,7 @@ describe('approvals through the CLI', () => {
         ['issue_refund', true, 'approve'],
       ],
     );
-    assert.equal(lastObservation(id).data.refund.state, 'confirmed');
+    assert.equal(lastObservation(id)!.data.refund.state, 'confirmed');
     const rows = await fixture.refunds.rows({ user_id: user });
     assert.deepEqual(
       rows.map((r) => [r.state, r.amount_usd, r.workflow_id]),

@@ -499,8 +499,10 @@ export function toolCallAnswer(
   offered: unknown[],
   id: number,
 ): { content: string | null; tool_calls?: unknown[] } {
+  const said = (action as { decision_summary?: unknown } | null)?.decision_summary;
   const call = (name: string, args: unknown) => ({
-    content: null,
+    // A scripted decision_summary goes as the text beside the call, as a model writes it.
+    content: typeof said === 'string' ? said : null,
     tool_calls: [
       { id: `call_scripted_${id}`, type: 'function', function: { name, arguments: JSON.stringify(args) ?? 'null' } },
     ],
@@ -513,8 +515,9 @@ export function toolCallAnswer(
     const name = names.includes(a.name) ? a.name : names.includes(sanitized) ? sanitized : a.name;
     return call(name, a.args ?? {});
   }
-  if (kind === 'final') return call('final_answer', rest);
-  if (kind === 'escalate') return call('escalate', rest);
+  const { decision_summary: _summary, ...fields } = rest;
+  if (kind === 'final') return call('final_answer', fields);
+  if (kind === 'escalate') return call('escalate', fields);
   if (kind === 'message' && typeof a.text === 'string') return { content: a.text };
   return { content: JSON.stringify(action) ?? 'null' };
 }
