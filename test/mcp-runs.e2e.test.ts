@@ -124,15 +124,13 @@ describe('a run with MCP tools', { concurrency: true }, () => {
     assert.equal((observation.data as { billing: { plan: string } }).billing.plan, 'pro_monthly');
     assert.deepEqual(await activityTypes(handle), ['mcp_list_tools', 'decide', 'support.get_user_billing', 'decide']);
     // Only what the config allows and the server listed; described with the schema the server listed.
-    const offered = requestView(requests[0]!.body)!.available_tools as Array<{
-      name: string;
-      args: object;
-    }>;
+    // (native tool calling: the tool's function name is its name with '.' as '_'; then the runtime's functions)
+    const offered = (requests[0]!.body as { tools: Array<{ function: { name: string; parameters: object } }> }).tools;
     assert.deepEqual(
-      offered.map((t) => t.name),
-      ['support.get_user_billing'],
+      offered.map((t) => t.function.name),
+      ['support_get_user_billing', 'final_answer', 'escalate'],
     );
-    assert.equal((offered[0]!.args as { required: string[] }).required[0], 'user_id');
+    assert.equal((offered[0]!.function.parameters as { required: string[] }).required[0], 'user_id');
     // The config's sensitive field: kept in the history, never shown to the model.
     assert.equal((observation.data as { billing: { price_usd: number } }).billing.price_usd, 49);
     const seen = requestView(requests[1]!.body)!.untrusted_observations.steps[0]!.observation as {
