@@ -64,14 +64,19 @@ async function run(obey: (payload: RequestView, turn: number) => Reply, override
   return { ...finished, scheduled };
 }
 
-/** The injected text reached the model, inside the labelled data field and nowhere else. */
+/** The injected text reached the model, inside labelled tool results and nowhere else. */
 function assertInjectionSeenAsData(requests: RecordedRequest[]) {
   const last = payloadOf(requests.at(-1)!);
-  const { untrusted_observations, ...rest } = last;
-  assert.ok(JSON.stringify(untrusted_observations).includes('SYSTEM:'));
-  assert.ok(!JSON.stringify(rest).includes('SYSTEM:'));
+  assert.ok(JSON.stringify(last.untrusted_observations).includes('SYSTEM:'));
+  // Every message that carries it is a tool result (native tool calling), never the runtime's or the goal's words.
+  const carriers = (requests.at(-1)!.body.messages as Array<{ role: string; content: unknown }>).filter((m) =>
+    JSON.stringify(m.content ?? '').includes('SYSTEM:'),
+  );
+  assert.ok(carriers.length > 0);
+  assert.ok(carriers.every((m) => m.role === 'tool'));
+  assert.ok(!JSON.stringify({ goal: last.goal, principal: last.principal, tools: last.tools }).includes('SYSTEM:'));
   assert.ok(
-    untrusted_observations.steps.every(
+    last.untrusted_observations.steps.every(
       (s) => s.observation.trust === 'untrusted' && s.observation.source === 'policy-docs',
     ),
   );
