@@ -73,8 +73,9 @@ describe('adversary: one retail store for every worker', () => {
     await runResult(handle);
 
     // What the model read last: the cancel's result (step 2) and the order read on the other replica (step 4).
-    const body = fixture.llm.requests(id).at(-1)?.body as { messages: Array<{ content: string }> };
-    const seen = body.messages.at(-1)!.content;
+    // (The whole run as chat messages: every tool result is one message's text.)
+    const body = fixture.llm.requests(id).at(-1)?.body as { messages: Array<{ content: unknown }> };
+    const seen = body.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
     assert.ok(seen.includes('"status":"cancelled"'), 'the cancel ran and the model saw it');
     assert.ok(
       !seen.includes('"status":"pending"'),
