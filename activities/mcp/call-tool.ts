@@ -8,6 +8,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpCallInput } from '../../common/mcp/discovery';
 import { MCP_META } from '../../common/mcp/meta';
+import { runMeta } from './run-proof';
 import { requestTurn, sentBefore } from '../../common/llm-requests';
 import type { Observation } from '../../common/types';
 import { envelope } from '../envelope';
@@ -65,8 +66,7 @@ export async function callMcpTool(input: McpToolActivityInput): Promise<Observat
           arguments: input.args,
           _meta: {
             [MCP_META.idempotencyKey]: input.idempotency_key,
-            // The run's records on the server (this project's retail server: the run's database).
-            ...(runKey ? { [MCP_META.runKey]: runKey } : {}),
+            ...runMeta(runKey, input.run_chain ?? activity.info.workflowExecution?.runId),
             ...(input.principal !== undefined ? { [MCP_META.principal]: input.principal } : {}),
           },
         },
