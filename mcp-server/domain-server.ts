@@ -146,8 +146,7 @@ function authKey(secret: string | undefined, meta: Record<string, unknown>, sess
   const runKey = textMeta(meta, MCP_META.runKey);
   const chain = textMeta(meta, MCP_META.runChain);
   const proof = textMeta(meta, MCP_META.runProof);
-  if (secret && runKey && chain && proof && runProven(secret, runKey, chain, proof))
-    return `run\n${runKey}\n${chain}`;
+  if (secret && runKey && chain && proof && runProven(secret, runKey, chain, proof)) return `run\n${runKey}\n${chain}`;
   return `session\n${sessionKey}`;
 }
 
