@@ -78,7 +78,9 @@ export async function callMcpTool(input: McpToolActivityInput): Promise<Observat
     // A result of several items is a list: the configured paths apply to each item too.
     const paths = input.sensitive ?? [];
     const sensitive = Array.isArray(data) ? [...paths, ...paths.map((p) => `*.${p}`)] : paths;
-    const observation = envelope(name, input.server, result.isError !== true, data, { sensitive });
+    // Fail closed: sensitive paths cannot be found in data that is not structured, so it is not shown.
+    const shown = paths.length > 0 && (typeof data !== 'object' || data === null) ? WITHHELD : data;
+    const observation = envelope(name, input.server, result.isError !== true, shown, { sensitive });
     logObservation(name, observation);
     return observation;
   } catch (err) {
@@ -109,10 +111,18 @@ function dataOf(result: CallToolResult): unknown {
   return result.structuredContent ?? result.content.map((c) => (c.type === 'text' ? jsonOrText(c.text) : c));
 }
 
+/** What a result that should be redacted but cannot be (not structured data) is replaced with. */
+export const WITHHELD = '[withheld: the result is not structured data and the tool has sensitive fields]';
+
+/** The text as JSON when it parses, JSON inside a JSON string included (so the paths reach into it). */
 function jsonOrText(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
+  let value: unknown = text;
+  for (let depth = 0; depth < 4 && typeof value === 'string'; depth++) {
+    try {
+      value = JSON.parse(value) as unknown;
+    } catch {
+      break;
+    }
   }
+  return value;
 }
