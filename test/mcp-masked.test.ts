@@ -69,6 +69,11 @@ describe('MCP masking (property)', () => {
         assert.equal(parsed.ssn, '111-22-3333');
         assert.equal(parsed.num, '[secret]');
         assert.deepEqual(parsed.list, ['[secret]', 'x']);
+        // The same JSON wrapped in a JSON string: still JSON inside JSON after masking.
+        const wrapped = JSON.parse(JSON.parse(maskedValue(JSON.stringify(text), [String(n)])) as string) as {
+          num: unknown;
+        };
+        assert.equal(wrapped.num, '[secret]');
       }),
     );
   });

@@ -40,13 +40,13 @@ export function secretForms(secrets: readonly string[]): string[] {
 /** JSON nested in strings is parsed this deep (a server wrapping JSON in JSON in JSON). */
 const MAX_JSON_DEPTH = 4;
 
-/** `text` parsed when it is a JSON object or array, else undefined. */
-export function parsedJson(text: string): object | undefined {
+/** `text` parsed when it is a JSON object, array or string (JSON wrapped in a string), else undefined. */
+export function parsedJson(text: string): object | string | undefined {
   const start = text.trimStart()[0];
-  if (start !== '{' && start !== '[') return undefined;
+  if (start !== '{' && start !== '[' && start !== '"') return undefined;
   try {
     const value = JSON.parse(text) as unknown;
-    return typeof value === 'object' && value !== null ? value : undefined;
+    return (typeof value === 'object' && value !== null) || typeof value === 'string' ? value : undefined;
   } catch {
     return undefined;
   }
