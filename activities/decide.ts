@@ -195,7 +195,10 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
         });
       }
       charge(completion.usage, 'ok');
-      return { ...boundedOutput(content, completion.model, completion.usage), attempts: ledger };
+      // The answer goes into the history: an endpoint that echoes the API key puts no secret there.
+      const scrubbed = scrubSecrets(content, secrets);
+      const model = typeof completion.model === 'string' ? scrubSecrets(completion.model, secrets) : completion.model;
+      return { ...boundedOutput(scrubbed, model, completion.usage), attempts: ledger };
     } catch (err) {
       if (err instanceof ApplicationFailure) throw final(err);
       // A 2xx answer too large to even read is the model's answer being too large.

@@ -23,6 +23,7 @@ import { MCP_META, MCP_RECONCILE_SETTLE } from '../common/mcp/meta';
 import type { EffectFaults } from '../common/tools/tool';
 import { lookupByKey, lookupOwner } from './lookup';
 import type { KeyAttempts } from './key-attempts';
+import { runProven } from '../activities/mcp/run-proof';
 
 export interface DomainServerOptions {
   domain: Domain;
@@ -40,6 +41,8 @@ export interface DomainServerOptions {
   faults?: EffectFaults;
   /** Requests seen per idempotency key, shared by the process's sessions: a repeat is a retry (attempt 2, 3, ...). */
   attempts?: KeyAttempts;
+  /** AGENT_MCP_RUN_SECRET: a call proving its run with it shares that run's authentication across sessions. */
+  runSecret?: string;
 }
 
 /** Served at all: a tool behind a confirmation only when the server was started with effects on. */
@@ -58,10 +61,13 @@ export function mcpToolOf(tool: ToolDefinition): Tool {
   };
 }
 
-/** One MCP server per session (an SDK Server serves one transport); `sessionKey` names its records. */
-/** Whom each run key acts for once a customer authenticated: shared by the process's sessions (a run key outlives one). */
+/**
+ * Whom each proven run (or else each session) acts for once a customer authenticated: shared by the
+ * process's sessions (a run outlives one). Keyed by authKey, never by what a caller merely names.
+ */
 export type LearntPrincipals = Map<string, string>;
 
+/** One MCP server per session (an SDK Server serves one transport); `sessionKey` names its records. */
 export function createDomainServer(
   options: DomainServerOptions,
   sessionKey: string,
@@ -88,7 +94,8 @@ export function createDomainServer(
     }
     const args = parsed.data;
     const runKey = textMeta(meta, MCP_META.runKey) ?? sessionKey;
-    const principal = principalFor(options, meta, principals.get(runKey));
+    const auth = authKey(options.runSecret, meta, sessionKey);
+    const principal = principalFor(options, meta, principals.get(auth));
     if ('error' in principal) return refused('invalid_principal', principal.error);
     const decision = checkPrincipalPolicy(tool, args, { principal: principal.id, history: [] });
     if (!decision.allowed) return refused(`policy_denied:${decision.rule}`, `${name} refused by policy`);
@@ -124,10 +131,23 @@ export function createDomainServer(
       return refused(`tool_error:${name}`, err instanceof Error ? err.message : String(err));
     }
     if (tool.authenticates && observation.ok && typeof observation.data === 'string' && principal.id === undefined)
-      principals.set(runKey, observation.data);
+      principals.set(auth, observation.data);
     return resultOf(observation, tools);
   });
   return server;
+}
+
+/**
+ * Under which key the call's authentication is kept: the run (key and chain) when the call proves
+ * it with the shared secret, so the runtime's retries and other workers of the run keep it; else
+ * the MCP session. A `run_key` alone names records, never whom they may be read as.
+ */
+function authKey(secret: string | undefined, meta: Record<string, unknown>, sessionKey: string): string {
+  const runKey = textMeta(meta, MCP_META.runKey);
+  const chain = textMeta(meta, MCP_META.runChain);
+  const proof = textMeta(meta, MCP_META.runProof);
+  if (secret && runKey && chain && proof && runProven(secret, runKey, chain, proof)) return `run\n${runKey}\n${chain}`;
+  return `session\n${sessionKey}`;
 }
 
 /** The principal of a call: `_meta` (operator-named domains only), the session's, or none yet. */
@@ -137,7 +157,11 @@ function principalFor(
   learnt: string | undefined,
 ): { id: string | undefined } | { error: string } {
   const rule = options.domain.principal;
-  const named = textMeta(meta, MCP_META.principal) ?? options.principal;
+  const asked = textMeta(meta, MCP_META.principal);
+  // The operator's --principal is the session's: a caller may repeat it, never name another.
+  if (options.principal !== undefined && asked !== undefined && asked !== options.principal)
+    return { error: `this server acts for the principal its operator named; "${asked.slice(0, 64)}" may not be named` };
+  const named = asked ?? options.principal;
   if (named === undefined) return { id: learnt };
   // A caller may repeat whom the run authenticated (the runtime does), never name someone else.
   if (rule.fromAuthentication)

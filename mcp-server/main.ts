@@ -13,6 +13,7 @@ import { parseMcpArgs } from './args';
 import { toolPauseFromEnv } from '../activities/tools/drill';
 import { refundFaultsFromEnv } from '../activities/index';
 import { KeyAttempts } from './key-attempts';
+import { runSecret } from '../activities/mcp/run-proof';
 
 const VERSION = '0.1.0';
 
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
     attempts: new KeyAttempts(),
     log: (line) => console.error(`mcp: ${line}`),
     ...(parsed.principal !== undefined ? { principal: parsed.principal } : {}),
+    ...(runSecret() !== undefined ? { runSecret: runSecret() } : {}),
   };
   if (parsed.principal !== undefined) {
     const problem = domain.principal.fromAuthentication

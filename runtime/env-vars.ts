@@ -224,6 +224,14 @@ export const ENV_VARS = {
     meaning: "URL prefixes a run's MCP config may have this worker call, comma-separated (docs/mcp.md)",
     parse: list,
   },
+  AGENT_MCP_RUN_SECRET: {
+    group: 'worker',
+    default: '',
+    meaning:
+      "a secret the worker and this project's MCP server (`npm run mcp`) share: the worker proves each call's run with an HMAC of it, so the server keeps a run's authenticated customer across sessions and no other caller can claim it; unset = authentication lasts one MCP session (docs/mcp.md)",
+    parse: text,
+    secret: true,
+  },
   AGENT_RETAIL_DB: {
     group: 'worker',
     default: DEFAULT_RETAIL_DB,

@@ -94,6 +94,7 @@ describe('reading a variable', () => {
     assert.deepEqual(SECRET_ENV_NAMES, [
       'OPENAI_API_KEY',
       'AGENT_REFUNDS_DATABASE_URL',
+      'AGENT_MCP_RUN_SECRET',
       'AGENT_RETAIL_DATABASE_URL',
       'AGENT_CODEC_KEYS',
       'AGENT_CODEC_TOKEN',

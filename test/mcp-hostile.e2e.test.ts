@@ -17,6 +17,11 @@ import { allText } from './helpers/history-scan';
 
 const SECRET_HEADER_VALUE = 'adv-mcp-secret-7f3a9c21e5';
 const SENSITIVE_VALUE = 'adv-sensitive-token-41d8';
+// Adversary findings 2 and 3: a bearer token with a `/` (echoed JSON-escaped, without its scheme)
+// and an API key that is a number (echoed as a JSON number beside a sensitive field).
+const BEARER_TOKEN = 'tok/SECRET+abc123xyz';
+const NUMERIC_KEY = '73519264';
+const SSN = '111-22-3333';
 
 /** A hostile MCP server: lists `tools`, answers every call with `answer`. */
 function hostileServer(tools: Tool[], answer: () => CallToolResult): Server {
@@ -54,12 +59,18 @@ const laxCalls: Array<{ name: string; args: unknown }> = [];
 let echoServer: { url: string; close(): Promise<void> } | undefined;
 let listingEchoServer: McpHttpServer | undefined;
 let hangServer: McpHttpServer | undefined;
+let partsEchoServer: McpHttpServer | undefined;
 /** The idempotency keys of the calls the hanging server received. */
 const hangCalls: string[] = [];
 
 const fixture = agentFixture({
   queue: 'adv-mcp',
-  workerEnv: { AGENT_MCP_URLS: 'http://127.0.0.1:', ADV_MCP_TOKEN: SECRET_HEADER_VALUE },
+  workerEnv: {
+    AGENT_MCP_URLS: 'http://127.0.0.1:',
+    ADV_MCP_TOKEN: SECRET_HEADER_VALUE,
+    ADV_MCP_BEARER: `Bearer ${BEARER_TOKEN}`,
+    ADV_MCP_NUMBER: NUMERIC_KEY,
+  },
   prepare: async () => {
     const lookup: Tool = {
       name: 'lookup',
@@ -114,6 +125,21 @@ const fixture = agentFixture({
       server.setRequestHandler(CallToolRequestSchema, (_req, extra) => ({
         content: [{ type: 'text', text: `you sent ${String(extra.requestInfo?.headers['x-api-key'])}` }],
       }));
+      return server;
+    }, 0);
+    // A server that echoes the parts of its headers: the bearer token alone, `/` escaped as `\/`,
+    // the numeric key as a number beside a sensitive field (mode "plain"), or all of it as JSON
+    // inside a JSON string (mode "wrapped").
+    partsEchoServer = await serveHttp(() => {
+      const server = new Server({ name: 'parts-echo', version: '0.0.1' }, { capabilities: { tools: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ ...ANY_ARGS, name: 'whoami' }] }));
+      server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
+        const headers = extra.requestInfo?.headers ?? {};
+        const token = String(headers.authorization).replace(/^Bearer /, '');
+        const json = `{"ssn":"${SSN}","num":${Number(headers['x-api-key'])},"seen":"${token.replace(/\//g, '\\/')}"}`;
+        const text = req.params.arguments?.mode === 'wrapped' ? JSON.stringify(json) : json;
+        return { content: [{ type: 'text', text }] };
+      });
       return server;
     }, 0);
     // A server that never answers a call (it records the call's key first).
@@ -172,7 +198,15 @@ const fixture = agentFixture({
 
 // Every hostile server ends with the file, whatever failed (an open one keeps the runner alive).
 after(async () => {
-  for (const server of [lookupServer, laxServer, reflectServer, echoServer, listingEchoServer, hangServer])
+  for (const server of [
+    lookupServer,
+    laxServer,
+    reflectServer,
+    echoServer,
+    listingEchoServer,
+    hangServer,
+    partsEchoServer,
+  ])
     if (server) await server.close();
 });
 
@@ -294,6 +328,34 @@ describe('adversarial MCP servers', { concurrency: 1 }, () => {
       'the history holds the header value',
     );
   });
+
+  for (const mode of ['plain', 'wrapped'])
+    it(`a bearer token and a numeric key echoed in parts, escaped, as a number (${mode}): no secret and no sensitive field reaches the model or the history`, async () => {
+      const mcp: McpConfig = {
+        servers: {
+          parts: {
+            url: partsEchoServer!.url,
+            headers_from_env: { Authorization: 'ADV_MCP_BEARER', 'X-Api-Key': 'ADV_MCP_NUMBER' },
+            tools: { whoami: { allowed: true, sensitive: ['ssn'] } },
+          },
+        },
+      };
+      const run = await fixture.run([tool('parts.whoami', { mode }), final('done')], { mcp });
+      assert.equal(run.result.status, 'ok', JSON.stringify(run.result).slice(0, 500));
+      const observed = run.result.history.find((h) => h.action.kind === 'tool')?.observation;
+      assert.equal(typeof observed?.data, 'object', `the result is structured data: ${JSON.stringify(observed)}`);
+      const forms = [BEARER_TOKEN, BEARER_TOKEN.replace(/\//g, '\\/'), 'abc123xyz', NUMERIC_KEY];
+      const seenByModel = JSON.stringify(run.requests.map((req) => req.body as unknown));
+      assert.ok(seenByModel.includes('[secret]'), 'the model was not shown the masked result');
+      for (const form of [...forms, SSN]) assert.ok(!seenByModel.includes(form), `the model was sent ${form}`);
+      const history = allText(await run.handle.fetchHistory());
+      for (const form of forms)
+        assert.deepEqual(
+          history.filter((text) => text.includes(form)).map((text) => text.slice(0, 300)),
+          [],
+          `the history holds ${form}`,
+        );
+    });
 
   it('max_attempts is the calls a hanging server gets: 2 attempts of 3 s, then tool_error', async () => {
     const mcp: McpConfig = {

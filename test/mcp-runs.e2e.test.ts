@@ -31,7 +31,9 @@ const FOLDER = mkdtempSync(path.join(os.tmpdir(), 'mcp-fs-'));
 writeFileSync(path.join(FOLDER, 'note.txt'), 'refunds within 14 days\n');
 
 // What this worker may spawn and call: node (this project's and the filesystem server) and loopback.
-const WORKER_MCP_ENV = { AGENT_MCP_COMMANDS: process.execPath, AGENT_MCP_URLS: 'http://127.0.0.1:' };
+// The secret the worker proves its runs with to this project's MCP server (activities/mcp/run-proof.ts).
+const RUN_SECRET = { AGENT_MCP_RUN_SECRET: 'mcp-runs-run-secret-0123456789' };
+const WORKER_MCP_ENV = { AGENT_MCP_COMMANDS: process.execPath, AGENT_MCP_URLS: 'http://127.0.0.1:', ...RUN_SECRET };
 const fixture = agentFixture({ queue: 'mcp', workerEnv: WORKER_MCP_ENV });
 
 const BILLING_RULES = {
@@ -60,7 +62,7 @@ class HttpMcpServer {
 
   async start(args: string[] = [], env: Record<string, string> = {}): Promise<void> {
     const child = spawn(process.execPath, [MCP_MAIN, '--domain', this.domain, '--http', String(this.port), ...args], {
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...RUN_SECRET, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     this.child = child;
@@ -290,6 +292,7 @@ describe('a run with an MCP server over HTTP', () => {
           tools: {
             find_user_id_by_email: { allowed: true, authenticates: true },
             cancel_pending_order: { allowed: true, effectful: true, needs_confirmation: true },
+            get_order_details: { allowed: true },
           },
         },
       },
@@ -323,6 +326,18 @@ describe('a run with an MCP server over HTTP', () => {
       (result.effects ?? []).map((e) => [e.tool, e.state]),
       [['shop.cancel_pending_order', 'confirmed']],
     );
+
+    // A new run under the same workflow id (adversary finding 1) is another run: it does not act
+    // as the customer the earlier one authenticated, though the server saw that run's key before.
+    const again = await fixture.start(
+      [tool('shop.get_order_details', { order_id: ivan.order }), final('unused')],
+      { domain: 'retail', goal: 'Show my order', principal: undefined, allow: [], mcp: config },
+      { on: queue, id },
+    );
+    const next = await again.handle.result();
+    const read = next.history.find((h) => h.action.kind === 'tool' && h.action.name === 'shop.get_order_details');
+    assert.equal(read?.observation.ok, false, JSON.stringify(read?.observation));
+    assert.match(JSON.stringify(read?.observation), /not_authenticated/);
     await shop.kill();
   });
 

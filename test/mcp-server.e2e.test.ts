@@ -18,11 +18,14 @@ import { catalogEntryOf } from '../common/tools/index';
 import { supportDomain } from '../domains/support/index';
 import { countAppliedWrites } from '../activities/retail/open';
 import { DIST } from './helpers/harness';
+import { runMeta } from '../activities/mcp/run-proof';
 
 const MAIN = path.join(DIST, 'mcp-server', 'main.js');
 const RETAIL_DB = path.join(mkdtempSync(path.join(os.tmpdir(), 'mcp-retail-')), 'retail.sqlite');
 const REFUNDS_DB = path.join(path.dirname(RETAIL_DB), 'refunds.sqlite');
 const ENV = { ...process.env, AGENT_RETAIL_DB: RETAIL_DB, AGENT_REFUNDS_DB: REFUNDS_DB } as Record<string, string>;
+
+const RUN_SECRET = 'test-run-secret-0123456789';
 
 const IVAN = { email: 'ivan.santos3158@example.com', user_id: 'ivan_santos_6635', order: '#W8770097' };
 const ANYA_ORDER = '#W6436609';
@@ -81,6 +84,30 @@ describe('support over stdio', () => {
     );
   });
 
+  it("accepts the operator's principal repeated in _meta", async () => {
+    const result = await call(client, 'get_user_billing', { user_id: 42 }, { principal: '42' });
+    assert.equal(result.isError, undefined, textOf(result));
+  });
+
+  it("refuses a principal in _meta other than the operator's --principal (adversary finding 1)", async () => {
+    for (const principal of ['7', '99', 'root']) {
+      const other = await call(client, 'get_user_billing', { user_id: Number(principal) || 7 }, { principal });
+      assert.equal(other.isError, true);
+      assert.match(textOf(other), /^invalid_principal: /);
+    }
+  });
+});
+
+describe('support over stdio without --principal', () => {
+  let client: Client;
+  before(async () => {
+    client = new Client({ name: 'test', version: '1' });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [MAIN, '--domain', 'support'], env: ENV }),
+    );
+  });
+  after(() => client.close());
+
   it('reports a domain error as an error result (the principal named in _meta)', async () => {
     const result = await call(client, 'get_user_billing', { user_id: 99 }, { principal: '99' });
     assert.equal(result.isError, true);
@@ -96,7 +123,7 @@ describe('retail over streamable HTTP', () => {
   let sessionKey: string | undefined;
   before(async () => {
     server = spawn(process.execPath, [MAIN, '--domain', 'retail', '--http', '0', '--effects'], {
-      env: ENV,
+      env: { ...ENV, AGENT_MCP_RUN_SECRET: RUN_SECRET },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     url = await new Promise<URL>((resolve, reject) => {
@@ -180,5 +207,78 @@ describe('retail over streamable HTTP', () => {
     } finally {
       await client.close();
     }
+  });
+
+  // Adversary finding 1: the authenticated customer was kept under the run key the caller named.
+  describe("a run's authentication (AGENT_MCP_RUN_SECRET)", () => {
+    const runKey = `agent-conv-${Date.now()}`;
+    const chain = 'chain-run-1';
+    const proven = (key: string, chainId: string, secret = RUN_SECRET) =>
+      runMeta(key, chainId, { AGENT_MCP_RUN_SECRET: secret });
+    const orderStatus = async (client: Client, meta: Record<string, unknown>) => {
+      const result = await call(client, 'get_order_details', { order_id: IVAN.order }, meta);
+      return result.isError ? textOf(result) : (JSON.parse(textOf(result)) as { status: string }).status;
+    };
+
+    it('is kept for the proven run across sessions (a worker restart opens a new one)', async () => {
+      const first = await session();
+      try {
+        const found = await call(first, 'find_user_id_by_email', { email: IVAN.email }, proven(runKey, chain));
+        assert.equal(JSON.parse(textOf(found)), IVAN.user_id);
+        assert.equal(await orderStatus(first, proven(runKey, chain)), 'pending');
+      } finally {
+        await first.close();
+      }
+      const second = await session();
+      try {
+        const meta = { ...proven(runKey, chain), principal: IVAN.user_id };
+        assert.equal(await orderStatus(second, meta), 'pending');
+        const cancel = await call(
+          second,
+          'cancel_pending_order',
+          { order_id: IVAN.order, reason: 'no longer needed' },
+          { ...meta, idempotency_key: `run-cancel-${Date.now()}` },
+        );
+        assert.equal(cancel.isError, undefined, textOf(cancel));
+      } finally {
+        await second.close();
+      }
+    });
+
+    it('is refused to another session naming the run key without its proof', async () => {
+      const thief = await session();
+      try {
+        for (const meta of [
+          { run_key: runKey },
+          { run_key: runKey, run_chain: chain },
+          { run_key: runKey, run_chain: chain, run_proof: 'f'.repeat(64) },
+          proven(runKey, chain, 'a-guessed-secret'),
+        ]) {
+          assert.match(await orderStatus(thief, meta), /^policy_denied:not_authenticated/, JSON.stringify(meta));
+          const named = await orderStatus(thief, { ...meta, principal: IVAN.user_id });
+          assert.match(named, /^invalid_principal: /, JSON.stringify(meta));
+          const cancel = await call(
+            thief,
+            'cancel_pending_order',
+            { order_id: IVAN.order, reason: 'no longer needed' },
+            { ...meta, idempotency_key: `thief-${Date.now()}` },
+          );
+          assert.equal(cancel.isError, true);
+        }
+      } finally {
+        await thief.close();
+      }
+    });
+
+    it('is not inherited by a new run under the same workflow id', async () => {
+      const next = await session();
+      try {
+        const meta = proven(runKey, 'chain-run-2');
+        assert.match(await orderStatus(next, meta), /^policy_denied:not_authenticated/);
+        assert.match(await orderStatus(next, { ...meta, principal: IVAN.user_id }), /^invalid_principal: /);
+      } finally {
+        await next.close();
+      }
+    });
   });
 });

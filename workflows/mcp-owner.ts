@@ -1,7 +1,7 @@
 // Whose object an MCP call would change, asked of its server (the activity `owner_<server>.<tool>`,
 // `_meta.owner`) for a tool whose config names an owned argument: the gate then refuses another
 // principal's object before the customer or an operator is asked, as for a domain's own tools.
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { connectionOf } from '../common/mcp/config';
 import type { McpConfig } from '../common/mcp/config';
 import type { McpCallInput } from '../common/mcp/discovery';
@@ -31,6 +31,8 @@ export function ownerMcpActivity(
     args: call.args,
     idempotency_key: '',
     ...(principal !== undefined ? { principal } : {}),
+    // The run the server keeps its authentication for (activities/mcp/run-proof.ts).
+    run_chain: workflowInfo().firstExecutionRunId,
     timeout_seconds: 10,
     trace: { step: call.step, role: 'owner' },
   });

@@ -2,7 +2,7 @@
 // `reconcile_<server>.<tool>` asks the server that made it (`_meta.reconcile`, settle), with the
 // call's own key, arguments and principal, so the server's rules for the call apply to the lookup.
 // Never cancelled; a lookup that fails leaves the effect ambiguous, as for a domain tool.
-import { ActivityFailure, CancellationScope, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { connectionOf } from '../common/mcp/config';
 import type { McpConfig } from '../common/mcp/config';
 import type { McpCallInput } from '../common/mcp/discovery';
@@ -37,6 +37,8 @@ export async function reconcileMcpActivity(
       args: effect.args,
       idempotency_key: effect.idempotency_key,
       ...(principal !== undefined ? { principal } : {}),
+      // The run the server keeps its authentication for (activities/mcp/run-proof.ts).
+      run_chain: workflowInfo().firstExecutionRunId,
       timeout_seconds: 10,
       trace: { step: effect.step, role: 'reconcile' },
     }).catch((err: unknown) => ({ error: failureMessage(err) })),

@@ -6,7 +6,7 @@
 // config. A tool the config does not allow, or a server did not list at discovery, is never a tool
 // of the run, whatever the server lists later.
 import { schemaRefusal } from '../common/mcp/checked-schema';
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { Remaining } from '../common/budget';
 import { connectionOf, MCP_TOOL_NAME, mcpToolName } from '../common/mcp/config';
@@ -140,6 +140,8 @@ export function callMcpToolActivity(
     args: call.args,
     idempotency_key: idempotencyKey,
     ...(principal !== undefined ? { principal } : {}),
+    // The run the server keeps its authentication for (activities/mcp/run-proof.ts).
+    run_chain: workflowInfo().firstExecutionRunId,
     timeout_seconds: spec.timeoutSeconds,
     max_calls: spec.maxAttempts,
     ...(spec.sensitive ? { sensitive: [...spec.sensitive] } : {}),

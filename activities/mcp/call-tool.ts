@@ -8,6 +8,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpCallInput } from '../../common/mcp/discovery';
 import { MCP_META } from '../../common/mcp/meta';
+import { runMeta } from './run-proof';
 import { requestTurn, sentBefore } from '../../common/llm-requests';
 import type { Observation } from '../../common/types';
 import { envelope } from '../envelope';
@@ -65,8 +66,7 @@ export async function callMcpTool(input: McpToolActivityInput): Promise<Observat
           arguments: input.args,
           _meta: {
             [MCP_META.idempotencyKey]: input.idempotency_key,
-            // The run's records on the server (this project's retail server: the run's database).
-            ...(runKey ? { [MCP_META.runKey]: runKey } : {}),
+            ...runMeta(runKey, input.run_chain ?? activity.info.workflowExecution?.runId),
             ...(input.principal !== undefined ? { [MCP_META.principal]: input.principal } : {}),
           },
         },
@@ -78,7 +78,9 @@ export async function callMcpTool(input: McpToolActivityInput): Promise<Observat
     // A result of several items is a list: the configured paths apply to each item too.
     const paths = input.sensitive ?? [];
     const sensitive = Array.isArray(data) ? [...paths, ...paths.map((p) => `*.${p}`)] : paths;
-    const observation = envelope(name, input.server, result.isError !== true, data, { sensitive });
+    // Fail closed: sensitive paths cannot be found in data that is not structured, so it is not shown.
+    const shown = paths.length > 0 && (typeof data !== 'object' || data === null) ? WITHHELD : data;
+    const observation = envelope(name, input.server, result.isError !== true, shown, { sensitive });
     logObservation(name, observation);
     return observation;
   } catch (err) {
@@ -109,10 +111,18 @@ function dataOf(result: CallToolResult): unknown {
   return result.structuredContent ?? result.content.map((c) => (c.type === 'text' ? jsonOrText(c.text) : c));
 }
 
+/** What a result that should be redacted but cannot be (not structured data) is replaced with. */
+export const WITHHELD = '[withheld: the result is not structured data and the tool has sensitive fields]';
+
+/** The text as JSON when it parses, JSON inside a JSON string included (so the paths reach into it). */
 function jsonOrText(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
+  let value: unknown = text;
+  for (let depth = 0; depth < 4 && typeof value === 'string'; depth++) {
+    try {
+      value = JSON.parse(value) as unknown;
+    } catch {
+      break;
+    }
   }
+  return value;
 }

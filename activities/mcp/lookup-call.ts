@@ -5,6 +5,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_META } from '../../common/mcp/meta';
 import type { McpToolActivityInput } from './call-tool';
+import { runMeta } from './run-proof';
 import { McpConfigError, withMcpClient } from './connect';
 
 export async function mcpLookupCall(
@@ -21,7 +22,7 @@ export async function mcpLookupCall(
           arguments: input.args,
           _meta: {
             ...meta,
-            ...(runKey ? { [MCP_META.runKey]: runKey } : {}),
+            ...runMeta(runKey, input.run_chain ?? info.workflowExecution?.runId),
             ...(input.principal !== undefined ? { [MCP_META.principal]: input.principal } : {}),
           },
         },

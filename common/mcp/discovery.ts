@@ -28,4 +28,6 @@ export interface McpCallInput {
   args: Record<string, unknown>;
   idempotency_key: string;
   principal?: string;
+  /** The chain's first run id (the same across continue-as-new): the run the server's authentication is kept for. */
+  run_chain?: string;
 }

@@ -5,6 +5,13 @@ export const MCP_META = {
   idempotencyKey: 'idempotency_key',
   /** Whose records the call works on (retail: the conversation's database); default: the MCP session's. */
   runKey: 'run_key',
+  /** The run's chain (its first run id): a new run under the same workflow id is another run. */
+  runChain: 'run_chain',
+  /**
+   * The HMAC of run key and chain under AGENT_MCP_RUN_SECRET: only with it does the server keep
+   * (and give back) whom the run authenticated as; without it, authentication lasts the MCP session.
+   */
+  runProof: 'run_proof',
   /** Whom the call acts for, in a domain whose principal the operator names (support). */
   principal: 'principal',
   /**
