@@ -5,7 +5,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { z } from 'zod';
 import { checkedArgs, schemaRefusal, uncheckedSchemaPart } from '../common/mcp/checked-schema';
 
 const object = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
