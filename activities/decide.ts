@@ -15,7 +15,15 @@ import { Context, ApplicationFailure, CancelledFailure } from '@temporalio/activ
 import type * as OpenAiModule from 'openai';
 import type OpenAI from 'openai';
 import type { AttemptCharge } from '../common/budget';
-import { attemptCap, attemptCost, COMPLETION_CAP_TOKENS, estimateTokens, ledgerOf, ledgerUsd } from '../common/cost';
+import {
+  attemptCap,
+  attemptCost,
+  chargedTokens,
+  COMPLETION_CAP_TOKENS,
+  estimateTokens,
+  ledgerOf,
+  ledgerUsd,
+} from '../common/cost';
 import type { LlmPricing } from '../common/cost';
 import { attemptChargedSignal } from '../common/attempt-charged';
 import type { DecideInput, DecideLedger, DecideOutput } from '../common/types';
@@ -103,8 +111,10 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
     const sent = sentBefore(ctx.info.heartbeatDetails, attempt);
     const turn = requestTurn(sent, input.max_requests);
     const details = (): DecideLedger => ({ attempts: ledger, sent });
+    // What an attempt that reports unusable counts is charged instead: its request's estimate.
+    const estimate = { prompt_tokens: 0, completion_tokens: 0 };
     const charge = (usage: unknown, outcome: AttemptCharge['outcome']): AttemptCharge | undefined => {
-      const counts = usageCounts(usage);
+      const counts = chargedTokens(usage, estimate);
       if (counts.prompt_tokens + counts.completion_tokens === 0) return undefined;
       const entry: AttemptCharge = config.price
         ? { step, attempt, outcome, ...counts, cost_usd: attemptCost(counts, config.price) }
@@ -155,6 +165,8 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
       const prompt = request.chars;
       const maxCompletion =
         input.left_usd === undefined ? input.max_completion_tokens : affordableCap(input, prompt, ledger);
+      estimate.prompt_tokens = estimateTokens(prompt) + overheadTokens();
+      estimate.completion_tokens = maxCompletion ?? COMPLETION_CAP_TOKENS;
       const call = () => {
         if (!sent.includes(attempt)) sending();
         return client().chat.completions.create(
@@ -198,7 +210,7 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
       // The answer goes into the history: an endpoint that echoes the API key puts no secret there.
       const scrubbed = scrubSecrets(content, secrets);
       const model = typeof completion.model === 'string' ? scrubSecrets(completion.model, secrets) : completion.model;
-      return { ...boundedOutput(scrubbed, model, completion.usage), attempts: ledger };
+      return { ...boundedOutput(scrubbed, model, completion.usage, estimate), attempts: ledger };
     } catch (err) {
       if (err instanceof ApplicationFailure) throw final(err);
       // A 2xx answer too large to even read is the model's answer being too large.
@@ -349,42 +361,25 @@ function stepOfKey(key: string): number {
   return match ? Number(match[1]) : 0;
 }
 
-function usageCounts(usage: unknown): {
-  prompt_tokens: number;
-  completion_tokens: number;
-  cached_prompt_tokens?: number;
-} {
-  const counts = (usage ?? {}) as Record<string, unknown>;
-  const prompt = tokens(counts.prompt_tokens);
-  const cached = cachedTokens(counts, prompt);
-  return {
-    prompt_tokens: prompt,
-    completion_tokens: tokens(counts.completion_tokens),
-    ...(cached > 0 ? { cached_prompt_tokens: cached } : {}),
-  };
-}
-
-/** usage.prompt_tokens_details.cached_tokens, bounded like the other counts: 0 ≤ cached ≤ prompt. */
-function cachedTokens(counts: Record<string, unknown>, prompt: number): number {
-  const details = counts.prompt_tokens_details;
-  const cached =
-    typeof details === 'object' && details !== null ? (details as Record<string, unknown>).cached_tokens : 0;
-  return Math.min(tokens(cached), prompt);
-}
-
 /** What the workflow gets from the HTTP answer: bounded text, a bounded model name, sane token counts. */
-export function boundedOutput(content: unknown, model: unknown, usage: unknown): DecideOutput {
+export function boundedOutput(
+  content: unknown,
+  model: unknown,
+  usage: unknown,
+  estimate = { prompt_tokens: 0, completion_tokens: 0 },
+): DecideOutput {
   const text = typeof content === 'string' ? content : '';
-  const counts = (usage ?? {}) as Record<string, unknown>;
-  const cached = cachedTokens(counts, tokens(counts.prompt_tokens));
+  // The counts the attempt is charged (an unusable one estimated), so the run's tokens agree with its cost.
+  const { prompt_tokens, completion_tokens, cached_prompt_tokens, estimated } = chargedTokens(usage, estimate);
+  const total = tokens(((usage ?? {}) as Record<string, unknown>).total_tokens);
   const output: DecideOutput = {
     text,
     model: typeof model === 'string' ? model.slice(0, MAX_MODEL_NAME_CHARS) : '',
     usage: {
-      prompt_tokens: tokens(counts.prompt_tokens),
-      completion_tokens: tokens(counts.completion_tokens),
-      total_tokens: tokens(counts.total_tokens),
-      ...(cached > 0 ? { cached_prompt_tokens: cached } : {}),
+      prompt_tokens,
+      completion_tokens,
+      total_tokens: estimated ? prompt_tokens + completion_tokens : total,
+      ...(cached_prompt_tokens !== undefined ? { cached_prompt_tokens } : {}),
     },
   };
   // Cheap check first: a string of n UTF-16 units has at most 3n UTF-8 bytes.

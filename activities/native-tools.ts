@@ -113,8 +113,9 @@ export function strictAllowed(schema: unknown): boolean {
 
 /** The answer's message as the client returns it (only what the mapping reads). */
 export interface AnswerMessage {
-  content?: string | null;
-  tool_calls?: ReadonlyArray<{ type?: string; function?: { name?: unknown; arguments?: unknown } }> | null;
+  /** Text, or (some servers) a list of parts: `[{"type":"text","text":"..."}]`. */
+  content?: string | ReadonlyArray<unknown> | null;
+  tool_calls?: ReadonlyArray<{ type?: string; function?: { name?: unknown; arguments?: unknown } } | null> | null;
 }
 
 /**
@@ -128,14 +129,18 @@ export function actionTextOf(
   byFunction: ReadonlyMap<string, string>,
   conversation: boolean,
 ): string | undefined {
-  const call = message.tool_calls?.[0];
+  // A model's answer is untrusted: entries that are not objects (null) are skipped, not fatal.
+  const calls: unknown[] = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+  const call = calls.find((c) => typeof c === 'object' && c !== null) as
+    { function?: { name?: unknown; arguments?: unknown } } | undefined;
+  const content = textOf(message.content);
   if (call) {
     const name = typeof call.function?.name === 'string' ? call.function.name : '';
     const args = parsedArgs(call.function?.arguments);
     const object = typeof args === 'object' && args !== null && !Array.isArray(args);
     // Text beside a call ("Let me look the order up.") is the model's label for it: the trace's
     // decision_summary (its first line; the contract cuts it to 160 characters).
-    const said = typeof message.content === 'string' ? (message.content.trim().split('\n')[0] ?? '').trim() : '';
+    const said = (content.trim().split('\n')[0] ?? '').trim();
     const summary = said ? { decision_summary: said } : {};
     try {
       if (name === FINAL_FUNCTION) return JSON.stringify({ ...summary, ...(object ? args : {}), kind: 'final' });
@@ -146,14 +151,34 @@ export function actionTextOf(
       return '['.repeat(MAX_ACTION_DEPTH + 1) + ']'.repeat(MAX_ACTION_DEPTH + 1);
     }
   }
-  const text = typeof message.content === 'string' ? message.content : '';
+  const text = content;
   if (text.trim() === '') return undefined;
   return JSON.stringify(conversation ? { kind: 'message', text } : { kind: 'final', answer: text });
 }
 
-/** The call's arguments: the parsed JSON, or the raw text when it is not JSON (the contract says bad_args). */
+/** The message's text: a string, or the text parts of a list joined; anything else is no text. */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part: unknown) =>
+      typeof part === 'string'
+        ? part
+        : typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string'
+          ? (part as { text: string }).text
+          : '',
+    )
+    .join('');
+}
+
+/**
+ * The call's arguments: the parsed JSON, or the raw text when it is not JSON (the contract says
+ * bad_args). Arguments are JSON text (a string, as the API sends them): anything else in their
+ * place (an object, a number) is kept as its JSON text, not JSON of an object, so bad_args too.
+ */
 function parsedArgs(raw: unknown): unknown {
-  if (typeof raw !== 'string') return raw ?? {};
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw !== 'string') return `not a JSON text: ${typeof raw}`;
   if (raw.trim() === '') return {};
   try {
     return JSON.parse(raw) as unknown;

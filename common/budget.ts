@@ -48,6 +48,8 @@ export interface AttemptCharge {
   cost_usd: number;
   /** The worker had no price for its model: cost_usd is 0 and the cost is unknown. */
   unpriced?: true;
+  /** The server reported unusable counts: the tokens are the worker's estimate (docs/cost.md). */
+  estimated?: true;
 }
 
 export const EMPTY_USAGE: Usage = {

@@ -45,10 +45,51 @@ export function attemptCost(
   );
 }
 
-/** The cached prompt tokens an attempt reported, bounded: 0 ≤ cached ≤ prompt. */
+/** The cached prompt tokens an attempt reported: 0 unless 0 ≤ cached ≤ prompt (more is not believed). */
 export function cachedOf(tokens: { prompt_tokens: number; cached_prompt_tokens?: number }): number {
   const cached = tokens.cached_prompt_tokens ?? 0;
-  return Number.isSafeInteger(cached) && cached > 0 ? Math.min(cached, tokens.prompt_tokens) : 0;
+  return Number.isSafeInteger(cached) && cached > 0 && cached <= tokens.prompt_tokens ? cached : 0;
+}
+
+/** The token counts an attempt is charged, and whether any of them is the worker's estimate. */
+export interface ChargedTokens {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_prompt_tokens?: number;
+  estimated?: true;
+}
+
+/**
+ * The tokens to charge for an attempt's reported usage. An absent count is 0; a count that is
+ * there but unusable (negative, not an integer, a string, beyond 2^53) is replaced by the
+ * estimate (the prompt from the request's size, the completion at the cap sent), so an attempt
+ * that reported nonsense is charged conservatively, never free. Cached tokens count only when
+ * 0 ≤ cached ≤ a reported prompt; otherwise the whole prompt is priced at the input price.
+ */
+export function chargedTokens(
+  usage: unknown,
+  estimate: { prompt_tokens: number; completion_tokens: number },
+): ChargedTokens {
+  const counts = (typeof usage === 'object' && usage !== null ? usage : {}) as Record<string, unknown>;
+  let estimated = false;
+  const read = (value: unknown, fallback: number): number => {
+    if (value === undefined || value === null) return 0;
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+    estimated = true;
+    return fallback;
+  };
+  const prompt = read(counts.prompt_tokens, estimate.prompt_tokens);
+  const completion = read(counts.completion_tokens, estimate.completion_tokens);
+  const details = counts.prompt_tokens_details;
+  const reported =
+    typeof details === 'object' && details !== null ? (details as Record<string, unknown>).cached_tokens : undefined;
+  const cached = estimated ? 0 : cachedOf({ prompt_tokens: prompt, cached_prompt_tokens: reported as number });
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    ...(cached > 0 ? { cached_prompt_tokens: cached } : {}),
+    ...(estimated ? { estimated: true as const } : {}),
+  };
 }
 
 /**

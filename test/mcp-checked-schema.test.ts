@@ -5,8 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { z } from 'zod';
-import { schemaRefusal, uncheckedSchemaPart } from '../common/mcp/checked-schema';
+import { checkedArgs, schemaRefusal, uncheckedSchemaPart } from '../common/mcp/checked-schema';
 
 const object = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   type: 'object',
@@ -37,8 +36,43 @@ describe('schemas the gateway enforces in full', () => {
   for (const [name, schema, bad] of enforced)
     it(`${name}: accepted, and zod refuses the bad arguments`, () => {
       assert.equal(schemaRefusal(schema), undefined);
-      assert.equal(z.fromJSONSchema(schema as never).safeParse(bad).success, false);
+      assert.equal(checkedArgs(schema).safeParse(bad).success, false);
     });
+
+  // Found by the adversary: zod filled a default the schema's own maximum forbids, on an effectful call.
+  it('a default is never filled in: an omitted property stays omitted', () => {
+    const schema = { type: 'object', properties: { amount: { type: 'number', maximum: 100, default: 1e6 } } };
+    assert.equal(schemaRefusal(schema), undefined);
+    assert.deepEqual(checkedArgs(schema).parse({}), {});
+    assert.equal(checkedArgs(schema).safeParse({ amount: 1e6 }).success, false);
+    const nested = object({
+      o: { type: 'object', properties: { n: { type: 'string', maxLength: 1, default: 'long' } } },
+    });
+    assert.deepEqual(checkedArgs(nested).parse({ o: {} }), { o: {} });
+  });
+
+  it('a pattern is read with the unicode flag (\\p{Nd} is a digit, not the letters p{Nd})', () => {
+    const schema = object({ code: { type: 'string', pattern: '^\\p{Nd}{3}$' } });
+    assert.equal(schemaRefusal(schema), undefined);
+    const args = checkedArgs(schema);
+    assert.equal(args.safeParse({ code: '123' }).success, true);
+    assert.equal(args.safeParse({ code: '١٢٣' }).success, true);
+    assert.equal(args.safeParse({ code: 'p{Nd}}}' }).success, false);
+    assert.equal(args.safeParse({ code: '12' }).success, false);
+    // One character outside the BMP is one `.` with the flag (two UTF-16 units without it).
+    assert.equal(checkedArgs(object({ e: { type: 'string', pattern: '^.$' } })).safeParse({ e: '😀' }).success, true);
+    // In an anyOf, the pattern of the branch that holds.
+    const either = object({
+      v: {
+        anyOf: [
+          { type: 'string', pattern: '^a$' },
+          { type: 'string', maxLength: 0 },
+        ],
+      },
+    });
+    assert.equal(checkedArgs(either).safeParse({ v: 'a' }).success, true);
+    assert.equal(checkedArgs(either).safeParse({ v: 'b' }).success, false);
+  });
 
   const refused: Array<[string, unknown, RegExp]> = [
     ['a maximum with no type', object({ amount: { maximum: 100 } }), /amount: maximum without one type/],
@@ -67,6 +101,23 @@ describe('schemas the gateway enforces in full', () => {
     ['a type beside an enum', object({ a: { enum: ['x', 1], type: 'string' } }), /enum: a value not of its type/],
     ['a limit beside an enum', object({ a: { enum: ['x'], maxLength: 0 } }), /maxLength/],
     ['a root that is not an object', { type: 'string' }, /#: not type object/],
+    ['a pattern only non-unicode reads', object({ a: { type: 'string', pattern: 'a{' } }), /pattern: not a unicode/],
+    // Found by the adversary: with `__proto__` required, closed and maxLength 3, `{}` passed.
+    ...['__proto__', 'constructor', 'prototype'].map((name): [string, unknown, RegExp] => [
+      `a property named ${name}`,
+      {
+        type: 'object',
+        properties: Object.fromEntries([[name, { type: 'string', maxLength: 3 }]]),
+        required: [name],
+        additionalProperties: false,
+      },
+      new RegExp(`#/properties: ${name} is not a property name`),
+    ]),
+    [
+      'a nested __proto__',
+      object({ o: { type: 'object', properties: JSON.parse('{"__proto__": {"type": "string"}}') } }),
+      /#\/properties\/o\/properties: __proto__/,
+    ],
   ];
   for (const [name, schema, why] of refused)
     it(`${name}: refused (${why.source})`, () => assert.match(uncheckedSchemaPart(schema) ?? '', why));
@@ -130,10 +181,20 @@ const OTHER_KEYWORDS = [
 
 type Schema = boolean | Record<string, unknown>;
 const NAMES = ['a', 'b', 'c'];
+/** Property names an object parse confuses with the prototype's: a schema naming one is refused. */
+const HOSTILE = ['__proto__', 'constructor', 'prototype'];
+const propertyName = fc.oneof(
+  { arbitrary: fc.constantFrom(...NAMES), weight: 12 },
+  { arbitrary: fc.constantFrom(...HOSTILE), weight: 1 },
+);
 
 /** Schemas of the enforced subset, with some keyword from anywhere added to some nodes. */
 function schemas(extras: boolean): fc.Arbitrary<Record<string, unknown>> {
-  const annotations = fc.record({ description: fc.constant('d'), title: fc.constant('t') }, { requiredKeys: [] });
+  // A default may break its own node's limits: the gateway must never fill it in.
+  const annotations = fc.record(
+    { description: fc.constant('d'), title: fc.constant('t'), default: fc.jsonValue({ maxDepth: 1 }) },
+    { requiredKeys: [] },
+  );
   const extra = extras
     ? fc.option(fc.record({ key: fc.constantFrom(...OTHER_KEYWORDS), value: fc.jsonValue({ maxDepth: 1 }) }), {
         freq: 3,
@@ -159,7 +220,8 @@ function schemas(extras: boolean): fc.Arbitrary<Record<string, unknown>> {
             type: fc.constant('string'),
             minLength: count,
             maxLength: count,
-            pattern: fc.constantFrom('^a', 'b$', '^[ab]*$'),
+            // Unicode ones too: they mean something else (or nothing) without the `u` flag.
+            pattern: fc.constantFrom('^a', 'b$', '^[ab]*$', '^\\p{Nd}+$', '^.$', '^\\p{L}{2}$', '^[😀a]$'),
           },
           { requiredKeys: ['type'] },
         ),
@@ -199,8 +261,11 @@ function objectNode(node: fc.Arbitrary<Schema>): fc.Arbitrary<Record<string, unk
   return fc
     .record(
       {
-        properties: fc.dictionary(fc.constantFrom(...NAMES), node, { maxKeys: 3 }),
-        required: fc.subarray(NAMES),
+        // fromEntries: a `__proto__` name stays an own property, as JSON.parse leaves it.
+        properties: fc
+          .uniqueArray(fc.tuple(propertyName, node), { maxLength: 3, selector: ([name]) => name })
+          .map((entries) => Object.fromEntries(entries)),
+        required: fc.subarray([...NAMES, ...HOSTILE]),
         additionalProperties: fc.oneof(fc.boolean(), node),
       },
       { requiredKeys: ['properties'] },
@@ -281,7 +346,7 @@ function valid(schema: Schema, value: unknown): boolean {
     const length = [...value].length;
     if (s.minLength !== undefined && length < s.minLength) return false;
     if (s.maxLength !== undefined && length > s.maxLength) return false;
-    if (s.pattern !== undefined && !new RegExp(s.pattern).test(value)) return false;
+    if (s.pattern !== undefined && !new RegExp(s.pattern, 'u').test(value)) return false;
   }
   if (typeof value === 'number') {
     if (s.minimum !== undefined && value < s.minimum) return false;
@@ -306,6 +371,17 @@ function valid(schema: Schema, value: unknown): boolean {
   return true;
 }
 
+/** An object of arguments, hostile names among its keys (own properties, as JSON.parse makes them). */
+function argObject(value: fc.Arbitrary<unknown>, maxLength: number): fc.Arbitrary<Record<string, unknown>> {
+  const key = fc.oneof(
+    { arbitrary: fc.constantFrom('a', 'b', 'c', 'd'), weight: 8 },
+    { arbitrary: fc.constantFrom(...HOSTILE), weight: 1 },
+  );
+  return fc
+    .uniqueArray(fc.tuple(key, value), { maxLength, selector: ([k]) => k })
+    .map((entries) => Object.fromEntries(entries));
+}
+
 /**
  * Arguments near the generated schemas: the same names, short strings, small numbers. No character
  * outside the BMP: zod counts a string's length in UTF-16 units, JSON Schema in characters, so a
@@ -318,12 +394,12 @@ const argValue = fc.letrec<{ value: unknown }>((tie) => ({
     fc.boolean(),
     fc.integer({ min: -4, max: 4 }),
     fc.double({ min: -4, max: 4, noNaN: true }),
-    fc.string({ unit: fc.constantFrom('a', 'b', ' '), maxLength: 4 }),
+    fc.string({ unit: fc.constantFrom('a', 'b', ' ', '1', '١', '😀', 'p', '{'), maxLength: 4 }),
     fc.array(tie('value'), { maxLength: 3 }),
-    fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd'), tie('value'), { maxKeys: 3 }),
+    argObject(tie('value'), 3),
   ),
 })).value;
-const args = fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd'), argValue, { maxKeys: 4 });
+const args = argObject(argValue, 4);
 
 describe('any schema a server may list', () => {
   it('is offered only when every keyword in it is one the gateway enforces, where it enforces it', () => {
@@ -347,16 +423,37 @@ describe('any schema a server may list', () => {
     );
   });
 
+  it('a property named __proto__, constructor or prototype, anywhere, makes it refused', () => {
+    fc.assert(
+      fc.property(schemas(false), (schema) => {
+        const text = JSON.stringify(schema);
+        if (
+          HOSTILE.some(
+            (name) =>
+              text.includes(`"${name}":{`) || text.includes(`"${name}":true`) || text.includes(`"${name}":false`),
+          )
+        )
+          assert.notEqual(schemaRefusal(schema), undefined, text);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it("arguments the gateway accepts satisfy the offered schema (JSON Schema's own rules)", () => {
     let offered = 0;
     fc.assert(
       fc.property(schemas(false), fc.array(args, { minLength: 5, maxLength: 5 }), (schema, candidates) => {
         if (schemaRefusal(schema) !== undefined) return;
         offered++;
-        const zod = z.fromJSONSchema(schema as never);
-        for (const value of candidates)
-          if (zod.safeParse(value).success)
-            assert.ok(valid(schema, value), `accepted ${JSON.stringify(value)} off ${JSON.stringify(schema)}`);
+        const zod = checkedArgs(schema);
+        for (const value of candidates) {
+          const parsed = zod.safeParse(value);
+          if (!parsed.success) continue;
+          const off = `${JSON.stringify(value)} off ${JSON.stringify(schema)}`;
+          assert.ok(valid(schema, value), `accepted ${off}`);
+          // What the server receives satisfies the schema too: no default filled in beside it.
+          assert.ok(valid(schema, parsed.data), `sent ${JSON.stringify(parsed.data)} for ${off}`);
+        }
       }),
       { numRuns: 1000 },
     );

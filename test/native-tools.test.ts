@@ -112,6 +112,37 @@ describe('native tool calling: the answer as an action', () => {
     assert.equal(reason(call('get_user_profile', '['.repeat(40) + ']'.repeat(40))), 'too_deep');
   });
 
+  // Found by the adversary: each of these ended the run llm_error (retried as no answer).
+  it('a null among the calls is skipped; text as a list of parts is its text', () => {
+    const withNull = {
+      content: null,
+      tool_calls: [null, { type: 'function', function: { name: 'get_user_profile', arguments: '{"user_id":7}' } }],
+    } as unknown as AnswerMessage;
+    assert.deepEqual(action(withNull), {
+      ok: true,
+      action: { kind: 'tool', name: 'get_user_profile', args: { user_id: 7 } },
+    });
+    const parts = {
+      content: [
+        { type: 'text', text: 'Which ' },
+        { type: 'text', text: 'order?' },
+      ],
+    } as AnswerMessage;
+    assert.deepEqual(action(parts, true), { ok: true, action: { kind: 'message', text: 'Which order?' } });
+    assert.deepEqual(action(parts, false), { ok: true, action: { kind: 'final', answer: 'Which order?' } });
+    assert.equal(actionTextOf({ content: [{ type: 'image_url' }], tool_calls: [null] }, byFunction, true), undefined);
+  });
+
+  it('arguments that are not a JSON text (an object in its place) are bad_args', () => {
+    const objectArgs: AnswerMessage = {
+      content: null,
+      tool_calls: [{ type: 'function', function: { name: 'get_user_profile', arguments: { user_id: 7 } } }],
+    };
+    const result = action(objectArgs);
+    assert.equal(result.ok, false);
+    assert.equal(!result.ok && result.reason, 'bad_args');
+  });
+
   it('any answer at all maps without throwing, onto an action or an invalid_action reason', () => {
     const anyArgs = fc.oneof(fc.string(), fc.json({ maxDepth: 6 }), fc.constant('['.repeat(5000)));
     const anyCall = fc.record({
@@ -124,14 +155,29 @@ describe('native tool calling: the answer as an action', () => {
         { nil: undefined },
       ),
     });
-    const message = fc.record({
-      content: fc.option(fc.string(), { nil: null }),
-      tool_calls: fc.option(fc.array(anyCall, { maxLength: 3 }), { nil: null }),
-    });
+    // Any shape a server may send: text parts, nulls among the calls, anything in either place.
+    const part = fc.oneof(fc.record({ type: fc.constant('text'), text: fc.string() }), fc.string(), fc.anything());
+    const message = fc.record(
+      {
+        content: fc.oneof(fc.string(), fc.constant(null), fc.array(part, { maxLength: 3 }), fc.anything()),
+        tool_calls: fc.oneof(
+          fc.constant(null),
+          fc.array(fc.oneof(anyCall, fc.constant(null), fc.anything()), { maxLength: 3 }),
+          fc.anything(),
+        ),
+      },
+      { requiredKeys: [] },
+    );
     fc.assert(
       fc.property(message, fc.boolean(), (m, conversation) => {
         const text = actionTextOf(m as AnswerMessage, byFunction, conversation);
-        if (text === undefined) return;
+        // No answer only when there is neither an object among the calls nor any text.
+        const calls: unknown[] = Array.isArray(m.tool_calls) ? m.tool_calls : [];
+        const someCall = calls.some((c) => typeof c === 'object' && c !== null);
+        if (text === undefined) {
+          assert.ok(!someCall, JSON.stringify(m));
+          return;
+        }
         const result = validateAction(text, { message: conversation });
         assert.ok(result.ok || typeof result.reason === 'string');
       }),

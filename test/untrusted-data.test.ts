@@ -149,15 +149,17 @@ describe('the decide step bounds what the model answered', () => {
     assert.equal(atCap.too_large, undefined);
   });
 
-  it('hostile usage numbers and model names are neutralised', () => {
-    const out = boundedOutput(null, 'm'.repeat(10_000), {
-      prompt_tokens: -5,
-      completion_tokens: 1e300,
-      total_tokens: 'many',
-    });
+  it('hostile usage numbers and model names are neutralised (an unusable count is the estimate)', () => {
+    const estimate = { prompt_tokens: 40, completion_tokens: 60 };
+    const out = boundedOutput(
+      null,
+      'm'.repeat(10_000),
+      { prompt_tokens: -5, completion_tokens: 1e300, total_tokens: 'many' },
+      estimate,
+    );
     assert.equal(out.text, '');
     assert.equal(out.model.length, 200);
-    assert.deepEqual(out.usage, { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+    assert.deepEqual(out.usage, { prompt_tokens: 40, completion_tokens: 60, total_tokens: 100 });
   });
 });
 

@@ -5,9 +5,8 @@
 // options (timeout, retries, effect, confirmation, principal argument, sensitive fields) from the
 // config. A tool the config does not allow, or a server did not list at discovery, is never a tool
 // of the run, whatever the server lists later.
-import { schemaRefusal } from '../common/mcp/checked-schema';
+import { checkedArgs, schemaRefusal } from '../common/mcp/checked-schema';
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
-import { z } from 'zod';
 import type { Remaining } from '../common/budget';
 import { connectionOf, MCP_TOOL_NAME, mcpToolName } from '../common/mcp/config';
 import type { McpConfig, McpToolConfig } from '../common/mcp/config';
@@ -73,7 +72,7 @@ function specOf(
 ): McpToolSpec | undefined {
   // A schema the gateway cannot enforce in full is a tool the run cannot gate: not offered.
   if (schemaRefusal(listing.inputSchema) !== undefined) return undefined;
-  const args = z.fromJSONSchema(listing.inputSchema) as z.ZodType<Record<string, unknown>>;
+  const args = checkedArgs(listing.inputSchema);
   const name = mcpToolName(server, listing.name);
   const confirm = rule.needs_confirmation === true;
   return {

@@ -6,7 +6,10 @@
 // discovery record. Pure: the workflow and the listing activity call it.
 import { z } from 'zod';
 
-/** Words that constrain nothing (a description, a default the server fills in itself). */
+/**
+ * Words that constrain nothing. A `default` is left to the server: the gateway fills none in (zod
+ * would, unchecked against the schema's own limits), so an omitted property stays omitted.
+ */
 const ANNOTATIONS = ['title', 'description', '$comment', 'examples', 'default', 'deprecated'];
 /** The keywords each type's values are checked against, and nowhere else. */
 const BY_TYPE: Record<string, readonly string[]> = {
@@ -25,6 +28,9 @@ const FORMATS = ['date-time', 'date', 'time', 'duration', 'email', 'uri', 'uuid'
 export const ENFORCED_KEYWORDS: readonly string[] = [
   ...new Set(['type', 'enum', 'const', 'anyOf', ...Object.values(BY_TYPE).flat(), ...ANNOTATIONS, '$schema']),
 ];
+
+/** Property names an object parse confuses with the prototype's. */
+const HOSTILE_NAMES = ['__proto__', 'constructor', 'prototype'];
 
 type Node = Record<string, unknown>;
 const isPrimitive = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
@@ -109,9 +115,10 @@ function typedProblem(node: Node, type: string, at: string): string | undefined 
   if ('pattern' in node) {
     if (typeof node.pattern !== 'string') return `${at}/pattern: not a string`;
     try {
-      new RegExp(node.pattern);
+      // JSON Schema patterns are ECMA-262 with unicode: `\p{Nd}` is a class, not the letters p{Nd}.
+      new RegExp(node.pattern, 'u');
     } catch {
-      return `${at}/pattern: not a regular expression`;
+      return `${at}/pattern: not a unicode regular expression`;
     }
   }
   if ('format' in node && !FORMATS.includes(node.format as string))
@@ -127,6 +134,8 @@ function typedProblem(node: Node, type: string, at: string): string | undefined 
   if (properties === null || typeof properties !== 'object' || Array.isArray(properties))
     return `${at}/properties: not a map of schemas`;
   for (const [name, sub] of Object.entries(properties)) {
+    // An object parse treats these names as the prototype's, so nothing about them would be checked.
+    if (HOSTILE_NAMES.includes(name)) return `${at}/properties: ${name} is not a property name the gateway checks`;
     const why = nodeProblem(sub, `${at}/properties/${name}`);
     if (why) return why;
   }
@@ -141,4 +150,66 @@ function typedProblem(node: Node, type: string, at: string): string | undefined 
   }
   if ('additionalProperties' in node) return nodeProblem(node.additionalProperties, `${at}/additionalProperties`);
   return undefined;
+}
+
+/**
+ * The checker of a tool's arguments, for a schema schemaRefusal accepted: zod's reading of it
+ * without its defaults (the gateway fills none) and without its patterns, which zod would compile
+ * without the unicode flag; each pattern is checked here with it, in the branch of an anyOf that holds.
+ */
+export function checkedArgs(schema: unknown): z.ZodType<Record<string, unknown>> {
+  // zod neither checks nor keeps a `__proto__` key: arguments naming one are refused before it reads them.
+  return z
+    .unknown()
+    .refine((value) => !hostileKey(value), 'a key named __proto__, constructor or prototype')
+    .pipe(holds(schema))
+    .refine((value) => patternsHold(schema, value), 'a string does not match its pattern') as z.ZodType<
+    Record<string, unknown>
+  >;
+}
+
+function hostileKey(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(hostileKey);
+  return Object.keys(value).some((k) => HOSTILE_NAMES.includes(k)) || Object.values(value).some(hostileKey);
+}
+
+const zodCache = new WeakMap<object, z.ZodType>();
+/** zod's schema for a node, defaults and patterns left out (cached per node: anyOf asks again). */
+function holds(schema: unknown): z.ZodType {
+  if (typeof schema !== 'object' || schema === null) return z.fromJSONSchema(schema as never);
+  let zod = zodCache.get(schema);
+  if (!zod) zodCache.set(schema, (zod = z.fromJSONSchema(forZod(schema) as never)));
+  return zod;
+}
+
+/** A copy of the schema without `default` and `pattern` where they are keywords (not property names). */
+function forZod(schema: unknown): unknown {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema;
+  const copy: Node = {};
+  for (const [k, v] of Object.entries(schema as Node)) {
+    if (k === 'default' || k === 'pattern') continue;
+    if (k === 'properties' && v !== null && typeof v === 'object')
+      copy[k] = Object.fromEntries(Object.entries(v as Node).map(([name, sub]) => [name, forZod(sub)]));
+    else if (k === 'anyOf' && Array.isArray(v)) copy[k] = v.map(forZod);
+    else if (k === 'items' || k === 'additionalProperties') copy[k] = forZod(v);
+    else copy[k] = v;
+  }
+  return copy;
+}
+
+/** Whether the patterns of a schema hold on a value zod (without them) accepted. */
+function patternsHold(schema: unknown, value: unknown): boolean {
+  if (schema === null || typeof schema !== 'object') return true;
+  const node = schema as Node;
+  if (Array.isArray(node.anyOf))
+    return node.anyOf.some((branch) => holds(branch).safeParse(value).success && patternsHold(branch, value));
+  if (typeof node.pattern === 'string' && typeof value === 'string' && !new RegExp(node.pattern, 'u').test(value))
+    return false;
+  if (Array.isArray(value)) return value.every((item) => patternsHold(node.items, item));
+  if (value === null || typeof value !== 'object') return true;
+  const properties = (node.properties ?? {}) as Node;
+  return Object.entries(value).every(([k, v]) =>
+    patternsHold(Object.hasOwn(properties, k) ? properties[k] : node.additionalProperties, v),
+  );
 }
