@@ -86,6 +86,12 @@ function compactedArgs<T>(args: T): T | { compacted_arguments: string } {
   return chars > COMPACT_ARGS_CHARS ? { compacted_arguments: `${chars} characters, no longer shown` } : args;
 }
 
+/** Whether a compacted call still shows its arguments (the note can then say to call again with the same). */
+function argsKept(args: unknown): boolean {
+  const compacted = typeof args === 'object' && args !== null && 'compacted_arguments' in args;
+  return !compacted && compactedArgs(args) === args;
+}
+
 /** A compacted entry as the Query answers it: only what its compacted rendering reads. */
 function stubOf(entry: HistoryEntry): HistoryEntry {
   const { action, observation } = entry;
@@ -205,7 +211,7 @@ function resultText(
   const again =
     action.kind !== 'tool'
       ? 'it is not available again'
-      : compactedArgs(action.args) === action.args
+      : argsKept(action.args)
         ? `call ${action.name} again with the same arguments to read it`
         : `call ${action.name} again to read it`;
   return JSON.stringify({
