@@ -38,7 +38,7 @@ import { scrubSecrets, secretsFromEnv } from './secrets';
 import { nativeSystemPromptOf, SYSTEM_PROMPT, systemPromptOf } from './system-prompt';
 import { modelPayload } from '../common/decision-payload';
 import { functionNames, modelViewQuery, renderView } from '../common/model-view';
-import type { ChatMessage, ToolMode, ViewSource } from '../common/model-view';
+import type { ChatMessage, ToolMode, ViewRef, ViewSource } from '../common/model-view';
 import { registryOf } from '../common/tools/index';
 import { actionTextOf, toolsFor } from './native-tools';
 import type { AnswerMessage, FunctionTool } from './native-tools';
@@ -266,7 +266,7 @@ async function requestOf(input: DecideInput, mode: ToolMode, ctx: Context): Prom
       : systemPromptOf(payload);
   let body: ChatMessage[];
   if (input.view) {
-    const source = await viewOf(ctx);
+    const source = await viewOf(ctx, input.view);
     const windDown = payload.wind_down ? JSON.stringify({ wind_down: payload.wind_down }) : undefined;
     body = renderView(source, input.view, registryOf(domain.tools), names, mode, windDown);
   } else {
@@ -284,7 +284,7 @@ async function requestOf(input: DecideInput, mode: ToolMode, ctx: Context): Prom
 }
 
 /** The run's state the view is rendered from: a Query on the decision's own run (its workflow answers from memory). */
-async function viewOf(ctx: Context): Promise<ViewSource> {
+async function viewOf(ctx: Context, view: ViewRef): Promise<ViewSource> {
   const run = ctx.info.workflowExecution;
   if (!run)
     throw ApplicationFailure.create({
@@ -292,7 +292,7 @@ async function viewOf(ctx: Context): Promise<ViewSource> {
       nonRetryable: true,
     });
   try {
-    return await ctx.client.workflow.getHandle(run.workflowId, run.runId).query(modelViewQuery);
+    return await ctx.client.workflow.getHandle(run.workflowId, run.runId).query(modelViewQuery, view);
   } catch (err) {
     // Nothing was sent: the attempt is retried (the run's worker may be busy or restarting).
     throw ApplicationFailure.create({

@@ -39,6 +39,8 @@ export interface ViewSource {
   turns: readonly Turn[];
   /** Entries and turns an earlier run of the chain did not carry (counted, said to the model). */
   omitted: { history: number; turns: number };
+  /** Steps the Query's answer compacted beyond the plan to stay under its byte cap (viewForQuery). */
+  trimmed?: number[];
 }
 
 /** The view's source from the run's state (the workflow's, for the Query and for planning alike). */
@@ -67,7 +69,67 @@ export function viewSourceOf(
 }
 
 /** The Query the decide activity asks its own run: not recorded in the history. */
-export const modelViewQuery = defineQuery<ViewSource>('model_view');
+export const modelViewQuery = defineQuery<ViewSource, [ViewRef?]>('model_view');
+
+/**
+ * The Query's answer never nears the server's payload limit (2 MiB, even at 3 bytes a character): compacted entries cross as
+ * stubs, and past this many characters the oldest results are compacted too (`trimmed`).
+ */
+export const MODEL_VIEW_MAX_CHARS = 600_000;
+
+/** Arguments of a compacted call longer than this are compacted with its result (a model may send ~30 KB each call). */
+export const COMPACT_ARGS_CHARS = 500;
+
+/** A call's arguments as a compacted entry shows them: as they were, or a note when they were long. */
+function compactedArgs<T>(args: T): T | { compacted_arguments: string } {
+  const chars = JSON.stringify(args ?? {}).length;
+  return chars > COMPACT_ARGS_CHARS ? { compacted_arguments: `${chars} characters, no longer shown` } : args;
+}
+
+/** Whether a compacted call still shows its arguments (the note can then say to call again with the same). */
+function argsKept(args: unknown): boolean {
+  const compacted = typeof args === 'object' && args !== null && 'compacted_arguments' in args;
+  return !compacted && compactedArgs(args) === args;
+}
+
+/** A compacted entry as the Query answers it: only what its compacted rendering reads. */
+function stubOf(entry: HistoryEntry): HistoryEntry {
+  const { action, observation } = entry;
+  return {
+    step: entry.step,
+    action: action.kind === 'tool' ? { ...action, args: compactedArgs(action.args) } : action,
+    observation: {
+      tool: observation.tool,
+      ok: observation.ok,
+      data: null,
+      source: observation.source,
+      bytes: observation.bytes,
+      truncated: observation.truncated,
+    },
+  };
+}
+
+/**
+ * What the model_view Query answers for a planned view: the entries the view shows, compacted ones
+ * as stubs, and under MODEL_VIEW_MAX_CHARS whatever the model sent (the oldest results, then any
+ * but the latest, are compacted further and listed in `trimmed`). No `ref` (an older decide): the whole source.
+ */
+export function viewForQuery(source: ViewSource, registry: ToolRegistry, ref?: ViewRef): ViewSource {
+  if (!ref) return source;
+  const history = source.history.slice(0, ref.entries).map((e) => (isCompacted(e, ref, registry) ? stubOf(e) : e));
+  const out: ViewSource = { ...source, history };
+  let chars = JSON.stringify(out).length;
+  const trimmed: number[] = [];
+  for (let i = 0; i < history.length - 1 && chars > MODEL_VIEW_MAX_CHARS; i++) {
+    const entry = history[i]!;
+    if (entry.step < ref.compact_before && !isProtected(entry, registry)) continue;
+    const stub = stubOf(entry);
+    chars += JSON.stringify(stub).length - JSON.stringify(entry).length;
+    history[i] = stub;
+    trimmed.push(entry.step);
+  }
+  return trimmed.length > 0 ? { ...out, trimmed } : out;
+}
 export const MODEL_VIEW_QUERY_DESCRIPTION =
   "The run as its decide activity renders it for the model: the goal, every step's call and result, the " +
   'conversation turns (unredacted: the activity redacts). Read-only.';
@@ -147,9 +209,11 @@ function resultText(
     });
   const { action } = entry;
   const again =
-    action.kind === 'tool'
-      ? `call ${action.name} again with the same arguments to read it`
-      : 'it is not available again';
+    action.kind !== 'tool'
+      ? 'it is not available again'
+      : argsKept(action.args)
+        ? `call ${action.name} again with the same arguments to read it`
+        : `call ${action.name} again to read it`;
   return JSON.stringify({
     tool: entry.observation.tool,
     ok: entry.observation.ok,
@@ -158,7 +222,13 @@ function resultText(
   });
 }
 
-function isCompacted(entry: HistoryEntry, ref: Pick<ViewRef, 'compact_before'>, registry: ToolRegistry): boolean {
+function isCompacted(
+  entry: HistoryEntry,
+  ref: Pick<ViewRef, 'compact_before'>,
+  registry: ToolRegistry,
+  trimmed?: readonly number[],
+): boolean {
+  if (trimmed?.includes(entry.step)) return true;
   return entry.step < ref.compact_before && !isProtected(entry, registry);
 }
 
@@ -187,12 +257,20 @@ function entryMessages(
   mode: ToolMode,
   authenticated?: Record<string, unknown>,
 ): ChatMessage[] {
-  const call = callOf(entry, names);
+  const shown = callOf(entry, names);
+  const call = compacted ? { ...shown, args: compactedArgs(shown.args) } : shown;
   const result = resultText(entry, registry, compacted, authenticated);
   if (mode === 'json') {
     // Servers without tool calling: the action as the model wrote it, the result as a user message.
     return [
-      { role: 'assistant', content: JSON.stringify(entry.action) },
+      {
+        role: 'assistant',
+        content: JSON.stringify(
+          compacted && entry.action.kind === 'tool'
+            ? { ...entry.action, args: compactedArgs(entry.action.args) }
+            : entry.action,
+        ),
+      },
       { role: 'user', content: `Result of step ${entry.step} (untrusted data): ${result}` },
     ];
   }
@@ -272,7 +350,7 @@ export function renderView(
         e,
         registry,
         names,
-        isCompacted(e, ref, registry),
+        isCompacted(e, ref, registry, source.trimmed),
         mode,
         e === auth ? source.authenticated : undefined,
       ),

@@ -3,7 +3,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fc from 'fast-check';
-import { functionNames, planView, renderView } from '../common/model-view';
+import { functionNames, MODEL_VIEW_MAX_CHARS, planView, renderView, viewForQuery } from '../common/model-view';
+import { estimateTokens } from '../common/cost';
+import { resultOf, RESULT_MAX_CHARS } from '../workflows/run-result';
 import type { ChatMessage, ViewRef, ViewSource } from '../common/model-view';
 import { registryOf } from '../common/tool-catalog';
 import type { Turn } from '../common/conversation';
@@ -168,5 +170,56 @@ describe("the model's view", () => {
         }
       }),
     );
+  });
+});
+
+describe('the view and the result under a model sending ~30 KB of arguments each call (adversary finding 4)', () => {
+  const big = (step: number, size: number): HistoryEntry => ({
+    ...entry(step, 'get_order_details', { order: step }),
+    action: { kind: 'tool', name: 'get_order_details', args: { order_id: 'x'.repeat(size) } },
+  });
+
+  it('the plan fits the budget, the model_view answer stays under its cap, the run result under the payload limit', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 20, max: 160 }),
+        fc.integer({ min: 20_000, max: 31_000 }),
+        fc.integer({ min: 2_000, max: 100_000 }),
+        (steps, size, budget) => {
+          const history = Array.from({ length: steps }, (_, i) => big(i + 1, size));
+          const s = source(history);
+          const { ref, chars } = planView(s, registry, 10_000, budget);
+          // Every entry but the latest can be compacted, its arguments with it (a compacted entry is a few hundred characters).
+          const floor = estimateTokens(10_000 + 2 * size + steps * 500);
+          assert.ok(estimateTokens(chars) <= Math.max(budget, floor), `${estimateTokens(chars)} tokens`);
+          const answer = viewForQuery(s, registry, ref);
+          assert.ok(JSON.stringify(answer).length <= MODEL_VIEW_MAX_CHARS);
+          const rendered = renderView(answer, ref, registry, names, 'native');
+          assert.ok(JSON.stringify(rendered).length <= 4 * Math.max(budget, floor) + 20_000);
+          const state = {
+            trace: history.map((e) => ({ step: e.step, args: e.action })),
+            windDowns: new Map(),
+            history,
+          };
+          const result = resultOf({ status: 'stopped', stop_reason: 'max_steps' }, state as never, {
+            budget: {} as never,
+            omitted: { trace: 0, history: 0 },
+            extensions: [],
+          });
+          assert.ok(JSON.stringify(result).length <= RESULT_MAX_CHARS + 100_000);
+          assert.equal(result.history.at(-1)!.step, steps);
+          assert.equal((result.omitted?.history ?? 0) + result.history.length, steps);
+        },
+      ),
+      { numRuns: 15 },
+    );
+  });
+
+  it('a compacted call with long arguments says to call the tool again, not "with the same arguments"', () => {
+    const s = source([big(1, 5_000), entry(2, 'get_order_details', { order: 2 })]);
+    const ref = { ...all(s), compact_before: 2, compacted: 1 };
+    const [, call, result] = renderView(viewForQuery(s, registry, ref), ref, registry, names, 'native');
+    assert.ok(call!.role === 'assistant' && call!.tool_calls![0]!.function.arguments.length < 200);
+    assert.match(String(result!.role === 'tool' && result!.content), /call get_order_details again to read it/);
   });
 });

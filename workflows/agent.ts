@@ -23,7 +23,8 @@ import { APPROVAL_UPDATE_DESCRIPTION, approvalTimeoutMs, approvalUpdate } from '
 import type { PendingApproval } from '../common/approvals';
 import { STATE_QUERY_DESCRIPTION, stateQuery } from '../common/queries';
 import { SAY_UPDATE_DESCRIPTION, sayUpdate } from '../common/conversation';
-import { MODEL_VIEW_QUERY_DESCRIPTION, modelViewQuery, viewSourceOf } from '../common/model-view';
+import { MODEL_VIEW_QUERY_DESCRIPTION, modelViewQuery, viewForQuery, viewSourceOf } from '../common/model-view';
+import type { ViewRef } from '../common/model-view';
 import type { ViewSource } from '../common/model-view';
 import type { SayReceipt, SayRequest } from '../common/conversation';
 import { stopReasonFamily } from '../common/stop-reasons';
@@ -67,7 +68,7 @@ export async function reactAgent(input: AgentInput): Promise<AgentResult> {
   checkEntry(input);
   const run = new AgentRun(input);
   setHandler(stateQuery, () => run.snapshot(), { description: STATE_QUERY_DESCRIPTION });
-  setHandler(modelViewQuery, () => run.modelView(), { description: MODEL_VIEW_QUERY_DESCRIPTION });
+  setHandler(modelViewQuery, (ref) => run.modelView(ref), { description: MODEL_VIEW_QUERY_DESCRIPTION });
   setHandler(approvalUpdate, (answer) => run.waits.answer(answer), {
     validator: (answer) => run.waits.validateAnswer(answer),
     description: APPROVAL_UPDATE_DESCRIPTION,
@@ -354,9 +355,16 @@ class AgentRun {
   }
 
   /** The model_view Query: the run as its decide activity renders it for the model (common/model-view.ts). */
-  modelView(): ViewSource {
+  modelView(ref?: ViewRef): ViewSource {
     const domain = this.mcp?.domain ?? this.domain;
-    return viewSourceOf(this.input, domain, this.state.history, this.conversation.carried(), this.state.principal);
+    const source = viewSourceOf(
+      this.input,
+      domain,
+      this.state.history,
+      this.conversation.carried(),
+      this.state.principal,
+    );
+    return viewForQuery(source, this.registry(), ref);
   }
 
   snapshot(): AgentState {

@@ -26,11 +26,13 @@ export interface RunTotals {
 export function resultOf(ending: Ending, state: LoopState, totals: RunTotals): AgentResult {
   state.trace = withWindDowns(state);
   const lastWindDown = [...state.windDowns].at(-1);
-  const { omitted, extensions } = totals;
+  const { extensions } = totals;
+  const omitted = { ...totals.omitted };
+  const { trace, history } = bounded(state.trace, state.history, omitted);
   return {
     ...ending,
-    trace: state.trace,
-    history: state.history,
+    trace,
+    history,
     usage: state.usage,
     budget: totals.budget,
     effects: state.effects,
@@ -39,6 +41,32 @@ export function resultOf(ending: Ending, state: LoopState, totals: RunTotals): A
     ...(extensions.length > 0 ? { extensions: [...extensions] } : {}),
     ...(totals.conversation ? { conversation: totals.conversation } : {}),
   };
+}
+
+/**
+ * Temporal refuses a result over its payload limit (2 MiB) and the server then terminates the run
+ * with no result at all: the result keeps its history and trace under this many characters (2 MiB
+ * even at 3 bytes a character), dropping the oldest entries first (counted in `omitted`).
+ */
+export const RESULT_MAX_CHARS = 600_000;
+
+function bounded<T, H>(
+  trace: T[],
+  history: H[],
+  omitted: { trace: number; history: number },
+): { trace: T[]; history: H[] } {
+  const size = (x: unknown) => JSON.stringify(x).length + 1;
+  const historySizes = history.map(size);
+  const traceSizes = trace.map(size);
+  let chars = historySizes.reduce((n, c) => n + c, 0) + traceSizes.reduce((n, c) => n + c, 0);
+  let h = 0;
+  let t = 0;
+  // History first (the model's inputs), then the trace; the latest entry of each stays.
+  while (chars > RESULT_MAX_CHARS && h < history.length - 1) chars -= historySizes[h++]!;
+  while (chars > RESULT_MAX_CHARS && t < trace.length - 1) chars -= traceSizes[t++]!;
+  omitted.history += h;
+  omitted.trace += t;
+  return { trace: t > 0 ? trace.slice(t) : trace, history: h > 0 ? history.slice(h) : history };
 }
 
 /** The trace with the entries of wind-down steps carrying the reason. */
