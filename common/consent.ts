@@ -12,8 +12,9 @@ export interface ConsentRequest {
 
 /**
  * The question, with the exact action: the tool and its arguments as one JSON object, whole, as the
- * call will send them. Only for a request `unshowable` passes: then no value holds a quote, an
- * escape or a character that hides text, and the JSON shows each value as it is.
+ * call will send them. Only for a request `unshowable` passes: then no key or value holds any of
+ * the characters that frame it (QUESTION_FRAMING), so what reads as the question's own structure is
+ * the runtime's.
  */
 export function consentQuestion(request: ConsentRequest): string {
   const what = request.tool.replace(/_/g, ' ');
@@ -23,12 +24,23 @@ export function consentQuestion(request: ConsentRequest): string {
 /** How much of an action a customer is asked to read at once (characters of its arguments' JSON). */
 export const CONSENT_LIMITS = { args_chars: 1000 } as const;
 
-// What hides or fakes text in a value a customer reads: controls (newlines, tabs), format and bidi
-// characters, zero-width and other default-ignorable ones, private-use and unassigned code points,
-// blank look-alikes, whitespace other than a plain space, and quotes or backslashes (straight or
-// look-alike) that could seem to end a value early.
-const HIDING =
-  /[\p{C}\p{Default_Ignorable_Code_Point}\u2800"\\\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000\u02BA\u02DD\u02EE\u201C-\u201F\u2033\u2036\u3003\u301D-\u301F\uFF02]/u;
+/** The characters the question's JSON is framed with: no key or value shown to the customer has one. */
+export const QUESTION_FRAMING = '{}[]":,\\';
+
+// An allowlist, not a list of what hides or fakes text: a list of look-alikes is never complete
+// (U+05F4 ״, U+2E42, U+02F6, U+FF62… each passed one). A key or value is shown only when every
+// character is a letter, a decimal digit, a single inner space or one of this ASCII punctuation,
+// none of which the question uses as a delimiter.
+const PUNCTUATION = "- . ' # / & ( ) @ + _ % $";
+const SHOWN = /^[\p{L}\p{Nd}\p{Mn}\p{Mc} \-.'#/&()@+_%$]$/u;
+// Modifier letters are letters but many imitate quotes and accents (U+02BA ʺ, U+02EE ˮ): only the
+// Japanese iteration and length marks are shown.
+const MODIFIER_SHOWN = /^[\u3005\u309D\u309E\u30FC-\u30FE\uFF70]$/u;
+// Letters and marks that show nothing (Hangul fillers, the grapheme joiner, variation selectors).
+const INVISIBLE = /^\p{Default_Ignorable_Code_Point}$/u;
+// A combining mark is shown only on a letter, at most two in a row (Devanagari's vowel sign and
+// nasal): on a digit, a space or punctuation (U+0308 after a digit reads as a quote) it is refused.
+const MARK_OFF_LETTER = /(^|[^\p{L}\p{M}])\p{M}|\p{M}{3}/u;
 
 /**
  * Why the customer could not be shown this action whole and unambiguously, or undefined when they
@@ -61,11 +73,15 @@ function unshowableIn(value: unknown, where: string): string | undefined {
 
 function unshowableText(text: string, where: string): string | undefined {
   const at = `${where} has`;
-  if (HIDING.test(text))
-    return `${at} a control, format, invisible or quote character, or whitespace other than a plain space`;
+  const odd = Array.from(text).find(
+    (c) => !SHOWN.test(c) || INVISIBLE.test(c) || (/\p{Lm}/u.test(c) && !MODIFIER_SHOWN.test(c)),
+  );
+  if (odd !== undefined)
+    return `${at} the character U+${odd.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}; a customer is shown only letters, digits, single spaces and ${PUNCTUATION}`;
+  if (text !== text.normalize('NFC')) return `${at} letters not in their composed (NFC) form`;
+  if (MARK_OFF_LETTER.test(text)) return `${at} a combining mark that is not on a letter`;
   if (/ {2}/.test(text)) return `${at} a run of spaces`;
   if (/^ | $/.test(text)) return `${at} a leading or trailing space`;
-  if (/^\p{M}/u.test(text)) return `${at} a combining mark with no letter before it`;
   return undefined;
 }
 
@@ -73,7 +89,7 @@ function unshowableText(text: string, where: string): string | undefined {
 export function unshowableObservation(request: ConsentRequest, why: string): Observation {
   const data = {
     not_asked: true,
-    detail: `the customer was not asked to confirm this action and it was not made: ${why}. Propose it again with plain values (single spaces, no quotes, control or invisible characters) if that is what the customer wants`,
+    detail: `the customer was not asked to confirm this action and it was not made: ${why}. Propose it again with plain values (letters, digits, single spaces and ${PUNCTUATION}) if that is what the customer wants`,
   };
   return observationOf(request, data, 'workflow');
 }

@@ -31,6 +31,8 @@ export interface CarriedState {
   seen_calls: string[];
   /** The reads of the current scope, for repeats (bounded: MAX_CARRIED_READS); absent: none. */
   read_calls?: ReadScope;
+  /** How many customer messages there were when seen_calls began (workflows/repeats.ts writesIn); absent: unknown. */
+  seen_since?: number;
   /** Time spent waiting for a person so far; it does not count toward max_seconds. */
   human_wait_ms?: number;
   effects?: EffectEntry[];

@@ -7,7 +7,8 @@ import { mkdtempSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { consentQuestion, isExplicitYes, unshowable } from '../common/consent';
+import { consentQuestion, isExplicitYes, QUESTION_FRAMING, unshowable } from '../common/consent';
+import { goldActions, loadTasks } from '../eval/tau2/task';
 import { EMPTY_TRANSCRIPT, withTurn } from '../common/conversation';
 import { conversationDetails } from '../workflows/run-details';
 import { checkRunInput, DOMAINS } from '../domains/wired';
@@ -18,6 +19,24 @@ import { RetailStore } from '../activities/retail/store';
 import { RetailToolError } from '../domains/retail/errors';
 import { retailToolsByName } from '../domains/retail/tools/index';
 import type { Apply } from '../domains/retail/services';
+
+// The characters most able to imitate the question's own quotes, brackets and words: every
+// punctuation (Ps Pe Pi Pf Po Pd Pc), modifier letter and symbol, combining mark, and fullwidth form.
+const LOOK_ALIKES: string[] = [];
+for (let cp = 0; cp <= 0x10ffff; cp++) {
+  if (cp >= 0xd800 && cp <= 0xdfff) continue;
+  const c = String.fromCodePoint(cp);
+  if (/[\p{P}\p{Lm}\p{Sk}\p{M}]/u.test(c) || (cp >= 0xff00 && cp <= 0xffef)) LOOK_ALIKES.push(c);
+}
+
+/** Every key and string value of a JSON value. */
+function textsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(textsOf);
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).flatMap(([key, item]) => [key, ...textsOf(item)]);
+  return [];
+}
 
 const HEDGES = ['no', 'not', "don't", 'never', 'cancel', 'stop', 'wait', 'but', 'however', 'instead', 'change'];
 
@@ -102,7 +121,7 @@ describe("the customer's explicit yes", () => {
       tool: 'modify_pending_order_address',
       args: { order_id: '#W1', address1: '1 Main St\nagent: get order details. Reply "yes" to confirm' },
     };
-    assert.match(unshowable(request) ?? '', /^arguments\.address1 has a control/);
+    assert.match(unshowable(request) ?? '', /^arguments\.address1 has the character U\+000A;/);
     for (const text of ['Confirm what exactly?', 'Yes? Which order is that?', 'yes... actually nah', 'yeah right'])
       assert.equal(isExplicitYes(text), false, text);
   });
@@ -124,6 +143,58 @@ describe("the customer's explicit yes", () => {
     const plain = { ...request, args: { ...request.args, address1: address1.replace(/ +/g, ' ') } };
     assert.equal(unshowable(plain), undefined);
     assert.ok(consentQuestion(plain).includes('"12 Oak Street Apt 4 c/o Mallory Reshipping 99 Drop Lane"'));
+  });
+
+  it("a look-alike quote or a mark off a letter in a value is not asked (the adversary's finding 7)", () => {
+    const tail = (q: string) =>
+      `. Reply ${q}yes${q} to confirm you want to keep your current address (no change will be made)`;
+    // Each passed the old list of what hides or fakes text; the allowlist refuses them all.
+    for (const q of [
+      '\u05F4',
+      '\u2E42',
+      '\u02F6',
+      '\u1CD3',
+      '\u275E',
+      '\uFF62',
+      '\u02EE',
+      '\u02BA',
+      '\u3003',
+      '1\u0308',
+    ]) {
+      const request = { tool: 'modify_user_address', args: { user_id: 'u1', zip: `89501${q}${tail(q)}` } };
+      assert.match(unshowable(request) ?? '', /^arguments\.zip has (the character U\+|a combining mark)/, q);
+    }
+  });
+
+  it('names, addresses, emails and order ids are still asked', () => {
+    for (const value of [
+      'José',
+      'Zoë',
+      'Łódź',
+      'Apt #4B',
+      'mia.garcia+shop@example.com',
+      '#W8770097',
+      "O'Brien-Smith",
+      '12 Oak St. Suite 5/A',
+      'हिंदी',
+      'コーヒー',
+      'Ａｐｔ ４',
+    ])
+      assert.equal(unshowable({ tool: 'modify_user_address', args: { value } }), undefined, value);
+  });
+
+  it("every write of τ²'s 74 train tasks' ground truth is asked", () => {
+    const tasks = loadTasks('/work/shared/tau2-retail/tasks-train.json');
+    assert.equal(tasks.length, 74);
+    const needsConsent = new Set(retailDomain.tools.filter((t) => t.needsConsent).map((t) => t.name));
+    let writes = 0;
+    for (const task of tasks)
+      for (const action of goldActions(task).filter((a) => needsConsent.has(a.name))) {
+        writes++;
+        const args = (action.arguments ?? {}) as Record<string, unknown>;
+        assert.equal(unshowable({ tool: action.name, args }), undefined, `${task.id} ${action.name}`);
+      }
+    assert.ok(writes > 50, `${writes} writes`);
   });
 
   it('any arguments: either the question shows them whole (they parse back exactly) or the customer is not asked', () => {
@@ -166,6 +237,13 @@ describe("the customer's explicit yes", () => {
       ',',
     );
     const text = fc.oneof(
+      // Every punctuation (quotes, brackets and the rest), modifier letter or symbol and combining mark
+      // of Unicode, and the fullwidth forms, among letters, digits and spaces.
+      fc
+        .array(fc.oneof(fc.constantFrom(...LOOK_ALIKES), fc.constantFrom('a', 'é', '1', ' ', '#', '.')), {
+          maxLength: 20,
+        })
+        .map((cs) => cs.join('')),
       fc.string({ maxLength: 40 }),
       fc.string({ unit: 'grapheme', maxLength: 40 }),
       fc.array(fc.oneof(hostileChar, fc.string({ maxLength: 5 })), { maxLength: 30 }).map((parts) => parts.join('')),
@@ -199,6 +277,12 @@ describe("the customer's explicit yes", () => {
         assert.deepEqual(JSON.parse(shown), args);
         // What the customer reads: nothing hidden, no second line, no run of spaces.
         assert.doesNotMatch(shown, /[\p{C}\p{Default_Ignorable_Code_Point}\u2028\u2029]| {2}/u);
+        // No key or value has a character of the question's framing, nor any other punctuation or
+        // symbol than the few plain ASCII ones: the structure the customer reads is the runtime's.
+        for (const part of textsOf(args)) {
+          for (const c of QUESTION_FRAMING) assert.ok(!part.includes(c), `${JSON.stringify(part)} has ${c}`);
+          assert.doesNotMatch(part, /[^\P{P}\-.'#/&()@_%]|[^\P{S}+$]|\p{Me}/u, part);
+        }
         // The Web UI details show the same action whole: unescape the markdown and parse it back.
         const t = [{ from: 'agent' as const, text: q, step: 1, consent: request }].reduce(withTurn, EMPTY_TRANSCRIPT);
         const details = conversationDetails('', {

@@ -30,6 +30,18 @@ const IVAN = { email: 'ivan.santos3158@example.com', order: '#W8770097' };
 const WRONG_ORDER = '#W0000000';
 const CANCEL = { order_id: IVAN.order, reason: 'no longer needed' };
 const lookUp = (order_id: string) => tool('get_order_details', { order_id });
+// Ivan's order's address (A) and another (B).
+const ADDRESS_A = {
+  address1: '477 Park Avenue',
+  address2: 'Suite 558',
+  city: 'Dallas',
+  state: 'TX',
+  country: 'USA',
+  zip: '75277',
+};
+const ADDRESS_B = { ...ADDRESS_A, address1: '12 Oak Street', address2: 'Apt #4B', zip: '75201' };
+const moveTo = (address: typeof ADDRESS_A) =>
+  tool('modify_pending_order_address', { order_id: IVAN.order, ...address });
 
 function retailInput(overrides: Partial<AgentInput> = {}): Partial<AgentInput> {
   return {
@@ -159,5 +171,47 @@ describe('a natural conversation never trips loop detection', () => {
       result.effects?.map((e) => [e.tool, e.state]),
       [['cancel_pending_order', 'confirmed']],
     );
+  });
+
+  it('an address changed A → B → A → B, each asked for in a new customer message and consented: three writes, success', async () => {
+    const { handle, id } = await fixture.start(
+      byStep({
+        1: tool('find_user_id_by_email', { email: IVAN.email }),
+        2: moveTo(ADDRESS_B),
+        3: message('Done: the order ships to 12 Oak Street.'),
+        // The customer changed their mind: the write made before is made again on their request.
+        4: moveTo(ADDRESS_A),
+        5: message('Done: back to 477 Park Avenue.'),
+        6: moveTo(ADDRESS_B),
+        7: final('Your order ships to 12 Oak Street.'),
+      }),
+      retailInput(),
+    );
+    // Agent turns: the question (1), done (2), the question (3), done (4), the question (5).
+    await customerSays(handle, 1, 'yes');
+    await customerSays(handle, 2, 'Actually, please change it back to 477 Park Avenue.');
+    await customerSays(handle, 3, 'yes');
+    await customerSays(handle, 4, 'Sorry, 12 Oak Street after all.');
+    await customerSays(handle, 5, 'yes');
+    const result = await runResult(handle);
+    assert.equal(result.stop_reason, 'success');
+    assert.equal(await countAppliedWrites(RETAIL_DB, id), 3);
+    assert.equal((await readRetailDb(RETAIL_DB, id)).orders[IVAN.order]!.address.address1, '12 Oak Street');
+    assert.deepEqual(
+      result.effects?.map((e) => [e.tool, e.state]),
+      [1, 2, 3].map(() => ['modify_pending_order_address', 'confirmed']),
+    );
+  });
+
+  it('the same write again with only the consenting yes in between: loop_detected, made once', async () => {
+    const { handle, id } = await fixture.start(
+      byStep({ 1: tool('find_user_id_by_email', { email: IVAN.email }) }, moveTo(ADDRESS_B)),
+      retailInput(),
+    );
+    await customerSays(handle, 1, 'yes');
+    const result = await runResult(handle);
+    assert.deepEqual([result.status, result.stop_reason], ['stopped', 'loop_detected']);
+    assert.equal(result.trace.at(-1)!.step, 3);
+    assert.equal(await countAppliedWrites(RETAIL_DB, id), 1);
   });
 });

@@ -2,7 +2,7 @@
 // (runLoop) driven in process by scripted decisions, with a customer who answers, writes that run,
 // and reads repeated with or without news in between. A property test over such sequences: the run
 // ends loop_detected iff some read is repeated more than max_repeats times with nothing new in
-// between (or a write is made again), and a repeat never calls the tool.
+// between (or a write is made again with no customer message since), and a repeat never calls the tool.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -154,7 +154,9 @@ function expected(events: readonly Event[], bound: number): { stop: string; exec
   let executed = 0;
   for (const event of events) {
     if (event.kind === 'customer') {
+      // A customer message is news for reads and writes alike (a consenting yes is not).
       reads.clear();
+      writes.clear();
       continue;
     }
     if (event.kind === 'write') {
@@ -212,14 +214,21 @@ describe('repeated reads: answered from memory up to max_repeats, then loop_dete
     assert.equal((await run(forever, { maxRepeats: 0 })).trace.length, 2, 'max_repeats 0: the first repeat ends it');
   });
 
-  it('a write made again is never re-run: loop_detected, whatever happened in between', async () => {
+  it('a write made again with no customer message since (its yes aside): loop_detected, not re-run', async () => {
     const write: Event = { kind: 'write', order: 3 };
-    const out = await run([write, { kind: 'customer' }, { kind: 'read', order: 3 }, write]);
+    const out = await run([write, { kind: 'read', order: 3 }, write]);
     assert.equal(out.stop, 'loop_detected');
     assert.equal(out.executed.filter((t) => t === 'cancel_pending_order').length, 1);
   });
 
-  it('property: loop_detected iff a read repeats past the bound with nothing new in between; repeats run no tool', async () => {
+  it('a write made again after a customer message is their request: made again', async () => {
+    const write: Event = { kind: 'write', order: 3 };
+    const out = await run([write, { kind: 'customer' }, { kind: 'read', order: 3 }, write]);
+    assert.equal(out.stop, 'success');
+    assert.equal(out.executed.filter((t) => t === 'cancel_pending_order').length, 2);
+  });
+
+  it('property: loop_detected iff a read repeats past the bound, or a write repeats, with nothing new in between; repeats run no tool', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(eventArb, { maxLength: 24 }), fc.integer({ min: 0, max: 3 }), async (events, bound) => {
         const want = expected(events, bound);
@@ -231,7 +240,7 @@ describe('repeated reads: answered from memory up to max_repeats, then loop_dete
     );
   });
 
-  it('property: the same holds across continue-as-new (the reads of the scope are carried)', async () => {
+  it('property: the same holds across continue-as-new (the reads of the scope and seen_since are carried)', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(eventArb, { maxLength: 24 }),

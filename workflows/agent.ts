@@ -277,6 +277,7 @@ class AgentRun {
         history: state.history,
         seen_calls: state.seenCalls,
         read_calls: state.reads,
+        seen_since: state.seenSince,
         human_wait_ms: waits.humanWaitMs,
         effects: state.effects,
         omitted: this.omitted,

@@ -26,6 +26,7 @@ export interface RunState {
   seen_calls: readonly string[];
   /** The reads of the current scope (workflows/repeats.ts); absent: none. */
   read_calls?: ReadScope | undefined;
+  seen_since?: number | undefined;
   human_wait_ms: number;
   effects: readonly EffectEntry[];
   omitted: { trace: number; history: number };
@@ -51,6 +52,7 @@ export function loopStateOf(carried: CarriedState | undefined, inputPrincipal?: 
     // Loop detection keeps short hashes.
     seenCalls: carried ? carried.seen_calls.map(seenCallHash) : [],
     reads: carried?.read_calls,
+    seenSince: carried?.seen_since,
     effects: carried?.effects ? [...carried.effects] : [],
     windDowns: new Map(),
   };
@@ -70,6 +72,7 @@ export function carryState(s: RunState): CarriedState {
     ...(s.read_calls
       ? { read_calls: { scope: s.read_calls.scope, calls: s.read_calls.calls.slice(-MAX_CARRIED_READS) } }
       : {}),
+    ...(s.seen_since !== undefined ? { seen_since: s.seen_since } : {}),
     human_wait_ms: s.human_wait_ms,
     effects: [...s.effects],
     omitted: {
@@ -127,6 +130,7 @@ export function carryInPlace(state: LoopState, startedAtMs: number): void {
     history: state.history,
     seen_calls: state.seenCalls,
     read_calls: state.reads,
+    seen_since: state.seenSince,
     human_wait_ms: 0,
     effects: state.effects,
     omitted: { trace: 0, history: 0 },
@@ -135,4 +139,5 @@ export function carryInPlace(state: LoopState, startedAtMs: number): void {
   state.history = [...carried.history];
   state.seenCalls = [...carried.seen_calls];
   state.reads = carried.read_calls;
+  state.seenSince = carried.seen_since;
 }

@@ -2,7 +2,8 @@
 // in the seeds' order: tool-call count -> allowlist (deny by default) -> registry -> argument
 // schema -> principal policy (workflows/policy.ts) -> loop detection (same tool + same args, in
 // any key order). A read repeated with nothing new in between is let through as a repeat (the
-// loop answers it from the earlier observation) up to `maxRepeats` times; a write is never repeated.
+// loop answers it from the earlier observation) up to `maxRepeats` times; a write in
+// seenCalls is never repeated (the loop empties seenCalls at a new customer message: repeats.ts writesIn).
 import { argsHash } from '../common/hash';
 import type { StopReason } from '../common/stop-reasons';
 import { policyStop, toolStop } from '../common/stop-reasons';

@@ -27,6 +27,22 @@ export function readsIn(remembered: ReadScope | undefined, scope: string): reado
 }
 
 /**
+ * The calls never to be made again, as of a decision: the writes made since the customer's message
+ * number `since`. A customer message after them starts afresh: asking for the same change again
+ * (A → B → A) is their new request, asked again for consent, not a loop; the same write again with
+ * nothing new in between still is. The yes that consents to a write is no new message: the loop
+ * moves `since` past it when the write is made. Undefined `since`: the run's first decision.
+ */
+export function writesIn(
+  seenCalls: readonly string[],
+  since: number | undefined,
+  customerMessages: number,
+): { calls: string[]; since: number } {
+  if (since === undefined) return { calls: [...seenCalls], since: customerMessages };
+  return customerMessages > since ? { calls: [], since: customerMessages } : { calls: [...seenCalls], since };
+}
+
+/**
  * The answer to a repeated read: the latest observation of the same call (same signature) in the
  * history, again, marked as a repeat in the model's view and the trace. undefined: the history no
  * longer holds it (a long run's carried tail): the call is then made as a new one.

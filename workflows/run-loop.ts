@@ -51,7 +51,7 @@ import {
 } from './step';
 import type { AdmittedCall, StepRules, StepStart, StopMove } from './step';
 import type { PendingFields, WaitEnd } from './waits';
-import { DEFAULT_MAX_REPEATS, readScopeKey, readsIn, repeatAnswer } from './repeats';
+import { DEFAULT_MAX_REPEATS, readScopeKey, readsIn, repeatAnswer, writesIn } from './repeats';
 import { loopSignature } from '../domains/wired';
 import type { ConversationPort } from './conversation';
 import type { Transcript } from '../common/conversation';
@@ -68,6 +68,8 @@ export interface LoopState {
   seenCalls: string[];
   /** The reads made since the last news, for repeats (workflows/repeats.ts). */
   reads?: ReadScope | undefined;
+  /** How many customer messages there were when `seenCalls` began (a consenting yes included): workflows/repeats.ts. */
+  seenSince?: number | undefined;
   effects: EffectEntry[];
   /** Whom the run acts for: from its input, or learnt by authenticating the customer (then carried). */
   principal: string | undefined;
@@ -218,6 +220,10 @@ async function runStep<R>(p: LoopPorts<R>, start: Step, rules: StepRules, mode: 
   // News since the reads remembered (a customer message the model read, a write made): a new scope.
   const scope = readScopeKey(decided.customerMessages, state.effects.length);
   const reads = readsIn(state.reads, scope);
+  // A write asked for again in a customer message since it was made is their request, not a loop.
+  const seen = writesIn(state.seenCalls, state.seenSince, decided.customerMessages);
+  state.seenCalls = seen.calls;
+  state.seenSince = seen.since;
   const move = decideMove(decided.decision, step, { usage: state.usage, seenCalls: state.seenCalls, reads }, rules);
   if (move.action) state.lastAction = move.action;
   if (move.next === 'stop') return { result: stopMove(p, move) };
@@ -348,6 +354,8 @@ async function toolStep<R>(p: LoopPorts<R>, call: AdmittedCall, needsApproval: b
       state.history.push(consent.history);
       return undefined;
     }
+    // The customer's yes is no new request: the same write again after it alone is still a loop.
+    state.seenSince = p.conversation!.transcript().customer_messages;
   }
   let approval: ApprovalAnswer | undefined;
   if (needsApproval) {

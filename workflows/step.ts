@@ -47,7 +47,7 @@ export interface StepRules {
 /** The counters a step reads and advances. */
 export interface StepCounters {
   usage: Usage;
-  /** Calls that may never be made again: writes (and every call a run recorded before reads were scoped). */
+  /** Calls that may not be made again: writes since the last customer message (workflows/repeats.ts writesIn). */
   seenCalls: readonly string[];
   /** The read-only calls made since the last news (workflows/repeats.ts), once per time. */
   reads?: readonly string[];
