@@ -14,6 +14,7 @@ import type { Domain } from './domain';
 import { observationForModel, UNTRUSTED_NOTICE } from './decision-payload';
 import { estimateTokens } from './cost';
 import { specOf } from './tools/index';
+import { authenticatingTools, authenticationEntry } from './authentication-entry';
 import type { ToolRegistry } from './tools/index';
 import type { AgentInput, HistoryEntry, ViewRef } from './types';
 
@@ -35,6 +36,13 @@ export interface ViewSource {
   conversation: boolean;
   /** Whom the run acts for since a successful authentication (absent: the input named it, or nobody yet). */
   authenticated?: Record<string, unknown>;
+  /**
+   * The run's tools whose successful result is an authentication (its MCP servers' too: the decide
+   * activity's registry has only its domain's): never compacted. Absent (an older run): the registry's.
+   */
+  authenticates?: string[];
+  /** The step of the authentication `authenticated` was learnt from: only its result says so. */
+  authenticated_step?: number;
   history: readonly HistoryEntry[];
   turns: readonly Turn[];
   /** Entries and turns an earlier run of the chain did not carry (counted, said to the model). */
@@ -51,6 +59,9 @@ export function viewSourceOf(
   transcript: Transcript | undefined,
   principal?: string,
 ): ViewSource {
+  const authenticates = authenticatingTools(domain.tools);
+  const learnt = input.principal === undefined ? principal : undefined;
+  const authStep = authenticationEntry(history, learnt, authenticates)?.step;
   return {
     goal: input.goal,
     domain: domain.name,
@@ -59,6 +70,8 @@ export function viewSourceOf(
     ...(input.principal === undefined && principal !== undefined
       ? { authenticated: domain.principal.forModel(principal) }
       : {}),
+    authenticates,
+    ...(authStep !== undefined ? { authenticated_step: authStep } : {}),
     history,
     turns: transcript?.turns ?? [],
     omitted: {
@@ -116,13 +129,15 @@ function stubOf(entry: HistoryEntry): HistoryEntry {
  */
 export function viewForQuery(source: ViewSource, registry: ToolRegistry, ref?: ViewRef): ViewSource {
   if (!ref) return source;
-  const history = source.history.slice(0, ref.entries).map((e) => (isCompacted(e, ref, registry) ? stubOf(e) : e));
+  const history = source.history
+    .slice(0, ref.entries)
+    .map((e) => (isCompacted(e, ref, registry, undefined, source) ? stubOf(e) : e));
   const out: ViewSource = { ...source, history };
   let chars = JSON.stringify(out).length;
   const trimmed: number[] = [];
   for (let i = 0; i < history.length - 1 && chars > MODEL_VIEW_MAX_CHARS; i++) {
     const entry = history[i]!;
-    if (entry.step < ref.compact_before && !isProtected(entry, registry)) continue;
+    if (entry.step < ref.compact_before && !isProtected(entry, registry, source)) continue;
     const stub = stubOf(entry);
     chars += JSON.stringify(stub).length - JSON.stringify(entry).length;
     history[i] = stub;
@@ -176,11 +191,15 @@ export function functionNames(tools: readonly string[]): Map<string, string> {
   return out;
 }
 
-/** Whether an entry's result is never compacted: a successful authentication (whom the run acts for). */
-function isProtected(entry: HistoryEntry, registry: ToolRegistry): boolean {
-  return (
-    entry.action.kind === 'tool' && entry.observation.ok && specOf(registry, entry.action.name)?.authenticates === true
-  );
+/**
+ * Whether an entry's result is never compacted: a successful authentication (whom the run acts for).
+ * The run's list of authenticating tools when the source has it, so the workflow's plan and the
+ * activity's rendering agree on every entry (an MCP tool's too).
+ */
+function isProtected(entry: HistoryEntry, registry: ToolRegistry, source?: Pick<ViewSource, 'authenticates'>): boolean {
+  if (entry.action.kind !== 'tool' || !entry.observation.ok) return false;
+  if (source?.authenticates) return source.authenticates.includes(entry.action.name);
+  return specOf(registry, entry.action.name)?.authenticates === true;
 }
 
 /** The call a history entry shows as: a tool, or the runtime's function for an escalation or a bounced final answer. */
@@ -227,19 +246,26 @@ function isCompacted(
   ref: Pick<ViewRef, 'compact_before'>,
   registry: ToolRegistry,
   trimmed?: readonly number[],
+  source?: Pick<ViewSource, 'authenticates'>,
 ): boolean {
   if (trimmed?.includes(entry.step)) return true;
-  return entry.step < ref.compact_before && !isProtected(entry, registry);
+  return entry.step < ref.compact_before && !isProtected(entry, registry, source);
 }
 
+/** How json mode's customer turns read (no other user message is a JSON object with `customer`). */
+const JSON_CUSTOMER =
+  'Each customer message is a JSON object {"customer": <their words>} (with "ended": true when they ended the conversation).';
+
 /** The first user message: the task, whom the run acts for (when the input names it), and how to read the rest. */
-function opening(source: ViewSource): string {
+function opening(source: ViewSource, mode: ToolMode): string {
   return JSON.stringify({
     goal: source.goal,
     domain: source.domain,
     principal: source.principal,
     untrusted_data: UNTRUSTED_NOTICE,
-    ...(source.conversation ? { conversation: CUSTOMER_NOTICE } : {}),
+    ...(source.conversation
+      ? { conversation: mode === 'json' ? `${CUSTOMER_NOTICE} ${JSON_CUSTOMER}` : CUSTOMER_NOTICE }
+      : {}),
     ...(source.omitted.history + source.omitted.turns > 0
       ? {
           omitted: `An earlier part of this run (${source.omitted.history} steps, ${source.omitted.turns} turns) is no longer kept.`,
@@ -287,6 +313,10 @@ function entryMessages(
 
 /** One turn as a chat message: the customer's words verbatim, the agent's messages as the assistant's. */
 function turnMessage(turn: Turn, mode: ToolMode): ChatMessage {
+  // json mode: results are user messages too, so a customer's words go as a JSON string the runtime
+  // escapes ({"customer": ...}); no text a customer writes can read as a tool result.
+  if (turn.from === 'customer' && mode === 'json')
+    return { role: 'user', content: JSON.stringify({ customer: turn.text, ...(turn.end ? { ended: true } : {}) }) };
   if (turn.from === 'customer') {
     const text = turn.text === '' && turn.end ? '(the customer ended the conversation)' : turn.text;
     return {
@@ -304,8 +334,9 @@ function turnMessage(turn: Turn, mode: ToolMode): ChatMessage {
 
 /**
  * The run in order: entries by step, turns by number. A turn of step s comes after step s's call
- * and result, except a consent question and the customer's answer to it, which come before the
- * call they are about (the call's result must follow the call at once).
+ * and result, except a consent question and the customer's answer to it (their next turn), which
+ * come before the call they are about (the call's result must follow the call at once). A later
+ * customer turn of step s was written while the write ran: it comes after the call and its result.
  */
 function ordered<T>(
   source: ViewSource,
@@ -326,6 +357,8 @@ function ordered<T>(
     else if (t.from === 'agent' || t.step !== consentStep) consentStep = undefined;
     flush(consentStep === t.step ? t.step : t.step + 1);
     out.push(turn(t));
+    // Only the customer's first turn after the question answers it.
+    if (t.from === 'customer') consentStep = undefined;
   }
   flush(Infinity);
   return out;
@@ -340,8 +373,12 @@ export function renderView(
   mode: ToolMode,
   windDown?: string,
 ): ChatMessage[] {
-  // The first successful authentication is the one the principal comes from (it is never compacted).
-  const auth = source.authenticated ? source.history.find((e) => isProtected(e, registry)) : undefined;
+  // The authentication the principal comes from (never compacted); an older run's source: its first one.
+  const auth = !source.authenticated
+    ? undefined
+    : source.authenticates
+      ? source.history.find((e) => e.step === source.authenticated_step)
+      : source.history.find((e) => isProtected(e, registry));
   const body = ordered(
     source,
     ref,
@@ -350,14 +387,14 @@ export function renderView(
         e,
         registry,
         names,
-        isCompacted(e, ref, registry, source.trimmed),
+        isCompacted(e, ref, registry, source.trimmed, source),
         mode,
         e === auth ? source.authenticated : undefined,
       ),
     (t) => turnMessage(t, mode),
   );
   return [
-    { role: 'user', content: opening(source) },
+    { role: 'user', content: opening(source, mode) },
     ...body,
     ...(windDown !== undefined ? [{ role: 'user' as const, content: windDown }] : []),
   ];
@@ -393,7 +430,7 @@ export function planView(
   for (let i = 0; i < entries.length && estimateTokens(chars) > budgetTokens; i++) {
     const entry = entries[i]!;
     ref.compact_before = entry.step + 1;
-    if (isProtected(entry, registry)) continue;
+    if (isProtected(entry, registry, source)) continue;
     chars += entryChars(entry, registry, names, true) - full[i]!;
     ref.compacted++;
   }

@@ -99,8 +99,11 @@ export function requestView(body: unknown): RequestView | undefined {
         turns.push({ n: turns.length + 1, from: 'agent', text });
       }
     } else if (m.role === 'user' && typeof m.content === 'string') {
-      const wind = record(parse(m.content));
-      if (i === all.length - 1 && wind && 'wind_down' in wind) windDown = wind.wind_down;
+      const json = record(parse(m.content));
+      if (i === all.length - 1 && json && 'wind_down' in json) windDown = json.wind_down;
+      // json mode: a customer's turn is {"customer": <their words>}.
+      else if (json && typeof json.customer === 'string')
+        turns.push({ n: turns.length + 1, from: 'customer', text: json.customer });
       else turns.push({ n: turns.length + 1, from: 'customer', text: m.content });
     }
   }

@@ -34,6 +34,7 @@ import type { AgentInput, AgentResult, AgentState, FinalValidation, Phase } from
 import { agentMetrics, recordAttempts } from '../common/metrics-sink';
 import type { RunStatus } from '../common/search-attributes';
 import { loopStateOf, nextRunInput } from './carry';
+import { authenticatingTools } from '../common/authentication-entry';
 import { CutOff } from './cut-off';
 import { checkEntry } from './entry';
 import { Conversation } from './conversation';
@@ -284,6 +285,7 @@ class AgentRun {
         conversation: this.conversation.carried(),
         ...this.conversation.carriedWaits(),
         principal: this.input.principal === undefined ? state.principal : undefined,
+        authenticates: authenticatingTools(Object.values(this.registry())),
         store: state.store,
       },
       { extensions: this.extensions, declined: waits.topupDeclined, untilMs: waits.topupUntilMs },

@@ -10,6 +10,7 @@ import { EMPTY_USAGE } from '../common/budget';
 import type { Usage } from '../common/budget';
 import type { AppliedSay, AwaitingReply, Transcript } from '../common/conversation';
 import type { LoopState } from './run-loop';
+import { authenticationEntry } from '../common/authentication-entry';
 
 export const CARRY_LIMITS = {
   /** Trace entries kept (the result of a longer run shows the last ones and a count). */
@@ -37,6 +38,8 @@ export interface RunState {
   awaiting_reply?: AwaitingReply | undefined;
   /** Whom the run acts for when it learnt it by authentication (the input names it otherwise). */
   principal?: string | undefined;
+  /** The run's authenticating tools: the entry `principal` came from is always carried. */
+  authenticates?: readonly string[] | undefined;
   /** The kind of store the chain's state lives in, once a call reported it. */
   store?: string | undefined;
 }
@@ -60,7 +63,7 @@ export function loopStateOf(carried: CarriedState | undefined, inputPrincipal?: 
 
 export function carryState(s: RunState): CarriedState {
   const trace = s.trace.slice(-CARRY_LIMITS.trace);
-  const history = historyToCarry(s.history);
+  const history = historyToCarry(s.history, authenticationEntry(s.history, s.principal, s.authenticates ?? []));
   return {
     started_at_ms: s.started_at_ms,
     usage: s.usage,
@@ -104,8 +107,12 @@ export function nextRunInput(
   };
 }
 
-/** The tail, plus the latest successful observation of each tool that fell out of it (facts the gate needs). */
-function historyToCarry(history: readonly HistoryEntry[]): HistoryEntry[] {
+/**
+ * The tail, plus the latest successful observation of each tool that fell out of it (facts the gate
+ * needs) and the authentication the principal came from (a later call of the same tool may have
+ * looked up someone else).
+ */
+function historyToCarry(history: readonly HistoryEntry[], auth: HistoryEntry | undefined): HistoryEntry[] {
   const tail = history.slice(-CARRY_LIMITS.history);
   const older = history.slice(0, history.length - tail.length);
   const pinned = new Map<string, HistoryEntry>();
@@ -115,7 +122,9 @@ function historyToCarry(history: readonly HistoryEntry[]): HistoryEntry[] {
     if (tail.some((t) => t.action.kind === 'tool' && t.action.name === action.name && t.observation.ok)) continue;
     pinned.set(action.name, entry);
   }
-  return [...[...pinned.values()].sort((a, b) => a.step - b.step), ...tail];
+  const kept = new Set(pinned.values());
+  if (auth && older.includes(auth)) kept.add(auth);
+  return [...[...kept].sort((a, b) => a.step - b.step), ...tail];
 }
 
 /**
