@@ -268,6 +268,8 @@ async function requestOf(input: DecideInput, mode: ToolMode, ctx: Context): Prom
   if (input.view) {
     const source = await viewOf(ctx, input.view);
     const windDown = payload.wind_down ? JSON.stringify({ wind_down: payload.wind_down }) : undefined;
+    // The domain's registry redacts (an MCP result carries its own sensitive paths); which results are
+    // authentications (never compacted, one labelled) the Query's answer names, MCP tools included.
     body = renderView(source, input.view, registryOf(domain.tools), names, mode, windDown);
   } else {
     body = [{ role: 'user', content: JSON.stringify(described) }];
