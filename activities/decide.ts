@@ -210,7 +210,12 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
       // The answer goes into the history: an endpoint that echoes the API key puts no secret there.
       const scrubbed = scrubSecrets(content, secrets);
       const model = typeof completion.model === 'string' ? scrubSecrets(completion.model, secrets) : completion.model;
-      return { ...boundedOutput(scrubbed, model, completion.usage, estimate), attempts: ledger };
+      // The run counts the request's fixed part in its next views' size (the context budget).
+      return {
+        ...boundedOutput(scrubbed, model, completion.usage, estimate),
+        attempts: ledger,
+        fixed_chars: request.fixedChars,
+      };
     } catch (err) {
       if (err instanceof ApplicationFailure) throw final(err);
       // A 2xx answer too large to even read is the model's answer being too large.
@@ -239,6 +244,8 @@ interface DecisionRequest {
   tools?: FunctionTool[];
   /** Characters sent (the messages and the tools): what the prompt's tokens are estimated from. */
   chars: number;
+  /** Of those, the system message's and the tools': the part outside the view (DecideOutput.fixed_chars). */
+  fixedChars: number;
   actionText(message: AnswerMessage): string | undefined;
 }
 
@@ -274,11 +281,13 @@ async function requestOf(input: DecideInput, mode: ToolMode, ctx: Context): Prom
   }
   const messages: ChatMessage[] = [{ role: 'system', content: system }, ...body];
   const tools = native ? toolsFor(catalog, names, conversation) : undefined;
-  const chars = JSON.stringify(messages).length + (tools ? JSON.stringify(tools).length : 0);
+  const toolChars = tools ? JSON.stringify(tools).length : 0;
+  const chars = JSON.stringify(messages).length + toolChars;
   return {
     messages,
     ...(tools ? { tools } : {}),
     chars,
+    fixedChars: JSON.stringify(messages[0]).length + toolChars,
     actionText: (message) => actionTextOf(message, byFunction, conversation),
   };
 }

@@ -222,7 +222,8 @@ function resultText(
   });
 }
 
-function isCompacted(
+/** Whether the view `ref` plans shows an entry's result compacted (`trimmed`: also those the Query's byte cap compacted). */
+export function isCompacted(
   entry: HistoryEntry,
   ref: Pick<ViewRef, 'compact_before'>,
   registry: ToolRegistry,
@@ -368,8 +369,10 @@ const MESSAGE_OVERHEAD_CHARS = 40;
 
 /**
  * What to compact so that the view fits the budget: the oldest tool results first (never an
- * authentication result; turns are never compacted). `fixedChars`: the system prompt, the tools
- * and the opening. Deterministic: the workflow plans with it, from the same state the activity renders.
+ * authentication result, never the latest result, which the model has not read yet; turns are never
+ * compacted). `fixedChars`: the request outside the view (the system prompt and the tools); the
+ * opening is counted here. A view that does not fit even so says by how much (`over_budget_tokens`).
+ * Deterministic: the workflow plans with it, from the same state the activity renders.
  */
 export function planView(
   source: ViewSource,
@@ -389,8 +392,8 @@ export function planView(
   const names = new Map<string, string>();
   const full = entries.map((e) => entryChars(e, registry, names, false));
   let chars = fixedChars + turns.reduce((n, t) => n + t.text.length + MESSAGE_OVERHEAD_CHARS, 0);
-  chars += full.reduce((n, c) => n + c, 0);
-  for (let i = 0; i < entries.length && estimateTokens(chars) > budgetTokens; i++) {
+  chars += opening(source).length + MESSAGE_OVERHEAD_CHARS + full.reduce((n, c) => n + c, 0);
+  for (let i = 0; i < entries.length - 1 && estimateTokens(chars) > budgetTokens; i++) {
     const entry = entries[i]!;
     ref.compact_before = entry.step + 1;
     if (isProtected(entry, registry)) continue;
@@ -398,6 +401,7 @@ export function planView(
     ref.compacted++;
   }
   // Every unprotected entry before compact_before is compacted (the count says how many).
+  if (estimateTokens(chars) > budgetTokens) ref.over_budget_tokens = estimateTokens(chars);
   return { ref, chars };
 }
 

@@ -285,6 +285,7 @@ class AgentRun {
         ...this.conversation.carriedWaits(),
         principal: this.input.principal === undefined ? state.principal : undefined,
         store: state.store,
+        fixed_chars: state.fixedChars,
       },
       { extensions: this.extensions, declined: waits.topupDeclined, untilMs: waits.topupUntilMs },
     );
