@@ -364,8 +364,10 @@ export function renderView(
   ];
 }
 
-/** Characters a message adds beyond its content (role, ids, framing), as estimated. */
-const MESSAGE_OVERHEAD_CHARS = 40;
+/** A message's characters as the request sends it (JSON, its quotes escaped), and the comma after it. */
+function messageChars(message: ChatMessage): number {
+  return JSON.stringify(message).length + 1;
+}
 
 /**
  * What to compact so that the view fits the budget: the oldest tool results first (never an
@@ -391,8 +393,8 @@ export function planView(
   };
   const names = new Map<string, string>();
   const full = entries.map((e) => entryChars(e, registry, names, false));
-  let chars = fixedChars + turns.reduce((n, t) => n + t.text.length + MESSAGE_OVERHEAD_CHARS, 0);
-  chars += opening(source).length + MESSAGE_OVERHEAD_CHARS + full.reduce((n, c) => n + c, 0);
+  let chars = fixedChars + turns.reduce((n, t) => n + messageChars(turnMessage(t, 'native')), 0);
+  chars += messageChars({ role: 'user', content: opening(source) }) + full.reduce((n, c) => n + c, 0);
   for (let i = 0; i < entries.length - 1 && estimateTokens(chars) > budgetTokens; i++) {
     const entry = entries[i]!;
     ref.compact_before = entry.step + 1;
@@ -411,12 +413,5 @@ function entryChars(
   names: Map<string, string>,
   compacted: boolean,
 ): number {
-  return entryMessages(entry, registry, names, compacted, 'native').reduce(
-    (n, m) =>
-      n +
-      MESSAGE_OVERHEAD_CHARS +
-      (m.content?.length ?? 0) +
-      (m.role === 'assistant' && m.tool_calls ? m.tool_calls[0]!.function.arguments.length + 40 : 0),
-    0,
-  );
+  return entryMessages(entry, registry, names, compacted, 'native').reduce((n, m) => n + messageChars(m), 0);
 }
