@@ -281,13 +281,13 @@ async function requestOf(input: DecideInput, mode: ToolMode, ctx: Context): Prom
   }
   const messages: ChatMessage[] = [{ role: 'system', content: system }, ...body];
   const tools = native ? toolsFor(catalog, names, conversation) : undefined;
-  const toolChars = tools ? JSON.stringify(tools).length : 0;
-  const chars = JSON.stringify(messages).length + toolChars;
+  const chars = JSON.stringify(messages).length + (tools ? JSON.stringify(tools).length : 0);
   return {
     messages,
     ...(tools ? { tools } : {}),
     chars,
-    fixedChars: JSON.stringify(messages[0]).length + toolChars,
+    // Everything but the view's messages, each of which the plan counts with its comma (model-view.ts planView).
+    fixedChars: chars - (JSON.stringify(body).length - 1),
     actionText: (message) => actionTextOf(message, byFunction, conversation),
   };
 }
