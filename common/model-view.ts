@@ -3,7 +3,7 @@
 // interleaved with the customer's turns and the agent's messages (consent questions and answers
 // included). Past the context budget the oldest tool results are compacted: each replaced by a short
 // note saying what it was and how to read it again; never a customer's turn, never an authentication
-// result. The workflow decides what is compacted (planView, deterministic, named in the decide
+// result, never the latest result (the model has not read it yet). The workflow decides what is compacted (planView, deterministic, named in the decide
 // activity's input); the decide activity renders the messages (renderView) from the run's state,
 // which it reads by the model_view Query, so the history never stores the growing view.
 // The exact protocol: docs/model-protocol.md.
