@@ -210,7 +210,12 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
       // The answer goes into the history: an endpoint that echoes the API key puts no secret there.
       const scrubbed = scrubSecrets(content, secrets);
       const model = typeof completion.model === 'string' ? scrubSecrets(completion.model, secrets) : completion.model;
-      return { ...boundedOutput(scrubbed, model, completion.usage, estimate), attempts: ledger };
+      // The run counts the request's fixed part in its next views' size (the context budget).
+      return {
+        ...boundedOutput(scrubbed, model, completion.usage, estimate),
+        attempts: ledger,
+        fixed_chars: request.fixedChars,
+      };
     } catch (err) {
       if (err instanceof ApplicationFailure) throw final(err);
       // A 2xx answer too large to even read is the model's answer being too large.
@@ -239,6 +244,8 @@ interface DecisionRequest {
   tools?: FunctionTool[];
   /** Characters sent (the messages and the tools): what the prompt's tokens are estimated from. */
   chars: number;
+  /** Of those, the system message's and the tools': the part outside the view (DecideOutput.fixed_chars). */
+  fixedChars: number;
   actionText(message: AnswerMessage): string | undefined;
 }
 
@@ -281,6 +288,8 @@ async function requestOf(input: DecideInput, mode: ToolMode, ctx: Context): Prom
     messages,
     ...(tools ? { tools } : {}),
     chars,
+    // Everything but the view's messages, each of which the plan counts with its comma (model-view.ts planView).
+    fixedChars: chars - (JSON.stringify(body).length - 1),
     actionText: (message) => actionTextOf(message, byFunction, conversation),
   };
 }

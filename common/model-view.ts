@@ -3,7 +3,7 @@
 // interleaved with the customer's turns and the agent's messages (consent questions and answers
 // included). Past the context budget the oldest tool results are compacted: each replaced by a short
 // note saying what it was and how to read it again; never a customer's turn, never an authentication
-// result. The workflow decides what is compacted (planView, deterministic, named in the decide
+// result, never the latest result (the model has not read it yet). The workflow decides what is compacted (planView, deterministic, named in the decide
 // activity's input); the decide activity renders the messages (renderView) from the run's state,
 // which it reads by the model_view Query, so the history never stores the growing view.
 // The exact protocol: docs/model-protocol.md.
@@ -241,7 +241,8 @@ function resultText(
   });
 }
 
-function isCompacted(
+/** Whether the view `ref` plans shows an entry's result compacted (`trimmed`: also those the Query's byte cap compacted). */
+export function isCompacted(
   entry: HistoryEntry,
   ref: Pick<ViewRef, 'compact_before'>,
   registry: ToolRegistry,
@@ -400,13 +401,17 @@ export function renderView(
   ];
 }
 
-/** Characters a message adds beyond its content (role, ids, framing), as estimated. */
-const MESSAGE_OVERHEAD_CHARS = 40;
+/** A message's characters as the request sends it (JSON, its quotes escaped), and the comma after it. */
+function messageChars(message: ChatMessage): number {
+  return JSON.stringify(message).length + 1;
+}
 
 /**
  * What to compact so that the view fits the budget: the oldest tool results first (never an
- * authentication result; turns are never compacted). `fixedChars`: the system prompt, the tools
- * and the opening. Deterministic: the workflow plans with it, from the same state the activity renders.
+ * authentication result, never the latest result, which the model has not read yet; turns are never
+ * compacted). `fixedChars`: the request outside the view (the system prompt and the tools); the
+ * opening is counted here. A view that does not fit even so says by how much (`over_budget_tokens`).
+ * Deterministic: the workflow plans with it, from the same state the activity renders.
  */
 export function planView(
   source: ViewSource,
@@ -425,9 +430,9 @@ export function planView(
   };
   const names = new Map<string, string>();
   const full = entries.map((e) => entryChars(e, registry, names, false));
-  let chars = fixedChars + turns.reduce((n, t) => n + t.text.length + MESSAGE_OVERHEAD_CHARS, 0);
-  chars += full.reduce((n, c) => n + c, 0);
-  for (let i = 0; i < entries.length && estimateTokens(chars) > budgetTokens; i++) {
+  let chars = fixedChars + turns.reduce((n, t) => n + messageChars(turnMessage(t, 'native')), 0);
+  chars += messageChars({ role: 'user', content: opening(source) }) + full.reduce((n, c) => n + c, 0);
+  for (let i = 0; i < entries.length - 1 && estimateTokens(chars) > budgetTokens; i++) {
     const entry = entries[i]!;
     ref.compact_before = entry.step + 1;
     if (isProtected(entry, registry, source)) continue;
@@ -435,6 +440,7 @@ export function planView(
     ref.compacted++;
   }
   // Every unprotected entry before compact_before is compacted (the count says how many).
+  if (estimateTokens(chars) > budgetTokens) ref.over_budget_tokens = estimateTokens(chars);
   return { ref, chars };
 }
 
@@ -444,12 +450,5 @@ function entryChars(
   names: Map<string, string>,
   compacted: boolean,
 ): number {
-  return entryMessages(entry, registry, names, compacted, 'native').reduce(
-    (n, m) =>
-      n +
-      MESSAGE_OVERHEAD_CHARS +
-      (m.content?.length ?? 0) +
-      (m.role === 'assistant' && m.tool_calls ? m.tool_calls[0]!.function.arguments.length + 40 : 0),
-    0,
-  );
+  return entryMessages(entry, registry, names, compacted, 'native').reduce((n, m) => n + messageChars(m), 0);
 }

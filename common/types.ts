@@ -53,6 +53,8 @@ export interface CarriedState {
   principal?: string;
   /** The kind of store the chain's state lives in (Observation.store), once a call reported it. */
   store?: string;
+  /** The request's characters outside the model's view (DecideOutput.fixed_chars), as the chain last measured them. */
+  fixed_chars?: number;
   /** What the run's MCP servers listed at its start: later runs of the chain do not list again. */
   mcp_discovery?: McpDiscovery[];
 }
@@ -296,6 +298,11 @@ export interface DecideOutput {
    * the run charges these (absent in histories recorded before cost accounting).
    */
   attempts?: AttemptCharge[];
+  /**
+   * Characters of the request outside the model's view: the system message and the tools. The same
+   * at every decision of a run; the workflow adds them to its next views' size (the context budget).
+   */
+  fixed_chars?: number;
 }
 
 /** What a failed decide activity carries (failure details, heartbeat details): the attempts it was charged for. */
@@ -351,4 +358,6 @@ export interface ViewRef {
   compacted: number;
   /** The context budget the plan kept to (estimated tokens). */
   budget_tokens: number;
+  /** Set when even with every result but the latest compacted the view exceeds the budget: its estimated tokens. */
+  over_budget_tokens?: number;
 }

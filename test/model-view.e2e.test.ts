@@ -3,6 +3,9 @@
 // history stays the same size (the view is rendered from a Query, never stored again per step);
 // past the context budget the oldest results are compacted, and the Web UI's summary says so.
 import { describe, it } from 'node:test';
+import { mkdtempSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import assert from 'node:assert/strict';
 import type { temporal } from '@temporalio/proto';
 import { byStep, final, message, tool } from '../testing/scripted-replies';
@@ -16,7 +19,13 @@ import { agentFixture } from './helpers/agent-fixture';
 import { runCli } from './helpers/cli';
 
 const historyEvent = proto.api.history.v1.HistoryEvent;
-const fixture = agentFixture({ queue: 'model-view', workerEnv: { OPENAI_TIMEOUT_SECONDS: '30' } });
+const RETAIL_DB = path.join(mkdtempSync(path.join(os.tmpdir(), 'model-view-e2e-')), 'retail.sqlite');
+const fixture = agentFixture({
+  queue: 'model-view',
+  workerEnv: { OPENAI_TIMEOUT_SECONDS: '30', AGENT_RETAIL_DB: RETAIL_DB },
+});
+// From τ²-bench's retail database: a customer and their order.
+const IVAN = { user_id: 'ivan_santos_6635', email: 'ivan.santos3158@example.com', order: '#W8770097' };
 
 /** A run of `steps` policy searches (each its own query, so no loop), then a final answer. */
 function searches(steps: number): Record<number, StepReply> {
@@ -42,6 +51,14 @@ function decides(
       };
     });
 }
+
+/** A request's estimated tokens as the run's budget counts them: its messages and tools as sent, 3 characters a token. */
+function requestTokens(body: { messages?: unknown; tools?: unknown }): number {
+  return Math.ceil((JSON.stringify(body.messages).length + (body.tools ? JSON.stringify(body.tools).length : 0)) / 3);
+}
+
+/** Room for the support domain's system prompt, tools and a few results, not for ten. */
+const FITTING_BUDGET = 2_000;
 
 describe("the model's view of a long run", { concurrency: true }, () => {
   it('step 41 reads all 40 calls and results; every decide input in the history is the same size', async () => {
@@ -104,6 +121,87 @@ describe("the model's view of a long run", { concurrency: true }, () => {
     const trace = await runCli(fixture.env, ['trace', id]);
     assert.equal(trace.code, 0, trace.stderr);
     assert.match(trace.stdout, new RegExp(`\\(${compacted.length} results compacted\\)`));
+  });
+
+  it('the context budget counts the system prompt and the tools: a request over it is one the summary says is over (adversary finding 8)', async () => {
+    const steps = 10;
+    const budget = FITTING_BUDGET;
+    const { result, requests, handle } = await fixture.run(byStep(searches(steps)), {
+      budget: { max_steps: steps + 5, max_tool_calls: steps + 5 },
+      context_tokens: budget,
+    });
+    assert.equal(result.stop_reason, 'success');
+    const sizes = requests.map((r) => requestTokens(r.body));
+    const summaries = decides((await handle.fetchHistory()).events ?? []).map((d) => d.summary);
+    console.log(`request tokens (estimated) at a budget of ${budget}: ${sizes.join(', ')}`);
+    // From the second decision on, the run knows the system prompt's and the tools' size (the first
+    // planned before any request measured them, and had no result to compact).
+    for (let i = 1; i < sizes.length; i++) {
+      const over = /view ~(\d+) tokens, over its context budget/.exec(summaries[i]!);
+      if (sizes[i]! <= budget) assert.equal(over, null, `request ${i + 1} fits, yet: ${summaries[i]}`);
+      else assert.equal(Number(over?.[1]), sizes[i], `request ${i + 1}: ${sizes[i]} tokens, summary: ${summaries[i]}`);
+    }
+    // The budget kept a request in by compacting, before compacted notes alone outgrew it.
+    const kept = requests.findIndex(
+      (r, i) => sizes[i]! <= budget && requestView(r.body)!.steps.some((s) => s.observation.compacted),
+    );
+    assert.ok(kept > 0, sizes.join(', '));
+  });
+
+  it('reading again a result the model saw compacted is a new call that runs the tool, not a repeat (adversary finding 8)', async () => {
+    // Six searches in turn, four times: each one again after its result was compacted, with the
+    // same arguments, as the note says. As repeats, the fourth round would end loop_detected.
+    const queries = ['refund window', 'billing cycle', 'late fee', 'annual plan', 'proration', 'chargeback'];
+    const steps = 4 * queries.length;
+    const replies: Record<number, StepReply> = {};
+    for (let s = 1; s <= steps; s++) replies[s] = tool('search_policy', { query: queries[(s - 1) % queries.length]! });
+    replies[steps + 1] = final('Done.');
+    const { result, requests } = await fixture.run(byStep(replies), {
+      budget: { max_steps: steps + 5, max_tool_calls: steps + 5, max_seconds: 600 },
+      context_tokens: FITTING_BUDGET,
+    });
+    assert.equal(result.stop_reason, 'success');
+    assert.equal(result.usage.tool_calls, steps, 'every call ran the tool');
+    assert.ok(
+      result.trace.every((t) => t.repeat_of === undefined),
+      'no call was answered as a repeat',
+    );
+    // Each query's call again came after its earlier result was compacted in the model's view.
+    const seventh = requestView(requests[queries.length]!.body)!;
+    assert.equal(seventh.steps[0]!.observation.compacted, true);
+  });
+
+  it('a retail run whose system prompt alone is over the budget: the latest result stays whole and the summary says so (adversary finding 8)', async () => {
+    const steps = 8;
+    const reads = [
+      tool('get_user_details', { user_id: IVAN.user_id }),
+      tool('get_order_details', { order_id: IVAN.order }),
+    ];
+    // The customer authenticates first (that result is never compacted), then two reads in turn.
+    const replies: Record<number, StepReply> = { 1: tool('find_user_id_by_email', { email: IVAN.email }) };
+    for (let s = 2; s <= steps; s++) replies[s] = reads[s % 2]!;
+    replies[steps + 1] = final('Done.');
+    const { id, result, requests, handle } = await fixture.run(byStep(replies), {
+      goal: 'Check the customer order.',
+      domain: 'retail',
+      principal: undefined,
+      // The reads and the authentication (the writes need a conversation to ask consent in).
+      allow: ['find_user_id_by_email', 'get_user_details', 'get_order_details'],
+      budget: { max_steps: steps + 5, max_tool_calls: steps + 5, max_seconds: 600 },
+      context_tokens: 2_000,
+    });
+    assert.equal(result.stop_reason, 'success');
+    assert.equal(result.usage.tool_calls, steps, 'every read of a compacted result ran the tool');
+    for (const request of requests.slice(1)) {
+      const view = requestView(request.body)!;
+      assert.equal(view.steps.at(-1)!.observation.compacted, undefined, 'the latest result is whole');
+      assert.equal(view.steps.at(-1)!.observation.ok, true);
+      assert.ok(view.steps.slice(1, -1).every((s) => s.observation.compacted === true));
+    }
+    const summaries = decides((await handle.fetchHistory()).events ?? []).map((d) => d.summary);
+    assert.match(summaries.at(-1)!, /view ~\d+ tokens, over its context budget of 2000/);
+    const trace = await runCli(fixture.env, ['trace', id]);
+    assert.equal(trace.code, 0, trace.stderr);
   });
 
   it('a 60-turn conversation: the model reads every turn; the history grows by the same bytes per turn at turn 60 as at 10', async () => {

@@ -173,6 +173,63 @@ describe("the model's view", () => {
   });
 });
 
+describe('the context budget counts the whole request; the latest result is never compacted (adversary finding 8)', () => {
+  const isCompactedResult = (m: ChatMessage) => m.role === 'tool' && JSON.parse(m.content).compacted === true;
+
+  it('a latest result larger than the budget stays whole, the older ones compacted, and the plan says it is over', () => {
+    const s = source([
+      entry(1, 'get_order_details', { a: 1 }),
+      entry(2, 'get_order_details', { text: 'x'.repeat(9_000) }),
+    ]);
+    // 9,000 characters of system prompt and tools: 3,000 tokens, over a budget of 2,000 on their own.
+    const { ref, chars } = planView(s, registry, 9_000, 2_000);
+    assert.equal(ref.compacted, 1);
+    assert.equal(ref.compact_before, 2);
+    assert.equal(ref.over_budget_tokens, estimateTokens(chars));
+    const results = renderView(viewForQuery(s, registry, ref), ref, registry, names, 'native').filter(
+      (m) => m.role === 'tool',
+    );
+    assert.deepEqual(results.map(isCompactedResult), [true, false]);
+  });
+
+  it('property: the plan counts the request as sent (system prompt and tools, then every message), keeps the latest result, and is over budget only when all else is compacted', () => {
+    const entryArb = fc.record({
+      name: fc.constantFrom('get_order_details', 'get_product_details', 'find_user_id_by_email'),
+      size: fc.integer({ min: 0, max: 6_000 }),
+      quotes: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(entryArb, { minLength: 1, maxLength: 12 }),
+        fc.array(fc.string({ maxLength: 300 }), { maxLength: 4 }),
+        fc.integer({ min: 0, max: 20_000 }),
+        fc.integer({ min: 2_000, max: 12_000 }),
+        (specs, texts, fixed, budget) => {
+          const history = specs.map((e, i) => entry(i + 1, e.name, { text: (e.quotes ? '"' : 'x').repeat(e.size) }));
+          const turns: Turn[] = texts.map((text, i) => ({ n: i + 1, from: 'customer', text, step: i }));
+          const s = source(history, turns);
+          const { ref, chars } = planView(s, registry, fixed, budget);
+          const messages = renderView(viewForQuery(s, registry, ref), ref, registry, names, 'native');
+          // What the request sends besides the system prompt and the tools: the messages as JSON.
+          assert.equal(chars, fixed + JSON.stringify(messages).length - 1);
+          const results = messages.filter((m) => m.role === 'tool');
+          assert.equal(isCompactedResult(results.at(-1)!), false, 'the latest result is whole');
+          if (estimateTokens(chars) <= budget) assert.equal(ref.over_budget_tokens, undefined);
+          else {
+            assert.equal(ref.over_budget_tokens, estimateTokens(chars));
+            // Nothing more could be compacted: every result but the latest and an authentication's.
+            results.slice(0, -1).forEach((m, i) => {
+              const auth = history[i]!.action.kind === 'tool' && history[i]!.action.name === 'find_user_id_by_email';
+              assert.equal(isCompactedResult(m), !auth, `step ${i + 1}`);
+            });
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
 describe('the view and the result under a model sending ~30 KB of arguments each call (adversary finding 4)', () => {
   const big = (step: number, size: number): HistoryEntry => ({
     ...entry(step, 'get_order_details', { order: step }),

@@ -53,7 +53,10 @@ function actionOf(event: Event | undefined): object {
 }
 
 /** The loop with in-process ports: the model follows `events`, the customer answers, every write is confirmed. */
-async function run(events: readonly Event[], opts: { maxRepeats?: number; every?: number } = {}): Promise<Outcome> {
+async function run(
+  events: readonly Event[],
+  opts: { maxRepeats?: number; every?: number; contextTokens?: number } = {},
+): Promise<Outcome> {
   const input: AgentInput = {
     goal: 'help the customer',
     domain: 'retail',
@@ -67,6 +70,7 @@ async function run(events: readonly Event[], opts: { maxRepeats?: number; every?
     validator: 'off',
     conversation: {},
     ...(opts.every !== undefined ? { continue_as_new_every: opts.every } : {}),
+    ...(opts.contextTokens !== undefined ? { context_tokens: opts.contextTokens } : {}),
   };
   const budget = resolveBudget(input.budget);
   const state: LoopState = {
@@ -100,7 +104,9 @@ async function run(events: readonly Event[], opts: { maxRepeats?: number; every?
     pricing: async () => undefined,
     decide: async (): Promise<DecideOutput> => {
       const text = JSON.stringify(actionOf(events[decisions++]));
-      return { text, model: 'scripted', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } };
+      // A system prompt and tools of 9,000 characters, as a real decide activity measures them.
+      const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 };
+      return { text, model: 'scripted', usage, fixed_chars: 9_000 };
     },
     callTool: async (call) => {
       executed.push(call.name);
@@ -147,11 +153,17 @@ async function run(events: readonly Event[], opts: { maxRepeats?: number; every?
   return runLoop(ports);
 }
 
-/** The promise, computed from the events alone: the stop reason, and the tool calls that really run. */
-function expected(events: readonly Event[], bound: number): { stop: string; executed: number } {
+/**
+ * The promise, computed from the events alone: the stop reason, and the tool calls that really run.
+ * `compacted`: the context budget is so small that the model sees every result but the latest
+ * compacted; a read whose result it saw compacted is then read again as a new call, not a repeat.
+ */
+function expected(events: readonly Event[], bound: number, compacted = false): { stop: string; executed: number } {
   const reads = new Map<string, number>();
   const writes = new Set<number>();
   let executed = 0;
+  // The read whose result is the latest in the history (shown whole); undefined: another call's is.
+  let latest: string | undefined;
   for (const event of events) {
     if (event.kind === 'customer') {
       // A customer message is news for reads and writes alike (a consenting yes is not).
@@ -164,9 +176,12 @@ function expected(events: readonly Event[], bound: number): { stop: string; exec
       writes.add(event.order);
       executed++;
       reads.clear();
+      latest = undefined;
       continue;
     }
     const key = event.kind === 'read' ? `o${event.order}` : `p${event.product}`;
+    if (compacted) for (const seen of [...reads.keys()]) if (seen !== latest) reads.delete(seen);
+    latest = key;
     const before = reads.get(key) ?? 0;
     if (before > bound) return { stop: 'loop_detected', executed };
     if (before === 0) executed++;
@@ -237,6 +252,37 @@ describe('repeated reads: answered from memory up to max_repeats, then loop_dete
         assert.equal(out.executed.length, want.executed);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('a read made again because its result was compacted runs the tool again, never loop_detected (adversary finding 8)', async () => {
+    // The adversary's run: two reads in turn under a small context budget; each time the model
+    // reads the compaction note of the other one and calls it again with the same arguments.
+    const alternate: Event[] = Array.from({ length: 10 }, (_, i) => ({ kind: 'read', order: (i % 2) + 1 }));
+    const out = await run(alternate, { contextTokens: 2_000 });
+    assert.equal(out.stop, 'success');
+    assert.equal(out.executed.length, 10, 'every re-read of a compacted result ran the tool');
+    assert.ok(out.trace.every((t) => t.repeat_of === undefined));
+    // Its latest result shown whole, the same read again is still a repeat, and bounded as one.
+    const same = await run(
+      Array.from({ length: 10 }, (): Event => ({ kind: 'read', order: 1 })),
+      {
+        contextTokens: 2_000,
+      },
+    );
+    assert.equal(same.stop, 'loop_detected');
+    assert.equal(same.executed.length, 1);
+  });
+
+  it('property: under a context budget that compacts all but the latest result, only a read of the latest result repeats', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(eventArb, { maxLength: 24 }), fc.integer({ min: 0, max: 3 }), async (events, bound) => {
+        const want = expected(events, bound, true);
+        const out = await run(events, { maxRepeats: bound, contextTokens: 2_000 });
+        assert.equal(out.stop, want.stop);
+        assert.equal(out.executed.length, want.executed);
+      }),
+      { numRuns: 200 },
     );
   });
 

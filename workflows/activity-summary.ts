@@ -12,7 +12,11 @@ export function decideSummary(step: number, left: Remaining, view?: ViewRef): st
     view && view.compacted > 0
       ? ` · ${view.compacted} oldest tool results compacted (steps before ${view.compact_before})`
       : '';
-  return `step ${step}: decide${compacted} · ${leftText(left)}`;
+  // Even compacted, the view may not fit (a small budget, a large latest result): said, never hidden.
+  const over = view?.over_budget_tokens
+    ? ` · view ~${view.over_budget_tokens} tokens, over its context budget of ${view.budget_tokens}`
+    : '';
+  return `step ${step}: decide${compacted}${over} · ${leftText(left)}`;
 }
 
 /** Only calls the gateway admitted are scheduled: their policy decision is "allowed". */

@@ -287,6 +287,7 @@ class AgentRun {
         principal: this.input.principal === undefined ? state.principal : undefined,
         authenticates: authenticatingTools(Object.values(this.registry())),
         store: state.store,
+        fixed_chars: state.fixedChars,
       },
       { extensions: this.extensions, declined: waits.topupDeclined, untilMs: waits.topupUntilMs },
     );

@@ -42,6 +42,8 @@ export interface RunState {
   authenticates?: readonly string[] | undefined;
   /** The kind of store the chain's state lives in, once a call reported it. */
   store?: string | undefined;
+  /** The request's characters outside the model's view, as the last decision measured them. */
+  fixed_chars?: number | undefined;
 }
 
 /** The loop's state at a run's start: fresh, or what the previous run of the chain carried. */
@@ -49,6 +51,7 @@ export function loopStateOf(carried: CarriedState | undefined, inputPrincipal?: 
   return {
     principal: inputPrincipal ?? carried?.principal,
     store: carried?.store,
+    fixedChars: carried?.fixed_chars,
     usage: carried ? { ...carried.usage } : { ...EMPTY_USAGE },
     trace: carried ? [...carried.trace] : [],
     history: carried ? [...carried.history] : [],
@@ -87,6 +90,7 @@ export function carryState(s: RunState): CarriedState {
     ...(s.awaiting_reply ? { awaiting_reply: s.awaiting_reply } : {}),
     ...(s.principal !== undefined ? { principal: s.principal } : {}),
     ...(s.store !== undefined ? { store: s.store } : {}),
+    ...(s.fixed_chars !== undefined ? { fixed_chars: s.fixed_chars } : {}),
   };
 }
 

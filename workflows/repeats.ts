@@ -27,6 +27,28 @@ export function readsIn(remembered: ReadScope | undefined, scope: string): reado
 }
 
 /**
+ * The reads as the model could see them: a read whose latest result its view showed compacted is
+ * dropped (all its repeats with it), so calling it again, as the compaction note says, is a new
+ * call that runs the tool, not a repeat answered from memory (which would be compacted again).
+ */
+export function readsShown(
+  reads: readonly string[],
+  history: readonly HistoryEntry[],
+  compacted: (entry: HistoryEntry) => boolean,
+  signatureOf: (name: string, args: Record<string, unknown>) => string,
+): readonly string[] {
+  if (reads.length === 0) return reads;
+  const latest = new Map<string, HistoryEntry>();
+  for (const h of history)
+    if (h.action.kind === 'tool' && h.observation.tool === h.action.name)
+      latest.set(signatureOf(h.action.name, h.action.args), h);
+  return reads.filter((signature) => {
+    const entry = latest.get(signature);
+    return entry === undefined || !compacted(entry);
+  });
+}
+
+/**
  * The calls never to be made again, as of a decision: the writes made since the customer's message
  * number `since`. A customer message after them starts afresh: asking for the same change again
  * (A → B → A) is their new request, asked again for consent, not a loop; the same write again with

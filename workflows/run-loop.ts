@@ -11,7 +11,7 @@ import type { Action, EscalateAction, FinalAction, MessageAction } from '../comm
 import { escalationApprovalId, toolCallApprovalId } from '../common/approvals';
 import type { ApprovalAnswer, PendingApproval } from '../common/approvals';
 import { buildDecisionPayload, promptChars } from '../common/decision-payload';
-import { DEFAULT_CONTEXT_TOKENS, planView, viewSourceOf } from '../common/model-view';
+import { DEFAULT_CONTEXT_TOKENS, isCompacted, planView, viewSourceOf } from '../common/model-view';
 import type { ViewRef } from '../common/model-view';
 import { validatorModeFor } from '../common/final-validator';
 import type { ValidatorMode } from '../common/final-validator';
@@ -51,7 +51,7 @@ import {
 } from './step';
 import type { AdmittedCall, StepRules, StepStart, StopMove } from './step';
 import type { PendingFields, WaitEnd } from './waits';
-import { DEFAULT_MAX_REPEATS, readScopeKey, readsIn, repeatAnswer, writesIn } from './repeats';
+import { DEFAULT_MAX_REPEATS, readScopeKey, readsIn, readsShown, repeatAnswer, writesIn } from './repeats';
 import { loopSignature } from '../domains/wired';
 import type { ConversationPort } from './conversation';
 import type { Transcript } from '../common/conversation';
@@ -75,6 +75,8 @@ export interface LoopState {
   principal: string | undefined;
   /** The kind of store the run's state lives in, as its first call that named one reported (then carried). */
   store?: string | undefined;
+  /** The request's characters outside the view, as the last decision measured them (then carried). */
+  fixedChars?: number | undefined;
   lastAction?: Action;
   /** The steps whose decision was a wind-down, and why. */
   readonly windDowns: Map<number, WindDownReason>;
@@ -224,7 +226,14 @@ async function runStep<R>(p: LoopPorts<R>, start: Step, rules: StepRules, mode: 
   const seen = writesIn(state.seenCalls, state.seenSince, decided.customerMessages);
   state.seenCalls = seen.calls;
   state.seenSince = seen.since;
-  const move = decideMove(decided.decision, step, { usage: state.usage, seenCalls: state.seenCalls, reads }, rules);
+  // A read whose result the model saw compacted is read again as a new call (the note says to), never a repeat.
+  const fresh = readsShown(reads, state.history, (e) => isCompacted(e, decided.view, p.registry), loopSignature);
+  const move = decideMove(
+    decided.decision,
+    step,
+    { usage: state.usage, seenCalls: state.seenCalls, reads: fresh },
+    rules,
+  );
   if (move.action) state.lastAction = move.action;
   if (move.next === 'stop') return { result: stopMove(p, move) };
   if (move.next === 'finish') return finish(p, move.action, step, mode);
@@ -253,7 +262,7 @@ async function decideStep<R>(
   p: LoopPorts<R>,
   start: Step,
   allow: readonly string[],
-): Promise<{ result: R } | { decision: DecideOutput; customerMessages: number }> {
+): Promise<{ result: R } | { decision: DecideOutput; customerMessages: number; view: ViewRef }> {
   const { state } = p;
   const { step } = start;
   const transcript = p.conversation?.transcript();
@@ -280,7 +289,8 @@ async function decideStep<R>(
   state.usage = decision.attempts
     ? charge(state, decision.attempts, p.record.attempts)
     : addTokens(state.usage, decision.usage);
-  return { decision, customerMessages: transcript?.customer_messages ?? 0 };
+  if (isFixedChars(decision.fixed_chars)) state.fixedChars = decision.fixed_chars;
+  return { decision, customerMessages: transcript?.customer_messages ?? 0, view: view.ref };
 }
 
 /** A final answer: the validator accepts it, bounces it back to the model once, or ends the run. */
@@ -496,8 +506,11 @@ async function lowBudget<R>(p: LoopPorts<R>, allow: readonly string[]): Promise<
 
 /**
  * The whole run as the model will read it: what is compacted to keep within the context budget,
- * and its estimated size (what the decision's prompt costs). The payload stands for the request's
- * fixed part (the tools and their schemas, the goal).
+ * and its estimated size (what the decision's prompt costs). The request's part outside the view
+ * (the system prompt, the tools) counts toward the budget as the last decision measured it
+ * (DecideOutput.fixed_chars, recorded in the history: deterministic); before any, the payload
+ * stands for it (a run's first decision has no result to compact). The cost estimate counts the
+ * payload instead, as before: llm_pricing's overhead_tokens adds the system prompt there.
  */
 function modelView<R>(
   p: LoopPorts<R>,
@@ -506,7 +519,15 @@ function modelView<R>(
 ): { ref: ViewRef; chars: number } {
   const source = viewSourceOf(p.input, p.domain, p.state.history, transcript, p.state.principal);
   const budget = p.input.context_tokens ?? DEFAULT_CONTEXT_TOKENS;
-  return planView(source, p.registry, promptChars(payload, p.domain), budget);
+  const payloadChars = promptChars(payload, p.domain);
+  const fixed = p.state.fixedChars ?? payloadChars;
+  const plan = planView(source, p.registry, fixed, budget);
+  return { ref: plan.ref, chars: plan.chars - fixed + payloadChars };
+}
+
+/** A measured size the loop believes: a decide output from a hostile or older worker may carry anything. */
+function isFixedChars(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
 
 /** An effect cut off with no reconcile hook (the worker registers `reconcile_<tool>` only for those): its outcome stays unknown, and the result says so. */
