@@ -57,7 +57,14 @@ describe("the worker's MCP connections", () => {
     const pool = new McpPool(ENV);
     const signal = new AbortController().signal;
     const call = () =>
-      pool.with('support', connection, signal, 'run', async (client) => ({ client, result: await billing(client) }), FAILURE);
+      pool.with(
+        'support',
+        connection,
+        signal,
+        'run',
+        async (client) => ({ client, result: await billing(client) }),
+        FAILURE,
+      );
     try {
       const first = await call();
       const second = await call();

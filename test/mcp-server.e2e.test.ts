@@ -237,7 +237,12 @@ describe('retail over streamable HTTP', () => {
       const first = await session();
       const email = { email: IVAN.email };
       try {
-        const found = await call(first, 'find_user_id_by_email', email, proven('find_user_id_by_email', email, { chain }));
+        const found = await call(
+          first,
+          'find_user_id_by_email',
+          email,
+          proven('find_user_id_by_email', email, { chain }),
+        );
         assert.equal(JSON.parse(textOf(found)), IVAN.user_id);
         assert.equal(await orderStatus(first, proven('get_order_details', READ, { chain })), 'pending');
       } finally {
@@ -248,7 +253,12 @@ describe('retail over streamable HTTP', () => {
         const run = { chain, principal: IVAN.user_id };
         assert.equal(await orderStatus(second, proven('get_order_details', READ, run)), 'pending');
         const extra = { idempotency_key: `run-cancel-${Date.now()}` };
-        const cancel = await call(second, 'cancel_pending_order', CANCEL, proven('cancel_pending_order', CANCEL, { ...run, extra }));
+        const cancel = await call(
+          second,
+          'cancel_pending_order',
+          CANCEL,
+          proven('cancel_pending_order', CANCEL, { ...run, extra }),
+        );
         assert.equal(cancel.isError, undefined, textOf(cancel));
       } finally {
         await second.close();
@@ -296,7 +306,10 @@ describe('retail over streamable HTTP', () => {
         const cancel = await call(thief, 'cancel_pending_order', CANCEL, { ...read, idempotency_key: key });
         assert.match(textOf(cancel), /^invalid_principal: /);
         // The owner lookup before the customer's consent, replayed as the call itself: not proven.
-        const lookup = proven('cancel_pending_order', CANCEL, { ...run, extra: { idempotency_key: key, owner: 'lookup' } });
+        const lookup = proven('cancel_pending_order', CANCEL, {
+          ...run,
+          extra: { idempotency_key: key, owner: 'lookup' },
+        });
         const owner = await call(thief, 'cancel_pending_order', CANCEL, lookup);
         assert.deepEqual(owner.structuredContent, { owner: 'principal' }, textOf(owner));
         const { owner: _o, ...asCall } = lookup;

@@ -17,11 +17,10 @@ export async function mcpLookupCall(
   const run = runOf(input, info);
   try {
     return (await withMcpClient(input.server, input.connection, signal, run.session, (client) =>
-      client.callTool(
-        { ...request, _meta: withRunMeta(request, meta, run.identity) },
-        undefined,
-        { signal, timeout: input.timeout_seconds * 1000 },
-      ),
+      client.callTool({ ...request, _meta: withRunMeta(request, meta, run.identity) }, undefined, {
+        signal,
+        timeout: input.timeout_seconds * 1000,
+      }),
     )) as CallToolResult;
   } catch (err) {
     if (err instanceof McpConfigError) throw ApplicationFailure.nonRetryable(err.message, 'McpConfig');
