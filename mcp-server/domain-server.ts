@@ -24,6 +24,7 @@ import type { EffectFaults } from '../common/tools/tool';
 import { lookupByKey, lookupOwner } from './lookup';
 import type { KeyAttempts } from './key-attempts';
 import { runProven } from '../activities/mcp/run-proof';
+import type { ProvenRequest } from '../activities/mcp/run-proof';
 
 export interface DomainServerOptions {
   domain: Domain;
@@ -94,7 +95,7 @@ export function createDomainServer(
     }
     const args = parsed.data;
     const runKey = textMeta(meta, MCP_META.runKey) ?? sessionKey;
-    const auth = authKey(options.runSecret, meta, sessionKey);
+    const auth = authKey(options.runSecret, { name, arguments: request.params.arguments ?? {}, meta }, sessionKey);
     const principal = principalFor(options, meta, principals.get(auth));
     if ('error' in principal) return refused('invalid_principal', principal.error);
     const decision = checkPrincipalPolicy(tool, args, { principal: principal.id, history: [] });
@@ -138,16 +139,16 @@ export function createDomainServer(
 }
 
 /**
- * Under which key the call's authentication is kept: the run (key and chain) when the call proves
- * it with the shared secret, so the runtime's retries and other workers of the run keep it; else
- * the MCP session. A `run_key` alone names records, never whom they may be read as.
+ * Under which key the call's authentication is kept: the run (key and chain) when the request
+ * proves it with the shared secret (the proof covers this very request), so the runtime's retries
+ * and other workers of the run keep it; else the MCP session. A `run_key` alone names records,
+ * never whom they may be read as.
  */
-function authKey(secret: string | undefined, meta: Record<string, unknown>, sessionKey: string): string {
-  const runKey = textMeta(meta, MCP_META.runKey);
-  const chain = textMeta(meta, MCP_META.runChain);
-  const proof = textMeta(meta, MCP_META.runProof);
-  if (secret && runKey && chain && proof && runProven(secret, runKey, chain, proof)) return `run\n${runKey}\n${chain}`;
-  return `session\n${sessionKey}`;
+function authKey(secret: string | undefined, request: ProvenRequest, sessionKey: string): string {
+  const runKey = textMeta(request.meta, MCP_META.runKey);
+  const chain = textMeta(request.meta, MCP_META.runChain);
+  if (secret && runKey && chain && runProven(secret, request)) return JSON.stringify(['run', runKey, chain]);
+  return JSON.stringify(['session', sessionKey]);
 }
 
 /** The principal of a call: `_meta` (operator-named domains only), the session's, or none yet. */

@@ -57,7 +57,14 @@ describe("the worker's MCP connections", () => {
     const pool = new McpPool(ENV);
     const signal = new AbortController().signal;
     const call = () =>
-      pool.with('support', connection, signal, async (client) => ({ client, result: await billing(client) }), FAILURE);
+      pool.with(
+        'support',
+        connection,
+        signal,
+        'run',
+        async (client) => ({ client, result: await billing(client) }),
+        FAILURE,
+      );
     try {
       const first = await call();
       const second = await call();
@@ -66,7 +73,7 @@ describe("the worker's MCP connections", () => {
       // A JSON-RPC error the server answers with is not a broken connection.
       // (this server serves no prompts: MethodNotFound)
       await assert.rejects(
-        pool.with('support', connection, signal, (client) => client.listPrompts(), FAILURE),
+        pool.with('support', connection, signal, 'run', (client) => client.listPrompts(), FAILURE),
         {
           code: -32601,
         },

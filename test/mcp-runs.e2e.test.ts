@@ -44,7 +44,12 @@ const BILLING_RULES = {
 
 const stdioSupport = (): McpConfig => ({
   servers: {
-    support: { command: process.execPath, args: [MCP_MAIN, '--domain', 'support'], tools: BILLING_RULES },
+    support: {
+      command: process.execPath,
+      args: [MCP_MAIN, '--domain', 'support'],
+      run_identity: true,
+      tools: BILLING_RULES,
+    },
   },
 });
 
@@ -96,7 +101,9 @@ const shop = new HttpMcpServer('retail');
 const RETAIL_DB = path.join(FOLDER, 'retail.sqlite');
 after(() => Promise.all([http.kill(), shop.kill()]));
 
-const httpSupport = (): McpConfig => ({ servers: { support: { url: http.url, tools: BILLING_RULES } } });
+const httpSupport = (): McpConfig => ({
+  servers: { support: { url: http.url, run_identity: true, tools: BILLING_RULES } },
+});
 
 async function activityTypes(handle: { fetchHistory(): Promise<temporal.api.history.v1.IHistory> }) {
   const events = (await handle.fetchHistory()).events ?? [];
@@ -289,6 +296,7 @@ describe('a run with an MCP server over HTTP', () => {
       servers: {
         shop: {
           url: shop.url,
+          run_identity: true,
           tools: {
             find_user_id_by_email: { allowed: true, authenticates: true },
             cancel_pending_order: { allowed: true, effectful: true, needs_confirmation: true },
@@ -452,6 +460,7 @@ function shopConfig(url: string, effect: Partial<McpToolConfig>): McpConfig {
     servers: {
       shop: {
         url,
+        run_identity: true,
         tools: {
           find_user_id_by_email: { allowed: true, authenticates: true },
           cancel_pending_order: { allowed: true, effectful: true, ...effect },

@@ -18,7 +18,7 @@ import { catalogEntryOf } from '../common/tools/index';
 import { supportDomain } from '../domains/support/index';
 import { countAppliedWrites } from '../activities/retail/open';
 import { DIST } from './helpers/harness';
-import { runMeta } from '../activities/mcp/run-proof';
+import { withRunMeta } from '../activities/mcp/run-proof';
 
 const MAIN = path.join(DIST, 'mcp-server', 'main.js');
 const RETAIL_DB = path.join(mkdtempSync(path.join(os.tmpdir(), 'mcp-retail-')), 'retail.sqlite');
@@ -213,31 +213,51 @@ describe('retail over streamable HTTP', () => {
   describe("a run's authentication (AGENT_MCP_RUN_SECRET)", () => {
     const runKey = `agent-conv-${Date.now()}`;
     const chain = 'chain-run-1';
-    const proven = (key: string, chainId: string, secret = RUN_SECRET) =>
-      runMeta(key, chainId, { AGENT_MCP_RUN_SECRET: secret });
+    /** The `_meta` the worker sends for this request of the run (proven with `secret`). */
+    const proven = (
+      name: string,
+      args: Record<string, unknown>,
+      run: { chain: string; principal?: string; extra?: Record<string, string> },
+      secret = RUN_SECRET,
+    ) =>
+      withRunMeta(
+        { name, arguments: args },
+        run.extra ?? {},
+        { runKey, chain: run.chain, principal: run.principal },
+        { AGENT_MCP_RUN_SECRET: secret },
+      );
+    const READ = { order_id: IVAN.order };
+    const CANCEL = { order_id: IVAN.order, reason: 'no longer needed' };
     const orderStatus = async (client: Client, meta: Record<string, unknown>) => {
-      const result = await call(client, 'get_order_details', { order_id: IVAN.order }, meta);
+      const result = await call(client, 'get_order_details', READ, meta);
       return result.isError ? textOf(result) : (JSON.parse(textOf(result)) as { status: string }).status;
     };
 
     it('is kept for the proven run across sessions (a worker restart opens a new one)', async () => {
       const first = await session();
+      const email = { email: IVAN.email };
       try {
-        const found = await call(first, 'find_user_id_by_email', { email: IVAN.email }, proven(runKey, chain));
+        const found = await call(
+          first,
+          'find_user_id_by_email',
+          email,
+          proven('find_user_id_by_email', email, { chain }),
+        );
         assert.equal(JSON.parse(textOf(found)), IVAN.user_id);
-        assert.equal(await orderStatus(first, proven(runKey, chain)), 'pending');
+        assert.equal(await orderStatus(first, proven('get_order_details', READ, { chain })), 'pending');
       } finally {
         await first.close();
       }
       const second = await session();
       try {
-        const meta = { ...proven(runKey, chain), principal: IVAN.user_id };
-        assert.equal(await orderStatus(second, meta), 'pending');
+        const run = { chain, principal: IVAN.user_id };
+        assert.equal(await orderStatus(second, proven('get_order_details', READ, run)), 'pending');
+        const extra = { idempotency_key: `run-cancel-${Date.now()}` };
         const cancel = await call(
           second,
           'cancel_pending_order',
-          { order_id: IVAN.order, reason: 'no longer needed' },
-          { ...meta, idempotency_key: `run-cancel-${Date.now()}` },
+          CANCEL,
+          proven('cancel_pending_order', CANCEL, { ...run, extra }),
         );
         assert.equal(cancel.isError, undefined, textOf(cancel));
       } finally {
@@ -252,19 +272,50 @@ describe('retail over streamable HTTP', () => {
           { run_key: runKey },
           { run_key: runKey, run_chain: chain },
           { run_key: runKey, run_chain: chain, run_proof: 'f'.repeat(64) },
-          proven(runKey, chain, 'a-guessed-secret'),
+          proven('get_order_details', READ, { chain }, 'a-guessed-secret'),
         ]) {
           assert.match(await orderStatus(thief, meta), /^policy_denied:not_authenticated/, JSON.stringify(meta));
           const named = await orderStatus(thief, { ...meta, principal: IVAN.user_id });
           assert.match(named, /^invalid_principal: /, JSON.stringify(meta));
-          const cancel = await call(
-            thief,
-            'cancel_pending_order',
-            { order_id: IVAN.order, reason: 'no longer needed' },
-            { ...meta, idempotency_key: `thief-${Date.now()}` },
-          );
+          const cancel = await call(thief, 'cancel_pending_order', CANCEL, {
+            ...meta,
+            idempotency_key: `thief-${Date.now()}`,
+          });
           assert.equal(cancel.isError, true);
         }
+      } finally {
+        await thief.close();
+      }
+    });
+
+    // Second adversary, finding 1a: a proof captured from one request served as a bearer token.
+    it('refuses a captured proof on any request but the one it proves', async () => {
+      const thief = await session();
+      try {
+        const run = { chain, principal: IVAN.user_id };
+        const read = proven('get_order_details', READ, run);
+        // Another tool, other arguments, another principal, an idempotency key added: not proven.
+        const user = await call(thief, 'get_user_details', { user_id: IVAN.user_id }, read);
+        assert.match(textOf(user), /^invalid_principal: /);
+        const { principal: _p, ...unnamed } = read;
+        const details = await call(thief, 'get_user_details', { user_id: IVAN.user_id }, unnamed);
+        assert.match(textOf(details), /^policy_denied:not_authenticated/);
+        const other = await call(thief, 'get_order_details', { order_id: ANYA_ORDER }, unnamed);
+        assert.match(textOf(other), /^policy_denied:not_authenticated/);
+        const key = `replay-${Date.now()}`;
+        const cancel = await call(thief, 'cancel_pending_order', CANCEL, { ...read, idempotency_key: key });
+        assert.match(textOf(cancel), /^invalid_principal: /);
+        // The owner lookup before the customer's consent, replayed as the call itself: not proven.
+        const lookup = proven('cancel_pending_order', CANCEL, {
+          ...run,
+          extra: { idempotency_key: key, owner: 'lookup' },
+        });
+        const owner = await call(thief, 'cancel_pending_order', CANCEL, lookup);
+        assert.deepEqual(owner.structuredContent, { owner: 'principal' }, textOf(owner));
+        const { owner: _o, ...asCall } = lookup;
+        const write = await call(thief, 'cancel_pending_order', CANCEL, asCall);
+        assert.equal(write.isError, true);
+        assert.match(textOf(write), /^invalid_principal: /);
       } finally {
         await thief.close();
       }
@@ -273,9 +324,12 @@ describe('retail over streamable HTTP', () => {
     it('is not inherited by a new run under the same workflow id', async () => {
       const next = await session();
       try {
-        const meta = proven(runKey, 'chain-run-2');
-        assert.match(await orderStatus(next, meta), /^policy_denied:not_authenticated/);
-        assert.match(await orderStatus(next, { ...meta, principal: IVAN.user_id }), /^invalid_principal: /);
+        assert.match(
+          await orderStatus(next, proven('get_order_details', READ, { chain: 'chain-run-2' })),
+          /^policy_denied:not_authenticated/,
+        );
+        const named = proven('get_order_details', READ, { chain: 'chain-run-2', principal: IVAN.user_id });
+        assert.match(await orderStatus(next, named), /^invalid_principal: /);
       } finally {
         await next.close();
       }

@@ -8,7 +8,8 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpCallInput } from '../../common/mcp/discovery';
 import { MCP_META } from '../../common/mcp/meta';
-import { runMeta } from './run-proof';
+import { withRunMeta } from './run-proof';
+import { runOf } from './run-of';
 import { requestTurn, sentBefore } from '../../common/llm-requests';
 import type { Observation } from '../../common/types';
 import { envelope } from '../envelope';
@@ -40,7 +41,6 @@ export async function callMcpTool(input: McpToolActivityInput): Promise<Observat
   const activity = Context.current();
   const name = activity.info.activityType;
   const signal = activity.cancellationSignal;
-  const runKey = activity.info.workflowExecution?.workflowId;
   const { attempt } = activity.info;
   // The attempts before this one that called the server, and whether this one may (llm-requests.ts).
   const sent = sentBefore(activity.info.heartbeatDetails, attempt);
@@ -59,17 +59,11 @@ export async function callMcpTool(input: McpToolActivityInput): Promise<Observat
   activity.heartbeat(ledger());
   const beat = setInterval(() => activity.heartbeat(ledger()), HEARTBEAT_EVERY_MS);
   try {
-    const result = await withMcpClient(input.server, input.connection, signal, (client) =>
+    const request = { name: input.tool, arguments: input.args };
+    const run = runOf(input, activity.info);
+    const result = await withMcpClient(input.server, input.connection, signal, run.session, (client) =>
       client.callTool(
-        {
-          name: input.tool,
-          arguments: input.args,
-          _meta: {
-            [MCP_META.idempotencyKey]: input.idempotency_key,
-            ...runMeta(runKey, input.run_chain ?? activity.info.workflowExecution?.runId),
-            ...(input.principal !== undefined ? { [MCP_META.principal]: input.principal } : {}),
-          },
-        },
+        { ...request, _meta: withRunMeta(request, { [MCP_META.idempotencyKey]: input.idempotency_key }, run.identity) },
         undefined,
         { signal, timeout: input.timeout_seconds * 1000 },
       ),

@@ -1,5 +1,5 @@
 // How an MCP activity reaches its server: on the worker's pooled connection for that server's
-// config, connecting again once when a reused connection turns out broken.
+// config and run (a listing's: none), connecting again once when a reused connection turns out broken.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnection } from '../../common/mcp/config';
@@ -11,18 +11,20 @@ export { McpConfigError } from './transport';
 export type { McpConnection } from '../../common/mcp/config';
 
 /**
- * Runs `use` with a client connected to the server (the worker's pooled connection). What `use`
+ * Runs `use` with a client connected to the server (the worker's pooled connection for the
+ * server and `scope`: a run's calls pass the run, so no session serves two runs). What `use`
  * returns (the server's answers) and what it throws pass the one masking step (masked.ts).
  */
 export async function withMcpClient<T>(
   server: string,
   connection: McpConnection,
   signal: AbortSignal,
+  scope: string,
   use: (client: Client) => Promise<T>,
 ): Promise<T> {
   const secrets = mcpSecrets(connection);
   try {
-    const answer = await mcpPool.with(server, connection, signal, use, {
+    const answer = await mcpPool.with(server, connection, signal, scope, use, {
       broken: connectionBroken,
       stale: connectionLost,
     });

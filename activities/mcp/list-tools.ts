@@ -12,11 +12,13 @@ export interface ListToolsInput {
 }
 
 const MAX_PAGES = 20;
+/** A listing's session scope: no run's (a listing carries no run identity). */
+const LISTING = 'listing';
 
 export async function mcp_list_tools(input: ListToolsInput): Promise<McpDiscovery> {
   const { cancellationSignal: signal } = Context.current();
   try {
-    const tools = await withMcpClient(input.server, input.connection, signal, async (client) => {
+    const tools = await withMcpClient(input.server, input.connection, signal, LISTING, async (client) => {
       const found: McpToolListing[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {

@@ -3,9 +3,9 @@
 // for both lookups: a config refusal is final, anything else Temporal retries.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { MCP_META } from '../../common/mcp/meta';
 import type { McpToolActivityInput } from './call-tool';
-import { runMeta } from './run-proof';
+import { withRunMeta } from './run-proof';
+import { runOf } from './run-of';
 import { McpConfigError, withMcpClient } from './connect';
 
 export async function mcpLookupCall(
@@ -13,22 +13,14 @@ export async function mcpLookupCall(
   meta: Record<string, string>,
 ): Promise<CallToolResult> {
   const { cancellationSignal: signal, info } = Context.current();
-  const runKey = info.workflowExecution?.workflowId;
+  const request = { name: input.tool, arguments: input.args };
+  const run = runOf(input, info);
   try {
-    return (await withMcpClient(input.server, input.connection, signal, (client) =>
-      client.callTool(
-        {
-          name: input.tool,
-          arguments: input.args,
-          _meta: {
-            ...meta,
-            ...runMeta(runKey, input.run_chain ?? info.workflowExecution?.runId),
-            ...(input.principal !== undefined ? { [MCP_META.principal]: input.principal } : {}),
-          },
-        },
-        undefined,
-        { signal, timeout: input.timeout_seconds * 1000 },
-      ),
+    return (await withMcpClient(input.server, input.connection, signal, run.session, (client) =>
+      client.callTool({ ...request, _meta: withRunMeta(request, meta, run.identity) }, undefined, {
+        signal,
+        timeout: input.timeout_seconds * 1000,
+      }),
     )) as CallToolResult;
   } catch (err) {
     if (err instanceof McpConfigError) throw ApplicationFailure.nonRetryable(err.message, 'McpConfig');

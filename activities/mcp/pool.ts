@@ -1,5 +1,7 @@
-// The worker's MCP connections: one per server config, shared by every call and listing that names
-// it (an MCP session costs a handshake, a stdio server a process spawn). A connection that fails is
+// The worker's MCP connections: one per server config and scope (a run: a server may keep state
+// per session, such as whom it authenticated, and no session may carry it from one run into
+// another), shared by the scope's calls (an MCP session costs a handshake, a stdio server a
+// process spawn). A connection that fails is
 // retired: the next call connects again, and the old one closes once its last call is over. One
 // idle for a while is closed; all close when the worker shuts down. A cancelled call leaves its
 // connection open, so the SDK's notifications/cancelled goes out on it.
@@ -34,10 +36,11 @@ export class McpPool {
     server: string,
     connection: McpConnection,
     signal: AbortSignal,
+    scope: string,
     use: (client: Client) => Promise<T>,
     failure: { broken: (err: unknown) => boolean; stale: (err: unknown) => boolean },
   ): Promise<T> {
-    const key = JSON.stringify([server, connection]);
+    const key = JSON.stringify([server, connection, scope]);
     const reused = this.pooled.get(key);
     const entry = reused ?? this.open(key, server, connection, signal);
     try {

@@ -48,6 +48,12 @@ const stdioServerSchema = z.strictObject({
   /** Names of the worker's environment variables the server process gets (values stay on the worker). */
   env: z.array(envName).max(50).optional(),
   cwd: z.string().max(1000).optional(),
+  /**
+   * The server is told the run's identity in each call's `_meta` (run key, chain, principal and,
+   * with AGENT_MCP_RUN_SECRET, the run's proof): only for a server trusted with it, as this
+   * project's own MCP server is; any other server never receives them.
+   */
+  run_identity: z.boolean().optional(),
   tools: toolsSchema,
 });
 
@@ -55,6 +61,12 @@ const httpServerSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/ }),
   /** HTTP header -> the worker's environment variable holding its value (e.g. a bearer token). */
   headers_from_env: z.record(z.string().min(1).max(100), envName).optional(),
+  /**
+   * The server is told the run's identity in each call's `_meta` (run key, chain, principal and,
+   * with AGENT_MCP_RUN_SECRET, the run's proof): only for a server trusted with it, as this
+   * project's own MCP server is; any other server never receives them.
+   */
+  run_identity: z.boolean().optional(),
   tools: toolsSchema,
 });
 
