@@ -2,8 +2,9 @@
 // that might carry one into a failure message, a log line or the history (an error body that
 // echoes the Authorization header, a proxy URL with credentials) goes through here first.
 import { SECRET_ENV_NAMES } from '../runtime/env-vars';
+import { SECRET_MASK, maskSecretSpans } from './secret-spans';
 
-export const SECRET_MASK = '[secret]';
+export { SECRET_MASK };
 
 /** Environment variables whose values are secrets; their values are masked wherever text leaves the worker. */
 export const SECRET_ENV_VARS: readonly string[] = [...SECRET_ENV_NAMES, 'TEMPORAL_API_KEY'];
@@ -26,15 +27,12 @@ export function secretsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
 }
 
 /**
- * Masks every known secret value, bearer tokens, OpenAI-style keys and URL credentials. Values
- * shorter than 6 characters are not treated as secrets (masking "a" everywhere would ruin text).
+ * Masks every known secret value (also escaped, entity-encoded or in other case: secret-spans.ts),
+ * bearer tokens, OpenAI-style keys and URL credentials. Values shorter than 6 characters are not
+ * treated as secrets (masking "a" everywhere would ruin text).
  */
 export function scrubSecrets(text: string, secrets: readonly string[] = []): string {
-  let out = text;
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) {
-    if (secret.length >= 6) out = out.split(secret).join(SECRET_MASK);
-  }
-  return out
+  return maskSecretSpans(text, secrets)
     .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{6,}/gi, `$1 ${SECRET_MASK}`)
     .replace(/\bsk-[A-Za-z0-9_-]{6,}/g, SECRET_MASK)
     .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]*:[^/\s@]*@/gi, `$1${SECRET_MASK}@`);

@@ -36,14 +36,22 @@ export function redactPaths(data: unknown, paths: readonly string[]): { data: un
 function redactAt(node: unknown, segments: string[], at: string[], out: string[]): void {
   if (typeof node !== 'object' || node === null) return;
   const record = node as Record<string, unknown>;
-  const [head, ...rest] = segments as [string, ...string[]];
-  const keys = head === '*' ? Object.keys(record) : Object.prototype.hasOwnProperty.call(record, head) ? [head] : [];
-  for (const key of keys) {
-    if (rest.length === 0) {
-      record[key] = REDACTED;
-      out.push([...at, key].join('.'));
-    } else {
-      redactAt(record[key], rest, [...at, key], out);
+  const has = (key: string) => Object.prototype.hasOwnProperty.call(record, key);
+  // `user.ssn` also names a flat key "user.ssn" (and "user" → "ssn.x" …): each run of segments
+  // joined by dots is tried as one key.
+  for (let take = 1; take <= segments.length; take++) {
+    const joined = segments.slice(0, take);
+    if (take > 1 && joined.includes('*')) break;
+    const head = joined.join('.');
+    const rest = segments.slice(take);
+    const keys = head === '*' ? Object.keys(record) : has(head) ? [head] : [];
+    for (const key of keys) {
+      if (rest.length === 0) {
+        record[key] = REDACTED;
+        out.push([...at, key].join('.'));
+      } else {
+        redactAt(record[key], rest, [...at, key], out);
+      }
     }
   }
 }

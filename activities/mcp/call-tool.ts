@@ -69,11 +69,15 @@ export async function callMcpTool(input: McpToolActivityInput): Promise<Observat
       ),
     );
     const data = dataOf(result as CallToolResult); // masked already (withMcpClient)
-    // A result of several items is a list: the configured paths apply to each item too.
+    // A result of several items is a list: the configured paths apply to each item, and to the
+    // JSON text of each embedded resource, too.
     const paths = input.sensitive ?? [];
-    const sensitive = Array.isArray(data) ? [...paths, ...paths.map((p) => `*.${p}`)] : paths;
-    // Fail closed: sensitive paths cannot be found in data that is not structured, so it is not shown.
-    const shown = paths.length > 0 && (typeof data !== 'object' || data === null) ? WITHHELD : data;
+    const sensitive = Array.isArray(data)
+      ? [...paths, ...paths.flatMap((p) => [`*.${p}`, `*.resource.text.${p}`])]
+      : paths;
+    // Fail closed: sensitive paths cannot be found in data that is not structured, nor in text
+    // inside it that names a sensitive field, so such a result is not shown.
+    const shown = paths.length > 0 && !redactable(data, paths) ? WITHHELD : data;
     const observation = envelope(name, input.server, result.isError !== true, shown, { sensitive });
     logObservation(name, observation);
     return observation;
@@ -96,27 +100,60 @@ export async function callMcpTool(input: McpToolActivityInput): Promise<Observat
 }
 
 /**
- * The result's data: its one text (JSON when it parses), else its structured content, else its
- * items, each text item read as JSON when it parses (so the configured paths reach into them).
+ * The result's data: its one text, else its structured content, else its items (an embedded
+ * resource's text too), with JSON text read as JSON wherever it is, nested strings included (so
+ * the configured paths reach into them).
  */
 function dataOf(result: CallToolResult): unknown {
   const [only] = result.content;
-  if (result.content.length === 1 && only?.type === 'text') return jsonOrText(only.text);
-  return result.structuredContent ?? result.content.map((c) => (c.type === 'text' ? jsonOrText(c.text) : c));
+  if (result.content.length === 1 && only?.type === 'text') return parsedDeep(only.text);
+  if (result.structuredContent !== undefined) return parsedDeep(result.structuredContent);
+  return result.content.map((c) => {
+    if (c.type === 'text') return parsedDeep(c.text);
+    if (c.type === 'resource' && 'text' in c.resource)
+      return { ...c, resource: { ...c.resource, text: parsedDeep(c.resource.text) } };
+    return parsedDeep(c);
+  });
 }
 
 /** What a result that should be redacted but cannot be (not structured data) is replaced with. */
 export const WITHHELD = '[withheld: the result is not structured data and the tool has sensitive fields]';
 
-/** The text as JSON when it parses, JSON inside a JSON string included (so the paths reach into it). */
-function jsonOrText(text: string): unknown {
-  let value: unknown = text;
-  for (let depth = 0; depth < 4 && typeof value === 'string'; depth++) {
+/** JSON is parsed inside strings this deep (JSON in a field of JSON in a string …). */
+export const MAX_PARSE_DEPTH = 8;
+
+/** `value` with every string that is JSON (an object, array or JSON string) parsed, at any depth. */
+export function parsedDeep(value: unknown, depth = 0): unknown {
+  if (depth > MAX_PARSE_DEPTH) return value;
+  if (typeof value === 'string') {
+    const start = value.trimStart()[0];
+    if (start !== '{' && start !== '[' && start !== '"') return value;
     try {
-      value = JSON.parse(value) as unknown;
+      return parsedDeep(JSON.parse(value) as unknown, depth + 1);
     } catch {
-      break;
+      return value;
     }
   }
+  if (Array.isArray(value)) return value.map((v) => parsedDeep(v, depth));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, parsedDeep(v, depth)]));
   return value;
+}
+
+/**
+ * Whether the paths can do their work on `data`: it is structured, and no text left in it (text
+ * that is not JSON, or JSON nested too deep) names a sensitive field (`ssn` of `user.ssn`).
+ */
+export function redactable(data: unknown, paths: readonly string[]): boolean {
+  if (typeof data !== 'object' || data === null) return false;
+  const names = [...new Set(paths.flatMap((p) => p.split('.')).filter((n) => n.length > 0 && n !== '*'))].map((n) =>
+    n.toLowerCase(),
+  );
+  const clean = (v: unknown): boolean => {
+    if (typeof v === 'string') return !names.some((n) => v.toLowerCase().includes(n));
+    if (Array.isArray(v)) return v.every(clean);
+    if (v !== null && typeof v === 'object') return Object.values(v).every(clean);
+    return true;
+  };
+  return clean(data);
 }

@@ -1,15 +1,18 @@
 // The one masking step between an MCP server and everything else: whatever a server answers (a
 // tool listing, a call's result, a lookup's answer) and every error of a request to it passes
 // here before any activity reads it, so a server that echoes what it received (a header's token in
-// a tool's description or schema, in a result, in an error page) puts no secret into history, a
-// decide input or a model request. It runs before anything cuts text short: a secret cut in two
-// would no longer match.
+// a tool's description or schema, in a result, in an error page) verbatim puts no secret into
+// history, a decide input or a model request. It runs before anything cuts text short: a secret
+// cut in two would no longer match.
 //
-// A secret is masked in every form a server may echo it in: the whole value and each
-// whitespace-separated part of 6+ characters ("Bearer X" → X too), and each of those JSON-escaped
-// (a `/` sent back as `\/`). Text that is JSON is masked after parsing, on every string, key and
-// number, and written back as JSON: an escape cannot hide a secret, and masking never turns JSON
-// into text that no longer parses (a number equal to a secret becomes the string "[secret]").
+// A secret is masked in the forms a server may echo it verbatim: the whole value and each
+// whitespace-separated part of 6+ characters ("Bearer X" → X too), in any letter case, with any of
+// its characters written as a \uXXXX, \xXX or JSON escape or an HTML entity, inside plain text or
+// JSON. Text that is JSON is masked after parsing, on every string, key and number, and written
+// back as JSON; a number token equal to a numeric secret becomes the string "[secret]" before
+// parsing (a 20-digit number would parse to a different value). A server that transforms a value
+// (base64, hex, reversed, cut short) is not caught: give header secrets only to servers trusted
+// with them (docs/security.md).
 import { SECRET_MASK, scrubSecrets, secretsFromEnv } from '../secrets';
 import type { McpConnection } from './transport';
 import { connectionSecrets } from './transport';
@@ -22,19 +25,26 @@ export function mcpSecrets(connection: McpConnection, env: NodeJS.ProcessEnv = p
 /** The scheme word of an Authorization value is no secret (masking "Bearer" everywhere would ruin text). */
 const AUTH_SCHEMES = /^(bearer|basic|digest|token|apikey)$/i;
 
-/** Every form of the secrets a server may echo: whole, each part of 6+ characters, and JSON-escaped. */
+/** The secrets to look for: each whole and each part of 6+ characters (escapes and case: scrubSecrets). */
 export function secretForms(secrets: readonly string[]): string[] {
   const forms = new Set<string>();
   for (const secret of secrets) {
     for (const form of [secret, ...secret.split(/\s+/)]) {
       if (form.length < 6 || AUTH_SCHEMES.test(form)) continue;
       forms.add(form);
-      forms.add(JSON.stringify(form).slice(1, -1));
-      forms.add(form.replace(/\//g, '\\/'));
-      forms.add(JSON.stringify(form).slice(1, -1).replace(/\//g, '\\/'));
     }
   }
   return [...forms];
+}
+
+const NUMBER = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
+
+/** JSON text with each number token equal to a numeric secret written as the string "[secret]". */
+export function numbersMasked(json: string, numbers: ReadonlySet<string>): string {
+  if (numbers.size === 0) return json;
+  return json.replace(/"(?:[^"\\]|\\[\s\S])*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (token) =>
+    token.startsWith('"') || !numbers.has(token) ? token : JSON.stringify(SECRET_MASK),
+  );
 }
 
 /** JSON nested in strings is parsed this deep (a server wrapping JSON in JSON in JSON). */
@@ -56,20 +66,23 @@ export function parsedJson(text: string): object | string | undefined {
 export function maskedValue<T>(value: T, secrets: readonly string[]): T {
   const forms = secretForms(secrets);
   if (forms.length === 0) return value;
-  const numbers = new Set(forms.filter((f) => /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(f)));
+  const numbers = new Set(forms.filter((f) => NUMBER.test(f)));
+  // A number already parsed (by the SDK) is compared as a number: 20 digits parse imprecisely.
+  const numeric = new Set([...numbers].map(Number));
   const text = (s: string, depth: number): string => {
-    const parsed = depth < MAX_JSON_DEPTH ? parsedJson(s) : undefined;
+    const prepared = depth < MAX_JSON_DEPTH ? numbersMasked(s, numbers) : s;
+    const parsed = depth < MAX_JSON_DEPTH ? parsedJson(prepared) : undefined;
     if (parsed !== undefined) {
       const masked = walk(parsed, depth + 1);
       const again = JSON.stringify(masked);
       // Unchanged: the server's own text, as it wrote it.
-      return again === JSON.stringify(parsed) ? s : again;
+      return prepared === s && again === JSON.stringify(parsed) ? s : again;
     }
     return scrubSecrets(s, forms);
   };
   const walk = (v: unknown, depth: number): unknown => {
     if (typeof v === 'string') return text(v, depth);
-    if (typeof v === 'number') return numbers.has(String(v)) ? SECRET_MASK : v;
+    if (typeof v === 'number') return numbers.has(String(v)) || numeric.has(v) ? SECRET_MASK : v;
     if (Array.isArray(v)) return v.map((inner) => walk(inner, depth));
     if (v !== null && typeof v === 'object')
       return Object.fromEntries(Object.entries(v).map(([k, inner]) => [scrubSecrets(k, forms), walk(inner, depth)]));
