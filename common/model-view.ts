@@ -431,7 +431,7 @@ export function planView(
   const names = new Map<string, string>();
   const full = entries.map((e) => entryChars(e, registry, names, false));
   let chars = fixedChars + turns.reduce((n, t) => n + messageChars(turnMessage(t, 'native')), 0);
-  chars += messageChars({ role: 'user', content: opening(source) }) + full.reduce((n, c) => n + c, 0);
+  chars += messageChars({ role: 'user', content: opening(source, 'native') }) + full.reduce((n, c) => n + c, 0);
   for (let i = 0; i < entries.length - 1 && estimateTokens(chars) > budgetTokens; i++) {
     const entry = entries[i]!;
     ref.compact_before = entry.step + 1;
