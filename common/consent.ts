@@ -95,9 +95,12 @@ export function unshowableObservation(request: ConsentRequest, why: string): Obs
 }
 
 // A yes is a short message made only of these words (after NFKC, dropping format characters,
-// lower-casing, punctuation as spaces), with a yes among them. A whitelist, not a list of negations:
+// lower-casing, `. , !` as spaces), with a yes among them. A whitelist, not a list of negations:
 // "yes, but…", a look-alike letter ("nоt" with a Cyrillic о) or any other word makes it no consent,
-// and the customer can say yes again.
+// and the customer can say yes again. Nothing but letters, spaces, apostrophes and `. , !` may stand
+// in it: a yes is a statement, so a question mark (any script's), an emoji or any other symbol
+// ("Confirmed?", "yes 👎") makes it none.
+const STATEMENT = /^[\p{L}\s.,!’'ʼ]*$/u;
 const YES_WORDS = new Set(['yes', 'y', 'yeah', 'yep', 'confirm', 'confirmed']);
 const COURTESY = new Set([
   'please',
@@ -124,12 +127,13 @@ const COURTESY = new Set([
 
 /** Whether the customer's message is an explicit yes (docs/conversations.md lists the rule). */
 export function isExplicitYes(text: string): boolean {
-  const words = text
-    .normalize('NFKC')
-    .replace(/\p{Cf}/gu, '') // zero-width and format characters: what the customer sees is what counts
+  // Zero-width and format characters dropped: what the customer sees is what counts.
+  const seen = text.normalize('NFKC').replace(/\p{Cf}/gu, '');
+  if (!STATEMENT.test(seen)) return false;
+  const words = seen
     .toLowerCase()
     .replace(/[’'ʼ]/g, '')
-    .split(/[^\p{L}\p{N}]+/u)
+    .split(/[^\p{L}]+/u)
     .filter(Boolean);
   if (words.length === 0 || words.length > 12) return false;
   return words.some((word) => YES_WORDS.has(word)) && words.every((word) => YES_WORDS.has(word) || COURTESY.has(word));

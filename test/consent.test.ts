@@ -38,6 +38,22 @@ function textsOf(value: unknown): string[] {
   return [];
 }
 
+/** The forms docs/conversations.md names as consent. */
+const DOCUMENTED_YES = [
+  'yes',
+  'Yes, please.',
+  'I confirm',
+  'YES!',
+  'yeah',
+  'yep',
+  'y',
+  'Confirmed.',
+  "Yes, that's correct.",
+  'Yes, go ahead, thank you!',
+  'Okay, yes, sounds good.',
+  'yes proceed',
+];
+
 const HEDGES = ['no', 'not', "don't", 'never', 'cancel', 'stop', 'wait', 'but', 'however', 'instead', 'change'];
 
 describe("the customer's explicit yes", () => {
@@ -114,6 +130,41 @@ describe("the customer's explicit yes", () => {
     );
     // Found by the adversary: a modifier-letter apostrophe and look-alike letters in a negation.
     for (const text of ['yes donʼt', 'yes, nоt now', 'yes dо nоt']) assert.equal(isExplicitYes(text), false, text);
+  });
+
+  // Found by the second adversary: each of these ran cancel_pending_order.
+  it('a question, an emoji or any other symbol is never consent: a yes is a statement', () => {
+    for (const text of [
+      'Do I confirm?',
+      'Is that correct? Yes?',
+      'Confirmed?',
+      'yes 👎',
+      'yes ✗',
+      'yes？',
+      '¿yes',
+      'yes؟',
+    ])
+      assert.equal(isExplicitYes(text), false, text);
+    // Any character that is not a letter, a space, an apostrophe or . , ! (a question mark of any
+    // script, an emoji, a symbol, a digit, a mark), anywhere in a documented yes.
+    const other = fc
+      .oneof(
+        fc.constantFrom('?', '？', '¿', '؟', '⸮', ';', '፧', '⁇', '﹖', '👎', '✗', '❌', '🙅', ':(', '-', '0'),
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 2 }),
+      )
+      .filter((s) => !/^[\p{L}\s.,!’'ʼ]*$/u.test(s.normalize('NFKC').replace(/\p{Cf}/gu, '')));
+    fc.assert(
+      fc.property(fc.constantFrom(...DOCUMENTED_YES), other, fc.nat({ max: 40 }), (yes, symbol, at) => {
+        const i = Math.min(at, yes.length);
+        const text = yes.slice(0, i) + symbol + yes.slice(i);
+        assert.equal(isExplicitYes(text), false, JSON.stringify(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('the documented yes forms are consent', () => {
+    for (const text of DOCUMENTED_YES) assert.equal(isExplicitYes(text), true, text);
   });
 
   it("the question cannot be forged by an argument: a newline or a quote in a value is not asked (an adversary's find)", () => {

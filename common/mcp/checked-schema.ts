@@ -29,8 +29,12 @@ export const ENFORCED_KEYWORDS: readonly string[] = [
   ...new Set(['type', 'enum', 'const', 'anyOf', ...Object.values(BY_TYPE).flat(), ...ANNOTATIONS, '$schema']),
 ];
 
-/** Property names an object parse confuses with the prototype's. */
-const HOSTILE_NAMES = ['__proto__', 'constructor', 'prototype'];
+/**
+ * Property names an object parse confuses with the prototype's: `prototype`, and every name an
+ * object inherits (`__proto__`, `constructor`, `toString`, `valueOf`, `hasOwnProperty`...), which
+ * zod finds on `{}` so a `required` naming one would pass with the key absent.
+ */
+export const isHostileName = (name: string): boolean => name === 'prototype' || name in Object.prototype;
 
 type Node = Record<string, unknown>;
 const isPrimitive = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
@@ -135,7 +139,7 @@ function typedProblem(node: Node, type: string, at: string): string | undefined 
     return `${at}/properties: not a map of schemas`;
   for (const [name, sub] of Object.entries(properties)) {
     // An object parse treats these names as the prototype's, so nothing about them would be checked.
-    if (HOSTILE_NAMES.includes(name)) return `${at}/properties: ${name} is not a property name the gateway checks`;
+    if (isHostileName(name)) return `${at}/properties: ${name} is not a property name the gateway checks`;
     const why = nodeProblem(sub, `${at}/properties/${name}`);
     if (why) return why;
   }
@@ -144,6 +148,8 @@ function typedProblem(node: Node, type: string, at: string): string | undefined 
     if (!Array.isArray(required) || !required.every((r) => typeof r === 'string'))
       return `${at}/required: not a list of names`;
     // zod makes only declared properties required: one it does not know of would not be.
+    const hostile = (required as string[]).find(isHostileName);
+    if (hostile !== undefined) return `${at}/required: ${hostile} is not a property name the gateway checks`;
     const undeclared = required.find((r) => !Object.hasOwn(properties, r as string));
     if (undeclared !== undefined)
       return `${at}/required: ${JSON.stringify(undeclared).slice(0, 40)} is not a declared property`;
@@ -158,10 +164,11 @@ function typedProblem(node: Node, type: string, at: string): string | undefined 
  * without the unicode flag; each pattern is checked here with it, in the branch of an anyOf that holds.
  */
 export function checkedArgs(schema: unknown): z.ZodType<Record<string, unknown>> {
-  // zod neither checks nor keeps a `__proto__` key: arguments naming one are refused before it reads them.
+  // zod neither checks nor keeps a `__proto__` key, and finds inherited names on any object:
+  // arguments naming one are refused before it reads them.
   return z
     .unknown()
-    .refine((value) => !hostileKey(value), 'a key named __proto__, constructor or prototype')
+    .refine((value) => !hostileKey(value), 'a key named prototype or after a member every object inherits')
     .pipe(holds(schema))
     .refine((value) => patternsHold(schema, value), 'a string does not match its pattern') as z.ZodType<
     Record<string, unknown>
@@ -171,7 +178,7 @@ export function checkedArgs(schema: unknown): z.ZodType<Record<string, unknown>>
 function hostileKey(value: unknown): boolean {
   if (value === null || typeof value !== 'object') return false;
   if (Array.isArray(value)) return value.some(hostileKey);
-  return Object.keys(value).some((k) => HOSTILE_NAMES.includes(k)) || Object.values(value).some(hostileKey);
+  return Object.keys(value).some(isHostileName) || Object.values(value).some(hostileKey);
 }
 
 const zodCache = new WeakMap<object, z.ZodType>();
