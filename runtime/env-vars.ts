@@ -228,7 +228,7 @@ export const ENV_VARS = {
     group: 'worker',
     default: '',
     meaning:
-      "a secret the worker and this project's MCP server (`npm run mcp`) share: the worker proves each call's run with an HMAC of it, so the server keeps a run's authenticated customer across sessions and no other caller can claim it; unset = authentication lasts one MCP session (docs/mcp.md)",
+      "a secret the worker and this project's MCP server (`npm run mcp`) share: to a server configured run_identity, the worker proves each request's run with an HMAC of that request, so the server keeps a run's authenticated customer across sessions and no other caller can claim it; unset = authentication lasts one MCP session (docs/mcp.md)",
     parse: text,
     secret: true,
   },
