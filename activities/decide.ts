@@ -195,7 +195,9 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
           })
         : await call();
       const answer = completion.choices?.[0]?.message;
-      const content = request.tools ? answer && request.actionText(answer) : answer?.content;
+      const content = request.tools
+        ? answer && request.actionText(answer)
+        : (answer?.content ?? (typeof answer?.refusal === 'string' ? answer.refusal : undefined));
       if (typeof content !== 'string') {
         // An answer without a message (no choices, a null content) is malformed: it is paid for
         // if it reported usage, and retried.

@@ -115,6 +115,8 @@ export function strictAllowed(schema: unknown): boolean {
 export interface AnswerMessage {
   /** Text, or (some servers) a list of parts: `[{"type":"text","text":"..."}]`. */
   content?: string | ReadonlyArray<unknown> | null;
+  /** A refusal (OpenAI's shape: `content: null` and the model's words here). */
+  refusal?: unknown;
   tool_calls?: ReadonlyArray<{ type?: string; function?: { name?: unknown; arguments?: unknown } } | null> | null;
 }
 
@@ -133,7 +135,8 @@ export function actionTextOf(
   const calls: unknown[] = Array.isArray(message.tool_calls) ? message.tool_calls : [];
   const call = calls.find((c) => typeof c === 'object' && c !== null) as
     { function?: { name?: unknown; arguments?: unknown } } | undefined;
-  const content = textOf(message.content);
+  // A refusal is the model's answer in words, as its text would be.
+  const content = textOf(message.content) || (typeof message.refusal === 'string' ? message.refusal : '');
   if (call) {
     const name = typeof call.function?.name === 'string' ? call.function.name : '';
     const args = parsedArgs(call.function?.arguments);

@@ -60,8 +60,8 @@ export interface ChargedTokens {
 }
 
 /**
- * The tokens to charge for an attempt's reported usage. An absent count is 0; a count that is
- * there but unusable (negative, not an integer, a string, beyond 2^53) is replaced by the
+ * The tokens to charge for an attempt's reported usage. No usage at all is 0; in a usage that is
+ * there, a count that is missing, null or unusable (negative, not an integer, a string, beyond 2^53) is replaced by the
  * estimate (the prompt from the request's size, the completion at the cap sent), so an attempt
  * that reported nonsense is charged conservatively, never free. Cached tokens count only when
  * 0 ≤ cached ≤ a reported prompt; otherwise the whole prompt is priced at the input price.
@@ -71,9 +71,12 @@ export function chargedTokens(
   estimate: { prompt_tokens: number; completion_tokens: number },
 ): ChargedTokens {
   const counts = (typeof usage === 'object' && usage !== null ? usage : {}) as Record<string, unknown>;
+  // No usage at all counts 0; a usage that is there ("lots", {prompt_tokens: null}, other keys) and
+  // misses a count is estimated, so an answered attempt is never free.
+  const reported = usage !== undefined && usage !== null;
   let estimated = false;
   const read = (value: unknown, fallback: number): number => {
-    if (value === undefined || value === null) return 0;
+    if ((value === undefined || value === null) && !reported) return 0;
     if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
     estimated = true;
     return fallback;
@@ -81,9 +84,9 @@ export function chargedTokens(
   const prompt = read(counts.prompt_tokens, estimate.prompt_tokens);
   const completion = read(counts.completion_tokens, estimate.completion_tokens);
   const details = counts.prompt_tokens_details;
-  const reported =
+  const cachedReported =
     typeof details === 'object' && details !== null ? (details as Record<string, unknown>).cached_tokens : undefined;
-  const cached = estimated ? 0 : cachedOf({ prompt_tokens: prompt, cached_prompt_tokens: reported as number });
+  const cached = estimated ? 0 : cachedOf({ prompt_tokens: prompt, cached_prompt_tokens: cachedReported as number });
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,

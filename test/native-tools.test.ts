@@ -133,6 +133,19 @@ describe('native tool calling: the answer as an action', () => {
     assert.equal(actionTextOf({ content: [{ type: 'image_url' }], tool_calls: [null] }, byFunction, true), undefined);
   });
 
+  it("a refusal (content null, refusal text) is the model's answer in words: a message in a conversation, a final answer otherwise", () => {
+    const refusal: AnswerMessage = { content: null, refusal: 'I am sorry, I cannot help with that.' };
+    assert.equal(
+      actionTextOf(refusal, byFunction, true),
+      JSON.stringify({ kind: 'message', text: 'I am sorry, I cannot help with that.' }),
+    );
+    assert.equal(
+      actionTextOf(refusal, byFunction, false),
+      JSON.stringify({ kind: 'final', answer: 'I am sorry, I cannot help with that.' }),
+    );
+    assert.equal(actionTextOf({ content: null, refusal: null }, byFunction, true), undefined);
+  });
+
   it('arguments that are not a JSON text (an object in its place) are bad_args', () => {
     const objectArgs: AnswerMessage = {
       content: null,

@@ -26,8 +26,12 @@ describe('what an attempt is charged for the usage it reported', () => {
     });
   });
 
-  it('counts that are absent are 0; sound counts are taken as reported', () => {
-    assert.deepEqual(chargedTokens({ completion_tokens: 3 }, estimate), { prompt_tokens: 0, completion_tokens: 3 });
+  it('no usage is 0; a count missing from a usage is estimated; sound counts are taken as reported', () => {
+    assert.deepEqual(chargedTokens({ completion_tokens: 3 }, estimate), {
+      prompt_tokens: estimate.prompt_tokens,
+      completion_tokens: 3,
+      estimated: true,
+    });
     assert.deepEqual(chargedTokens(undefined, estimate), { prompt_tokens: 0, completion_tokens: 0 });
     assert.deepEqual(
       chargedTokens(
@@ -76,15 +80,15 @@ describe('what an attempt is charged for the usage it reported', () => {
         };
         const t = chargedTokens(usage, e);
         const sound = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-        const absent = (v: unknown) => v === undefined || v === null;
+        // The usage is there: a count missing from it is estimated too (never free).
         for (const [value, got, fallback] of [
           [prompt, t.prompt_tokens, e.prompt_tokens],
           [completion, t.completion_tokens, e.completion_tokens],
         ] as const)
-          assert.equal(got, sound(value) ? value : absent(value) ? 0 : fallback);
+          assert.equal(got, sound(value) ? value : fallback);
         assert.equal(
           t.estimated === true,
-          [prompt, completion].some((v) => !sound(v) && !absent(v)),
+          [prompt, completion].some((v) => !sound(v)),
         );
         const c = t.cached_prompt_tokens ?? 0;
         assert.ok(Number.isSafeInteger(c) && c >= 0 && c <= t.prompt_tokens);
@@ -94,5 +98,21 @@ describe('what an attempt is charged for the usage it reported', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+  it('a usage that is there but carries no usable count is estimated; no usage at all counts 0', () => {
+    const e = { prompt_tokens: 700, completion_tokens: 512 };
+    for (const usage of [
+      { prompt_tokens: null, completion_tokens: null, total_tokens: 5000 },
+      'lots',
+      { input_tokens: 5000, output_tokens: 5000 },
+      [],
+    ]) {
+      const t = chargedTokens(usage, e);
+      assert.deepEqual([t.prompt_tokens, t.completion_tokens, t.estimated], [700, 512, true], JSON.stringify(usage));
+    }
+    for (const usage of [undefined, null]) {
+      const t = chargedTokens(usage, e);
+      assert.deepEqual([t.prompt_tokens, t.completion_tokens, t.estimated], [0, 0, undefined]);
+    }
   });
 });
