@@ -8,9 +8,9 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 const sandboxSafe = ['common/**/*.ts', 'workflows/**/*.ts'];
 // Domain code (tools, data model, Python-compatible formatting) is pure: no Node built-ins, no runtime layer.
 const domainCode = ['domains/**/*.ts'];
-// What production code never imports: the build/server scripts, the test doubles, the benchmark,
-// the eval and the tests.
-const notProduction = ['./scripts', './testing', './bench', './eval', './test'];
+// What production code never imports: the build/server scripts, the local servers' library, the
+// benchmark, the eval and the tests.
+const notProduction = ['./scripts', './local-servers', './bench', './eval', './test'];
 // The CLI, the codec server and the MCP server are entry points: no library layer imports them.
 const entryPoints = ['./cli', './codec-server', './mcp-server'];
 
@@ -60,8 +60,8 @@ export default tseslint.config(
       // The layers (docs/architecture.md): common/ (sandbox-safe, imports nothing of ours), domains/
       // (pure), runtime/ (Node-side shared), workflows/ (the sandbox), activities/ and worker/ (never
       // a client), client/ (the run API), cli/ (the `agent` command), codec-server/. Production code
-      // never imports the test doubles (testing/), the benchmark, the eval or the tests; the eval and
-      // the benchmark share testing/ with the tests but never import test/.
+      // never imports the local servers' library, the benchmark, the eval or the tests; the eval and
+      // the benchmark share local-servers/ and offline-model/ with the tests, never test/.
       'import-x/no-restricted-paths': [
         'error',
         {
@@ -93,16 +93,14 @@ export default tseslint.config(
             },
             {
               target: './worker',
-              from: ['./client', ...notProduction.filter((p) => p !== './testing'), ...entryPoints],
+              from: ['./client', ...notProduction, ...entryPoints],
               message: 'The worker must not depend on a client.',
             },
             {
-              // OPENAI_BASE_URL=offline serves the demo's scripted model from the worker itself
-              // (worker/offline-model.ts): that model and its server, no other test double.
-              target: './worker',
-              from: './testing',
-              except: ['./offline-model.ts', './scripted-llm-server.ts', './scripted-replies.ts'],
-              message: 'The worker uses only the offline model from testing/ (OPENAI_BASE_URL=offline).',
+              // The offline model (OPENAI_BASE_URL=offline) is product code the worker serves itself.
+              target: './offline-model',
+              from: ['./workflows', './activities', './worker', './client', ...notProduction, ...entryPoints],
+              message: 'offline-model/ is a scripted Chat Completions server: common/ and domains/ only.',
             },
             {
               target: './client',
@@ -134,13 +132,14 @@ export default tseslint.config(
             {
               target: ['./eval', './bench'],
               from: ['./test'],
-              message: 'The eval and the benchmark share test doubles through testing/, never test/.',
+              message:
+                'The eval and the benchmark share local-servers/ and offline-model/ with the tests, never test/.',
             },
             {
-              target: './testing',
-              from: ['./test', './eval', './bench'],
+              target: './local-servers',
+              from: ['./scripts', './test', './eval', './bench'],
               message:
-                'testing/ holds the doubles the tests, the eval and the benchmark share: it imports none of them.',
+                'local-servers/ (dev server, PostgreSQL, workers) is the library the scripts, tests, eval and benchmark share: it imports none of them.',
             },
           ],
         },
@@ -183,7 +182,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts', 'scripts/**/*.ts', 'eval/**/*.ts', 'bench/**/*.ts', 'testing/**/*.ts'],
+    files: ['test/**/*.ts', 'scripts/**/*.ts', 'eval/**/*.ts', 'bench/**/*.ts', 'local-servers/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
 );

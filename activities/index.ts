@@ -2,17 +2,17 @@
 // (domains/wired.ts, under the tool's name, so the Web UI's event list reads like the trace) and
 // `reconcile_<tool>` for each tool with a reconcile hook. The support domain's services are built
 // here: its data (a file or the built-in data) and its refunds service (PostgreSQL or SQLite).
-import type { EffectFaults, ToolDefinition } from '../common/tool-catalog';
+import type { EffectFaults, ToolDefinition } from '../common/tools/tool-catalog';
 import type { SupportServices } from '../domains/support/index';
 import { supportDomain } from '../domains/support/index';
 import { readEnv } from '../runtime/env-vars';
-import type { LlmConfig } from './llm-config';
-import { createDecide, createLlmPricing } from './decide';
-import type { LlmLimiter } from './llm-lease';
+import type { LlmConfig } from './decide/llm-config';
+import { createDecide, createLlmPricing } from './decide/decide';
+import type { LlmLimiter } from './limiter/llm-lease';
 import type { DataSource } from './tools/data-source';
 import type { RefundStore } from './refunds/rules';
 import { lazyRefundService } from './refunds/open';
-import { withObservationLog } from './observation-log';
+import { withObservationLog } from './tools/observation-log';
 import { withToolPause } from './tools/drill';
 import { ownerActivity, reconcileActivity, toolActivity } from './tools/tool-activity';
 import type { OwnerFn, ReconcileFn, ToolDeps, ToolFn } from './tools/tool-activity';
@@ -31,7 +31,7 @@ export interface ActivityDeps {
   refundFaults?: EffectFaults;
   /** The tools to register; default: the support domain's (tests add their own). */
   tools?: readonly ToolDefinition<SupportServices>[];
-  /** The fleet-wide LLM rate limit (activities/llm-lease.ts); none by default. */
+  /** The fleet-wide LLM rate limit (activities/limiter/llm-lease.ts); none by default. */
   limiter?: LlmLimiter;
   /** The retail domain's databases; default: AGENT_RETAIL_DATABASE_URL's PostgreSQL, else the SQLite file AGENT_RETAIL_DB, opened on first use. */
   retail?: () => RetailRecords;

@@ -1,5 +1,5 @@
 // The baseline the benchmark compares the durable workflow with: the agent's loop without Temporal.
-// It runs the workflow's own loop (runLoop, workflows/run-loop.ts: budgets and cost planning,
+// It runs the workflow's own loop (runLoop, workflows/agent/run-loop.ts: budgets and cost planning,
 // continue-as-new, action contract, gateway with the principal policy, approvals, the final
 // validator, trace and history entries), with in-process ports: the same activity functions
 // (createActivities: the `openai` client for decide, the seed-data tools) are called directly, each
@@ -17,21 +17,21 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../activities';
 import { SEED_DATA } from '../domains/support/seed-data';
-import { llmConfigFromEnv } from '../activities/llm-config';
-import { EMPTY_USAGE, resolveBudget } from '../common/budget';
-import type { Usage } from '../common/budget';
-import { ledgerOf } from '../common/cost';
-import type { LlmPricing } from '../common/cost';
-import type { StepRole, Tagged } from '../common/step-tag';
+import { llmConfigFromEnv } from '../activities/decide/llm-config';
+import { EMPTY_USAGE, resolveBudget } from '../common/cost/budget';
+import type { Usage } from '../common/cost/budget';
+import { ledgerOf } from '../common/cost/cost';
+import type { LlmPricing } from '../common/cost/cost';
+import type { StepRole, Tagged } from '../common/temporal/step-tag';
 import type { StopReason } from '../common/stop-reasons';
 import { LLM_BUDGET, LLM_TIMEOUT } from '../common/types';
 import type { AgentInput, DecideOutput, HistoryEntry, Observation, ToolInput, TraceEntry } from '../common/types';
-import { carryInPlace } from '../workflows/carry';
-import { confirmedUsd, effectFromReconcile } from '../workflows/effects';
-import { decideKey } from '../workflows/idempotency';
-import { checkPrincipalPolicy } from '../workflows/policy';
-import { runLoop } from '../workflows/run-loop';
-import type { DecideStop, LoopPorts, LoopState } from '../workflows/run-loop';
+import { carryInPlace } from '../workflows/agent/carry';
+import { confirmedUsd, effectFromReconcile } from '../workflows/agent/effects';
+import { decideKey } from '../workflows/agent/idempotency';
+import { checkPrincipalPolicy } from '../workflows/agent/policy';
+import { runLoop } from '../workflows/agent/run-loop';
+import type { DecideStop, LoopPorts, LoopState } from '../workflows/agent/run-loop';
 import { readStats } from './stats';
 import { TOOL_REGISTRY, WIRED_DOMAIN } from '../domains/wired';
 

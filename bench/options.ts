@@ -49,7 +49,7 @@ export interface Options {
   workerNodeArgs: string[];
   metrics: boolean;
   searchAttributes: boolean;
-  /** dev: the Temporal dev server (SQLite); postgres: the multi-service server on PostgreSQL (scripts/postgres-server.ts). */
+  /** dev: the Temporal dev server (SQLite); postgres: the multi-service server on PostgreSQL (local-servers/postgres-server.ts). */
   server: 'dev' | 'postgres';
   limiterRuns: number;
   limiterSteps: number;

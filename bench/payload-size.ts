@@ -2,15 +2,21 @@
 // grows: the decide activity's payload (what the workflow schedules, kept in the history) against
 // the prompt the model receives (the payload with each tool described). Deterministic: the same
 // code the workflow runs (buildDecisionPayload), on conversations of 10 to 400 turns and 4 to 16 tools.
-import { EMPTY_TRANSCRIPT, withTurn } from '../common/conversation';
-import type { Transcript } from '../common/conversation';
-import { buildDecisionPayload, promptChars } from '../common/decision-payload';
+import { EMPTY_TRANSCRIPT, withTurn } from '../common/conversation/conversation';
+import type { Transcript } from '../common/conversation/conversation';
+import { buildDecisionPayload, promptChars } from '../common/model-view/decision-payload';
 import type { Domain } from '../common/domain';
 import { DOMAINS } from '../domains/wired';
-import { DEFAULT_CONTEXT_TOKENS, functionNames, planView, renderView, viewSourceOf } from '../common/model-view';
-import { catalogFor, registryOf } from '../common/tool-catalog';
-import { nativeSystemPromptOf } from '../activities/system-prompt';
-import { toolsFor } from '../activities/native-tools';
+import {
+  DEFAULT_CONTEXT_TOKENS,
+  functionNames,
+  planView,
+  renderView,
+  viewSourceOf,
+} from '../common/model-view/model-view';
+import { catalogFor, registryOf } from '../common/tools/tool-catalog';
+import { nativeSystemPromptOf } from '../activities/decide/system-prompt';
+import { toolsFor } from '../activities/decide/native-tools';
 
 export interface PayloadSize {
   domain: string;

@@ -5,7 +5,7 @@
 // not by request count, so a retried decision (after a crash) gets the same reply as the first
 // attempt, and an N-step run is N decisions: N-1 tool calls with distinct arguments (the gateway's
 // loop check never fires) and a final answer.
-import type { Reply, Script } from '../testing/scripted-llm-server';
+import type { Reply, Script } from '../offline-model/scripted-llm-server';
 import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
 import type { AgentInput } from '../common/types';
 

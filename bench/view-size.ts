@@ -5,11 +5,11 @@
 // (JSON and English); cached tokens are the previous decision's request, the prefix a provider's
 // cache holds (OpenAI caches prompts of 1,024 tokens and more). `node dist/bench/view-size.js`.
 import path from 'node:path';
-import { nativeSystemPromptOf } from '../activities/system-prompt';
-import { toolsFor } from '../activities/native-tools';
-import { functionNames, renderView } from '../common/model-view';
-import type { ViewSource } from '../common/model-view';
-import { catalogFor, registryOf } from '../common/tool-catalog';
+import { nativeSystemPromptOf } from '../activities/decide/system-prompt';
+import { toolsFor } from '../activities/decide/native-tools';
+import { functionNames, renderView } from '../common/model-view/model-view';
+import type { ViewSource } from '../common/model-view/model-view';
+import { catalogFor, registryOf } from '../common/tools/tool-catalog';
 import type { HistoryEntry } from '../common/types';
 import { DOMAINS } from '../domains/wired';
 import { loadRetailDb } from '../domains/retail/initial-db';

@@ -8,7 +8,7 @@
 //    from inside (process.resourceUsage), which also covers the Rust core threads of the process.
 import type { WorkerOptions } from '@temporalio/worker';
 import { temporalEnv } from '../runtime/temporal-env';
-import { llmConfigFromEnv } from '../activities/llm-config';
+import { llmConfigFromEnv } from '../activities/decide/llm-config';
 import { freeLoopbackPort } from '../worker/metrics-server';
 import { startAgentWorker } from '../worker/start-worker';
 import { readStats } from './stats';

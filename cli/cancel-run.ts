@@ -2,7 +2,7 @@
 // run to end and read how it ended, or terminate it. Shared by `cancel ID` and `cancel --stuck`.
 import type { Client } from '@temporalio/client';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
-import { AGENT_STOP_REASON } from '../common/search-attributes';
+import { AGENT_STOP_REASON } from '../common/temporal/search-attributes';
 import { EFFECTS_MEMO } from '../common/types';
 import type { AgentResult, EffectCounts } from '../common/types';
 import { cancelRun, RunNotFoundError, runResult } from '../client/agent-client';

@@ -2,7 +2,7 @@
 // effects (each new one, and each change of its state), and resolve with the result when the run
 // ends. Used by `run --wait`, `result`, `watch` and the demo.
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { reactAgent } from '../workflows/agent';
+import type { reactAgent } from '../workflows/agent/agent';
 import type { AgentResult, AgentState, EffectEntry, TraceEntry } from '../common/types';
 import { runResult, runState } from '../client/agent-client';
 import { formatPhase, formatTraceEntry, formatUsd } from './format';

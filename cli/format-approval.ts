@@ -1,5 +1,5 @@
 // How the CLI and the demo show what awaits a person, and what an answer did.
-import type { ApprovalReceipt, PendingApproval } from '../common/approvals';
+import type { ApprovalReceipt, PendingApproval } from '../common/conversation/approvals';
 import { terminalSafe } from './terminal-text';
 
 /** "issue_refund {"amount_usd":49,...} for USD 49.00" or "escalation: <reason>". */

@@ -2,12 +2,12 @@
 // stay short and the wording is the same everywhere. (--json output bypasses all of this.) Every
 // line is terminal-safe: answers, actions, tool names and stop reasons come from the model.
 import { stopReasonDescription } from '../common/stop-reasons';
-import type { Budget, Usage } from '../common/budget';
+import type { Budget, Usage } from '../common/cost/budget';
 import type { Action } from '../common/contract';
 import type { StopReason } from '../common/stop-reasons';
 import type { AgentResult, AgentState, ConversationState, TraceEntry } from '../common/types';
-import type { BudgetExtension } from '../common/extend';
-import type { ClaimText } from '../common/final-validator';
+import type { BudgetExtension } from '../common/cost/extend';
+import type { ClaimText } from '../common/validator/final-validator';
 import { formatPending } from './format-approval';
 import { formatEffects } from './format-effects';
 import { terminalSafe } from './terminal-text';

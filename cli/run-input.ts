@@ -8,10 +8,10 @@ import {
   DOMAINS,
   WIRED_DOMAIN,
 } from '../domains/wired';
-import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from '../common/approvals';
-import type { Budget } from '../common/budget';
+import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from '../common/conversation/approvals';
+import type { Budget } from '../common/cost/budget';
 import type { AgentInput } from '../common/types';
-import type { ValidatorMode } from '../common/final-validator';
+import type { ValidatorMode } from '../common/validator/final-validator';
 import { checkRunInput, InvalidRunInputError } from '../client/agent-client';
 import { UsageError } from './cli-args';
 import type { ParsedFlags } from './cli-args';

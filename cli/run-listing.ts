@@ -14,7 +14,7 @@ import {
   AGENT_STEP,
   AGENT_STOP_REASON,
   AGENT_TOOL_CALLS,
-} from '../common/search-attributes';
+} from '../common/temporal/search-attributes';
 import { registrationHint } from '../client/search-attribute-check';
 import { EFFECTS_MEMO } from '../common/types';
 import type { EffectCounts } from '../common/types';

@@ -15,15 +15,15 @@ import type {
   Client,
 } from '@temporalio/client';
 import { AgentError, EXIT } from './agent-error';
-import type { reactAgent } from '../workflows/agent';
+import type { reactAgent } from '../workflows/agent/agent';
 import { stateQuery } from '../common/queries';
-import { checkFirstMessage, sayUpdate } from '../common/conversation';
-import type { SayRequest } from '../common/conversation';
+import { checkFirstMessage, sayUpdate } from '../common/conversation/conversation';
+import type { SayRequest } from '../common/conversation/conversation';
 import type { AgentInput, AgentResult, AgentState } from '../common/types';
 import { CANCELLED_RESULT_MEMO } from '../common/types';
-import { EMPTY_USAGE } from '../common/budget';
+import { EMPTY_USAGE } from '../common/cost/budget';
 import type { TemporalEnv } from '../runtime/temporal-env';
-import { AGENT_GOAL, attributePairs, goalAttribute } from '../common/search-attributes';
+import { AGENT_GOAL, attributePairs, goalAttribute } from '../common/temporal/search-attributes';
 import { checkSearchAttributes } from './search-attribute-check';
 import { EncryptionCodec } from '../runtime/codec/encryption-codec';
 import { ALL_TOOLS, checkRunInput as checkDomainInput } from '../domains/wired';

@@ -3,11 +3,16 @@
 // refusal is an ApprovalError with a one-line message, and changes nothing in the run.
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { reactAgent } from '../workflows/agent';
+import type { reactAgent } from '../workflows/agent/agent';
 import { updateRefusal } from './update-refusal';
 import { AgentError } from './agent-error';
-import { approvalUpdate } from '../common/approvals';
-import type { ApprovalAnswer, ApprovalDecision, ApprovalReceipt, PendingApproval } from '../common/approvals';
+import { approvalUpdate } from '../common/conversation/approvals';
+import type {
+  ApprovalAnswer,
+  ApprovalDecision,
+  ApprovalReceipt,
+  PendingApproval,
+} from '../common/conversation/approvals';
 import { existingRun, runState } from './agent-client';
 
 /** The run cannot take the answer: it has ended, nothing awaits approval, or it refused it. */

@@ -4,9 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
-import type { reactAgent } from '../workflows/agent';
-import { sayUpdate } from '../common/conversation';
-import type { SayReceipt, SayRequest } from '../common/conversation';
+import type { reactAgent } from '../workflows/agent/agent';
+import { sayUpdate } from '../common/conversation/conversation';
+import type { SayReceipt, SayRequest } from '../common/conversation/conversation';
 import { updateRefusal } from './update-refusal';
 import { AgentError } from './agent-error';
 import { existingRun } from './agent-client';

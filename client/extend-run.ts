@@ -3,11 +3,11 @@
 // have, no readable reason) is an ExtendError with one line, and changes nothing in the run.
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
-import type { reactAgent } from '../workflows/agent';
+import type { reactAgent } from '../workflows/agent/agent';
 import { updateRefusal } from './update-refusal';
 import { AgentError } from './agent-error';
-import { extendUpdate } from '../common/extend';
-import type { ExtendReceipt, ExtendRequest } from '../common/extend';
+import { extendUpdate } from '../common/cost/extend';
+import type { ExtendReceipt, ExtendRequest } from '../common/cost/extend';
 import { existingRun } from './agent-client';
 
 /** The run cannot take the top-up: it has ended, or its validator refused it. */

@@ -10,8 +10,8 @@
 //    the same runs, minus those that ended in between.
 import { AgentError, EXIT } from './agent-error';
 import { WORKFLOW_TYPE } from './run-id';
-import { RUN_STATUSES } from '../common/search-attributes';
-import type { RunStatus } from '../common/search-attributes';
+import { RUN_STATUSES } from '../common/temporal/search-attributes';
+import type { RunStatus } from '../common/temporal/search-attributes';
 import { STOP_REASON_TABLE } from '../common/stop-reasons';
 
 /**

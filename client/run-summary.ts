@@ -3,8 +3,8 @@
 // (WorkflowStartOptions staticSummary / staticDetails), in Temporal's markdown, the goal bounded and
 // escaped. They are payloads like the run's input, so the payload codec encrypts them when a key is
 // configured; they say nothing the input does not.
-import { resolveBudget } from '../common/budget';
-import { displaySafe } from '../common/visible-text';
+import { resolveBudget } from '../common/cost/budget';
+import { displaySafe } from '../common/text/visible-text';
 import type { AgentInput } from '../common/types';
 
 export const SUMMARY_MAX_CHARS = 120;

@@ -3,7 +3,7 @@
 // an upsert of an unregistered attribute would fail the run's workflow task over and over.
 // AGENT_SEARCH_ATTRIBUTES=on|off overrides the check (e.g. where the API key may not list them).
 import type { Client } from '@temporalio/client';
-import { AGENT_SEARCH_ATTRIBUTE_DEFINITIONS, OPTIONAL_SEARCH_ATTRIBUTES } from '../common/search-attributes';
+import { AGENT_SEARCH_ATTRIBUTE_DEFINITIONS, OPTIONAL_SEARCH_ATTRIBUTES } from '../common/temporal/search-attributes';
 
 // temporal.api.enums.v1.IndexedValueType (the proto package is not a direct dependency).
 const TYPE_OF: Record<string, number> = {

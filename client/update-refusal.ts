@@ -2,7 +2,7 @@
 // worker could not decrypt reaches the workflow as the codec's marker, and the SDK's refusal then
 // names only its encoding: say what it means and where to look instead.
 import type { WorkflowUpdateFailedError } from '@temporalio/client';
-import { UNDECODABLE_ENCODING } from '../common/undecodable-payload';
+import { UNDECODABLE_ENCODING } from '../common/temporal/undecodable-payload';
 
 export function updateRefusal(err: WorkflowUpdateFailedError): string {
   const message = (err.cause as Error | undefined)?.message ?? err.message;

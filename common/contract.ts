@@ -3,7 +3,7 @@
 // with an explicit invalid_action:* reason (one spelling and precedence, docs/runtime-semantics.md).
 import { z } from 'zod';
 import type { InvalidActionKind } from './stop-reasons';
-import { hasVisibleText } from './visible-text';
+import { hasVisibleText } from './text/visible-text';
 
 const argsSchema = z.record(z.string(), z.unknown());
 

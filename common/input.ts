@@ -3,8 +3,8 @@
 // inside workflow code, and a workflow task that throws is retried forever (a run no cancel ends).
 import { z } from 'zod';
 import { mcpConfigSchema } from './mcp/config';
-import { conversationInputSchema } from './conversation';
-import { VALIDATOR_MODES } from './final-validator';
+import { conversationInputSchema } from './conversation/conversation';
+import { VALIDATOR_MODES } from './validator/final-validator';
 
 const DAY_SECONDS = 86_400;
 
@@ -87,7 +87,7 @@ export const agentInputSchema = z.strictObject({
    */
   search_attributes: z.boolean().optional(),
   /**
-   * The model's context budget in estimated tokens (common/model-view.ts): past it the oldest tool
+   * The model's context budget in estimated tokens (common/model-view/model-view.ts): past it the oldest tool
    * results are compacted in what the model reads; default DEFAULT_CONTEXT_TOKENS.
    */
   context_tokens: int(INPUT_LIMITS.context_tokens_min, INPUT_LIMITS.context_tokens).optional(),
@@ -101,12 +101,12 @@ export const agentInputSchema = z.strictObject({
    */
   topup_wait_seconds: int(1, INPUT_LIMITS.topup_wait_seconds).optional(),
   /**
-   * The final validator: off, warn or enforce (common/final-validator.ts). Default: enforce when a
+   * The final validator: off, warn or enforce (common/validator/final-validator.ts). Default: enforce when a
    * tool whose results state facts is allowed, warn otherwise.
    */
   validator: z.enum(VALIDATOR_MODES).optional(),
   /**
-   * Present: the run is a conversation with a customer (common/conversation.ts): the model may send
+   * Present: the run is a conversation with a customer (common/conversation/conversation.ts): the model may send
    * messages, and the run waits for the customer's answers up to the idle timeout (default 3600 s).
    */
   conversation: conversationInputSchema.optional(),

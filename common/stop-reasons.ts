@@ -36,7 +36,7 @@ export const STOP_REASON_TABLE = {
     description: 'the model asked for the same tool call with the same arguments again',
   },
   cancelled: { family: 'cancelled', description: 'an operator cancelled the run' },
-  // A conversation's own endings (common/conversation.ts): the customer's word, or their silence.
+  // A conversation's own endings (common/conversation/conversation.ts): the customer's word, or their silence.
   customer_ended: { family: 'success', description: 'the customer ended the conversation' },
   transferred: {
     family: 'success',
@@ -96,7 +96,7 @@ export const STOP_REASON_TABLE = {
     family: 'stopped',
     description: "the model's action had a decision_summary that is not a string",
   },
-  // The final validator (common/final-validator.ts), in enforce mode: the answer was bounced once.
+  // The final validator (common/validator/final-validator.ts), in enforce mode: the answer was bounced once.
   unsupported_answer: {
     family: 'stopped',
     description: 'the final answer stated figures no observation supports, twice (the final validator)',
@@ -173,7 +173,7 @@ export const toolStop = {
   error: (name: string): StopReason => `tool_error:${safeToolName(name)}`,
 };
 
-/** The principal policy gate's denials carry the rule's name (workflows/policy.ts). */
+/** The principal policy gate's denials carry the rule's name (workflows/agent/policy.ts). */
 export const policyStop = (rule: string): StopReason => `policy_denied:${rule}`;
 
 export const MAX_TOOL_NAME_CHARS = 64;

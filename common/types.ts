@@ -1,17 +1,17 @@
 // Types every side shares: the workflow's input and result, the activities' inputs and outputs,
 // and the live state the `state` query returns. Snake case, as the result's JSON is read by other tools.
-import type { AttemptCharge, Budget, Remaining, Usage } from './budget';
-import type { WindDownReason } from './cost';
-import type { BudgetExtension } from './extend';
+import type { AttemptCharge, Budget, Remaining, Usage } from './cost/budget';
+import type { WindDownReason } from './cost/cost';
+import type { BudgetExtension } from './cost/extend';
 import type { Action } from './contract';
 import type { CatalogEntry } from './tools/catalog-entry';
 import type { McpDiscovery } from './mcp/discovery';
 import type { StopReason } from './stop-reasons';
-import type { ApprovalDecision, PendingApproval } from './approvals';
-import type { ClaimText, ValidatorMode } from './final-validator';
+import type { ApprovalDecision, PendingApproval } from './conversation/approvals';
+import type { ClaimText, ValidatorMode } from './validator/final-validator';
 import type { z } from 'zod';
 import type { agentInputSchema } from './input';
-import type { AppliedSay, AwaitingReply, ConversationForModel, Transcript, Turn } from './conversation';
+import type { AppliedSay, AwaitingReply, ConversationForModel, Transcript, Turn } from './conversation/conversation';
 
 /**
  * The workflow's input: one source, the schema the run and the CLI check it with (common/input.ts,
@@ -31,7 +31,7 @@ export interface CarriedState {
   seen_calls: string[];
   /** The reads of the current scope, for repeats (bounded: MAX_CARRIED_READS); absent: none. */
   read_calls?: ReadScope;
-  /** How many customer messages there were when seen_calls began (workflows/repeats.ts writesIn); absent: unknown. */
+  /** How many customer messages there were when seen_calls began (workflows/agent/repeats.ts writesIn); absent: unknown. */
   seen_since?: number;
   /** Time spent waiting for a person so far; it does not count toward max_seconds. */
   human_wait_ms?: number;
@@ -59,9 +59,9 @@ export interface CarriedState {
   mcp_discovery?: McpDiscovery[];
 }
 
-export { OBSERVATION_TRUST } from './observation';
-export type { Observation } from './observation';
-import type { Observation, OBSERVATION_TRUST, ObservationRepeat } from './observation';
+export { OBSERVATION_TRUST } from './tools/observation';
+export type { Observation } from './tools/observation';
+import type { Observation, OBSERVATION_TRUST, ObservationRepeat } from './tools/observation';
 
 export interface TraceEntry {
   step: number;
@@ -73,7 +73,7 @@ export interface TraceEntry {
   approval?: ApprovalDecision;
   /**
    * The customer did not confirm this write (a conversation), or was not asked because it could not
-   * be shown to them whole (common/consent.ts): either way it was not made.
+   * be shown to them whole (common/conversation/consent.ts): either way it was not made.
    */
   consent?: 'declined' | 'not_asked';
   /** The step was a wind-down decision: the model was asked for its final answer because of this budget. */
@@ -86,7 +86,7 @@ export interface TraceEntry {
 
 /** The read-only calls made since the last news (a customer message, a write), as loop signatures, once per time. */
 export interface ReadScope {
-  /** What the run had seen when they were made (workflows/repeats.ts readScopeKey). */
+  /** What the run had seen when they were made (workflows/agent/repeats.ts readScopeKey). */
   scope: string;
   calls: string[];
 }
@@ -267,16 +267,16 @@ export interface DecideInput {
    * (LLM_BUDGET). Absent: the run has no dollar budget (or predates the check).
    */
   left_usd?: number;
-  /** Tell the run of each paid failed attempt at once (the attempt_charged Signal, common/attempt-charged.ts). */
+  /** Tell the run of each paid failed attempt at once (the attempt_charged Signal, common/cost/attempt-charged.ts). */
   report_charges?: boolean;
   /**
    * The model requests this decision may make (llm_max_attempts): only attempts that sent one count
-   * (common/llm-requests.ts), so retries lost to a hung worker's polls do not use them up. Absent:
+   * (common/cost/llm-requests.ts), so retries lost to a hung worker's polls do not use them up. Absent:
    * Temporal's attempts are the requests (runs that predate the count).
    */
   max_requests?: number;
   /**
-   * The whole run as the model reads it (common/model-view.ts): which entries and turns, and what is
+   * The whole run as the model reads it (common/model-view/model-view.ts): which entries and turns, and what is
    * compacted. The activity renders it from the run's state (the model_view Query), so this stays
    * the same size at every step. Absent (decisions scheduled by older workers): the payload alone.
    */

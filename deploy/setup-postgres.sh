@@ -3,7 +3,7 @@
 # server's version, with the schema tool's embedded schemas (the tool and the server come from the
 # same Temporal release). Idempotent: safe on every start.
 # Run by docker-compose.yml (service temporal-schema, in the temporalio/admin-tools image) and by
-# `npm run server -- --postgres` (scripts/postgres-server.ts, with the tool built by `go install`):
+# `npm run server -- --postgres` (local-servers/postgres-server.ts, with the tool built by `go install`):
 # one script, so both set up the database the same way.
 set -eu
 

@@ -5,8 +5,8 @@
 import type { Domain } from '../common/domain';
 import { checkAgentInput } from '../common/input';
 import type { InputCheck } from '../common/input';
-import { defaultAllowedTools, loopSignatureFor, registryOf } from '../common/tool-catalog';
-import type { ToolRegistry } from '../common/tool-catalog';
+import { defaultAllowedTools, loopSignatureFor, registryOf } from '../common/tools/tool-catalog';
+import type { ToolRegistry } from '../common/tools/tool-catalog';
 import { retailDomain } from './retail/pack';
 import { supportDomain } from './support/index';
 
@@ -42,7 +42,7 @@ const registries: Record<string, ToolRegistry> = Object.fromEntries(
 /** A domain's tools by name. */
 export const registryOfDomain = (domain: Domain): ToolRegistry => registries[domain.name]!;
 
-/** Every domain's tools by name (tool names are unique across domains: test/domain-boundary.test.ts). */
+/** Every domain's tools by name (tool names are unique across domains: test/retail/domain-boundary.test.ts). */
 export const ALL_TOOLS: ToolRegistry = Object.assign({}, ...Object.values(registries)) as ToolRegistry;
 
 /** The default domain, as the runtime ran it before domains were chosen per run (tests, demos). */

@@ -1,10 +1,10 @@
 // The guide's trajectory assertions, the end state and the expected outcome, checked for one run
 // against its RunRecord (read from its history) and its refunds database. Pure.
-import { resolveBudget } from '../common/budget';
-import type { Budget } from '../common/budget';
+import { resolveBudget } from '../common/cost/budget';
+import type { Budget } from '../common/cost/budget';
 import { isStopReason } from '../common/stop-reasons';
 import { TOOL_REGISTRY } from '../domains/wired';
-import { toolActivityOptions } from '../workflows/tool-options';
+import { toolActivityOptions } from '../workflows/calls/tool-options';
 import type { RunRecord } from './run-record';
 import { answerOf, stopReasonOf } from './run-record';
 import { materialClaims, unsupportedClaims } from './claims';

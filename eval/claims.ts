@@ -4,8 +4,8 @@
 // run's own input (the goal and the principal), which the runtime trusts. The runtime's final
 // validator reads figures this plain reading misses (number words, full-width and other scripts'
 // digits): its unsupported figures count too, against the same evidence.
-import { checkFinalAnswer } from '../common/final-validator';
-import type { Observation } from '../common/observation';
+import { checkFinalAnswer } from '../common/validator/final-validator';
+import type { Observation } from '../common/tools/observation';
 import type { RunRecord } from './run-record';
 
 const NUMBER = /\d+(?:[.,]\d+)?/g;

@@ -7,9 +7,9 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Context } from '@temporalio/activity';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
-import { envelope } from '../activities/envelope';
+import { envelope } from '../activities/tools/envelope';
 import { HEARTBEAT_EVERY_MS, sleepUnlessAborted } from '../activities/tools/tool-activity';
-import { stepTagOf } from '../common/step-tag';
+import { stepTagOf } from '../common/temporal/step-tag';
 import type { Observation } from '../common/types';
 import { TOOL_REGISTRY } from '../domains/wired';
 import { COMMIT_FAULTS } from './faults';

@@ -13,8 +13,8 @@ import {
   messageActionSchema,
   toolActionSchema,
 } from '../common/contract';
-import { systemPromptOf } from '../activities/system-prompt';
-import { OFFLINE_BASE_URL } from '../activities/llm-config';
+import { systemPromptOf } from '../activities/decide/system-prompt';
+import { OFFLINE_BASE_URL } from '../activities/decide/llm-config';
 import { DEFAULT_MODEL } from '../runtime/env-vars';
 import { BUILD_INFO_FILE } from '../worker/build-id';
 import type { BuildInfo } from '../worker/build-id';

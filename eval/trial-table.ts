@@ -1,8 +1,8 @@
 // The report's per-trial table, the same for every suite: one row per trial with its outcome, cost
 // and trajectory, plus every rate of the report with its standard error. These are the parts of a
 // report that `--compare` reads, so both suites write them in this one shape.
-import { roundUsd } from '../common/budget';
-import type { Usage } from '../common/budget';
+import { roundUsd } from '../common/cost/budget';
+import type { Usage } from '../common/cost/budget';
 import type { StepCost, StepEvent } from '../client/history/trace';
 import { standardError } from './standard-error';
 import type { PhaseName } from './suite';

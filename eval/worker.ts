@@ -3,7 +3,7 @@
 // evaluation's world registered around it: each run's support data and refunds database, the
 // refund's commit faults (eval/world.ts), and the activity interceptor that applies the scenario's
 // call faults to tool activities (eval/fault-interceptor.ts). `npm run worker` never has any of it.
-import { requiredLlmConfigFromEnv } from '../activities/llm-config';
+import { requiredLlmConfigFromEnv } from '../activities/decide/llm-config';
 import { readEnv } from '../runtime/env-vars';
 import { describeConnection, temporalEnv } from '../runtime/temporal-env';
 import { startAgentWorker } from '../worker/start-worker';

@@ -3,7 +3,7 @@
 // saw with its idempotency key (a client that retries sends the same key in `_meta`, and an effect
 // finds its first outcome), and failures are plain errors the server reports as an error result.
 import type { EffectFaults, ToolContext } from '../common/tools/tool';
-import { envelope } from '../activities/envelope';
+import { envelope } from '../activities/tools/envelope';
 import { sleepUnlessAborted } from '../activities/tools/tool-activity';
 
 const NO_FAULTS = { pauseBeforeCommitMs: 0, pauseAfterCommitMs: 0 } as const;

@@ -6,7 +6,7 @@ import type { Undecodable } from './codec/encryption-codec';
 import { keyringFromEnv } from './codec/keyring';
 
 /** The failure converter that encodes failure messages too; compiled into the encrypted workers' workflow bundle. */
-export const FAILURE_CONVERTER_PATH = require.resolve('../common/failure-converter');
+export const FAILURE_CONVERTER_PATH = require.resolve('../common/temporal/failure-converter');
 
 /** The codec configured in the environment, or undefined when no key is set. Throws CodecConfigError. */
 export function codecFromEnv(

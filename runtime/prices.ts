@@ -5,7 +5,7 @@
 // (the llm_pricing local activity fails it with unpricedModelMessage). Runs never read it: the decide activity prices each
 // attempt, and a run with a dollar budget learns its model's price once (the llm_pricing local activity).
 import { readFileSync } from 'node:fs';
-import type { ModelPrice } from '../common/cost';
+import type { ModelPrice } from '../common/cost/cost';
 import { readEnv } from './env-vars';
 
 export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
@@ -15,7 +15,7 @@ export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
   'gpt-4o': { input_usd_per_mtok: 2.5, cached_input_usd_per_mtok: 1.25, output_usd_per_mtok: 10 },
   'gpt-4o-mini': { input_usd_per_mtok: 0.15, cached_input_usd_per_mtok: 0.075, output_usd_per_mtok: 0.6 },
   'o4-mini': { input_usd_per_mtok: 1.1, cached_input_usd_per_mtok: 0.275, output_usd_per_mtok: 4.4 },
-  // The offline demo's scripted model (testing/scripted-llm-server.ts) is free.
+  // The offline demo's scripted model (offline-model/scripted-llm-server.ts) is free.
   'scripted-llm': { input_usd_per_mtok: 0, output_usd_per_mtok: 0 },
 };
 

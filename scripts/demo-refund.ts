@@ -15,8 +15,8 @@ import { formatResult } from '../cli/format';
 import { describePending } from '../cli/format-approval';
 import { runUrl } from '../runtime/temporal-env';
 import type { TemporalEnv } from '../runtime/temporal-env';
-import type { reactAgent } from '../workflows/agent';
-import type { PendingApproval } from '../common/approvals';
+import type { reactAgent } from '../workflows/agent/agent';
+import type { PendingApproval } from '../common/conversation/approvals';
 import type { AgentInput } from '../common/types';
 import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
 

@@ -9,8 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
-import { llmConfigFromEnv } from '../activities/llm-config';
-import type { LlmConfig } from '../activities/llm-config';
+import { llmConfigFromEnv } from '../activities/decide/llm-config';
+import type { LlmConfig } from '../activities/decide/llm-config';
 import { loadPrices, lookUpPrice } from '../runtime/prices';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { createAgentWorker } from '../worker/create-worker';
@@ -24,12 +24,12 @@ import { formatResult } from '../cli/format';
 import { terminalSafe } from '../cli/terminal-text';
 import { DEFAULT_TASK_QUEUE, runUrl } from '../runtime/temporal-env';
 import type { TemporalEnv } from '../runtime/temporal-env';
-import { ensureLocalServer } from './local-server';
-import type { LocalServer } from './local-server';
-import { refundApprovalDemoModel, refundDemoModel } from '../testing/offline-model';
+import { ensureLocalServer } from '../local-servers/local-server';
+import type { LocalServer } from '../local-servers/local-server';
+import { refundApprovalDemoModel, refundDemoModel } from '../offline-model/offline-model';
 import { REFUND_DEMO_FLAGS, refundDemoStore, runRefundDemo, startDemoRun } from './demo-refund';
 import type { RefundDemoStore } from './demo-refund';
-import { ScriptedLlmServer } from '../testing/scripted-llm-server';
+import { ScriptedLlmServer } from '../offline-model/scripted-llm-server';
 
 export const DEMO_USER_ID = 42;
 export const DEMO_GOAL =

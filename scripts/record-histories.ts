@@ -1,11 +1,11 @@
-// Records the workflow histories that test/replay.test.ts replays, so a change to workflow code
+// Records the workflow histories that test/durability/replay.test.ts replays, so a change to workflow code
 // that alters the command sequence of a recorded run fails the suite. One set, recorded by the
 // current code (test/fixtures/histories/<scenario>.json); re-record it when the workflow changes
 // on purpose (a new Worker Deployment Version):
 //   TEMPORAL_ADDRESS=127.0.0.1:7233 node dist/scripts/record-histories.js [SCENARIO ...]
 // With scenario names, only those are (re-)recorded; the others stay as they are.
 // HISTORY_SUFFIX=.x writes <scenario>.x.json instead: a second set beside the first, for a change
-// guarded by patched() (workflows/patches.ts) whose old path must keep replaying.
+// guarded by patched() (workflows/agent/patches.ts) whose old path must keep replaying.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -21,20 +21,20 @@ import { SEED_DATA } from '../domains/support/seed-data';
 import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
 import { createAgentWorker } from '../worker/create-worker';
 import { agentDataConverter } from '../runtime/data-converter';
-import { ScriptedLlmServer } from '../testing/scripted-llm-server';
-import type { Reply } from '../testing/scripted-llm-server';
-import { final, message, noMessage, serverErrorWithUsage, tool } from '../testing/scripted-replies';
+import { ScriptedLlmServer } from '../offline-model/scripted-llm-server';
+import type { Reply } from '../offline-model/scripted-llm-server';
+import { final, message, noMessage, serverErrorWithUsage, tool } from '../offline-model/scripted-replies';
 import { extendRun } from '../client/extend-run';
 import { sayToRun } from '../client/conversation';
-import type { SayRequest } from '../common/conversation';
+import type { SayRequest } from '../common/conversation/conversation';
 import { runState } from '../client/agent-client';
 import type { AgentInput } from '../common/types';
-import type { ExtendRequest } from '../common/extend';
-import { LlmLimiter } from '../activities/llm-lease';
+import type { ExtendRequest } from '../common/cost/extend';
+import { LlmLimiter } from '../activities/limiter/llm-lease';
 import { RetailStore } from '../activities/retail/store';
 import { retailTools } from '../domains/retail/tools/index';
-import { LIMITER_WORKFLOW_TYPE, limiterWorkflowId } from '../common/llm-limiter';
-import type { LimiterInput } from '../common/llm-limiter';
+import { LIMITER_WORKFLOW_TYPE, limiterWorkflowId } from '../common/limiter/llm-limiter';
+import type { LimiterInput } from '../common/limiter/llm-limiter';
 
 const OUT = path.resolve(__dirname, '..', '..', 'test', 'fixtures', 'histories');
 

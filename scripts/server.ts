@@ -1,13 +1,13 @@
 // `npm run server`: a foreground Temporal dev server for local development (Ctrl-C to stop).
-// `npm run server -- --postgres`: the production topology instead (scripts/postgres-server.ts).
+// `npm run server -- --postgres`: the production topology instead (local-servers/postgres-server.ts).
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { isServerReachable, startDevServer } from './dev-server';
-import { localServerConfig } from './local-server';
-import { startPostgresServer } from './postgres-server';
-import { startUiServer } from './ui-server';
-import { repoRoot } from './repo-root';
-import type { TemporalServerHandle } from './server-handle';
+import { isServerReachable, startDevServer } from '../local-servers/dev-server';
+import { localServerConfig } from '../local-servers/local-server';
+import { startPostgresServer } from '../local-servers/postgres-server';
+import { startUiServer } from '../local-servers/ui-server';
+import { repoRoot } from '../local-servers/repo-root';
+import type { TemporalServerHandle } from '../local-servers/server-handle';
 
 const USAGE = `usage: npm run server [-- --postgres]
   (no option)   the Temporal dev server (SQLite in .temporal/dev.sqlite), with its Web UI

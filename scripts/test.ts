@@ -2,18 +2,18 @@
 // Arguments select files: `--e2e` (tests that start processes: `*.e2e.test.ts`), `--unit` (the
 // in-process rest), `--browser` (`*.browser.e2e.test.ts`), and substrings of their paths (any one
 // matches). Browser tests run only where Chromium is installed; AGENT_REQUIRE_BROWSER=1 (CI) makes a
-// missing Chromium a failure instead of one line saying what was skipped (scripts/browser-tests.ts).
+// missing Chromium a failure instead of one line saying what was skipped (local-servers/browser-tests.ts).
 // `--server postgres`: the durability profile on the PostgreSQL-backed multi-service server
-// (scripts/postgres-server.ts) instead of the dev server; `*.postgres.e2e.test.ts` run only there.
+// (local-servers/postgres-server.ts) instead of the dev server; `*.postgres.e2e.test.ts` run only there.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { browserSelection, isBrowserTest } from './browser-tests';
-import { startDevServer } from './dev-server';
-import { repoRoot } from './repo-root';
-import { findOrBuildTemporalCli } from './temporal-cli';
-import { startPostgresServer } from './postgres-server';
-import type { TemporalServerHandle } from './server-handle';
+import { browserSelection, isBrowserTest } from '../local-servers/browser-tests';
+import { startDevServer } from '../local-servers/dev-server';
+import { repoRoot } from '../local-servers/repo-root';
+import { findOrBuildTemporalCli } from '../local-servers/temporal-cli';
+import { startPostgresServer } from '../local-servers/postgres-server';
+import type { TemporalServerHandle } from '../local-servers/server-handle';
 
 function collectTests(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];

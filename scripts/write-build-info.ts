@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { BUILD_INFO_FILE } from '../worker/build-id';
 import type { BuildInfo } from '../worker/build-id';
-import { repoRoot } from './repo-root';
+import { repoRoot } from '../local-servers/repo-root';
 
 function commitOfCheckout(): string | undefined {
   const fromEnv = process.env.BUILD_COMMIT?.trim();

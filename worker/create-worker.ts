@@ -2,7 +2,7 @@
 import { Worker } from '@temporalio/worker';
 import type { ActivityInterceptorsFactory, WorkerOptions, NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities';
-import { LIMITER_WORKFLOW_TYPE } from '../common/llm-limiter';
+import { LIMITER_WORKFLOW_TYPE } from '../common/limiter/llm-limiter';
 import type { ActivityDeps } from '../activities';
 import { agentDataConverter } from '../runtime/data-converter';
 import { NO_METRICS_SINKS } from './metrics';
@@ -57,7 +57,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     stickyQueueScheduleToStartTimeout: '2 seconds',
     // A limiter that cannot replay its own history (a code change that broke it) fails where it is
     // seen and the next decision starts a fresh one, rather than every decision waiting on it
-    // (its own errors fail it too: workflows/llm-limiter.ts; docs/rate-limits.md).
+    // (its own errors fail it too: workflows/limiter/llm-limiter.ts; docs/rate-limits.md).
     workflowFailureErrorTypes: { '*': [], [LIMITER_WORKFLOW_TYPE]: ['NondeterminismError'] },
     // The workflow always calls its metrics sink (workflows/metrics-sink.ts): register one either way.
     sinks: opts.metrics?.sinks ?? NO_METRICS_SINKS,

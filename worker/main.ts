@@ -2,8 +2,8 @@
 import { loadDotEnv } from '../runtime/dotenv';
 import { temporalEnv, describeConnection } from '../runtime/temporal-env';
 import { describeCodec } from '../runtime/data-converter';
-import { requiredLlmConfigFromEnv } from '../activities/llm-config';
-import { describeLimits } from '../activities/llm-lease';
+import { requiredLlmConfigFromEnv } from '../activities/decide/llm-config';
+import { describeLimits } from '../activities/limiter/llm-lease';
 import { redactUrl } from '../activities/secrets';
 import { describeDeployment } from './deployment';
 import { metricsHostFromEnv, metricsPortFromEnv, sdkMetricsPortFromEnv, startMetricsServer } from './metrics-server';

@@ -2,7 +2,7 @@
 //  - the workflow, through the `agentMetrics` sink (workflows/metrics-sink.ts): runs started and
 //    ended by status and stop reason, steps, tool calls by tool and outcome. Logical events,
 //    counted once per run even when a history is replayed (sinks are not called during replay).
-//    Also every LLM attempt the run charged (cost accounting, common/cost.ts): dollars and tokens by
+//    Also every LLM attempt the run charged (cost accounting, common/cost/cost.ts): dollars and tokens by
 //    outcome, counted from the run's history, so an attempt that failed after reporting usage counts.
 //  - an activity interceptor around `decide`: LLM latency (per attempt, by outcome) and tokens.
 // The SDK's own Temporal metrics come from the Runtime's Prometheus exporter; worker/metrics-server.ts
@@ -11,8 +11,8 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import type * as PromClient from 'prom-client';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { LeaseObserver } from '../activities/llm-lease';
-import type { AgentMetricsSinks, ToolOutcome } from '../common/metrics-sink';
+import type { LeaseObserver } from '../activities/limiter/llm-lease';
+import type { AgentMetricsSinks, ToolOutcome } from '../common/temporal/metrics-sink';
 import { toolNamedReason } from '../common/stop-reasons';
 import { ALL_TOOLS } from '../domains/wired';
 import type { DecideOutput } from '../common/types';
@@ -28,7 +28,7 @@ export interface AgentMetrics {
   registry: () => Registry;
   sinks: InjectedSinks<AgentMetricsSinks>;
   activityInterceptor: ActivityInterceptorsFactory;
-  /** The fleet-wide LLM rate limit as this worker sees it (activities/llm-lease.ts). */
+  /** The fleet-wide LLM rate limit as this worker sees it (activities/limiter/llm-lease.ts). */
   limiter: LeaseObserver;
 }
 

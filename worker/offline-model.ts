@@ -1,11 +1,11 @@
-// OPENAI_BASE_URL=offline: the demo's scripted model (testing/offline-model.ts), served by the
+// OPENAI_BASE_URL=offline: the demo's scripted model (offline-model/offline-model.ts), served by the
 // worker itself on a loopback port, so a standalone worker runs with no model service and no key.
 // It plays the refund scenario for the user a run names: profile, billing, policy, then a refund
 // (when the run allows issue_refund and the facts say one is due) or an answer from what it read.
-import { refundApprovalDemoModel } from '../testing/offline-model';
-import { ScriptedLlmServer } from '../testing/scripted-llm-server';
-import { OFFLINE_BASE_URL } from '../activities/llm-config';
-import type { LlmConfig } from '../activities/llm-config';
+import { refundApprovalDemoModel } from '../offline-model/offline-model';
+import { ScriptedLlmServer } from '../offline-model/scripted-llm-server';
+import { OFFLINE_BASE_URL } from '../activities/decide/llm-config';
+import type { LlmConfig } from '../activities/decide/llm-config';
 import { lookUpPrice, loadPrices } from '../runtime/prices';
 
 /** The model name the scripted server answers as; free in the default price table. */

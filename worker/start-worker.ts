@@ -7,9 +7,9 @@ import type { ActivityInterceptorsFactory, Worker, WorkerOptions } from '@tempor
 import { connectionOptions, unreachableMessage } from '../runtime/temporal-env';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import type { ActivityDeps } from '../activities';
-import type { LlmConfig } from '../activities/llm-config';
-import { connectLimiter, limiterSettingsFromEnv } from '../activities/llm-lease';
-import type { LimiterSettings } from '../activities/llm-lease';
+import type { LlmConfig } from '../activities/decide/llm-config';
+import { connectLimiter, limiterSettingsFromEnv } from '../activities/limiter/llm-lease';
+import type { LimiterSettings } from '../activities/limiter/llm-lease';
 import { dataSourceFromEnv } from '../activities/tools/data-source';
 import { createAgentWorker } from './create-worker';
 import { becomeCurrentIfNone, deploymentFromEnv, describeDeployment, workerDeploymentOptions } from './deployment';

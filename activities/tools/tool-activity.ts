@@ -7,7 +7,7 @@ import { CancelledFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { EffectFaults, ToolContext, ToolDefinition } from '../../common/tools/tool';
 import type { Observation, ReconcileInput, ReconcileOutput, ToolInput } from '../../common/types';
-import { envelope } from '../envelope';
+import { envelope } from './envelope';
 
 export type ToolFn = (input: ToolInput) => Promise<Observation>;
 export type ReconcileFn = (input: ReconcileInput) => Promise<ReconcileOutput>;

@@ -7,11 +7,11 @@
 import { createInterface } from 'node:readline';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { reactAgent } from '../../workflows/agent';
+import type { reactAgent } from '../../workflows/agent/agent';
 import { existingRun, RunNotFoundError, runResult, runState, startRun } from '../../client/agent-client';
 import { sayToRun, SayError } from '../../client/conversation';
 import { AgentError, EXIT } from '../../client/agent-error';
-import type { SayRequest } from '../../common/conversation';
+import type { SayRequest } from '../../common/conversation/conversation';
 import { stopReasonDescription } from '../../common/stop-reasons';
 import type { AgentInput, AgentState } from '../../common/types';
 import { UsageError, usageText } from '../cli-args';

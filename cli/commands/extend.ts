@@ -1,12 +1,12 @@
 // `agent extend ID --usd 0.50 --steps 5 --seconds 120 --reason "..."`: top up a run's budget. A run
 // that waits for a top-up (`agent run --topup-wait`) resumes; any running run gets the larger budget.
 // Who (AGENT_OPERATOR or $USER, as this process says: not authenticated) and why are recorded in the
-// run's history and listed in its result. The run's validator decides the rest (common/extend.ts).
+// run's history and listed in its result. The run's validator decides the rest (common/cost/extend.ts).
 import { UsageError, usageText } from '../cli-args';
 import { AgentError } from '../../client/agent-error';
 import { defineCommand, line, printJson, withDeadline } from '../cli-context';
 import { extendRun } from '../../client/extend-run';
-import type { ExtendRequest } from '../../common/extend';
+import type { ExtendRequest } from '../../common/cost/extend';
 import { formatBudget } from '../format';
 import { parseUsd } from '../usd';
 

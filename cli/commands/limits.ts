@@ -1,8 +1,13 @@
 // `agent limits [SCOPE]`: the fleet-wide LLM rate limits, one limiter workflow per model (or API
 // key): its limits, what this minute counts, leases in use, the queue, grants and wait times, from
-// the limiter's `limits` query (workflows/llm-limiter.ts). Queries need a worker of its task queue.
-import { LIMITER_WORKFLOW_TYPE, limiterQuery, limiterWorkflowId, LIMITER_ID_PREFIX } from '../../common/llm-limiter';
-import type { LimiterSnapshot } from '../../common/rate-limit';
+// the limiter's `limits` query (workflows/limiter/llm-limiter.ts). Queries need a worker of its task queue.
+import {
+  LIMITER_WORKFLOW_TYPE,
+  limiterQuery,
+  limiterWorkflowId,
+  LIMITER_ID_PREFIX,
+} from '../../common/limiter/llm-limiter';
+import type { LimiterSnapshot } from '../../common/limiter/rate-limit';
 import { usageText } from '../cli-args';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { AgentError } from '../../client/agent-error';

@@ -1,7 +1,7 @@
 // `agent result ID`: wait until a run has ended and print its result (a cancelled run's partial
 // result comes from the memo the workflow left). Exits with the code of how the run ended.
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { reactAgent } from '../../workflows/agent';
+import type { reactAgent } from '../../workflows/agent/agent';
 import { existingRun } from '../../client/agent-client';
 import { usageText } from '../cli-args';
 import type { CommandContext } from '../cli-context';

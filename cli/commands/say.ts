@@ -5,7 +5,7 @@ import { UsageError, usageText } from '../cli-args';
 import { defineCommand, line, printJson, withDeadline } from '../cli-context';
 import { AgentError } from '../../client/agent-error';
 import { sayToRun } from '../../client/conversation';
-import type { SayRequest } from '../../common/conversation';
+import type { SayRequest } from '../../common/conversation/conversation';
 
 /** How long the CLI waits for the run to take the message (it needs a worker). */
 export const SAY_TIMEOUT_MS = 15_000;

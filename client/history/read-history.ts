@@ -5,16 +5,16 @@
 // `agent trace` (trace.ts) and the evaluation's run record (eval/run-record.ts) are views over it.
 //
 // Which step an activity belongs to is what the workflow recorded in its input (its step tag,
-// common/step-tag.ts); histories recorded before the tag existed are read by the legacy
+// common/temporal/step-tag.ts); histories recorded before the tag existed are read by the legacy
 // activity-id convention, and their activities are marked `tagged: false`.
 import type { Payload } from '@temporalio/common';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { tsToMs } from '@temporalio/common/lib/time';
-import { stepTagOf } from '../../common/step-tag';
-import type { StepTag } from '../../common/step-tag';
+import { stepTagOf } from '../../common/temporal/step-tag';
+import type { StepTag } from '../../common/temporal/step-tag';
 import { CANCELLED_RESULT_MEMO } from '../../common/types';
 import type { AgentInput, AgentResult } from '../../common/types';
-import type { ApprovalAnswer, ApprovalReceipt } from '../../common/approvals';
+import type { ApprovalAnswer, ApprovalReceipt } from '../../common/conversation/approvals';
 
 export type HistoryEvent = NonNullable<History['events']>[number];
 type Payloads = Payload[] | null | undefined;

@@ -23,15 +23,15 @@
 //    denied, of the arguments the model asked for. Its first 12 hex digits are the trace's args_hash.
 //  - remainingBudget: what was left when the step ended (event time for the time budget).
 //  - stopReason: on the last step of a run that has ended.
-import { resolveBudget, roundUsd } from '../../common/budget';
-import { ledgerOf } from '../../common/cost';
-import type { Budget } from '../../common/budget';
+import { resolveBudget, roundUsd } from '../../common/cost/budget';
+import { ledgerOf } from '../../common/cost/cost';
+import type { Budget } from '../../common/cost/budget';
 import { validateAction } from '../../common/contract';
-import { argumentDigest } from '../../common/hash';
+import { argumentDigest } from '../../common/tools/hash';
 import type { DecideInput, DecideOutput, FinalValidation, Observation, ToolInput } from '../../common/types';
-import { VALIDATOR_SOURCE } from '../../common/final-validator';
-import type { ClaimText } from '../../common/final-validator';
-import { personObservation } from '../../common/approvals';
+import { VALIDATOR_SOURCE } from '../../common/validator/final-validator';
+import type { ClaimText } from '../../common/validator/final-validator';
+import { personObservation } from '../../common/conversation/approvals';
 import { readRunHistory } from './read-history';
 import type { DecodePayloads, HistoryEvent, RunHistory } from './read-history';
 
@@ -61,7 +61,7 @@ export interface StepCost {
   costUsd?: number;
   /** The decision was a wind-down (the model was asked for its final answer): the budget that ran low. */
   windDown?: string;
-  /** The model read this decision with the oldest tool results compacted (common/model-view.ts): how many, before which step. */
+  /** The model read this decision with the oldest tool results compacted (common/model-view/model-view.ts): how many, before which step. */
   compacted?: { results: number; beforeStep: number };
 }
 

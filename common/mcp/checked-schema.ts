@@ -128,7 +128,7 @@ function typedProblem(node: Node, type: string, at: string): string | undefined 
   if ('format' in node && !FORMATS.includes(node.format as string))
     return `${at}/format: ${JSON.stringify(node.format).slice(0, 40)} is not a format the gateway checks`;
   if (type === 'array') {
-    // zod applies an array's limits only beside its items (found by test/mcp-checked-schema.test.ts).
+    // zod applies an array's limits only beside its items (found by test/mcp/mcp-checked-schema.test.ts).
     const limit = ['minItems', 'maxItems'].find((k) => k in node);
     if (!('items' in node)) return limit ? `${at}: ${limit} without items beside it` : undefined;
     return nodeProblem(node.items, `${at}/items`);

@@ -5,7 +5,7 @@
 // options and the policy hooks), so a handler never imports Node or the activity SDK: it gets
 // everything outside itself from a ToolContext that activities/ builds for each call.
 import type { z } from 'zod';
-import type { Observation } from '../observation';
+import type { Observation } from './observation';
 import type { CatalogEntry } from './catalog-entry';
 import type { HistoryEntry, ReconcileInput, ReconcileOutput, ToolInput } from '../types';
 

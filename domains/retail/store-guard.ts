@@ -5,7 +5,7 @@
 // call reported (Observation.store) and a worker of another kind refuses the call, retryably: a
 // retry may reach a worker of the fleet's kind. Two stores of one kind (two PostgreSQL databases,
 // two SQLite files) are not told apart.
-import type { Observation } from '../../common/observation';
+import type { Observation } from '../../common/tools/observation';
 import type { ToolInput } from '../../common/types';
 import type { RetailRecords } from './services';
 

@@ -5,7 +5,7 @@
 // once under its idempotency key whatever the retries, crashes and hangs.
 import { defineTool } from '../../common/tools/tool';
 import type { ToolContext, ToolDefinition } from '../../common/tools/tool';
-import type { Observation } from '../../common/observation';
+import type { Observation } from '../../common/tools/observation';
 import type { ReconcileOutput, ToolInput } from '../../common/types';
 import { RetailToolError } from './errors';
 import type { RetailRecords, RetailServices, WriteRecord } from './services';

@@ -4,7 +4,7 @@
 // the agent's model; offline tests point both at the scripted LLM), which ends the conversation
 // with τ²'s ###STOP### mark.
 import OpenAI from 'openai';
-import type { SayRequest, Turn } from '../../common/conversation';
+import type { SayRequest, Turn } from '../../common/conversation/conversation';
 import type { Tau2Task } from './task';
 import { customerInstructions, reasonForCall } from './task';
 

@@ -8,8 +8,8 @@
 // else. Every decision request is recorded with the call it was answered with, for the identifier
 // check (id-check.ts); usage reports the request's estimated prompt tokens and, as a provider's
 // prefix cache would, the part of them shared with the run's previous request.
-import { estimateTokens } from '../../common/cost';
-import type { RecordedRequest, Reply, Usage } from '../../testing/scripted-llm-server';
+import { estimateTokens } from '../../common/cost/cost';
+import type { RecordedRequest, Reply, Usage } from '../../offline-model/scripted-llm-server';
 import { CONSENT_YES } from './customer';
 import type { DecisionRecord } from './id-check';
 import { FINAL_FUNCTION, moveOf, REPLAY_FINAL_ANSWER, REPLAY_OFF_PLAN_ANSWER } from './replay-model';

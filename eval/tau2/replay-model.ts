@@ -5,9 +5,9 @@
 // answer, and a run that went off the plan says so instead of going on blindly.
 import { callSignature } from './replay-plan';
 import type { PlannedCall, ReplayPlan } from './replay-plan';
-import type { RecordedRequest, Reply, Script } from '../../testing/scripted-llm-server';
-import { final, tool } from '../../testing/scripted-replies';
-import { requestView } from '../../testing/request-view';
+import type { RecordedRequest, Reply, Script } from '../../offline-model/scripted-llm-server';
+import { final, tool } from '../../offline-model/scripted-replies';
+import { requestView } from '../../offline-model/request-view';
 
 /** Claims nothing (no number, no identifier): the final validator has nothing to check. */
 export const REPLAY_FINAL_ANSWER = 'Everything you asked for is taken care of. Thank you for contacting us.';
@@ -21,7 +21,7 @@ interface PayloadView {
   };
 }
 
-/** What the decision's request showed: its steps and their count (testing/request-view.ts reads either form). */
+/** What the decision's request showed: its steps and their count (offline-model/request-view.ts reads either form). */
 export function payloadOf(req: Pick<RecordedRequest, 'body'>): PayloadView | undefined {
   return requestView(req.body);
 }

@@ -65,7 +65,7 @@ export interface IdentifierCheckSummary {
   identifiers: number;
   missing: number;
   tasks_with_missing: string[];
-  /** Estimated prompt tokens per decision request (common/cost.ts estimateTokens). */
+  /** Estimated prompt tokens per decision request (common/cost/cost.ts estimateTokens). */
   decide_prompt_tokens: { decisions: number; median: number | null; max: number | null };
 }
 

@@ -13,15 +13,15 @@ import { readRunHistory } from '../../client/history/read-history';
 import { traceOf } from '../../client/history/trace';
 import { sayToRun, SayError } from '../../client/conversation';
 import { stateQuery } from '../../common/queries';
-import type { SayRequest, Turn } from '../../common/conversation';
+import type { SayRequest, Turn } from '../../common/conversation/conversation';
 import type { AgentInput, AgentResult, AgentState } from '../../common/types';
 import type { RetailDB } from '../../domains/retail/db';
 import { pyJsonDumps } from '../../domains/retail/python/json';
 import type { PyJson } from '../../domains/retail/python/json';
 import { retailTools } from '../../domains/retail/tools/index';
 import type { TemporalEnv } from '../../runtime/temporal-env';
-import type { ScriptedLlmServer } from '../../testing/scripted-llm-server';
-import type { reactAgent } from '../../workflows/agent';
+import type { ScriptedLlmServer } from '../../offline-model/scripted-llm-server';
+import type { reactAgent } from '../../workflows/agent/agent';
 import { delay, retry } from '../run-one';
 import { trajectoryOf, trialCost } from '../trial-table';
 import type { TrajectoryStep } from '../trial-table';
@@ -126,7 +126,7 @@ export interface IdentifierCheck {
   calls: number;
   identifiers: number;
   missing: MissingIdentifier[];
-  /** Estimated prompt tokens of each decision request (common/cost.ts estimateTokens), and the cached part. */
+  /** Estimated prompt tokens of each decision request (common/cost/cost.ts estimateTokens), and the cached part. */
   prompt_tokens: number[];
   cached_tokens: number[];
 }

@@ -2,8 +2,8 @@
 // agent's messages, the consent questions and their answers, every tool call with its arguments and
 // result, and the final answer, in the order they happened. Read from the run's result (its
 // transcript and its history), with the fields a tool marked sensitive redacted as for the model.
-import type { Turn } from '../../common/conversation';
-import { redactPaths } from '../../common/redact';
+import type { Turn } from '../../common/conversation/conversation';
+import { redactPaths } from '../../common/tools/redact';
 import type { AgentResult } from '../../common/types';
 
 export type TranscriptEntry =

@@ -5,7 +5,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { undecodablePayload } from '../../common/undecodable-payload';
+import { undecodablePayload } from '../../common/temporal/undecodable-payload';
 import type { Keyring } from './keyring';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
@@ -21,7 +21,7 @@ export class PayloadDecryptError extends Error {
 
 /**
  * What decode does with a payload it cannot decrypt. Clients and the codec server `throw` (the
- * caller sees which key is missing). A worker `mark`s it (common/undecodable-payload.ts): an Update
+ * caller sees which key is missing). A worker `mark`s it (common/temporal/undecodable-payload.ts): an Update
  * carrying it is rejected, a history payload carrying it still fails the workflow task; `report`
  * gets the reason, so the worker's log says why.
  */

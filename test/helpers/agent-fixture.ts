@@ -6,14 +6,14 @@
 // before() of its own: Node 20 starts top-level before() hooks without waiting for the earlier ones.
 import { after, before } from 'node:test';
 import type { Client } from '@temporalio/client';
-import { ScriptedLlmServer } from '../../testing/scripted-llm-server';
-import type { RecordedRequest, Script, StartOptions } from '../../testing/scripted-llm-server';
+import { ScriptedLlmServer } from '../../offline-model/scripted-llm-server';
+import type { RecordedRequest, Script, StartOptions } from '../../offline-model/scripted-llm-server';
 import { runResult, startRun } from '../../client/agent-client';
 import type { TemporalEnv } from '../../runtime/temporal-env';
 import type { AgentInput, AgentResult } from '../../common/types';
 import { agentInput, connectClient, testEnv, uniqueId } from './harness';
-import { WorkerFleet } from '../../testing/worker-process';
-import type { WorkerProcess } from '../../testing/worker-process';
+import { WorkerFleet } from '../../local-servers/worker-process';
+import type { WorkerProcess } from '../../local-servers/worker-process';
 import { refundFixture } from './refund-fixtures';
 import type { RefundFixture } from './refund-fixtures';
 

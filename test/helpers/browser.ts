@@ -1,10 +1,10 @@
 // Headless Chromium for the browser tests (*.browser.e2e.test.ts): Debian's package, driven by
-// playwright-core. `npm test` runs these files only where the browser is (scripts/browser-tests.ts).
+// playwright-core. `npm test` runs these files only where the browser is (local-servers/browser-tests.ts).
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumPath } from '../../scripts/browser-tests';
+import { chromiumPath } from '../../local-servers/browser-tests';
 import { REPO_ROOT } from './harness';
 
 /** Screenshots of the browser tests land here. */

@@ -1,25 +1,25 @@
-// Plumbing for the fault matrix (test/fault-matrix.e2e.test.ts): model scripts with gates,
+// Plumbing for the fault matrix (test/durability/fault-matrix.e2e.test.ts): model scripts with gates,
 // reading a run's history and pending activities, barriers that apply one fault to several runs
 // at once, and the checks every cell shares (effects against the refunds database, nothing after
 // a cancel).
 import assert from 'node:assert/strict';
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import type { RecordedRequest, Reply, ScriptedLlmServer } from '../../testing/scripted-llm-server';
-import type { StepReply } from '../../testing/scripted-replies';
+import type { RecordedRequest, Reply, ScriptedLlmServer } from '../../offline-model/scripted-llm-server';
+import type { StepReply } from '../../offline-model/scripted-replies';
 import type { RefundRecord } from '../../activities/refunds/service';
 import { VOIDED } from '../../activities/refunds/service';
 import type { AgentResult, EffectOutcome } from '../../common/types';
 import { eventually } from './harness';
-import type { WorkerProcess } from '../../testing/worker-process';
+import type { WorkerProcess } from '../../local-servers/worker-process';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const { PendingActivityState, TimeoutType } = temporal.api.enums.v1;
 
 // ---- model scripts ---------------------------------------------------------------------------
 
-export { byStep } from '../../testing/scripted-replies';
-export type { StepReply } from '../../testing/scripted-replies';
+export { byStep } from '../../offline-model/scripted-replies';
+export type { StepReply } from '../../offline-model/scripted-replies';
 
 export interface Gate {
   /** Use as a StepReply: the request waits until release(). */

@@ -1,5 +1,5 @@
 // Shared test plumbing: the real dev server started by `npm test` (scripts/test.ts passes its
-// address in the environment), a Temporal client, agent inputs (worker processes: testing/worker-process.ts).
+// address in the environment), a Temporal client, agent inputs (worker processes: local-servers/worker-process.ts).
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import type { Client } from '@temporalio/client';

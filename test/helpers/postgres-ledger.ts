@@ -4,11 +4,11 @@
 import { chmodSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { makeTempDir } from '../../scripts/child-processes';
-import { startPostgres } from '../../scripts/postgres-server';
-import type { PostgresCluster } from '../../scripts/postgres-server';
-import { readPostgresSettings } from '../../scripts/postgres-settings';
-import { repoRoot } from '../../scripts/repo-root';
+import { makeTempDir } from '../../local-servers/child-processes';
+import { startPostgres } from '../../local-servers/postgres-server';
+import type { PostgresCluster } from '../../local-servers/postgres-server';
+import { readPostgresSettings } from '../../local-servers/postgres-settings';
+import { repoRoot } from '../../local-servers/repo-root';
 
 export interface PostgresLedger {
   /** postgres://… for AGENT_REFUNDS_DATABASE_URL. */

@@ -11,10 +11,10 @@ import type { RefundFilter, RefundStore } from '../../activities/refunds/rules';
 import type { RefundRecord } from '../../domains/support/refund-ledger';
 import { fixtureLedger } from './fixture-ledger';
 import type { LedgerKind } from './fixture-ledger';
-import type { Reply } from '../../testing/scripted-llm-server';
-import { final } from '../../testing/scripted-replies';
+import type { Reply } from '../../offline-model/scripted-llm-server';
+import { final } from '../../offline-model/scripted-replies';
 import { DEFAULT_ALLOWED_TOOLS } from '../../domains/wired';
-import type { ApprovalDecision, PendingApproval } from '../../common/approvals';
+import type { ApprovalDecision, PendingApproval } from '../../common/conversation/approvals';
 import type { AgentInput, TraceEntry } from '../../common/types';
 import type { StopReason } from '../../common/stop-reasons';
 
@@ -88,7 +88,7 @@ export async function refundFixture(opts: { label?: string; ledgerUrl?: string }
 }
 
 // The refund path's replies, under the names the refund tests use.
-export { tool, billing as billingOf, refund as refundOf } from '../../testing/scripted-replies';
+export { tool, billing as billingOf, refund as refundOf } from '../../offline-model/scripted-replies';
 export const finalAnswer = (answer = 'Refunded USD 49.00.'): Reply => final(answer);
 
 export function refundGoal(userId: number): string {

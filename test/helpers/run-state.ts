@@ -1,6 +1,6 @@
 // A run's state as carryState() takes it: fresh (no steps, nothing spent), plus what a test sets.
-import { EMPTY_USAGE } from '../../common/budget';
-import type { RunState } from '../../workflows/carry';
+import { EMPTY_USAGE } from '../../common/cost/budget';
+import type { RunState } from '../../workflows/agent/carry';
 
 export function freshRunState(more: Partial<RunState> = {}): RunState {
   return {

@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { repoRoot } from '../../scripts/repo-root';
+import { repoRoot } from '../../local-servers/repo-root';
 
 export function tau2RetailDir(): string {
   const dir = process.env.TAU2_RETAIL_DIR
@@ -59,7 +59,7 @@ export class ReferenceTools {
   }
 
   static start(): ReferenceTools {
-    const child = spawn(referencePython(), [path.join(repoRoot(), 'test', 'tau2-shim', 'server.py')], {
+    const child = spawn(referencePython(), [path.join(repoRoot(), 'test', 'retail', 'tau2-shim', 'server.py')], {
       env: { ...process.env, TAU2_RETAIL_DIR: tau2RetailDir(), PYTHONIOENCODING: 'utf-8', PYTHONHASHSEED: '0' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -1,7 +1,7 @@
 // Runs Temporal's own CLI (not agent's) against a test server: what any client of the namespace can send.
 import { execFile } from 'node:child_process';
 import type { TemporalEnv } from '../../runtime/temporal-env';
-import { findOrBuildTemporalCli } from '../../scripts/temporal-cli';
+import { findOrBuildTemporalCli } from '../../local-servers/temporal-cli';
 
 export interface TemporalCliResult {
   code: number;

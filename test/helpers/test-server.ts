@@ -4,10 +4,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { startDevServer } from '../../scripts/dev-server';
-import { startPostgresServer } from '../../scripts/postgres-server';
-import type { PostgresTemporalServer } from '../../scripts/postgres-server';
-import type { TemporalServerHandle } from '../../scripts/server-handle';
+import { startDevServer } from '../../local-servers/dev-server';
+import { startPostgresServer } from '../../local-servers/postgres-server';
+import type { PostgresTemporalServer } from '../../local-servers/postgres-server';
+import type { TemporalServerHandle } from '../../local-servers/server-handle';
 import type { TemporalEnv } from '../../runtime/temporal-env';
 
 export type TestServerKind = 'dev' | 'postgres';

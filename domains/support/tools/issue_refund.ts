@@ -3,7 +3,7 @@
 // an attempt that follows a timeout or a dead worker reconciles against the system of record
 // instead of repeating the refund. A run never refunds twice.
 import { z } from 'zod';
-import type { Observation } from '../../../common/observation';
+import type { Observation } from '../../../common/tools/observation';
 import type { ToolContext } from '../../../common/tools/tool';
 import { reconcileRefund } from '../reconcile-refund';
 import type { LedgerKind, RefundRecord } from '../refund-ledger';

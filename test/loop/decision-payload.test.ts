@@ -1,0 +1,43 @@
+// The decision step gets a bounded state: its input (and so each decide event in the history)
+// must not grow with the number of steps a run has taken.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildDecisionPayload, RECENT_STEPS } from '../../common/model-view/decision-payload';
+import { DEFAULT_ALLOWED_TOOLS, WIRED_DOMAIN } from '../../domains/wired';
+import type { HistoryEntry } from '../../common/types';
+
+function historyOf(steps: number): HistoryEntry[] {
+  const names = ['get_user_profile', 'get_user_billing', 'search_policy'];
+  return Array.from({ length: steps }, (_, i) => {
+    const name = names[i % names.length]!;
+    return {
+      step: i + 1,
+      action: { kind: 'tool' as const, name, args: { query: `refund ${i + 1}` } },
+      observation: {
+        tool: name,
+        ok: true,
+        data: { matches: [`doc ${i + 1}`] },
+        source: 'test',
+        bytes: 20,
+        truncated: false,
+      },
+    };
+  });
+}
+
+const size = (steps: number) =>
+  JSON.stringify(buildDecisionPayload('goal', '42', historyOf(steps), DEFAULT_ALLOWED_TOOLS, WIRED_DOMAIN)).length;
+
+describe('decision payload', () => {
+  it('lists each tool used once, in order of first use', () => {
+    const payload = buildDecisionPayload('goal', '42', historyOf(200), DEFAULT_ALLOWED_TOOLS, WIRED_DOMAIN);
+    assert.deepEqual(payload.state_summary.tools_used, ['get_user_profile', 'get_user_billing', 'search_policy']);
+    assert.equal(payload.state_summary.steps_completed, 200);
+    assert.equal(payload.untrusted_observations.steps.length, RECENT_STEPS);
+    assert.equal(payload.untrusted_observations.steps[RECENT_STEPS - 1]!.step, 200);
+  });
+
+  it('stays the same size at step 200 as at step 10 (only step numbers get longer)', () => {
+    assert.ok(size(200) - size(10) < 40, `payload grew from ${size(10)} to ${size(200)} characters`);
+  });
+});
