@@ -341,9 +341,9 @@ describe('agent trace (step events rebuilt from history, no worker running)', ()
 });
 
 /** The recorded histories, seen from the compiled test (dist/test/). */
-const HISTORIES = path.resolve(__dirname, '..', '..', 'test', 'fixtures', 'histories');
+const HISTORIES = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'histories');
 /** A history recorded by the code from before step tags: only `agent trace` reads it, nothing replays it. */
-const OLD_TRACES = path.resolve(__dirname, '..', '..', 'test', 'fixtures', 'trace');
+const OLD_TRACES = path.resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'trace');
 
 describe('agent trace reads what the workflow recorded, not activity ids', () => {
   // Fixtures are plain JSON payloads (scripts/record-histories.ts).

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { TOOLS } from '../../domains/wired';
 import { retailTools } from '../../domains/retail/tools/index';
 
-const REPO = path.resolve(__dirname, '..', '..');
+const REPO = path.resolve(__dirname, '..', '..', '..');
 /** Everything but domains/, tests, test doubles, the benchmark, the evaluation and dev scripts. */
 const RUNTIME = [
   'common',
