@@ -11,6 +11,20 @@ const domainCode = ['domains/**/*.ts'];
 // What production code never imports: the build/server scripts, the local servers' library, the
 // benchmark, the eval and the tests.
 const notProduction = ['./scripts', './local-servers', './bench', './eval', './test'];
+// Product code: what ships in the image and runs for a user (not the scripts, tests, eval, benchmark).
+const productCode = [
+  'common',
+  'domains',
+  'runtime',
+  'workflows',
+  'activities',
+  'worker',
+  'client',
+  'cli',
+  'codec-server',
+  'mcp-server',
+  'offline-model',
+].map((dir) => `${dir}/**/*.ts`);
 // The CLI, the codec server and the MCP server are entry points: no library layer imports them.
 const entryPoints = ['./cli', './codec-server', './mcp-server'];
 
@@ -179,6 +193,20 @@ export default tseslint.config(
           ],
         },
       ],
+    },
+  },
+  {
+    // A function that does not fit on a screen hides its steps: name them. Workflow code is held
+    // tighter because every line there is replayed history.
+    files: productCode,
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }],
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true, IIFEs: true }],
     },
   },
   {
