@@ -84,127 +84,172 @@ export async function readRunHistory(
     temporalStatus: 'RUNNING',
   };
   for (const { events } of chain) {
-    const scheduled = new Map<string, ActivityRecord>();
-    const updateInputs = new Map<string, Payloads>();
-    for (const e of events) {
-      const atMs = tsToMs(e.eventTime);
-      const id = String(e.eventId ?? '');
-
-      const started = e.workflowExecutionStartedEventAttributes;
-      if (started) {
-        if (history.input === undefined) {
-          history.input = (await decode(started.input?.payloads)) as AgentInput;
-          history.startedAtMs = atMs;
-        }
-        history.temporalStatus = 'RUNNING';
-        continue;
-      }
-
-      const sched = e.activityTaskScheduledEventAttributes;
-      if (sched) {
-        const name = sched.activityType?.name ?? '?';
-        const input = await decode(sched.input?.payloads);
-        const own = stepTagOf(input);
-        const tag = own ?? legacyStepTag(name, sched.activityId);
-        if (tag === undefined) continue; // not one of the loop's activities
-        const activity: ActivityRecord = {
-          step: tag.step,
-          role: tag.role,
-          name,
-          tagged: own !== undefined,
-          input,
-          scheduledAtMs: atMs,
-          attempts: 1,
-        };
-        scheduled.set(id, activity);
-        history.entries.push({ kind: 'scheduled', atMs, activity });
-        continue;
-      }
-
-      const taskStarted = e.activityTaskStartedEventAttributes;
-      if (taskStarted) {
-        const activity = scheduled.get(String(taskStarted.scheduledEventId ?? ''));
-        if (activity) activity.attempts = Math.max(activity.attempts, taskStarted.attempt ?? 1);
-        continue;
-      }
-
-      const completed = e.activityTaskCompletedEventAttributes;
-      if (completed) {
-        const activity = scheduled.get(String(completed.scheduledEventId ?? ''));
-        if (activity)
-          history.entries.push({ kind: 'completed', atMs, activity, result: await decode(completed.result?.payloads) });
-        continue;
-      }
-
-      const failed =
-        e.activityTaskFailedEventAttributes ??
-        e.activityTaskTimedOutEventAttributes ??
-        e.activityTaskCanceledEventAttributes;
-      if (failed) {
-        const activity = scheduled.get(String(failed.scheduledEventId ?? ''));
-        if (!activity) continue;
-        const failure = e.activityTaskFailedEventAttributes?.failure;
-        const how: ActivityEnd = e.activityTaskFailedEventAttributes
-          ? 'failed'
-          : e.activityTaskTimedOutEventAttributes
-            ? 'timed_out'
-            : 'cancelled';
-        const details = failure?.applicationFailureInfo?.details?.payloads;
-        history.entries.push({
-          kind: 'ended',
-          atMs,
-          activity,
-          how,
-          ...(how === 'failed' ? { message: failure?.message ?? 'unknown error' } : {}),
-          ...(details && activity.role === 'decide' ? { details: await decode(details) } : {}),
-        });
-        continue;
-      }
-
-      const accepted = e.workflowExecutionUpdateAcceptedEventAttributes;
-      if (accepted) {
-        updateInputs.set(id, accepted.acceptedRequest?.input?.args?.payloads);
-        continue;
-      }
-      const updated = e.workflowExecutionUpdateCompletedEventAttributes;
-      if (updated?.outcome?.success) {
-        const receipt = (await decode(updated.outcome.success.payloads)) as ApprovalReceipt | undefined;
-        if (!receipt?.pending || receipt.duplicate) continue; // not an approval, or a repeat that changed nothing
-        const answer = (await decode(updateInputs.get(String(updated.acceptedEventId ?? '')))) as
-          ApprovalAnswer | undefined;
-        history.entries.push({
-          kind: 'approval',
-          atMs,
-          receipt: receipt as ApprovalReceipt & { pending: object },
-          ...(answer ? { answer } : {}),
-        });
-        continue;
-      }
-
-      if (e.workflowExecutionCancelRequestedEventAttributes) {
-        history.cancelRequestedAtMs ??= atMs;
-        continue;
-      }
-      const memo = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[CANCELLED_RESULT_MEMO];
-      if (memo) {
-        history.result = (await decode([memo])) as AgentResult;
-        continue;
-      }
-      const closedCompleted = e.workflowExecutionCompletedEventAttributes;
-      if (closedCompleted) {
-        history.temporalStatus = 'COMPLETED';
-        history.closedAtMs = atMs;
-        history.result = (await decode(closedCompleted.result?.payloads)) as AgentResult;
-        continue;
-      }
-      const status = closedStatus(e);
-      if (status) {
-        history.temporalStatus = status;
-        if (status !== 'CONTINUED_AS_NEW') history.closedAtMs = atMs;
-      }
-    }
+    const run = new RunReader(history, decode);
+    for (const e of events) await run.read(e);
   }
   return history;
+}
+
+type Attributes<K extends keyof HistoryEvent> = NonNullable<HistoryEvent[K]>;
+
+/** One run of the chain, read into `history`: event ids (of activities, of Updates) are the run's own. */
+class RunReader {
+  private readonly scheduled = new Map<string, ActivityRecord>();
+  private readonly updateInputs = new Map<string, Payloads>();
+
+  constructor(
+    private readonly history: RunHistory,
+    private readonly decode: DecodePayloads,
+  ) {}
+
+  async read(e: HistoryEvent): Promise<void> {
+    const atMs = tsToMs(e.eventTime);
+    const id = String(e.eventId ?? '');
+    if (e.workflowExecutionStartedEventAttributes)
+      return this.runStarted(e.workflowExecutionStartedEventAttributes, atMs);
+    if (e.activityTaskScheduledEventAttributes)
+      return this.activityScheduled(e.activityTaskScheduledEventAttributes, id, atMs);
+    if (e.activityTaskStartedEventAttributes) return this.attemptStarted(e.activityTaskStartedEventAttributes);
+    if (e.activityTaskCompletedEventAttributes)
+      return this.activityCompleted(e.activityTaskCompletedEventAttributes, atMs);
+    if (
+      e.activityTaskFailedEventAttributes ??
+      e.activityTaskTimedOutEventAttributes ??
+      e.activityTaskCanceledEventAttributes
+    )
+      return this.activityEnded(e, atMs);
+    if (e.workflowExecutionUpdateAcceptedEventAttributes) {
+      this.updateInputs.set(
+        id,
+        e.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input?.args?.payloads,
+      );
+      return;
+    }
+    const updated = e.workflowExecutionUpdateCompletedEventAttributes;
+    if (updated?.outcome?.success) return this.updateCompleted(updated, updated.outcome.success.payloads, atMs);
+    if (e.workflowExecutionCancelRequestedEventAttributes) {
+      this.history.cancelRequestedAtMs ??= atMs;
+      return;
+    }
+    return this.runClosing(e, atMs);
+  }
+
+  private async runStarted(
+    started: Attributes<'workflowExecutionStartedEventAttributes'>,
+    atMs: number,
+  ): Promise<void> {
+    if (this.history.input === undefined) {
+      this.history.input = (await this.decode(started.input?.payloads)) as AgentInput;
+      this.history.startedAtMs = atMs;
+    }
+    this.history.temporalStatus = 'RUNNING';
+  }
+
+  private async activityScheduled(
+    sched: Attributes<'activityTaskScheduledEventAttributes'>,
+    id: string,
+    atMs: number,
+  ): Promise<void> {
+    const name = sched.activityType?.name ?? '?';
+    const input = await this.decode(sched.input?.payloads);
+    const own = stepTagOf(input);
+    const tag = own ?? legacyStepTag(name, sched.activityId);
+    if (tag === undefined) return; // not one of the loop's activities
+    const activity: ActivityRecord = {
+      step: tag.step,
+      role: tag.role,
+      name,
+      tagged: own !== undefined,
+      input,
+      scheduledAtMs: atMs,
+      attempts: 1,
+    };
+    this.scheduled.set(id, activity);
+    this.history.entries.push({ kind: 'scheduled', atMs, activity });
+  }
+
+  private attemptStarted(taskStarted: Attributes<'activityTaskStartedEventAttributes'>): void {
+    const activity = this.scheduled.get(String(taskStarted.scheduledEventId ?? ''));
+    if (activity) activity.attempts = Math.max(activity.attempts, taskStarted.attempt ?? 1);
+  }
+
+  private async activityCompleted(
+    completed: Attributes<'activityTaskCompletedEventAttributes'>,
+    atMs: number,
+  ): Promise<void> {
+    const activity = this.scheduled.get(String(completed.scheduledEventId ?? ''));
+    if (activity)
+      this.history.entries.push({
+        kind: 'completed',
+        atMs,
+        activity,
+        result: await this.decode(completed.result?.payloads),
+      });
+  }
+
+  /** An activity that failed, timed out or was cancelled. */
+  private async activityEnded(e: HistoryEvent, atMs: number): Promise<void> {
+    const ended =
+      e.activityTaskFailedEventAttributes ??
+      e.activityTaskTimedOutEventAttributes ??
+      e.activityTaskCanceledEventAttributes;
+    const activity = this.scheduled.get(String(ended?.scheduledEventId ?? ''));
+    if (!activity) return;
+    const failure = e.activityTaskFailedEventAttributes?.failure;
+    const how: ActivityEnd = e.activityTaskFailedEventAttributes
+      ? 'failed'
+      : e.activityTaskTimedOutEventAttributes
+        ? 'timed_out'
+        : 'cancelled';
+    const details = failure?.applicationFailureInfo?.details?.payloads;
+    this.history.entries.push({
+      kind: 'ended',
+      atMs,
+      activity,
+      how,
+      ...(how === 'failed' ? { message: failure?.message ?? 'unknown error' } : {}),
+      ...(details && activity.role === 'decide' ? { details: await this.decode(details) } : {}),
+    });
+  }
+
+  /** A completed Update: an approval when its result is a receipt that changed something. */
+  private async updateCompleted(
+    updated: Attributes<'workflowExecutionUpdateCompletedEventAttributes'>,
+    result: Payloads,
+    atMs: number,
+  ): Promise<void> {
+    const receipt = (await this.decode(result)) as ApprovalReceipt | undefined;
+    if (!receipt?.pending || receipt.duplicate) return; // not an approval, or a repeat that changed nothing
+    const answer = (await this.decode(this.updateInputs.get(String(updated.acceptedEventId ?? '')))) as
+      ApprovalAnswer | undefined;
+    this.history.entries.push({
+      kind: 'approval',
+      atMs,
+      receipt: receipt as ApprovalReceipt & { pending: object },
+      ...(answer ? { answer } : {}),
+    });
+  }
+
+  /** How the run closed, and its result (a cancelled run writes its result to its memo first). */
+  private async runClosing(e: HistoryEvent, atMs: number): Promise<void> {
+    const memo = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[CANCELLED_RESULT_MEMO];
+    if (memo) {
+      this.history.result = (await this.decode([memo])) as AgentResult;
+      return;
+    }
+    const closedCompleted = e.workflowExecutionCompletedEventAttributes;
+    if (closedCompleted) {
+      this.history.temporalStatus = 'COMPLETED';
+      this.history.closedAtMs = atMs;
+      this.history.result = (await this.decode(closedCompleted.result?.payloads)) as AgentResult;
+      return;
+    }
+    const status = closedStatus(e);
+    if (status) {
+      this.history.temporalStatus = status;
+      if (status !== 'CONTINUED_AS_NEW') this.history.closedAtMs = atMs;
+    }
+  }
 }
 
 function closedStatus(e: HistoryEvent): string | undefined {

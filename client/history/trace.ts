@@ -25,15 +25,22 @@
 //  - stopReason: on the last step of a run that has ended.
 import { resolveBudget, roundUsd } from '../../common/cost/budget';
 import { ledgerOf } from '../../common/cost/cost';
-import type { Budget } from '../../common/cost/budget';
+import type { AttemptCharge, Budget } from '../../common/cost/budget';
 import { validateAction } from '../../common/contract';
 import { argumentDigest } from '../../common/tools/hash';
-import type { DecideInput, DecideOutput, FinalValidation, Observation, ToolInput } from '../../common/types';
+import type {
+  AgentResult,
+  DecideInput,
+  DecideOutput,
+  FinalValidation,
+  Observation,
+  ToolInput,
+} from '../../common/types';
 import { VALIDATOR_SOURCE } from '../../common/validator/final-validator';
 import type { ClaimText } from '../../common/validator/final-validator';
 import { personObservation } from '../../common/conversation/approvals';
 import { readRunHistory } from './read-history';
-import type { DecodePayloads, HistoryEvent, RunHistory } from './read-history';
+import type { DecodePayloads, HistoryEvent, RunHistory, StepEntry } from './read-history';
 
 export type Decision = 'tool_call' | 'final' | 'escalate' | 'message' | 'invalid_action' | 'no_decision';
 export type ObservationStatus = 'ok' | 'error' | 'failed' | 'timed_out' | 'cancelled' | 'not_run';
@@ -107,161 +114,155 @@ export async function rebuildTrace(
 
 /** The step events of a run, from what its history says happened at each step. */
 export function traceOf(history: RunHistory): RebuiltTrace {
-  const drafts: Draft[] = [];
-  const byStep = new Map<number, Draft>();
-  const budget: Budget | undefined = history.input ? resolveBudget(history.input.budget) : undefined;
+  const steps = new StepDrafts();
+  for (const entry of history.entries) steps.read(entry);
+  const { temporalStatus, result } = history;
+  const ended = temporalStatus !== 'RUNNING' && temporalStatus !== 'CONTINUED_AS_NEW';
+  const last = steps.drafts[steps.drafts.length - 1];
+  if (ended && result && last) steps.closeLast(last, result);
+
+  const budget = resolveBudget(history.input?.budget);
   const startedAtMs = history.input?.carried?.started_at_ms ?? history.startedAtMs;
-  let toolCalls = 0;
+  return {
+    events: steps.drafts.map((draft) => stepEvent(draft, budget, startedAtMs)),
+    costs: steps.drafts
+      .filter((d) => d.cost.costUsd !== undefined || d.cost.windDown !== undefined || d.cost.compacted !== undefined)
+      .map((d) => ({ step: d.event.step, ...d.cost })),
+    outcome: {
+      workflowId: history.workflowId,
+      runIds: history.runIds,
+      temporalStatus: temporalStatus === 'CONTINUED_AS_NEW' ? 'RUNNING' : temporalStatus,
+      status: ended ? result?.status : undefined,
+      stopReason: ended
+        ? (result?.stop_reason ?? (temporalStatus === 'CANCELLED' ? 'cancelled' : undefined))
+        : undefined,
+      answer: ended ? result?.answer : undefined,
+      budget,
+      steps: last?.event.step ?? 0,
+      toolCalls: steps.toolCalls,
+      totalTokens: steps.tokens,
+    },
+  };
+}
+
+type Entry<K extends StepEntry['kind']> = Extract<StepEntry, { kind: K }>;
+
+/** The steps so far, in the order the history first names them, and the run's counters so far. */
+class StepDrafts {
+  readonly drafts: Draft[] = [];
+  private readonly byStep = new Map<number, Draft>();
   /** Steps whose tool call passed the gateway (counted once, whether it then ran or not). */
-  const counted = new Set<number>();
-  const countCall = (step: number) => {
-    if (!counted.has(step)) {
-      counted.add(step);
-      toolCalls++;
-    }
-  };
-  let tokens = 0;
-  const temporalStatus = history.temporalStatus;
-  const result = history.result;
+  private readonly counted = new Set<number>();
+  toolCalls = 0;
+  tokens = 0;
 
-  const touch = (draft: Draft, atMs: number) => {
-    draft.atMs = atMs;
-    draft.toolCalls = toolCalls;
-    draft.tokens = tokens;
-  };
-  const draftFor = (step: number, atMs: number): Draft => {
-    let draft = byStep.get(step);
-    if (!draft) {
-      draft = {
-        event: { step, decision: 'no_decision', decisionSummary: 'no decision yet' },
-        atMs,
-        toolCalls,
-        tokens,
-        cost: {},
-      };
-      byStep.set(step, draft);
-      drafts.push(draft);
-    }
-    return draft;
-  };
-
-  for (const entry of history.entries) {
-    const { atMs } = entry;
-    if (entry.kind === 'approval') {
-      const { receipt, answer } = entry;
-      const draft = draftFor(receipt.pending.step, atMs);
-      draft.event.approval = receipt.decision;
-      if (receipt.pending.kind === 'tool_call') {
-        draft.event.policyDecision = 'allowed';
-        countCall(receipt.pending.step);
-      }
-      if (receipt.decision !== 'approve' && answer) {
-        const observation = personObservation(receipt.pending, { ...answer, decision: receipt.decision });
-        draft.event.observation = {
-          status: observation.ok ? 'ok' : 'error',
-          source: observation.source,
-          bytes: observation.bytes,
-          truncated: observation.truncated,
-        };
-      } else if (receipt.pending.kind === 'tool_call') {
-        draft.event.observation = { status: 'not_run' };
-      }
-      touch(draft, atMs);
-      continue;
-    }
-
-    const { step, role, name, input } = entry.activity;
+  read(entry: StepEntry): void {
+    if (entry.kind === 'approval') return this.answered(entry);
+    const { role } = entry.activity;
     // A reconcile lookup does not change the step's event.
-    if (role === 'reconcile') continue;
-
-    if (entry.kind === 'scheduled') {
-      if (role === 'decide') {
-        const draft = draftFor(step, atMs);
-        const windDown = (input as DecideInput | undefined)?.payload?.wind_down?.reason;
-        if (typeof windDown === 'string') draft.cost.windDown = windDown;
-        const view = (input as DecideInput | undefined)?.view;
-        if (view && typeof view.compacted === 'number' && view.compacted > 0)
-          draft.cost.compacted = { results: view.compacted, beforeStep: view.compact_before };
-        // A final answer the validator refused: its observation is in this decide's input.
-        for (const seen of (input as DecideInput | undefined)?.payload?.untrusted_observations?.steps ?? []) {
-          const refused = byStep.get(seen.step);
-          if (seen.observation?.source !== VALIDATOR_SOURCE || !refused) continue;
-          refusedFinal(refused, claimsOf(seen.observation.data));
-          refused.event.observation = {
-            status: 'error',
-            source: seen.observation.source,
-            bytes: seen.observation.bytes,
-            truncated: seen.observation.truncated,
-          };
-        }
-        continue;
-      }
-      countCall(step);
-      const draft = draftFor(step, atMs);
-      draft.event.tool = name;
-      draft.event.argumentDigest = digest((input as ToolInput | undefined)?.args ?? {});
-      draft.event.policyDecision = 'allowed';
-      draft.event.observation = { status: 'not_run' };
-      touch(draft, atMs);
-      continue;
-    }
-
-    const draft = draftFor(step, atMs);
-    if (entry.kind === 'completed') {
-      if (role === 'decide') {
-        const output = entry.result as DecideOutput;
-        const charged = ledgerOf(output);
-        tokens += output?.attempts
-          ? charged.reduce((sum, a) => sum + a.prompt_tokens + a.completion_tokens, 0)
-          : (output?.usage?.total_tokens ?? 0);
-        if (output?.attempts) draft.cost.costUsd = roundUsd(charged.reduce((sum, a) => sum + a.cost_usd, 0));
-        describeDecision(draft, output?.text ?? '');
-      } else {
-        const observation = entry.result as Observation;
-        draft.event.observation = {
-          status: observation?.ok ? 'ok' : 'error',
-          source: observation?.source,
-          bytes: observation?.bytes,
-          truncated: observation?.truncated,
-        };
-      }
-      touch(draft, atMs);
-      continue;
-    }
-
-    const how: ObservationStatus = entry.how;
-    if (role === 'decide') {
-      // The attempts the failed decision was charged for travel in its failure's details.
-      const charged = entry.details !== undefined ? ledgerOf(entry.details) : [];
-      if (charged.length > 0) {
-        tokens += charged.reduce((sum, a) => sum + a.prompt_tokens + a.completion_tokens, 0);
-        draft.cost.costUsd = roundUsd(charged.reduce((sum, a) => sum + a.cost_usd, 0));
-      }
-      draft.event.decision = 'no_decision';
-      draft.event.decisionSummary =
-        how === 'failed'
-          ? `LLM call failed: ${firstLine(entry.message ?? 'unknown error')}`
-          : how === 'timed_out'
-            ? 'LLM call timed out'
-            : 'LLM call cancelled';
-    } else {
-      draft.event.observation = { status: how };
-    }
-    touch(draft, atMs);
+    if (role === 'reconcile') return;
+    const decision = role === 'decide';
+    if (entry.kind === 'scheduled') return decision ? this.decisionAsked(entry) : this.toolScheduled(entry);
+    if (entry.kind === 'completed') return decision ? this.decided(entry) : this.toolCompleted(entry);
+    return decision ? this.decisionEnded(entry) : this.toolEnded(entry);
   }
 
-  const resolvedBudget = budget ?? resolveBudget(undefined);
-  const ended = temporalStatus !== 'RUNNING' && temporalStatus !== 'CONTINUED_AS_NEW';
-  const last = drafts[drafts.length - 1];
-  if (ended && result && last) {
+  /** A person's answer to a pending call or escalation. */
+  private answered({ atMs, receipt, answer }: Entry<'approval'>): void {
+    const draft = this.draftFor(receipt.pending.step, atMs);
+    draft.event.approval = receipt.decision;
+    if (receipt.pending.kind === 'tool_call') {
+      draft.event.policyDecision = 'allowed';
+      this.countCall(receipt.pending.step);
+    }
+    if (receipt.decision !== 'approve' && answer) {
+      const observation = personObservation(receipt.pending, { ...answer, decision: receipt.decision });
+      draft.event.observation = observed(observation.ok ? 'ok' : 'error', observation);
+    } else if (receipt.pending.kind === 'tool_call') {
+      draft.event.observation = { status: 'not_run' };
+    }
+    this.touch(draft, atMs);
+  }
+
+  /** What the decision was asked with: a wind-down, a compacted view, a refused final answer's observation. */
+  private decisionAsked({ atMs, activity }: Entry<'scheduled'>): void {
+    const draft = this.draftFor(activity.step, atMs);
+    const input = activity.input as DecideInput | undefined;
+    const windDown = input?.payload?.wind_down?.reason;
+    if (typeof windDown === 'string') draft.cost.windDown = windDown;
+    const view = input?.view;
+    if (view && typeof view.compacted === 'number' && view.compacted > 0)
+      draft.cost.compacted = { results: view.compacted, beforeStep: view.compact_before };
+    // A final answer the validator refused: its observation is in this decide's input.
+    for (const seen of input?.payload?.untrusted_observations?.steps ?? []) {
+      const refused = this.byStep.get(seen.step);
+      if (seen.observation?.source !== VALIDATOR_SOURCE || !refused) continue;
+      refusedFinal(refused, claimsOf(seen.observation.data));
+      refused.event.observation = observed('error', seen.observation);
+    }
+  }
+
+  private toolScheduled({ atMs, activity }: Entry<'scheduled'>): void {
+    this.countCall(activity.step);
+    const draft = this.draftFor(activity.step, atMs);
+    draft.event.tool = activity.name;
+    draft.event.argumentDigest = digest((activity.input as ToolInput | undefined)?.args ?? {});
+    draft.event.policyDecision = 'allowed';
+    draft.event.observation = { status: 'not_run' };
+    this.touch(draft, atMs);
+  }
+
+  private decided({ atMs, activity, result }: Entry<'completed'>): void {
+    const draft = this.draftFor(activity.step, atMs);
+    const output = result as DecideOutput;
+    const charged = ledgerOf(output);
+    this.tokens += output?.attempts ? tokensOf(charged) : (output?.usage?.total_tokens ?? 0);
+    if (output?.attempts) draft.cost.costUsd = usdOf(charged);
+    describeDecision(draft, output?.text ?? '');
+    this.touch(draft, atMs);
+  }
+
+  private toolCompleted({ atMs, activity, result }: Entry<'completed'>): void {
+    const draft = this.draftFor(activity.step, atMs);
+    const observation = result as Observation | undefined;
+    draft.event.observation = observed(observation?.ok ? 'ok' : 'error', observation);
+    this.touch(draft, atMs);
+  }
+
+  private decisionEnded({ atMs, activity, how, message, details }: Entry<'ended'>): void {
+    const draft = this.draftFor(activity.step, atMs);
+    // The attempts the failed decision was charged for travel in its failure's details.
+    const charged = details !== undefined ? ledgerOf(details) : [];
+    if (charged.length > 0) {
+      this.tokens += tokensOf(charged);
+      draft.cost.costUsd = usdOf(charged);
+    }
+    draft.event.decision = 'no_decision';
+    draft.event.decisionSummary =
+      how === 'failed'
+        ? `LLM call failed: ${firstLine(message ?? 'unknown error')}`
+        : how === 'timed_out'
+          ? 'LLM call timed out'
+          : 'LLM call cancelled';
+    this.touch(draft, atMs);
+  }
+
+  private toolEnded({ atMs, activity, how }: Entry<'ended'>): void {
+    const draft = this.draftFor(activity.step, atMs);
+    draft.event.observation = { status: how };
+    this.touch(draft, atMs);
+  }
+
+  /** The run has ended with `result`: what it says about its last step. */
+  closeLast(last: Draft, result: AgentResult): void {
     last.event.stopReason = result.stop_reason;
     // Nobody answered in time: the call had passed the gateway and counts as a tool call.
     if (result.stop_reason === 'approval_timeout') {
       last.event.approval = 'timeout';
       if (last.event.decision === 'tool_call') {
         last.event.policyDecision = 'allowed';
-        countCall(last.event.step);
-        last.toolCalls = toolCalls;
+        this.countCall(last.event.step);
+        last.toolCalls = this.toolCalls;
       }
       last.event.observation = { status: 'not_run' };
     }
@@ -290,51 +291,73 @@ export function traceOf(history: RunHistory): RebuiltTrace {
     }
   }
 
-  // Keys in the contract's order, whatever order the history filled them in.
-  const events: StepEvent[] = drafts.map((d) => {
-    const e = d.event;
-    return {
-      step: e.step,
-      decision: e.decision,
-      decisionSummary: e.decisionSummary,
-      ...(e.tool !== undefined ? { tool: e.tool } : {}),
-      ...(e.argumentDigest !== undefined ? { argumentDigest: e.argumentDigest } : {}),
-      ...(e.policyDecision !== undefined ? { policyDecision: e.policyDecision } : {}),
-      ...(e.approval !== undefined ? { approval: e.approval } : {}),
-      ...(e.validator !== undefined ? { validator: e.validator } : {}),
-      ...(e.unsupportedClaims !== undefined ? { unsupportedClaims: e.unsupportedClaims } : {}),
-      ...(e.observation !== undefined ? { observation: e.observation } : {}),
-      remainingBudget: {
-        steps: Math.max(0, resolvedBudget.max_steps - e.step),
-        toolCalls: Math.max(0, resolvedBudget.max_tool_calls - d.toolCalls),
-        wallTimeMs: Math.max(0, resolvedBudget.max_seconds * 1000 - (d.atMs - (startedAtMs ?? d.atMs))),
-        tokens: resolvedBudget.max_tokens > 0 ? Math.max(0, resolvedBudget.max_tokens - d.tokens) : null,
-      },
-      ...(e.stopReason !== undefined ? { stopReason: e.stopReason } : {}),
-    };
-  });
-  const costs = drafts
-    .filter((d) => d.cost.costUsd !== undefined || d.cost.windDown !== undefined || d.cost.compacted !== undefined)
-    .map((d) => ({ step: d.event.step, ...d.cost }));
+  private countCall(step: number): void {
+    if (this.counted.has(step)) return;
+    this.counted.add(step);
+    this.toolCalls++;
+  }
 
+  /** The step changed at `atMs`: its remaining budget is counted from now. */
+  private touch(draft: Draft, atMs: number): void {
+    draft.atMs = atMs;
+    draft.toolCalls = this.toolCalls;
+    draft.tokens = this.tokens;
+  }
+
+  private draftFor(step: number, atMs: number): Draft {
+    let draft = this.byStep.get(step);
+    if (!draft) {
+      draft = {
+        event: { step, decision: 'no_decision', decisionSummary: 'no decision yet' },
+        atMs,
+        toolCalls: this.toolCalls,
+        tokens: this.tokens,
+        cost: {},
+      };
+      this.byStep.set(step, draft);
+      this.drafts.push(draft);
+    }
+    return draft;
+  }
+}
+
+/** A step's event, its keys in the contract's order whatever order the history filled them in. */
+function stepEvent(draft: Draft, budget: Budget, startedAtMs: number | undefined): StepEvent {
+  const e = draft.event;
   return {
-    events,
-    costs,
-    outcome: {
-      workflowId: history.workflowId,
-      runIds: history.runIds,
-      temporalStatus: temporalStatus === 'CONTINUED_AS_NEW' ? 'RUNNING' : temporalStatus,
-      status: ended ? result?.status : undefined,
-      stopReason: ended
-        ? (result?.stop_reason ?? (temporalStatus === 'CANCELLED' ? 'cancelled' : undefined))
-        : undefined,
-      answer: ended ? result?.answer : undefined,
-      budget: resolvedBudget,
-      steps: drafts.length > 0 ? drafts[drafts.length - 1]!.event.step : 0,
-      toolCalls,
-      totalTokens: tokens,
+    step: e.step,
+    decision: e.decision,
+    decisionSummary: e.decisionSummary,
+    ...(e.tool !== undefined ? { tool: e.tool } : {}),
+    ...(e.argumentDigest !== undefined ? { argumentDigest: e.argumentDigest } : {}),
+    ...(e.policyDecision !== undefined ? { policyDecision: e.policyDecision } : {}),
+    ...(e.approval !== undefined ? { approval: e.approval } : {}),
+    ...(e.validator !== undefined ? { validator: e.validator } : {}),
+    ...(e.unsupportedClaims !== undefined ? { unsupportedClaims: e.unsupportedClaims } : {}),
+    ...(e.observation !== undefined ? { observation: e.observation } : {}),
+    remainingBudget: {
+      steps: Math.max(0, budget.max_steps - e.step),
+      toolCalls: Math.max(0, budget.max_tool_calls - draft.toolCalls),
+      wallTimeMs: Math.max(0, budget.max_seconds * 1000 - (draft.atMs - (startedAtMs ?? draft.atMs))),
+      tokens: budget.max_tokens > 0 ? Math.max(0, budget.max_tokens - draft.tokens) : null,
     },
+    ...(e.stopReason !== undefined ? { stopReason: e.stopReason } : {}),
   };
+}
+
+function observed(
+  status: ObservationStatus,
+  observation: Pick<Observation, 'source' | 'bytes' | 'truncated'> | undefined,
+): StepEvent['observation'] {
+  return { status, source: observation?.source, bytes: observation?.bytes, truncated: observation?.truncated };
+}
+
+function tokensOf(charged: AttemptCharge[]): number {
+  return charged.reduce((sum, a) => sum + a.prompt_tokens + a.completion_tokens, 0);
+}
+
+function usdOf(charged: AttemptCharge[]): number {
+  return roundUsd(charged.reduce((sum, a) => sum + a.cost_usd, 0));
 }
 
 /** A final answer the validator refused. */
