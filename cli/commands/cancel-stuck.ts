@@ -23,7 +23,7 @@ import {
 import type { RunEnding } from '../cancel-run';
 import { UsageError } from '../cli-args';
 import { AgentError } from '../../client/agent-error';
-import type { CommandContext } from '../cli-context';
+import type { CommandContext, Writable } from '../cli-context';
 import { line, printJson, progressOut } from '../cli-context';
 import { mapPool } from '../../client/concurrency';
 import { canConfirm, confirm } from '../confirm';
@@ -66,6 +66,58 @@ export async function cancelStuck(
   ctx: CommandContext,
   stdin: Stdin = process.stdin,
 ): Promise<number> {
+  const scan = scanOf(flags);
+  const includeWaiting = flags['include-waiting'] === true;
+  const out = progressOut(ctx);
+  const client = await ctx.client();
+  const { runs, waiting } = await oldRuns(client, ctx.env.namespace, scan.cutoff, includeWaiting);
+  // Runs left alone because they wait for a person: {...row, outcome: "skipped_waiting", waits_for}.
+  const skipped = waiting.map((w) => ({ ...rowJson(w.row), outcome: 'skipped_waiting', waits_for: w.awaited }));
+  const report = (rows: Array<Record<string, unknown>>) => printReport(ctx, scan, rows, skipped);
+  printWaiting(out, waiting);
+  const age = `chain started more than ${formatDuration(scan.olderThanMs)} ago (before ${formatTime(scan.cutoff)})`;
+  if (runs.length === 0) {
+    line(
+      out,
+      `no running agent runs whose ${age}` +
+        `${waiting.length > 0 ? ' but those waiting for a person' : ''}; nothing to cancel`,
+    );
+    report([]);
+    return 0;
+  }
+  line(out, `${runs.length} running agent run(s) whose ${age}:`);
+  printRuns(out, runs);
+
+  if (scan.dryRun) {
+    line(out, `dry run: would cancel ${runs.length} run(s) with reason "${scan.reason}"; nothing was cancelled`);
+    report(runs.map((row) => ({ ...rowJson(row), outcome: null })));
+    return 0;
+  }
+  if (!flags.yes && !(await confirmed(runs.length, stdin, out))) {
+    line(out, 'not confirmed; nothing was cancelled');
+    return 1;
+  }
+
+  const outcomes = await cancelEach(client, runs, scan.reason, includeWaiting);
+  const failed = printOutcomes(out, outcomes, scan.reason);
+  const requested = outcomes.filter((o) => o.outcome === 'cancel_requested').map((o) => o.row);
+  const endings =
+    flags.waitMs > 0 && requested.length > 0 ? await waitForAll(client, requested, flags.waitMs, ctx) : new Map();
+  const stillRunning = [...endings.values()].filter((e) => typeof e === 'string').length;
+  report(outcomes.map((result) => resultJson(result, endings.get(result.row))));
+  if (failed > 0) return 1;
+  return stillRunning > 0 ? EXIT_STILL_RUNNING : 0;
+}
+
+/** What the flags ask for: runs whose chain started before `cutoff`, cancelled with `reason`. */
+interface Scan {
+  olderThanMs: number;
+  cutoff: Date;
+  reason: string;
+  dryRun: boolean;
+}
+
+function scanOf(flags: StuckFlags): Scan {
   if (flags['older-than'] === undefined)
     throw new UsageError('--stuck needs --older-than (e.g. --older-than 10m)', HINT);
   let olderThanMs: number;
@@ -74,56 +126,60 @@ export async function cancelStuck(
   } catch (err) {
     throw new UsageError(`--older-than: ${(err as Error).message}`, HINT);
   }
-  const cutoff = new Date(Date.now() - olderThanMs);
-  const reason = flags.reason ?? `stuck: running longer than ${formatDuration(olderThanMs)} (agent cancel --stuck)`;
-  const out = progressOut(ctx);
-  // Runs left alone because they wait for a person: {...row, outcome: "skipped_waiting", waits_for}.
-  let skipped: Array<Record<string, unknown>> = [];
-  // -o json: one document {older_than_ms, cutoff, reason, dry_run, runs, skipped_waiting}; -o jsonl: one line per run.
-  const report = (runs: Array<Record<string, unknown>>) => {
-    if (ctx.output === 'jsonl') for (const run of [...runs, ...skipped]) printJson(ctx, run);
-    else if (ctx.output === 'json')
-      printJson(ctx, {
-        older_than_ms: olderThanMs,
-        cutoff: cutoff.toISOString(),
-        reason,
-        dry_run: flags['dry-run'] === true,
-        runs,
-        skipped_waiting: skipped,
-      });
+  return {
+    olderThanMs,
+    cutoff: new Date(Date.now() - olderThanMs),
+    reason: flags.reason ?? `stuck: running longer than ${formatDuration(olderThanMs)} (agent cancel --stuck)`,
+    dryRun: flags['dry-run'] === true,
   };
+}
 
-  const client = await ctx.client();
+/** -o json: one document {older_than_ms, cutoff, reason, dry_run, runs, skipped_waiting}; -o jsonl: one line per run. */
+function printReport(
+  ctx: CommandContext,
+  scan: Scan,
+  runs: Array<Record<string, unknown>>,
+  skipped: Array<Record<string, unknown>>,
+): void {
+  if (ctx.output === 'jsonl') for (const run of [...runs, ...skipped]) printJson(ctx, run);
+  else if (ctx.output === 'json')
+    printJson(ctx, {
+      older_than_ms: scan.olderThanMs,
+      cutoff: scan.cutoff.toISOString(),
+      reason: scan.reason,
+      dry_run: scan.dryRun,
+      runs,
+      skipped_waiting: skipped,
+    });
+}
+
+/** The chains running since before `cutoff`: those to cancel, and those that wait for a person. */
+async function oldRuns(
+  client: Client,
+  namespace: string,
+  cutoff: Date,
+  includeWaiting: boolean,
+): Promise<{ runs: ChainRow[]; waiting: Array<{ row: ChainRow; awaited: string }> }> {
   // Every running agent run: a young run may belong to an old chain, so the age is judged below.
   const query = queryFor({ openOnly: true }, HINT);
-  const open = await listRuns(client, query, MAX_BATCH + 1, ctx.env.namespace);
+  const open = await listRuns(client, query, MAX_BATCH + 1, namespace);
   if (open.length > MAX_BATCH)
     throw new AgentError(`more than ${MAX_BATCH} agent runs are running (${query}); cancel them in smaller groups`);
   const old = oneRowPerChain(await withChainStarts(client, open, IN_FLIGHT)).filter((r) => r.chain_start.at < cutoff);
-  const { runs, waiting } = flags['include-waiting'] ? { runs: old, waiting: [] } : await withoutWaiting(client, old);
-  skipped = waiting.map((w) => ({ ...rowJson(w.row), outcome: 'skipped_waiting', waits_for: w.awaited }));
-  if (waiting.length > 0) {
-    line(
-      out,
-      `${waiting.length} old run(s) wait for a person, not stuck; left alone (--include-waiting cancels them too):`,
-    );
-    for (const w of waiting.slice(0, SHOWN)) line(out, `  ${w.row.workflow_id}: waits for ${w.awaited}`);
-    if (waiting.length > SHOWN) line(out, `  ... and ${waiting.length - SHOWN} more`);
-  }
-  if (runs.length === 0) {
-    line(
-      out,
-      `no running agent runs whose chain started more than ${formatDuration(olderThanMs)} ago (before ${formatTime(cutoff)})` +
-        `${waiting.length > 0 ? ' but those waiting for a person' : ''}; nothing to cancel`,
-    );
-    report([]);
-    return 0;
-  }
+  return includeWaiting ? { runs: old, waiting: [] } : await withoutWaiting(client, old);
+}
 
+function printWaiting(out: Writable, waiting: Array<{ row: ChainRow; awaited: string }>): void {
+  if (waiting.length === 0) return;
   line(
     out,
-    `${runs.length} running agent run(s) whose chain started more than ${formatDuration(olderThanMs)} ago (before ${formatTime(cutoff)}):`,
+    `${waiting.length} old run(s) wait for a person, not stuck; left alone (--include-waiting cancels them too):`,
   );
+  for (const w of waiting.slice(0, SHOWN)) line(out, `  ${w.row.workflow_id}: waits for ${w.awaited}`);
+  if (waiting.length > SHOWN) line(out, `  ... and ${waiting.length - SHOWN} more`);
+}
+
+function printRuns(out: Writable, runs: ChainRow[]): void {
   const table = formatTable(
     ['WORKFLOW ID', 'RUN ID', 'STEP', 'PRINCIPAL', 'CHAIN STARTED', 'RUN STARTED'],
     runs
@@ -139,30 +195,29 @@ export async function cancelStuck(
   );
   for (const text of table) line(out, `  ${text}`);
   if (runs.length > SHOWN) line(out, `  ... and ${runs.length - SHOWN} more`);
+}
 
-  if (flags['dry-run']) {
-    line(out, `dry run: would cancel ${runs.length} run(s) with reason "${reason}"; nothing was cancelled`);
-    report(runs.map((row) => ({ ...rowJson(row), outcome: null })));
-    return 0;
+/** The operator's yes; without a terminal to ask on, a refusal (--yes confirms up front). */
+async function confirmed(count: number, stdin: Stdin, out: Writable): Promise<boolean> {
+  if (!canConfirm(stdin)) {
+    throw new AgentError(
+      `refusing to cancel ${count} run(s) without confirmation: stdin is not a terminal; re-run with --yes to confirm (or --dry-run to only list them)`,
+    );
   }
-  if (!flags.yes) {
-    if (!canConfirm(stdin)) {
-      throw new AgentError(
-        `refusing to cancel ${runs.length} run(s) without confirmation: stdin is not a terminal; re-run with --yes to confirm (or --dry-run to only list them)`,
-      );
-    }
-    const ok = await confirm(`cancel these ${runs.length} run(s)? [y/N] `, stdin, out);
-    if (!ok) {
-      line(out, 'not confirmed; nothing was cancelled');
-      return 1;
-    }
-  }
+  return confirm(`cancel these ${count} run(s)? [y/N] `, stdin, out);
+}
 
-  const outcomes = await mapPool(runs, IN_FLIGHT, async (row): Promise<CancelResult> => {
+async function cancelEach(
+  client: Client,
+  runs: ChainRow[],
+  reason: string,
+  includeWaiting: boolean,
+): Promise<CancelResult[]> {
+  return mapPool(runs, IN_FLIGHT, async (row): Promise<CancelResult> => {
     try {
       // Asked again just before its cancel: a run may have begun waiting for a person since the
       // list (during the prompt, or other runs' slow queries); what is left is milliseconds.
-      const awaited = flags['include-waiting'] ? undefined : await awaitsPerson(client, row.chain);
+      const awaited = includeWaiting ? undefined : await awaitsPerson(client, row.chain);
       if (awaited !== undefined) return { row, outcome: 'skipped_waiting', awaited };
       const outcome: CancelOutcome =
         (await requestCancel(client, row.chain, reason)) === 'requested' ? 'cancel_requested' : 'already_ended';
@@ -171,6 +226,10 @@ export async function cancelStuck(
       return { row, outcome: 'failed' as CancelOutcome, error: ((err as Error).message ?? String(err)).split('\n')[0] };
     }
   });
+}
+
+/** Prints each run's outcome and the totals; returns how many failed. */
+function printOutcomes(out: Writable, outcomes: CancelResult[], reason: string): number {
   const counts = { cancel_requested: 0, already_ended: 0, failed: 0, skipped_waiting: 0 };
   for (const { row, outcome, error, awaited } of outcomes) {
     counts[outcome]++;
@@ -186,32 +245,28 @@ export async function cancelStuck(
   }
   line(
     out,
-    `cancel requested for ${counts.cancel_requested} of ${runs.length} run(s)` +
+    `cancel requested for ${counts.cancel_requested} of ${outcomes.length} run(s)` +
       (counts.already_ended ? `, ${counts.already_ended} had already ended` : '') +
       (counts.skipped_waiting ? `, ${counts.skipped_waiting} began waiting for a person and were left alone` : '') +
       (counts.failed ? `, ${counts.failed} FAILED` : '') +
       ` (reason: ${reason})`,
   );
-  const requested = outcomes.filter((o) => o.outcome === 'cancel_requested').map((o) => o.row);
-  const endings =
-    flags.waitMs > 0 && requested.length > 0 ? await waitForAll(client, requested, flags.waitMs, ctx) : new Map();
-  const stillRunning = [...endings.values()].filter((e) => typeof e === 'string').length;
-  report(
-    outcomes.map(({ row, outcome, error, awaited }) => {
-      const ending = endings.get(row);
-      return {
-        ...rowJson(row),
-        outcome,
-        ...(awaited !== undefined ? { waits_for: awaited } : {}),
-        error: error ?? null,
-        ending: ending === undefined || typeof ending === 'string' ? null : endingJson(ending),
-        still_running: ending === undefined ? null : typeof ending === 'string',
-        ...(typeof ending === 'string' ? { diagnosis: ending.replace(/^STILL RUNNING: /, '') } : {}),
-      };
-    }),
-  );
-  if (counts.failed > 0) return 1;
-  return stillRunning > 0 ? EXIT_STILL_RUNNING : 0;
+  return counts.failed;
+}
+
+function resultJson(
+  { row, outcome, error, awaited }: CancelResult,
+  ending: RunEnding | string | undefined,
+): Record<string, unknown> {
+  return {
+    ...rowJson(row),
+    outcome,
+    ...(awaited !== undefined ? { waits_for: awaited } : {}),
+    error: error ?? null,
+    ending: ending === undefined || typeof ending === 'string' ? null : endingJson(ending),
+    still_running: ending === undefined ? null : typeof ending === 'string',
+    ...(typeof ending === 'string' ? { diagnosis: ending.replace(/^STILL RUNNING: /, '') } : {}),
+  };
 }
 
 /** Waits for the cancelled runs to end (one shared deadline); prints each; returns each one's ending (or why it still runs). */
