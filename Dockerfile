@@ -17,10 +17,11 @@ COPY worker ./worker
 COPY client ./client
 COPY cli ./cli
 COPY codec-server ./codec-server
-# scripts/ (init-namespace, the servers, the demo), the local servers' library they use and the
-# demo's offline model (OPENAI_BASE_URL=offline).
+# scripts/ (init-namespace, the servers, the demo), the local servers' library they use, the lint
+# checks' library (scripts/ compiles as a whole) and the demo's offline model (OPENAI_BASE_URL=offline).
 COPY scripts ./scripts
 COPY local-servers ./local-servers
+COPY lint ./lint
 COPY offline-model ./offline-model
 # The commit goes into the worker's build id (worker/build-id.ts); .git is not in the build context:
 #   docker build --build-arg BUILD_COMMIT=$(git rev-parse --short=12 HEAD) -t react-agent-worker .

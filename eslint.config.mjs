@@ -9,8 +9,8 @@ const sandboxSafe = ['common/**/*.ts', 'workflows/**/*.ts'];
 // Domain code (tools, data model, Python-compatible formatting) is pure: no Node built-ins, no runtime layer.
 const domainCode = ['domains/**/*.ts'];
 // What production code never imports: the build/server scripts, the local servers' library, the
-// benchmark, the eval and the tests.
-const notProduction = ['./scripts', './local-servers', './bench', './eval', './test'];
+// repository's own lint checks, the benchmark, the eval and the tests.
+const notProduction = ['./scripts', './local-servers', './lint', './bench', './eval', './test'];
 // Product code: what ships in the image and runs for a user (not the scripts, tests, eval, benchmark).
 const productCode = [
   'common',
@@ -150,6 +150,12 @@ export default tseslint.config(
                 'The eval and the benchmark share local-servers/ and offline-model/ with the tests, never test/.',
             },
             {
+              target: './lint',
+              from: ['./scripts', './test', './eval', './bench', './local-servers'],
+              message:
+                'lint/ holds the checks `npm run lint` runs (scripts/ are their entries): it imports none of them.',
+            },
+            {
               target: './local-servers',
               from: ['./scripts', './test', './eval', './bench'],
               message:
@@ -210,7 +216,14 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts', 'scripts/**/*.ts', 'eval/**/*.ts', 'bench/**/*.ts', 'local-servers/**/*.ts'],
+    files: [
+      'test/**/*.ts',
+      'scripts/**/*.ts',
+      'lint/**/*.ts',
+      'eval/**/*.ts',
+      'bench/**/*.ts',
+      'local-servers/**/*.ts',
+    ],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
 );
