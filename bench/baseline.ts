@@ -157,7 +157,7 @@ export async function runInProcess(
   return runLoop(ports);
 }
 
-// ---- child-process entry (scripts/bench.ts forks this file) --------------------------------
+// ---- child-process entry (bench/main.ts forks this file) ----------------------------------
 
 export interface InProcessRequest {
   type: 'run';
@@ -175,7 +175,7 @@ export interface InProcessReply {
 }
 
 if (require.main === module && process.send) {
-  // The same environment-driven config the worker process uses (scripts/bench-worker.ts).
+  // The same environment-driven config the worker process uses (bench/worker.ts).
   const activities = createActivities({ llm: llmConfigFromEnv(), data: async () => SEED_DATA });
   process.on('message', (msg: InProcessRequest | { type: 'stats' }) => {
     if (msg?.type === 'stats') {

@@ -41,7 +41,7 @@ export class InvalidRunInputError extends AgentError {
 }
 
 /**
- * Throws InvalidRunInputError unless the workflow would accept `input` (workflows/input.ts), so a
+ * Throws InvalidRunInputError unless the workflow would accept `input` (common/input.ts), so a
  * bad value is refused here, before anything starts, rather than by the run itself.
  */
 export function checkRunInput(input: AgentInput): void {

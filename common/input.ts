@@ -83,7 +83,7 @@ export const agentInputSchema = z.strictObject({
   llm_max_attempts: int(1, INPUT_LIMITS.llm_max_attempts).optional(),
   /**
    * Set by the client when the namespace has the Agent* search attributes registered; only then
-   * does the run upsert them (see workflows/search-attributes.ts).
+   * does the run upsert them (see common/temporal/search-attributes.ts).
    */
   search_attributes: z.boolean().optional(),
   /**

@@ -1,9 +1,10 @@
 // Every repository file a comment or a doc names must exist: a mention of a moved or deleted file
 // sends the reader to nothing. A mention is a token with a folder and a file extension, such as
-// `workflows/agent/agent.ts`, `worker/metrics.ts:2` or `../helpers/cli.ts`; it is resolved against
-// the mentioning file's folder, then against the repository root, and `dist/x/y.js` is its source
-// `x/y.ts`. URLs, package paths (`@scope/pkg/...`, `node_modules/...`), absolute and home paths,
-// globs and placeholders (`*`, `<name>`, `{a,b}`, `$VAR`) are not mentions.
+// `workflows/agent/agent.ts`, `worker/metrics.ts:2` or `../scripts/path-mentions.ts`; it is
+// resolved against the mentioning file's folder, then against the repository root, and
+// `dist/<dir>/<name>.js` stands for its source `<dir>/<name>.ts`. URLs, package paths
+// (`@scope/pkg/...`, `node_modules/...`), absolute and home paths, globs and placeholders (`*`,
+// `<name>`, `{a,b}`, `$VAR`) are not mentions.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
@@ -84,7 +85,7 @@ function resolves(root: string, file: string, mention: string): boolean {
   return candidates.flatMap(withSources).some((candidate) => existsSync(candidate));
 }
 
-/** A build output stands for its source: `dist/x/y.js` and `x/y.js` for `x/y.ts`. */
+/** A build output stands for its source: `dist/<dir>/<name>.js` and `<dir>/<name>.js` for `<dir>/<name>.ts`. */
 function withSources(candidate: string): string[] {
   if (!candidate.endsWith('.js')) return [candidate];
   const source = candidate.replace(/\.js$/, '.ts');

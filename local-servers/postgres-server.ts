@@ -47,8 +47,8 @@ export interface PostgresServerOptions {
   binaries?: TemporalServerBinaries;
   log?: (line: string) => void;
   /**
-   * A folder laid out like the repository's deploy/ (temporal/production.yaml,
-   * dynamicconfig/production.yaml, postgres/postgresql.conf): another configuration to compare, as
+   * A folder laid out like the repository's deploy/ (deploy/temporal/production.yaml,
+   * deploy/dynamicconfig/production.yaml, deploy/postgres/postgresql.conf): another configuration to compare, as
    * the benchmark's `--deploy-dir` does. Default: the repository's deploy/.
    */
   deployDir?: string;

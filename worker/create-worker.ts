@@ -59,7 +59,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     // seen and the next decision starts a fresh one, rather than every decision waiting on it
     // (its own errors fail it too: workflows/limiter/llm-limiter.ts; docs/rate-limits.md).
     workflowFailureErrorTypes: { '*': [], [LIMITER_WORKFLOW_TYPE]: ['NondeterminismError'] },
-    // The workflow always calls its metrics sink (workflows/metrics-sink.ts): register one either way.
+    // The workflow always calls its metrics sink (common/temporal/metrics-sink.ts): register one either way.
     sinks: opts.metrics?.sinks ?? NO_METRICS_SINKS,
     ...(activityInterceptors.length > 0 ? { interceptors: { activity: activityInterceptors } } : {}),
     ...opts.overrides,

@@ -1,5 +1,5 @@
 // The agent's own Prometheus metrics (prom-client, a registry of its own), fed from two places:
-//  - the workflow, through the `agentMetrics` sink (workflows/metrics-sink.ts): runs started and
+//  - the workflow, through the `agentMetrics` sink (common/temporal/metrics-sink.ts): runs started and
 //    ended by status and stop reason, steps, tool calls by tool and outcome. Logical events,
 //    counted once per run even when a history is replayed (sinks are not called during replay).
 //    Also every LLM attempt the run charged (cost accounting, common/cost/cost.ts): dollars and tokens by

@@ -18,7 +18,7 @@
 //  - approval: a person's answer to a call that needs one, or to an escalation (approve, reject,
 //    answer), read from the completed `approval` Updates; `timeout` when nobody answered in time.
 //    A rejection or an answer is that step's observation (source "operator").
-//  - argumentDigest: sha256 of the key-order-free JSON (workflows/hash.ts stableJson) of the
+//  - argumentDigest: sha256 of the key-order-free JSON (common/tools/hash.ts stableJson) of the
 //    arguments the tool ran with (the gateway's normalised arguments), or, for a call the gateway
 //    denied, of the arguments the model asked for. Its first 12 hex digits are the trace's args_hash.
 //  - remainingBudget: what was left when the step ended (event time for the time budget).

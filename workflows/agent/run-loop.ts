@@ -1,6 +1,6 @@
 // The agent's loop: step after step the model decides and the run acts on it, until an ending.
 // The workflow runs it with Temporal behind its ports (agent.ts: activities, Updates, timers,
-// search attributes); the benchmark's in-process baseline (scripts/bench-baseline.ts) runs the
+// search attributes); the benchmark's in-process baseline (bench/baseline.ts) runs the
 // very same loop with the activity functions called directly. Everything that touches the world,
 // waits or ends the run is a port; the decisions are workflows/agent/step.ts's. Deterministic code.
 import { addTokens, budgetExhausted, roundUsd } from '../../common/cost/budget';
