@@ -50,49 +50,9 @@ export async function followRun(
     },
   );
 
-  let printed = 0;
-  const effectsShown = new Set<string>();
-  const showEffects = (effects: readonly EffectEntry[] | undefined) => {
-    for (const e of effects ?? []) {
-      const seen = `${e.idempotency_key}\u0000${e.state}`;
-      if (effectsShown.has(seen)) continue;
-      effectsShown.add(seen);
-      opts.onEvent?.({ type: 'effect', ...e });
-      opts.onLine(`effect: ${formatEffect(e)}`);
-    }
-  };
-  let lastCost: number | undefined;
-  const showCost = (state: AgentState) => {
-    const cost = state.usage.cost_usd;
-    if (cost === undefined || cost === lastCost || (lastCost === undefined && cost === 0)) return;
-    lastCost = cost;
-    const max = state.budget.max_usd > 0 ? state.budget.max_usd : null;
-    const charged = state.usage.charged_attempts ?? 0;
-    opts.onEvent?.({ type: 'cost', cost_usd: cost, max_usd: max, charged_attempts: charged });
-    opts.onLine(
-      `cost: ${formatUsd(cost)}${max !== null ? ` of ${formatUsd(max)}` : ''} (${charged} attempt(s) charged)`,
-    );
-  };
-  let lastPhase: string | undefined;
+  const progress = new Progress(opts);
   let firstFailureAt: number | undefined;
   let warned = false;
-
-  const showStep = (entry: TraceEntry) => {
-    opts.onEvent?.({ type: 'step', ...entry });
-    opts.onLine(formatTraceEntry(entry));
-  };
-  const show = (state: AgentState) => {
-    for (const entry of state.trace.slice(printed)) showStep(entry);
-    printed = Math.max(printed, state.trace.length);
-    showEffects(state.effects);
-    showCost(state);
-    const phase = formatPhase(state);
-    if (phase !== undefined && phase !== lastPhase) {
-      opts.onEvent?.({ type: 'phase', phase: state.phase, step: state.step, current_tool: state.current_tool ?? null });
-      opts.onLine(phase);
-    }
-    lastPhase = phase;
-  };
 
   while (!ended) {
     const query = client.connection.withDeadline(Date.now() + queryTimeoutMs, () => runState(handle));
@@ -102,7 +62,7 @@ export async function followRun(
       const state = await Promise.race([query, settled.then(() => undefined)]);
       if (state === undefined || ended) break;
       firstFailureAt = undefined;
-      show(state);
+      progress.show(state);
     } catch (err) {
       const now = Date.now();
       firstFailureAt ??= now;
@@ -117,9 +77,72 @@ export async function followRun(
 
   const final = await result;
   // The result's trace is the authority: print whatever the polls did not catch.
-  for (const entry of final.trace.slice(printed)) showStep(entry);
+  progress.showSteps(final.trace);
   // Effects are not replayed here: the result block lists them all with their final states.
   return final;
+}
+
+/** What the polls have shown so far, so that each step, effect state, cost and phase is shown once. */
+class Progress {
+  private printed = 0;
+  private readonly effectsShown = new Set<string>();
+  private lastCost: number | undefined;
+  private lastPhase: string | undefined;
+
+  constructor(private readonly opts: FollowOptions) {}
+
+  show(state: AgentState): void {
+    this.showSteps(state.trace);
+    this.showEffects(state.effects);
+    this.showCost(state);
+    this.showPhase(state);
+  }
+
+  /** The trace entries not shown yet. */
+  showSteps(trace: readonly TraceEntry[]): void {
+    for (const entry of trace.slice(this.printed)) {
+      this.opts.onEvent?.({ type: 'step', ...entry });
+      this.opts.onLine(formatTraceEntry(entry));
+    }
+    this.printed = Math.max(this.printed, trace.length);
+  }
+
+  /** Each new effect, and each change of an effect's state. */
+  private showEffects(effects: readonly EffectEntry[] | undefined): void {
+    for (const e of effects ?? []) {
+      const seen = `${e.idempotency_key}\u0000${e.state}`;
+      if (this.effectsShown.has(seen)) continue;
+      this.effectsShown.add(seen);
+      this.opts.onEvent?.({ type: 'effect', ...e });
+      this.opts.onLine(`effect: ${formatEffect(e)}`);
+    }
+  }
+
+  private showCost(state: AgentState): void {
+    const cost = state.usage.cost_usd;
+    if (cost === undefined || cost === this.lastCost || (this.lastCost === undefined && cost === 0)) return;
+    this.lastCost = cost;
+    const max = state.budget.max_usd > 0 ? state.budget.max_usd : null;
+    const charged = state.usage.charged_attempts ?? 0;
+    this.opts.onEvent?.({ type: 'cost', cost_usd: cost, max_usd: max, charged_attempts: charged });
+    this.opts.onLine(
+      `cost: ${formatUsd(cost)}${max !== null ? ` of ${formatUsd(max)}` : ''} (${charged} attempt(s) charged)`,
+    );
+  }
+
+  private showPhase(state: AgentState): void {
+    const phase = formatPhase(state);
+    if (phase !== undefined && phase !== this.lastPhase) {
+      this.opts.onEvent?.({
+        type: 'phase',
+        phase: state.phase,
+        step: state.step,
+        current_tool: state.current_tool ?? null,
+      });
+      this.opts.onLine(phase);
+    }
+    this.lastPhase = phase;
+  }
 }
 
 /**
