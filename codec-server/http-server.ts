@@ -107,26 +107,41 @@ export function createCodecServer(opts: CodecServerOptions): http.Server {
       );
     }
 
-    readBody(req, maxBody).then(
-      async (raw) => {
-        let payloads: Payload[];
-        try {
-          payloads = parsePayloads(raw);
-        } catch (err) {
-          return finish(400, { error: (err as Error).message });
-        }
-        count = payloads.length;
-        try {
-          const out = op === 'encode' ? await opts.codec.encode(payloads) : await opts.codec.decode(payloads);
-          finish(200, { payloads: out.map(payloadToJson) });
-        } catch (err) {
-          // e.g. a payload encrypted with a key this server does not have: say which, decode nothing.
-          finish(422, { error: (err as Error).message });
-        }
-      },
-      (err: Error & { status?: number }) => finish(err.status ?? 400, { error: err.message }),
-    );
+    handleCodec(req, op, { codec: opts.codec, maxBody, finish, counted: (n) => (count = n) });
   });
+}
+
+/** POST .../encode or .../decode: the body's payloads through the codec, answered as JSON. */
+function handleCodec(
+  req: http.IncomingMessage,
+  op: 'encode' | 'decode',
+  ctx: {
+    codec: PayloadCodec;
+    maxBody: number;
+    finish: LoginContext['finish'];
+    /** How many payloads the request carried, for the log line. */
+    counted(count: number): void;
+  },
+): void {
+  readBody(req, ctx.maxBody).then(
+    async (raw) => {
+      let payloads: Payload[];
+      try {
+        payloads = parsePayloads(raw);
+      } catch (err) {
+        return ctx.finish(400, { error: (err as Error).message });
+      }
+      ctx.counted(payloads.length);
+      try {
+        const out = op === 'encode' ? await ctx.codec.encode(payloads) : await ctx.codec.decode(payloads);
+        ctx.finish(200, { payloads: out.map(payloadToJson) });
+      } catch (err) {
+        // e.g. a payload encrypted with a key this server does not have: say which, decode nothing.
+        ctx.finish(422, { error: (err as Error).message });
+      }
+    },
+    (err: Error & { status?: number }) => ctx.finish(err.status ?? 400, { error: err.message }),
+  );
 }
 
 export async function startCodecServer(
