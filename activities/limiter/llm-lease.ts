@@ -69,6 +69,9 @@ const UPDATE_CLOSED_WORKFLOW = 'AcceptedUpdateCompletedWorkflow';
 const UPDATE_UNPROCESSED = 'UnprocessedUpdate';
 /** One Update call gets this long; the limiter itself answers within UPDATE_WAIT_MS. */
 const ASK_TIMEOUT_MS = UPDATE_WAIT_MS + 10_000;
+/** Why a queued decision fails when the limiter that queued it is gone. */
+const LIMITER_ENDED =
+  'it ended (terminated, reset or failed) while this decision waited in its queue; the next decision starts a fresh one';
 
 /** The worker's Prometheus metrics of the limiter (worker/metrics.ts); all optional. */
 export interface LeaseObserver {
@@ -161,18 +164,8 @@ export class LlmLimiter {
     const started = Date.now();
     const silenceMs = this.settings.silenceMs ?? LIMITER_SILENCE_MS;
     const fail = (type: string, message: string, nonRetryable: boolean) =>
-      ApplicationFailure.create({
-        type,
-        message: `LLM rate limiter ${this.workflowId}: ${message}`,
-        nonRetryable,
-        details: failureDetails?.() ?? [],
-      });
-    const ended = () =>
-      fail(
-        LIMITER_UNAVAILABLE,
-        'it ended (terminated, reset or failed) while this decision waited in its queue; the next decision starts a fresh one',
-        true,
-      );
+      this.failure(type, message, nonRetryable, failureDetails);
+    const ended = () => fail(LIMITER_UNAVAILABLE, LIMITER_ENDED, true);
     // The limiter refuses such a request; say why here, before asking (it would never be granted).
     const huge = oversized(this.settings.limits, tokens);
     if (huge) throw fail(LIMITER_TOO_LARGE, `this decision's ${huge}`, true);
@@ -246,6 +239,21 @@ export class LlmLimiter {
       if (inLine) this.line.leave();
       this.observer?.waiting(-1);
     }
+  }
+
+  /** How a decision that got no lease fails; `failureDetails`: the attempts it was charged for. */
+  private failure(
+    type: string,
+    message: string,
+    nonRetryable: boolean,
+    failureDetails: (() => unknown[]) | undefined,
+  ): ApplicationFailure {
+    return ApplicationFailure.create({
+      type,
+      message: `LLM rate limiter ${this.workflowId}: ${message}`,
+      nonRetryable,
+      details: failureDetails?.() ?? [],
+    });
   }
 
   /**
