@@ -84,6 +84,8 @@ export interface RateLimitStats {
 
 const DEFAULT_USAGE: Usage = { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 };
 const MODEL_IDS = ['scripted-llm', 'gpt-4.1-mini'];
+/** Answers a request once (a string body as text, anything else as JSON); nothing once the client is gone. */
+type Send = (status: number, body: unknown, extraHeaders?: Record<string, string>) => void;
 
 export class ScriptedLlmServer {
   readonly baseUrl: string;
@@ -256,32 +258,14 @@ export class ScriptedLlmServer {
       return; // client vanished mid-body; nothing useful to record
     }
 
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-    }
-    const idempotencyKey = headers['idempotency-key'];
-    const current: RecordedRequest = {
-      id: this.nextId++,
-      path: (req.url ?? '/').split('?')[0] ?? '/',
-      method: req.method ?? 'GET',
-      headers,
-      body: parseBody(raw),
-      ...(idempotencyKey !== undefined
-        ? { idempotencyKey, workflowId: this.workflowIdFor(idempotencyKey), ...stepOf(idempotencyKey) }
-        : {}),
-      receivedAt,
-      aborted: false,
-    };
+    const current = this.record(req, raw, receivedAt);
     rec = current;
-    this.records.push(current);
-    this.notify(current);
     if (res.destroyed || clientGone.signal.aborted) {
       this.markClosed(current, !this.closing);
       return;
     }
 
-    const send = (status: number, body: unknown, extraHeaders: Record<string, string> = {}) => {
+    const send: Send = (status, body, extraHeaders = {}) => {
       if (res.destroyed || clientGone.signal.aborted || replied) return;
       const text = typeof body === 'string' ? body : JSON.stringify(body);
       const lowered: Record<string, string> = {};
@@ -319,12 +303,41 @@ export class ScriptedLlmServer {
       return;
     }
 
+    await this.answer(current, tag, send, clientGone.signal);
+  }
+
+  /** A request, recorded (and waiters told) before it is answered. */
+  private record(req: http.IncomingMessage, raw: string, receivedAt: number): RecordedRequest {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const idempotencyKey = headers['idempotency-key'];
+    const current: RecordedRequest = {
+      id: this.nextId++,
+      path: (req.url ?? '/').split('?')[0] ?? '/',
+      method: req.method ?? 'GET',
+      headers,
+      body: parseBody(raw),
+      ...(idempotencyKey !== undefined
+        ? { idempotencyKey, workflowId: this.workflowIdFor(idempotencyKey), ...stepOf(idempotencyKey) }
+        : {}),
+      receivedAt,
+      aborted: false,
+    };
+    this.records.push(current);
+    this.notify(current);
+    return current;
+  }
+
+  /** A chat completion request: its scripted reply (a hang, a delay, an error status, a 429, an answer). */
+  private async answer(current: RecordedRequest, tag: string, send: Send, clientGone: AbortSignal): Promise<void> {
     const reply = await this.nextReply(current);
     if ('hang' in reply) {
       this.log(`scripted LLM ${tag} -> hang`);
       return; // the close listener records the abort
     }
-    if (reply.delayMs !== undefined && reply.delayMs > 0 && !(await sleep(reply.delayMs, clientGone.signal))) return;
+    if (reply.delayMs !== undefined && reply.delayMs > 0 && !(await sleep(reply.delayMs, clientGone))) return;
 
     if ('status' in reply) {
       this.log(`scripted LLM ${tag} -> ${reply.status}`);
