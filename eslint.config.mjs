@@ -7,7 +7,12 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
 const sandboxSafe = ['common/**/*.ts', 'workflows/**/*.ts'];
 // Domain code (tools, data model, Python-compatible formatting) is pure: no Node built-ins, no runtime layer.
+// Each domain's backend/ (its stores and ledgers, Node-side) is the exception, and only the worker's side
+// imports it: the workflow bundles the pure part.
+const domainBackends = ['domains/*/backend/**/*.ts'];
 const domainCode = ['domains/**/*.ts'];
+// The same pure part as no-restricted-paths targets (globs from the project root).
+const pureDomainFiles = ['./domains/*.ts', './domains/*/*.ts', './domains/*/!(backend)/**/*.ts'];
 // What production code never imports: the build/server scripts, the local servers' library, the
 // repository's own lint checks, the benchmark, the eval and the tests.
 const notProduction = ['./scripts', './local-servers', './lint', './bench', './eval', './test'];
@@ -86,9 +91,22 @@ export default tseslint.config(
               message: 'common/ is the shared base layer: it imports nothing else of ours.',
             },
             {
-              target: './domains',
+              target: pureDomainFiles,
               from: aboveDomains,
               message: 'domains/ is pure domain code: it may import common/ and its own folder only.',
+            },
+            {
+              // A domain's stores and ledgers: Node-side, on the shared runtime/ (env, the PostgreSQL pool).
+              target: './domains/*/backend/**/*.ts',
+              from: aboveDomains.filter((layer) => layer !== './runtime'),
+              message: "A domain's backend/ may import common/, runtime/ and its own domain only.",
+            },
+            {
+              // The workflow bundle, the shared base and the domains' pure parts never pull a backend in.
+              target: ['./workflows/**/*.ts', './common/**/*.ts', ...pureDomainFiles],
+              from: ['./domains/*/backend/**'],
+              message:
+                "A domain's backend/ is Node-side: only the worker's side (activities, the MCP server, scripts) imports it.",
             },
             {
               target: './runtime',
@@ -186,6 +204,7 @@ export default tseslint.config(
   },
   {
     files: domainCode,
+    ignores: domainBackends,
     rules: {
       'import-x/no-nodejs-modules': 'error',
       'no-restricted-imports': [

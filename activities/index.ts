@@ -9,9 +9,9 @@ import { readEnv } from '../runtime/env-vars';
 import type { LlmConfig } from './decide/llm-config';
 import { createDecide, createLlmPricing } from './decide/decide';
 import type { LlmLimiter } from './limiter/llm-lease';
-import type { DataSource } from './tools/data-source';
-import type { RefundStore } from './refunds/rules';
-import { lazyRefundService } from './refunds/open';
+import type { DataSource } from '../domains/support/backend/data-source';
+import type { RefundStore } from '../domains/support/backend/refunds/rules';
+import { lazyRefundService } from '../domains/support/backend/refunds/open';
 import { withObservationLog } from './tools/observation-log';
 import { withToolPause } from './tools/drill';
 import { ownerActivity, reconcileActivity, toolActivity } from './tools/tool-activity';
@@ -19,7 +19,7 @@ import type { OwnerFn, ReconcileFn, ToolDeps, ToolFn } from './tools/tool-activi
 import type { RetailServices } from '../domains/retail/pack';
 import { retailDomain } from '../domains/retail/pack';
 import type { RetailRecords } from '../domains/retail/services';
-import { lazyRetailStore } from './retail/open';
+import { lazyRetailStore } from '../domains/retail/backend/open';
 import { mcpActivities } from './mcp/index';
 
 export interface ActivityDeps {

@@ -3,7 +3,7 @@
 // `<dir>/<workflow id>.sqlite` seeded with the scenario's starting rows.
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { RefundService } from '../activities/refunds/service';
+import { RefundService } from '../domains/support/backend/refunds/service';
 import { SEED_DATA } from '../domains/support/seed-data';
 import type { SupportData } from '../domains/support/seed-data';
 import { evalRunFileName } from './faults';

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from '../activities';
-import { RefundService } from '../activities/refunds/service';
+import { RefundService } from '../domains/support/backend/refunds/service';
 import type { SupportData } from '../domains/support/data';
 import { COMMIT_FAULTS, evalRunFileName } from './faults';
 import type { EvalRunFile, ToolFault } from './faults';

@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { RefundService } from '../activities/refunds/service';
+import { RefundService } from '../domains/support/backend/refunds/service';
 import { cancelRun, runResult, startRun } from '../client/agent-client';
 import { answerApproval, pendingApproval } from '../client/approvals';
 import { defaultWorkflowId } from '../cli/commands/run';

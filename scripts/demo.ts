@@ -12,7 +12,7 @@ import type { Client } from '@temporalio/client';
 import { llmConfigFromEnv } from '../activities/decide/llm-config';
 import type { LlmConfig } from '../activities/decide/llm-config';
 import { loadPrices, lookUpPrice } from '../runtime/prices';
-import { dataSourceFromEnv } from '../activities/tools/data-source';
+import { dataSourceFromEnv } from '../domains/support/backend/data-source';
 import { createAgentWorker } from '../worker/create-worker';
 import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
 import { cancelRun, runResult } from '../client/agent-client';

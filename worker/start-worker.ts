@@ -10,7 +10,7 @@ import type { ActivityDeps } from '../activities';
 import type { LlmConfig } from '../activities/decide/llm-config';
 import { connectLimiter, limiterSettingsFromEnv } from '../activities/limiter/llm-lease';
 import type { LimiterSettings } from '../activities/limiter/llm-lease';
-import { dataSourceFromEnv } from '../activities/tools/data-source';
+import { dataSourceFromEnv } from '../domains/support/backend/data-source';
 import { createAgentWorker } from './create-worker';
 import { becomeCurrentIfNone, deploymentFromEnv, describeDeployment, workerDeploymentOptions } from './deployment';
 import type { AgentDeployment } from './deployment';

@@ -1,5 +1,5 @@
 // What the retail tools need from the worker: the system of record of each conversation's shop
-// database (activities/retail/: SQLite, or PostgreSQL when configured). Types only: the domain
+// database (domains/retail/backend/: SQLite, or PostgreSQL when configured). Types only: the domain
 // never opens a file or a connection.
 import type { RetailDB } from './db';
 

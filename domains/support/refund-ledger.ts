@@ -1,5 +1,5 @@
 // What the refund tool needs from the refunds service (the system of record), as types:
-// activities/refunds/ implements it on SQLite (the embedded default, service.ts) and on PostgreSQL
+// backend/refunds/ implements it on SQLite (the embedded default, service.ts) and on PostgreSQL
 // (a ledger shared by every worker, postgres.ts). Asynchronous, so both backends fit. Effect record states:
 //   planned    the request is recorded; no money has moved yet
 //   ambiguous  an attempt ended without reporting its outcome (it timed out or its worker died);

@@ -1,6 +1,6 @@
 // The retail database of a suite run, as the runtime's retail store keeps it (one SQLite file for the
 // eval's workers, a database per conversation): its state now, and how many writes it applied.
-import { withRetailStore } from '../../activities/retail/open';
+import { withRetailStore } from '../../domains/retail/backend/open';
 import type { RetailDB } from '../../domains/retail/db';
 
 /** The file the eval's workers keep the runs' retail databases in (their AGENT_RETAIL_DB). */

@@ -15,7 +15,7 @@ import { checkRunInput, DOMAINS } from '../../domains/wired';
 import { retailDomain } from '../../domains/retail/pack';
 import { registryOf } from '../../common/tools/tool-catalog';
 import { checkPrincipalPolicy } from '../../workflows/agent/policy';
-import { RetailStore } from '../../activities/retail/store';
+import { RetailStore } from '../../domains/retail/backend/store';
 import { RetailToolError } from '../../domains/retail/errors';
 import { retailToolsByName } from '../../domains/retail/tools/index';
 import type { Apply } from '../../domains/retail/services';

@@ -8,9 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { PostgresRefundService } from '../../activities/refunds/postgres';
-import { RefundService } from '../../activities/refunds/service';
-import type { RefundStore } from '../../activities/refunds/rules';
+import { PostgresRefundService } from '../../domains/support/backend/refunds/postgres';
+import { RefundService } from '../../domains/support/backend/refunds/service';
+import type { RefundStore } from '../../domains/support/backend/refunds/rules';
 
 export type LedgerKind = 'sqlite' | 'postgresql';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { SEED_DATA } from '../../domains/support/seed-data';
 import type { SupportData } from '../../domains/support/seed-data';
-import type { RefundFilter, RefundStore } from '../../activities/refunds/rules';
+import type { RefundFilter, RefundStore } from '../../domains/support/backend/refunds/rules';
 import type { RefundRecord } from '../../domains/support/refund-ledger';
 import { fixtureLedger } from './fixture-ledger';
 import type { LedgerKind } from './fixture-ledger';

@@ -13,7 +13,7 @@ import type { RecordedRequest, Reply, Script } from '../../offline-model/scripte
 import { final, tool } from '../../offline-model/scripted-replies';
 import { runState } from '../../client/agent-client';
 import { SEED_DATA } from '../../domains/support/seed-data';
-import { RefundService } from '../../activities/refunds/service';
+import { RefundService } from '../../domains/support/backend/refunds/service';
 import type { AgentInput } from '../../common/types';
 import { agentFixture } from '../helpers/agent-fixture';
 import { scheduledActivityTypes } from '../helpers/history-scan';

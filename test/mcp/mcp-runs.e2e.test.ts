@@ -20,7 +20,7 @@ import type { McpConfig, McpToolConfig } from '../../common/mcp/config';
 import type { AgentInput } from '../../common/types';
 import { final, tool } from '../../offline-model/scripted-replies';
 import { answerApproval, pendingApproval } from '../../client/approvals';
-import { countAppliedWrites } from '../../activities/retail/open';
+import { countAppliedWrites } from '../../domains/retail/backend/open';
 import { agentFixture } from '../helpers/agent-fixture';
 import { DIST, eventually, REPO_ROOT } from '../helpers/harness';
 import { requestView } from '../../offline-model/request-view';

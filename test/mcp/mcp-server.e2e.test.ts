@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { catalogEntryOf } from '../../common/tools/index';
 import { supportDomain } from '../../domains/support/index';
-import { countAppliedWrites } from '../../activities/retail/open';
+import { countAppliedWrites } from '../../domains/retail/backend/open';
 import { DIST } from '../helpers/harness';
 import { withRunMeta } from '../../activities/mcp/run-proof';
 

@@ -10,7 +10,7 @@ import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import * as pg from 'pg';
-import { PostgresRefundService } from '../../activities/refunds/postgres';
+import { PostgresRefundService } from '../../domains/support/backend/refunds/postgres';
 
 const URL = process.env.AGENT_TEST_REFUNDS_DATABASE_URL;
 // The PostgreSQL profile (`npm test -- --server postgres`) sets it; run anywhere else, the file fails.

@@ -6,8 +6,8 @@
 // carries the password. AGENT_RETAIL_DATABASE_URL (the retail store) is held to the same rules.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { PostgresRefundService } from '../../activities/refunds/postgres';
-import { PostgresRetailStore } from '../../activities/retail/postgres';
+import { PostgresRefundService } from '../../domains/support/backend/refunds/postgres';
+import { PostgresRetailStore } from '../../domains/retail/backend/postgres';
 import { WorkerFleet } from '../../local-servers/worker-process';
 import { testEnv, uniqueId } from '../helpers/harness';
 

@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from 'pg';
-import { openRefundStore } from '../../activities/refunds/open';
-import type { RefundsTarget } from '../../activities/refunds/open';
-import { PostgresRefundService } from '../../activities/refunds/postgres';
-import type { RefundStore } from '../../activities/refunds/rules';
-import { FencedError, RefundService } from '../../activities/refunds/service';
+import { openRefundStore } from '../../domains/support/backend/refunds/open';
+import type { RefundsTarget } from '../../domains/support/backend/refunds/open';
+import { PostgresRefundService } from '../../domains/support/backend/refunds/postgres';
+import type { RefundStore } from '../../domains/support/backend/refunds/rules';
+import { FencedError, RefundService } from '../../domains/support/backend/refunds/service';
 import { postgresLedger } from '../helpers/postgres-ledger';
 
 interface Backend {

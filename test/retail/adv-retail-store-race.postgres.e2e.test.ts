@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import type * as pg from 'pg';
-import { PostgresRetailStore } from '../../activities/retail/postgres';
+import { PostgresRetailStore } from '../../domains/retail/backend/postgres';
 import { DIST, uniqueId } from '../helpers/harness';
 
 const RETAIL_DIR = process.env.TAU2_RETAIL_DIR ?? '/work/shared/tau2-retail';
@@ -21,7 +21,7 @@ const WRITERS = 4;
 
 /** One writer process: every key, each retried until it is decided (as an activity retries). */
 const WRITER = `
-const { PostgresRetailStore } = require(${JSON.stringify(path.join(DIST, 'activities/retail/postgres.js'))});
+const { PostgresRetailStore } = require(${JSON.stringify(path.join(DIST, 'domains/retail/backend/postgres.js'))});
 const [url, runKey, prefix, keys, user] = process.argv.slice(1);
 (async () => {
   const store = PostgresRetailStore.open(url);

@@ -1,4 +1,4 @@
-// Adversary: docs/configuration.md and activities/retail/open.ts promise that a bad
+// Adversary: docs/configuration.md and domains/retail/backend/open.ts promise that a bad
 // AGENT_RETAIL_DATABASE_URL stops the worker at its start, in one line, without its password
 // (runtime/postgres-url.ts: "a port from 1 to 65535"). These URLs are bad before any connection
 // is tried; the worker is expected to refuse them, not to start and fail each retail call later.

@@ -14,7 +14,7 @@ import { runResult, runState } from '../../client/agent-client';
 import { sayToRun } from '../../client/conversation';
 import type { AgentInput, AgentResult, AgentState } from '../../common/types';
 import type { reactAgent } from '../../workflows/agent/agent';
-import { countAppliedWrites, readRetailDb } from '../../activities/retail/open';
+import { countAppliedWrites, readRetailDb } from '../../domains/retail/backend/open';
 import { retailTools } from '../../domains/retail/tools/index';
 import { byStep, final, message, tool } from '../../offline-model/scripted-replies';
 import type { RecordedRequest } from '../../offline-model/scripted-llm-server';

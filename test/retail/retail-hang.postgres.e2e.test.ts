@@ -7,7 +7,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { PostgresRetailStore } from '../../activities/retail/postgres';
+import { PostgresRetailStore } from '../../domains/retail/backend/postgres';
 import { RetailToolError } from '../../domains/retail/errors';
 import type { Apply } from '../../domains/retail/services';
 import { retailToolsByName } from '../../domains/retail/tools/index';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as pg from 'pg';
 import { runResult, runState } from '../../client/agent-client';
 import { sayToRun } from '../../client/conversation';
-import { withRetailStore } from '../../activities/retail/open';
+import { withRetailStore } from '../../domains/retail/backend/open';
 import { retailTools } from '../../domains/retail/tools/index';
 import { byStep, final, tool } from '../../offline-model/scripted-replies';
 import { agentFixture } from '../helpers/agent-fixture';

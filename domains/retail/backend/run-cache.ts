@@ -1,7 +1,7 @@
 // The last databases read or written, per conversation and version, in one worker process: a read
 // of a version already seen does not parse about 2 MB of JSON again. Each entry is about 2 MB in
 // memory, so only the latest few conversations are kept.
-import type { RetailDB } from '../../domains/retail/db';
+import type { RetailDB } from '../db';
 
 const CACHED_RUNS = 16;
 

@@ -5,13 +5,13 @@
 // transaction that holds its key's lock (a write and the run's settle of one key take turns) and
 // then its run's (two workers writing one conversation take turns, each on the other's result).
 import type { Pool, PoolClient } from 'pg';
-import type { RetailDB } from '../../domains/retail/db';
-import { snapshot } from '../../domains/retail/db';
-import { loadRetailDb } from '../../domains/retail/initial-db';
-import type { Apply, WriteOutcome, WriteRecord } from '../../domains/retail/services';
-import { checkPostgresUrl } from '../../runtime/postgres-url';
-import { inTransaction, openPostgresPool, schemaOnce } from '../postgres-pool';
-import type { RetailStoreBackend, RetailWrite } from './backend';
+import type { RetailDB } from '../db';
+import { snapshot } from '../db';
+import { loadRetailDb } from '../initial-db';
+import type { Apply, WriteOutcome, WriteRecord } from '../services';
+import { checkPostgresUrl } from '../../../runtime/postgres-url';
+import { inTransaction, openPostgresPool, schemaOnce } from '../../../runtime/postgres-pool';
+import type { RetailStoreBackend, RetailWrite } from './store-backend';
 import { databaseFromText, databaseToText } from './python-ints';
 import { RunCache } from './run-cache';
 import type { VersionedDb } from './run-cache';

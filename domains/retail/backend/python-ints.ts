@@ -1,8 +1,8 @@
 // A run's database is stored as JSON text. A Python int in a float field (PythonInt) hashes
 // differently from the float in τ²-bench's database hash, so it is marked on the way in and revived
 // on the way out: the stored database hashes like the reference's.
-import type { RetailDB } from '../../domains/retail/db';
-import { PythonInt } from '../../domains/retail/python/int';
+import type { RetailDB } from '../db';
+import { PythonInt } from '../python/int';
 
 const INT_MARK = '__python_int__';
 

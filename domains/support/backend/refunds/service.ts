@@ -8,14 +8,14 @@
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import type Database from 'better-sqlite3';
-import type { ConfirmRequest, PlanRequest, RefundRecord } from '../../domains/support/refund-ledger';
-import { VOIDED } from '../../domains/support/refund-ledger';
-import { readEnv } from '../../runtime/env-vars';
+import type { ConfirmRequest, PlanRequest, RefundRecord } from '../../refund-ledger';
+import { VOIDED } from '../../refund-ledger';
+import { readEnv } from '../../../../runtime/env-vars';
 import { FencedError, ruleBroken, toCents } from './rules';
 import type { RefundFilter, RefundStore, ServiceRejection } from './rules';
 
-export type { ConfirmRequest, EffectState, PlanRequest, RefundRecord } from '../../domains/support/refund-ledger';
-export { VOIDED } from '../../domains/support/refund-ledger';
+export type { ConfirmRequest, EffectState, PlanRequest, RefundRecord } from '../../refund-ledger';
+export { VOIDED } from '../../refund-ledger';
 export { EFFECT_STATES, FencedError, SERVICE_RULES, toCents } from './rules';
 export type { RefundFilter, RefundStore, ServiceRejection } from './rules';
 

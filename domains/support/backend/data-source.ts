@@ -2,11 +2,11 @@
 // (read on every call, as a real service would be asked every time). A missing or broken file is
 // an outage: the tool's activity fails and Temporal retries it.
 import { readFile } from 'node:fs/promises';
-import type { DataSource, SupportData } from '../../domains/support/data';
-import { readEnv } from '../../runtime/env-vars';
-import { SEED_DATA } from '../../domains/support/seed-data';
+import type { DataSource, SupportData } from '../data';
+import { readEnv } from '../../../runtime/env-vars';
+import { SEED_DATA } from '../seed-data';
 
-export type { DataSource } from '../../domains/support/data';
+export type { DataSource } from '../data';
 
 export function dataSourceFromEnv(env: NodeJS.ProcessEnv = process.env): DataSource {
   const file = readEnv('AGENT_DATA_FILE', env);

@@ -7,11 +7,11 @@
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import type Database from 'better-sqlite3';
-import type { RetailDB } from '../../domains/retail/db';
-import { snapshot } from '../../domains/retail/db';
-import { loadRetailDb } from '../../domains/retail/initial-db';
-import type { Apply, WriteOutcome, WriteRecord } from '../../domains/retail/services';
-import type { RetailStoreBackend, RetailWrite } from './backend';
+import type { RetailDB } from '../db';
+import { snapshot } from '../db';
+import { loadRetailDb } from '../initial-db';
+import type { Apply, WriteOutcome, WriteRecord } from '../services';
+import type { RetailStoreBackend, RetailWrite } from './store-backend';
 import { databaseFromText, databaseToText } from './python-ints';
 import { RunCache } from './run-cache';
 import type { VersionedDb } from './run-cache';

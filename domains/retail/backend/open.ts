@@ -2,9 +2,9 @@
 // for every worker, on any host), else the SQLite file AGENT_RETAIL_DB (the embedded default:
 // shared only by processes on one host that see the same file). Also the end state of a
 // conversation, read by the eval, the tests and operators.
-import type { RetailDB } from '../../domains/retail/db';
-import { readEnv } from '../../runtime/env-vars';
-import type { RetailStoreBackend } from './backend';
+import type { RetailDB } from '../db';
+import { readEnv } from '../../../runtime/env-vars';
+import type { RetailStoreBackend } from './store-backend';
 import { PostgresRetailStore } from './postgres';
 import { RetailStore } from './store';
 

@@ -1,7 +1,7 @@
 // Which refunds backend a process uses: PostgreSQL when AGENT_REFUNDS_DATABASE_URL is set (one
 // ledger for every worker, on any host), else the SQLite file AGENT_REFUNDS_DB (the embedded
 // default: shared only by processes on one host that see the same file).
-import { readEnv } from '../../runtime/env-vars';
+import { readEnv } from '../../../../runtime/env-vars';
 import { PostgresRefundService } from './postgres';
 import type { RefundStore } from './rules';
 import { RefundService } from './service';

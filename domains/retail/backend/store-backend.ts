@@ -1,8 +1,8 @@
 // What every retail store offers beyond the tools' RetailRecords: the end state of a conversation
 // (the eval, tests, operators) and closing. Implemented by the SQLite store (store.ts, the embedded
 // default) and the PostgreSQL one (postgres.ts, shared by workers on any host).
-import type { RetailDB } from '../../domains/retail/db';
-import type { RetailRecords, WriteRecord } from '../../domains/retail/services';
+import type { RetailDB } from '../db';
+import type { RetailRecords, WriteRecord } from '../services';
 
 export interface RetailWrite {
   key: string;

@@ -4,11 +4,11 @@
 // record (fencing) and then the user (the rule "never more than paid" sums the user's confirmed
 // refunds: two workers confirming for one user at once must take turns, or both could pass).
 import type { Pool } from 'pg';
-import type { ConfirmRequest, PlanRequest, RefundRecord } from '../../domains/support/refund-ledger';
-import { VOIDED } from '../../domains/support/refund-ledger';
-import { checkPostgresUrl } from '../../runtime/postgres-url';
-import { inTransaction, openPostgresPool, schemaOnce } from '../postgres-pool';
-import type { PostgresTarget } from '../../runtime/postgres-url';
+import type { ConfirmRequest, PlanRequest, RefundRecord } from '../../refund-ledger';
+import { VOIDED } from '../../refund-ledger';
+import { checkPostgresUrl } from '../../../../runtime/postgres-url';
+import { inTransaction, openPostgresPool, schemaOnce } from '../../../../runtime/postgres-pool';
+import type { PostgresTarget } from '../../../../runtime/postgres-url';
 import { FencedError, ruleBroken, toCents } from './rules';
 import type { RefundFilter, RefundStore } from './rules';
 

@@ -1,7 +1,7 @@
 // What both refunds backends (SQLite and PostgreSQL) share: the service's own rules, the fencing
 // error, the amount in cents, and the operator's view of the ledger (list, close) beside the
 // refund tool's interface.
-import type { EffectState, RefundLedger, RefundRecord } from '../../domains/support/refund-ledger';
+import type { EffectState, RefundLedger, RefundRecord } from '../../refund-ledger';
 
 export const EFFECT_STATES: readonly EffectState[] = ['planned', 'confirmed', 'ambiguous', 'rejected'];
 
