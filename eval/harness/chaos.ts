@@ -2,7 +2,7 @@
 // a fresh one), hangs one (SIGSTOP, SIGCONT later), restarts the Temporal server, and cancels
 // chosen runs. The same seed gives the same schedule and the same chosen runs.
 import type { WorkerFleet } from './fleet';
-import { delay } from './run-one';
+import { delay } from '../run-one';
 
 export type ChaosKind = 'kill_worker' | 'hang_worker' | 'restart_server' | 'cancel_run';
 

@@ -1,11 +1,11 @@
 // The τ² suite's chaos: process faults timed to hit writes. The customer's `yes` releases a held
 // write, so right after one is sent the write is about to run or running: that is when a worker is
 // SIGKILLed (and replaced), a worker SIGSTOPped for a few seconds, or the Temporal server restarted,
-// in the seeded order of eval/chaos.ts's fault cycles. One fault at a time, a pause between them.
-import type { ChaosEvent } from '../chaos';
-import { faultCycle } from '../chaos';
-import type { PlannedFault } from '../chaos';
-import type { WorkerFleet } from '../fleet';
+// in the seeded order of eval/harness/chaos.ts's fault cycles. One fault at a time, a pause between them.
+import type { ChaosEvent } from './chaos';
+import { faultCycle } from './chaos';
+import type { PlannedFault } from './chaos';
+import type { WorkerFleet } from './fleet';
 import { delay } from '../run-one';
 
 export interface WriteChaosTargets {
