@@ -5,7 +5,7 @@ import { roundUsd } from '../../common/cost/budget';
 import type { Usage } from '../../common/cost/budget';
 import type { StepCost, StepEvent } from '../../client/history/trace';
 import { standardError } from './standard-error';
-import type { PhaseName } from '../suite';
+import type { PhaseName } from './phases';
 
 /** One step as the table's drill-down shows it: what the model decided, the tool, what came back. */
 export interface TrajectoryStep {

@@ -1,32 +1,27 @@
-// The τ² suite's chaos: process faults timed to hit writes. The customer's `yes` releases a held
-// write, so right after one is sent the write is about to run or running: that is when a worker is
-// SIGKILLed (and replaced), a worker SIGSTOPped for a few seconds, or the Temporal server restarted,
-// in the seeded order of eval/harness/chaos.ts's fault cycles. One fault at a time, a pause between them.
-import type { ChaosEvent } from './chaos';
-import { faultCycle } from './chaos';
-import type { PlannedFault } from './chaos';
-import type { WorkerFleet } from './fleet';
-import { delay } from '../run-one';
-
-export interface WriteChaosTargets {
-  fleet: WorkerFleet;
-  /** Restarts the Temporal server; undefined when the suite does not own it (--server). */
-  restartServer?: () => Promise<void>;
-  inFlight: () => number;
-}
+// Chaos timed to hit writes: a customer's `yes` releases a held write, so right after one is sent
+// the write is about to run or running: that is when a worker is SIGKILLed (and replaced), a worker
+// SIGSTOPped for a few seconds, or the Temporal server restarted, in the seeded order of chaos.ts's
+// fault cycles. One fault at a time, a pause between them. The τ² suite uses it.
+import { ChaosRecord, faultCycle, strikeFault } from './chaos';
+import type { ChaosEvent, ChaosTargets, PlannedFault } from './chaos';
 
 export class WriteChaos {
-  readonly events: ChaosEvent[] = [];
-  private readonly began = Date.now();
+  private readonly record: ChaosRecord;
   private queue: PlannedFault[] = [];
   private running: Promise<void> | undefined;
   private quietUntil = 0;
 
   constructor(
     private readonly random: () => number,
-    private readonly targets: WriteChaosTargets,
-    private readonly log: (line: string) => void,
-  ) {}
+    private readonly targets: ChaosTargets,
+    log: (line: string) => void,
+  ) {
+    this.record = new ChaosRecord(targets.inFlight, log);
+  }
+
+  get events(): ChaosEvent[] {
+    return this.record.events;
+  }
 
   /** A customer consented to a write in run `workflowId`: strike now, unless a fault is under way or just ended. */
   consented(workflowId: string, tool: string): void {
@@ -47,29 +42,7 @@ export class WriteChaos {
   }
 
   private async strike(fault: PlannedFault, during: string): Promise<void> {
-    const { fleet, restartServer } = this.targets;
-    await fleet.ready(60_000); // every worker up again before the next fault
-    if (fault.kind === 'kill_worker') {
-      this.record('kill_worker', `SIGKILL worker ${fault.slot}, then a fresh one, as ${during}`);
-      await fleet.killAndReplace(fault.slot);
-    } else if (fault.kind === 'hang_worker') {
-      this.record('hang_worker', `SIGSTOP worker ${fault.slot} for ${fault.holdMs} ms, as ${during}`);
-      fleet.hang(fault.slot);
-      await delay(fault.holdMs);
-      fleet.resume(fault.slot);
-    } else if (restartServer) {
-      this.record('restart_server', `Temporal server restarted, as ${during}`);
-      await restartServer();
-    }
-  }
-
-  private record(kind: ChaosEvent['kind'], detail: string): void {
-    const event = {
-      kind,
-      atMs: Date.now() - this.began,
-      detail: `${detail} (${this.targets.inFlight()} runs in flight)`,
-    };
-    this.events.push(event);
-    this.log(`chaos +${(event.atMs / 1000).toFixed(1)}s ${kind} ${detail}`);
+    await this.targets.fleet.ready(60_000); // every worker up again before the next fault
+    await strikeFault(fault, this.targets, this.record, during);
   }
 }

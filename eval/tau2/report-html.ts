@@ -6,7 +6,7 @@ import { esc } from '../harness/html-escape';
 import { COLORS, REPORT_STYLE } from '../report-html';
 import { comparisonHtml, metadataHtml, trialTableHtml } from '../harness/report-sections-html';
 import { formatRate } from '../harness/standard-error';
-import type { PhaseName } from '../suite';
+import type { PhaseName } from '../harness/phases';
 import { formatCost, formatTotalCost } from '../harness/trial-table';
 import type { Tau2PhaseReport, Tau2Report } from './report';
 

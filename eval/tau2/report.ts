@@ -8,7 +8,7 @@ import type { Comparison } from '../harness/compare';
 import { mean, passHatK, percentile } from '../metrics';
 import type { RunMetadata } from '../harness/run-metadata';
 import { formatRate } from '../harness/standard-error';
-import type { PhaseName } from '../suite';
+import type { PhaseName } from '../harness/phases';
 import { formatTotalCost, rateEntry, rowId, totalCost } from '../harness/trial-table';
 import type { CostTotal, RateEntry, TrialRow } from '../harness/trial-table';
 import { trialUrl } from '../harness/web-ui-links';

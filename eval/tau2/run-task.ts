@@ -22,7 +22,7 @@ import { retailTools } from '../../domains/retail/tools/index';
 import type { TemporalEnv } from '../../runtime/temporal-env';
 import type { ScriptedLlmServer } from '../../offline-model/scripted-llm-server';
 import type { reactAgent } from '../../workflows/agent/agent';
-import { delay, retry } from '../run-one';
+import { delay, retry } from '../harness/retry';
 import { trajectoryOf, trialCost } from '../harness/trial-table';
 import type { TrajectoryStep } from '../harness/trial-table';
 import type { Customer, CustomerLlm } from './customer';
