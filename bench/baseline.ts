@@ -24,7 +24,7 @@ import { ledgerOf } from '../common/cost/cost';
 import type { LlmPricing } from '../common/cost/cost';
 import type { StepRole, Tagged } from '../common/temporal/step-tag';
 import type { StopReason } from '../common/stop-reasons';
-import { LLM_BUDGET, LLM_TIMEOUT } from '../common/types';
+import { llmFailureStop } from '../common/temporal/llm-failure-stop';
 import type { AgentInput, DecideOutput, HistoryEntry, Observation, ToolInput, TraceEntry } from '../common/types';
 import { carryInPlace } from '../workflows/agent/carry';
 import { confirmedUsd, effectFromReconcile } from '../workflows/agent/effects';
@@ -57,12 +57,10 @@ function inContext<A, R>(fn: (arg: A) => Promise<R>, arg: A, activityId: string,
   return env.run(fn, arg);
 }
 
-/** A decision that failed for good, as the workflow names it (without Temporal's own timeouts). */
+/** A decision that failed for good, stopped as the workflow stops it. */
 function decideFailure(err: unknown): DecideStop {
   const failure = err instanceof ApplicationFailure ? err : undefined;
-  const stop: StopReason =
-    failure?.type === LLM_TIMEOUT ? 'llm_timeout' : failure?.type === LLM_BUDGET ? 'budget_exhausted:usd' : 'llm_error';
-  return { stop, attempts: failure ? ledgerOf(failure.details?.[0]) : [] };
+  return { stop: llmFailureStop(err), attempts: failure ? ledgerOf(failure.details?.[0]) : [] };
 }
 
 export async function runInProcess(

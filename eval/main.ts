@@ -6,15 +6,21 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { temporalEnv } from '../runtime/temporal-env';
-import { CompareError, loadPreviousReport } from './compare';
+import { CompareError, loadPreviousReport } from './harness/compare';
 import { loadScenarios, ScenarioError } from './scenario';
 import { buildReport, metricsTable, trialLine } from './report';
 import { reportHtml } from './report-html';
-import { attachComparison, comparisonOutput, reportExitCode, verdictLine, writeReportFiles } from './report-files';
-import { runMetadata, SCENARIO_PROMPTS } from './run-metadata';
+import {
+  attachComparison,
+  comparisonOutput,
+  reportExitCode,
+  verdictLine,
+  writeReportFiles,
+} from './harness/report-files';
+import { runMetadata, SCENARIO_PROMPTS } from './harness/run-metadata';
 import { runSuite } from './suite';
 import { TAU2_SUITE, tau2Main } from './tau2/cli';
-import { webUiLinks } from './web-ui-links';
+import { webUiLinks } from './harness/web-ui-links';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 

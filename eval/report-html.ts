@@ -1,14 +1,14 @@
 // The report people read: one self-contained HTML file (no scripts, no external assets) with the
 // run's metadata, a bar chart per metric (inline SVG, baseline beside chaos), per-slice tables, the
 // chaos schedule, the comparison with a previous report, and every trial with its trajectory.
-import { esc } from './html-escape';
+import { esc } from './harness/html-escape';
 import type { Metrics, Rate } from './metrics';
 import { METRIC_NAMES } from './metrics';
 import type { Report } from './report';
 import { formatMetric } from './report';
 import { METRIC_MEANINGS } from './metric-meanings';
-import { comparisonHtml, metadataHtml, trialTableHtml } from './report-sections-html';
-import { formatRate } from './standard-error';
+import { comparisonHtml, metadataHtml, trialTableHtml } from './harness/report-sections-html';
+import { formatRate } from './harness/standard-error';
 
 export const COLORS = { baseline: '#3b6ea8', chaos: '#c0562f' } as const;
 

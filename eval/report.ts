@@ -1,18 +1,19 @@
 // What an evaluation reports: report.json (every figure, every trial, the run's metadata), the
 // terminal's table, and the pass/fail verdict (the non-negotiables, and in offline mode every
 // trial's expectations).
-import type { ChaosEvent } from './chaos';
+import type { ChaosEvent } from './harness/chaos';
 import { CHECKS } from './checks';
-import type { Comparison } from './compare';
+import type { Comparison } from './harness/compare';
 import { computeMetrics, METRIC_NAMES } from './metrics';
 import type { Metrics, Rate } from './metrics';
-import type { RunMetadata } from './run-metadata';
+import type { RunMetadata } from './harness/run-metadata';
 import type { TrialResult } from './run-one';
-import { formatRate } from './standard-error';
-import type { PhaseName, SuiteResult } from './suite';
-import { formatTotalCost, rateEntry, rowId, totalCost, trajectoryOf, trialCost } from './trial-table';
-import type { CostTotal, RateEntry, TrialRow } from './trial-table';
-import { trialUrl } from './web-ui-links';
+import { formatRate } from './harness/standard-error';
+import type { PhaseName } from './harness/phases';
+import type { SuiteResult } from './suite';
+import { formatTotalCost, rateEntry, rowId, totalCost, trajectoryOf, trialCost } from './harness/trial-table';
+import type { CostTotal, RateEntry, TrialRow } from './harness/trial-table';
+import { trialUrl } from './harness/web-ui-links';
 
 export interface TrialReport {
   phase: PhaseName;
@@ -175,7 +176,7 @@ export function buildReport(suite: SuiteResult, mode: ReportMode, metadata: RunM
   };
 }
 
-/** The trial's row of the shared table (eval/trial-table.ts). */
+/** The trial's row of the shared table (eval/harness/trial-table.ts). */
 function trialRow(
   phase: PhaseName,
   t: TrialResult,

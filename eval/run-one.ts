@@ -22,6 +22,7 @@ import type { ScoredRun } from './metrics';
 import { answerOf, runRecordOf } from './run-record';
 import type { Scenario, ScriptedReply } from './scenario';
 import { readRefundRows, writeRunWorld } from './world-files';
+import { delay, retry } from './harness/retry';
 
 export interface RunContext {
   client: Client;
@@ -229,23 +230,6 @@ async function operate(
       }
     } catch {
       // The run moved on, ended, or the server is restarting: look again on the next tick.
-    }
-  }
-}
-
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Retries a call to the server, by default for up to 2 minutes (a restart takes seconds). */
-export async function retry<T>(what: string, fn: () => Promise<T>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (let wait = 200; ; wait = Math.min(wait * 2, 2000)) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`${what}: ${(err as Error).message.split('\n')[0]}`, { cause: err });
-      await delay(wait);
     }
   }
 }

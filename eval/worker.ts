@@ -1,4 +1,4 @@
-// The eval's worker (`node dist/eval/worker.js`, started by eval/fleet.ts): the shipped worker
+// The eval's worker (`node dist/eval/worker.js`, started by eval/harness/fleet.ts): the shipped worker
 // (startAgentWorker, the same defaults and workflow bundle as `npm run worker`) with the
 // evaluation's world registered around it: each run's support data and refunds database, the
 // refund's commit faults (eval/world.ts), and the activity interceptor that applies the scenario's

@@ -5,10 +5,16 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { temporalEnv } from '../../runtime/temporal-env';
-import { CompareError, loadPreviousReport } from '../compare';
-import { attachComparison, comparisonOutput, reportExitCode, verdictLine, writeReportFiles } from '../report-files';
-import { RETAIL_CONVERSATION_PROMPTS, runMetadata } from '../run-metadata';
-import { webUiLinks } from '../web-ui-links';
+import { CompareError, loadPreviousReport } from '../harness/compare';
+import {
+  attachComparison,
+  comparisonOutput,
+  reportExitCode,
+  verdictLine,
+  writeReportFiles,
+} from '../harness/report-files';
+import { RETAIL_CONVERSATION_PROMPTS, runMetadata } from '../harness/run-metadata';
+import { webUiLinks } from '../harness/web-ui-links';
 import { buildTau2Report, tau2Table, tau2TrialLine } from './report';
 import { tau2ReportHtml } from './report-html';
 import type { SuiteMode } from './run-task';

@@ -1,13 +1,13 @@
 // The τ² retail suite's report.html, in the look of the other suites' (eval/report-html.ts): the
 // verdict, the run's metadata, the figures with a bar per phase, the tasks table, the chaos
 // schedule, the comparison with a previous report, and every trial with its steps (the shared
-// sections of eval/report-sections-html.ts).
-import { esc } from '../html-escape';
+// sections of eval/harness/report-sections-html.ts).
+import { esc } from '../harness/html-escape';
 import { COLORS, REPORT_STYLE } from '../report-html';
-import { comparisonHtml, metadataHtml, trialTableHtml } from '../report-sections-html';
-import { formatRate } from '../standard-error';
-import type { PhaseName } from '../suite';
-import { formatCost, formatTotalCost } from '../trial-table';
+import { comparisonHtml, metadataHtml, trialTableHtml } from '../harness/report-sections-html';
+import { formatRate } from '../harness/standard-error';
+import type { PhaseName } from '../harness/phases';
+import { formatCost, formatTotalCost } from '../harness/trial-table';
 import type { Tau2PhaseReport, Tau2Report } from './report';
 
 interface Figure {

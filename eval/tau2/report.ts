@@ -2,16 +2,16 @@
 // database match, steps, cost and writes), the terminal's lines, and the verdict: every trial's end
 // state is the expected one (replay; live measures the model, so only duplicate writes fail it), no
 // run committed a write beyond the ground truth's, and every run lists the writes it made. The
-// metadata, rates, trial table and comparison are the scenario suite's (eval/trial-table.ts).
-import type { ChaosEvent } from '../chaos';
-import type { Comparison } from '../compare';
+// metadata, rates, trial table and comparison are the scenario suite's (eval/harness/trial-table.ts).
+import type { ChaosEvent } from '../harness/chaos';
+import type { Comparison } from '../harness/compare';
 import { mean, passHatK, percentile } from '../metrics';
-import type { RunMetadata } from '../run-metadata';
-import { formatRate } from '../standard-error';
-import type { PhaseName } from '../suite';
-import { formatTotalCost, rateEntry, rowId, totalCost } from '../trial-table';
-import type { CostTotal, RateEntry, TrialRow } from '../trial-table';
-import { trialUrl } from '../web-ui-links';
+import type { RunMetadata } from '../harness/run-metadata';
+import { formatRate } from '../harness/standard-error';
+import type { PhaseName } from '../harness/phases';
+import { formatTotalCost, rateEntry, rowId, totalCost } from '../harness/trial-table';
+import type { CostTotal, RateEntry, TrialRow } from '../harness/trial-table';
+import { trialUrl } from '../harness/web-ui-links';
 import type { SuiteMode, TaskTrialResult } from './run-task';
 import type { Tau2SuiteResult } from './suite';
 

@@ -1,30 +1,26 @@
-// The τ² retail suite: its own Temporal dev server (or one given), the replay model (or the live one),
-// a fleet of eval workers whose retail store is a file in the suite's temp folder, every task k
-// times; with chaos, all of it again while workers are killed and hung and the server restarts as
-// customers consent to writes (write-chaos.ts), and every write's first attempt stalls around its
-// commit (commit-faults.ts).
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// The τ² retail suite in the shared harness (harness/session.ts): a Temporal server, the replay
+// model (or the live one), a fleet of eval workers whose retail store is a file in the session's temp
+// folder, every task k times; with chaos, all of it again while workers are killed and hung and the
+// server restarts as customers consent to writes (harness/write-chaos.ts), and every write's first
+// attempt stalls around its commit (commit-faults.ts).
+import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Client } from '@temporalio/client';
-import { createClient } from '../../client/connect';
 import { prng } from '../../bench/stats';
 import type { TemporalEnv } from '../../runtime/temporal-env';
-import { startDevServer } from '../../local-servers/dev-server';
-import type { DevServer } from '../../local-servers/dev-server';
-import { ScriptedLlmServer } from '../../offline-model/scripted-llm-server';
-import type { ChaosEvent } from '../chaos';
-import { WorkerFleet } from '../fleet';
-import { pick, pool } from '../suite';
-import type { PhaseName } from '../suite';
+import { runPhases } from '../harness/phases';
+import type { PhaseName, PhaseResult } from '../harness/phases';
+import { withSession } from '../harness/session';
+import type { Session } from '../harness/session';
+import { WriteChaos } from '../harness/write-chaos';
 import type { CustomerLlm } from './customer';
 import type { RetailDB } from '../../domains/retail/db';
 import { DbHasher } from './db-hash';
 import { expectedState } from './expected';
+import type { ExpectedState } from './expected';
 import { planReplay } from './replay-plan';
+import type { ReplayPlan } from './replay-plan';
 import { RETAIL_DB_ENV } from './run-db';
 import { runTaskTrial } from './run-task';
-import { WriteChaos } from './write-chaos';
 import { writeCommitFaults } from './commit-faults';
 import type { SuiteMode, TaskContext, TaskTrialPlan, TaskTrialResult } from './run-task';
 import type { Tau2Task } from './task';
@@ -45,19 +41,18 @@ export interface Tau2SuiteOptions {
   onTrial?: (phase: PhaseName, done: number, total: number, trial: TaskTrialResult) => void;
 }
 
-export interface Tau2PhaseResult {
-  phase: PhaseName;
-  trials: TaskTrialResult[];
-  chaos: ChaosEvent[];
-  wallMs: number;
-}
-
 export interface Tau2SuiteResult {
-  phases: Tau2PhaseResult[];
+  phases: PhaseResult<TaskTrialResult>[];
   env: TemporalEnv;
   serverKept: boolean;
   /** Computing every task's expected end state and replay plan. */
   planningMs: number;
+}
+
+interface PreparedTask {
+  task: Tau2Task;
+  expected: ExpectedState;
+  replay: ReplayPlan;
 }
 
 export async function runTau2Suite(opts: Tau2SuiteOptions): Promise<Tau2SuiteResult> {
@@ -66,100 +61,64 @@ export async function runTau2Suite(opts: Tau2SuiteOptions): Promise<Tau2SuiteRes
   const hash = (db: RetailDB) => hasher.hash(db);
   const prepared = opts.tasks.map((task) => ({ task, expected: expectedState(task, hash), replay: planReplay(task) }));
   const planningMs = Date.now() - planningBegan;
-  const tag = Date.now().toString(36);
-  const worldDir = mkdtempSync(path.join(tmpdir(), 'agent-tau2-'));
-  const removeWorld = () => rmSync(worldDir, { recursive: true, force: true });
-  process.once('exit', removeWorld); // also on Ctrl-C
   if (opts.dumpDir) mkdirSync(opts.dumpDir, { recursive: true });
-  let server: DevServer | undefined;
-  let llm: ScriptedLlmServer | undefined;
-  let fleet: WorkerFleet | undefined;
-  let client: Client | undefined;
-  try {
-    if (!opts.server) {
-      opts.log('starting a Temporal dev server for the suite ...');
-      server = await startDevServer();
-    }
-    const where = opts.server ?? server!;
-    const env: TemporalEnv = {
-      address: where.address,
-      namespace: where.namespace,
-      uiUrl: where.uiUrl,
-      taskQueue: `tau2-${tag}`,
-    };
-    if (opts.mode !== 'live') llm = await ScriptedLlmServer.start();
-    const modelEnv: Record<string, string> =
-      opts.live && opts.mode === 'live'
-        ? pick(opts.live, ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'AGENT_PRICES_FILE'])
-        : { OPENAI_BASE_URL: llm!.baseUrl };
-    const retailDbFile = path.join(worldDir, 'retail.sqlite');
-    fleet = new WorkerFleet(env, { ...modelEnv, AGENT_EVAL_DIR: worldDir, [RETAIL_DB_ENV]: retailDbFile });
-    opts.log(`starting ${opts.workers} workers ...`);
-    await fleet.start(opts.workers);
-    client = await createClient(env);
+  const live = opts.mode === 'live' ? opts.live : undefined;
+  const retailDb = (worldDir: string) => path.join(worldDir, 'retail.sqlite');
+  const session = { name: 'tau2', live, workers: opts.workers, server: opts.server, log: opts.log };
+  return withSession({ ...session, workerEnv: (dir) => ({ [RETAIL_DB_ENV]: retailDb(dir) }) }, async (s) => {
     const ctx: TaskContext = {
-      client,
-      env,
+      client: s.client,
+      env: s.env,
       mode: opts.mode,
-      ...(llm ? { llm } : {}),
-      ...(opts.mode === 'live' && opts.live ? { customerLlm: customerLlmOf(opts.live) } : {}),
+      ...(s.llm ? { llm: s.llm } : {}),
+      ...(live ? { customerLlm: customerLlmOf(live) } : {}),
       // The scripted server plays τ²'s user simulator too, through the live customer's requests.
       ...(opts.mode === 'live-scripted'
-        ? { customerLlm: { baseURL: llm!.baseUrl, apiKey: 'not-set', model: 'scripted-llm' } }
+        ? { customerLlm: { baseURL: s.llm!.baseUrl, apiKey: 'not-set', model: 'scripted-llm' } }
         : {}),
-      retailDbFile,
+      retailDbFile: retailDb(s.worldDir),
       hash,
       ...(opts.dumpDir ? { dumpDir: opts.dumpDir } : {}),
     };
+    const phases = await runPhases({
+      chaos: opts.chaos,
+      concurrency: opts.concurrency,
+      plans: (phase, last) => taskPlans(prepared, opts.trials, `tau2-${s.tag}-${phase}`, last),
+      startChaos: (plans, inFlight) => startChaos(opts, s, plans, inFlight),
+      run: (plan, chaos) =>
+        runTaskTrial(chaos ? { ...ctx, onConsent: (id, tool) => chaos.consented(id, tool) } : ctx, plan),
+      failed: harnessFailure,
+      ...(opts.onTrial ? { onTrial: opts.onTrial } : {}),
+    });
+    return { phases, env: s.env, serverKept: s.serverKept, planningMs };
+  });
+}
 
-    const phases: Tau2PhaseResult[] = [];
-    const names: PhaseName[] = opts.chaos ? ['baseline', 'chaos'] : ['baseline'];
-    for (const phase of names) {
-      const last = phase === names[names.length - 1];
-      const plans = prepared.flatMap(({ task, expected, replay }) =>
-        Array.from({ length: opts.trials }, (_, i): TaskTrialPlan => ({
-          task,
-          expected,
-          replay,
-          trial: i + 1,
-          workflowId: `tau2-${tag}-${phase}-${task.id}-${i + 1}`,
-          // The end state of the last phase's first trial is the one dumped.
-          dump: last && i === 0,
-        })),
-      );
-      let inFlight = 0;
-      let chaos: WriteChaos | undefined;
-      if (phase === 'chaos') {
-        chaos = new WriteChaos(
-          prng(opts.seed),
-          { fleet, restartServer: server ? () => server!.restart() : undefined, inFlight: () => inFlight },
-          opts.log,
-        );
-        if (!server) opts.log("chaos: the server is not the suite's own (--server): no server restarts");
-        const stalls = prng(opts.seed + 1);
-        for (const plan of plans) plan.commitFault = writeCommitFaults(worldDir, plan.workflowId, stalls);
-      }
-      const phaseCtx: TaskContext = chaos ? { ...ctx, onConsent: (id, tool) => chaos.consented(id, tool) } : ctx;
-      const began = Date.now();
-      const trials: TaskTrialResult[] = [];
-      await pool(plans, opts.concurrency, async (plan) => {
-        inFlight++;
-        const trial = await runTaskTrial(phaseCtx, plan).catch((err: unknown) => harnessFailure(plan, err));
-        inFlight--;
-        trials.push(trial);
-        opts.onTrial?.(phase, trials.length, plans.length, trial);
-      });
-      await chaos?.stop();
-      phases.push({ phase, trials, chaos: chaos?.events ?? [], wallMs: Date.now() - began });
-    }
-    return { phases, env, serverKept: opts.server !== undefined, planningMs };
-  } finally {
-    await client?.connection.close().catch(() => undefined);
-    await fleet?.stopAll();
-    await llm?.close();
-    await server?.stop();
-    removeWorld();
-  }
+/** Each task's trials in a phase; the end state of the last phase's first trial is the one dumped. */
+function taskPlans(prepared: PreparedTask[], trials: number, idPrefix: string, last: boolean): TaskTrialPlan[] {
+  return prepared.flatMap(({ task, expected, replay }) =>
+    Array.from({ length: trials }, (_, i): TaskTrialPlan => ({
+      task,
+      expected,
+      replay,
+      trial: i + 1,
+      workflowId: `${idPrefix}-${task.id}-${i + 1}`,
+      dump: last && i === 0,
+    })),
+  );
+}
+
+/** Process faults released by the customers' consents, and a commit stall in every write of every run. */
+function startChaos(opts: Tau2SuiteOptions, s: Session, plans: TaskTrialPlan[], inFlight: () => number): WriteChaos {
+  const chaos = new WriteChaos(
+    prng(opts.seed),
+    { fleet: s.fleet, ...(s.restartServer ? { restartServer: s.restartServer } : {}), inFlight },
+    opts.log,
+  );
+  if (!s.restartServer) opts.log("chaos: the server is not the suite's own (--server): no server restarts");
+  const stalls = prng(opts.seed + 1);
+  for (const plan of plans) plan.commitFault = writeCommitFaults(s.worldDir, plan.workflowId, stalls);
+  return chaos;
 }
 
 /** The customer simulator uses the agent's endpoint and model (OPENAI_CUSTOMER_MODEL overrides the model). */

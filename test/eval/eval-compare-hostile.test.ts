@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CompareError, compareReports, comparisonLines, loadPreviousReport } from '../../eval/compare';
-import { comparisonHtml } from '../../eval/report-sections-html';
-import type { ComparableReport } from '../../eval/compare';
+import { CompareError, compareReports, comparisonLines, loadPreviousReport } from '../../eval/harness/compare';
+import { comparisonHtml } from '../../eval/harness/report-sections-html';
+import type { ComparableReport } from '../../eval/harness/compare';
 
 const current: ComparableReport = {
   metadata: { suite: 'scenarios', date: '2026-12-04', commit: 'abc', model: 'scripted' },

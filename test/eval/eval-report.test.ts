@@ -8,15 +8,23 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { StepEvent } from '../../client/history/trace';
-import { compareReports, CompareError, loadPreviousReport } from '../../eval/compare';
-import type { ComparableReport } from '../../eval/compare';
-import { reportExitCode, verdictLine } from '../../eval/report-files';
-import { comparisonHtml, metadataHtml, trialTableHtml } from '../../eval/report-sections-html';
-import { contractVersion, endpointKind, runMetadata, SCENARIO_PROMPTS } from '../../eval/run-metadata';
-import { formatRate, standardError } from '../../eval/standard-error';
-import { costOf, formatTotalCost, rateEntry, rowId, totalCost, trajectoryOf, trialCost } from '../../eval/trial-table';
-import type { RateEntry, TrialRow } from '../../eval/trial-table';
-import { webUiLinks } from '../../eval/web-ui-links';
+import { compareReports, CompareError, loadPreviousReport } from '../../eval/harness/compare';
+import type { ComparableReport } from '../../eval/harness/compare';
+import { reportExitCode, verdictLine } from '../../eval/harness/report-files';
+import { comparisonHtml, metadataHtml, trialTableHtml } from '../../eval/harness/report-sections-html';
+import { contractVersion, endpointKind, runMetadata, SCENARIO_PROMPTS } from '../../eval/harness/run-metadata';
+import { formatRate, standardError } from '../../eval/harness/standard-error';
+import {
+  costOf,
+  formatTotalCost,
+  rateEntry,
+  rowId,
+  totalCost,
+  trajectoryOf,
+  trialCost,
+} from '../../eval/harness/trial-table';
+import type { RateEntry, TrialRow } from '../../eval/harness/trial-table';
+import { webUiLinks } from '../../eval/harness/web-ui-links';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'eval-report-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

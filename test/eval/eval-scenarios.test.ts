@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { prng } from '../../bench/stats';
-import { chooseCancels, faultCycle } from '../../eval/chaos';
+import { chooseCancels, faultCycle } from '../../eval/harness/chaos';
 import { loadScenarios, parseScenario, ScenarioError, SLICES } from '../../eval/scenario';
 import { REPO_ROOT } from '../helpers/harness';
 

@@ -14,10 +14,9 @@ import type { AttemptCharge, Remaining } from '../../common/cost/budget';
 import { ledgerOf } from '../../common/cost/cost';
 import type { LlmPricing } from '../../common/cost/cost';
 import { checkAttemptCharged, withSignalled } from '../../common/cost/attempt-charged';
-import type { StopReason } from '../../common/stop-reasons';
+import { llmFailureStop } from '../../common/temporal/llm-failure-stop';
 import type { Tagged } from '../../common/temporal/step-tag';
 import type { ViewRef } from '../../common/model-view/model-view';
-import { LLM_BUDGET, LLM_TIMEOUT } from '../../common/types';
 import type { DecideInput, DecideOutput, DecisionPayload } from '../../common/types';
 import { decideSummary } from '../reporting/activity-summary';
 import { decideActivityOptions, decideMaxAttempts } from './decide-options';
@@ -96,7 +95,7 @@ export class Decisions {
       // A hung or dead worker's attempt times out after the cancel or the deadline: that is
       // still the cancel or the deadline, not an LLM timeout.
       this.hooks.throwIfCutOff();
-      return { stop: classifyLlmFailure(err), attempts };
+      return { stop: llmFailureStop(err), attempts };
     }
     this.deciding = undefined;
     decision = { ...decision, attempts: ledger(decision.attempts ?? []) };
@@ -129,13 +128,4 @@ function failureLedger(err: unknown): AttemptCharge[] {
   if (cause instanceof ApplicationFailure || cause instanceof CancelledFailure) return ledgerOf(cause.details?.[0]);
   if (cause instanceof TimeoutFailure) return ledgerOf(cause.lastHeartbeatDetails);
   return [];
-}
-
-/** An LLM decision that failed for good: timeouts (ours or Temporal's) vs. everything else. */
-function classifyLlmFailure(err: unknown): StopReason {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof TimeoutFailure) return 'llm_timeout';
-  if (cause instanceof ApplicationFailure && cause.type === LLM_TIMEOUT) return 'llm_timeout';
-  if (cause instanceof ApplicationFailure && cause.type === LLM_BUDGET) return 'budget_exhausted:usd';
-  return 'llm_error';
 }

@@ -2,7 +2,7 @@
 // a fresh one), hangs one (SIGSTOP, SIGCONT later), restarts the Temporal server, and cancels
 // chosen runs. The same seed gives the same schedule and the same chosen runs.
 import type { WorkerFleet } from './fleet';
-import { delay } from './run-one';
+import { delay } from './retry';
 
 export type ChaosKind = 'kill_worker' | 'hang_worker' | 'restart_server' | 'cancel_run';
 
@@ -62,77 +62,105 @@ export function chooseCancels(
 
 export interface ChaosTargets {
   fleet: WorkerFleet;
-  /** Restarts the Temporal server; undefined when the eval does not own it (--server). */
+  /** Restarts the Temporal server; undefined when the suite does not own it (--server). */
   restartServer?: () => Promise<void>;
   /** How many runs are in flight (logged with each fault, to show it hit something). */
   inFlight: () => number;
 }
 
+/** The faults a chaos phase struck, each logged as it strikes, timed from the phase's start. */
+export class ChaosRecord {
+  readonly events: ChaosEvent[] = [];
+  private readonly began = Date.now();
+
+  constructor(
+    private readonly inFlight: () => number,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  add(kind: ChaosKind, detail: string): void {
+    const event = { kind, atMs: Date.now() - this.began, detail: `${detail} (${this.inFlight()} runs in flight)` };
+    this.events.push(event);
+    this.log(`chaos +${(event.atMs / 1000).toFixed(1)}s ${kind} ${detail}`);
+  }
+}
+
 /**
- * Runs fault cycles until stop() (or one cycle with `once`), logging what it did. Faults never
+ * Strikes one planned fault, once every worker is up again (bounded): a kill (the fresh worker gets
+ * ready in the background), a hang (always resumed), or a server restart. `during` says what the
+ * fault was timed to, if anything.
+ */
+export async function strikeFault(
+  fault: PlannedFault,
+  targets: ChaosTargets,
+  record: ChaosRecord,
+  during?: string,
+): Promise<void> {
+  const { fleet, restartServer } = targets;
+  const as = during ? `, as ${during}` : '';
+  if (fault.kind === 'kill_worker') {
+    record.add('kill_worker', `SIGKILL worker ${fault.slot}, then a fresh one${as}`);
+    await fleet.killAndReplace(fault.slot);
+  } else if (fault.kind === 'hang_worker') {
+    record.add('hang_worker', `SIGSTOP worker ${fault.slot} for ${fault.holdMs} ms${as}`);
+    fleet.hang(fault.slot);
+    await delay(fault.holdMs); // even when stopping: never leave a worker stopped
+    fleet.resume(fault.slot);
+  } else if (restartServer) {
+    record.add('restart_server', `Temporal server restarted${as}`);
+    await restartServer();
+  }
+}
+
+/**
+ * Runs fault cycles until stop() (or, `once`, one cycle in full), logging what it did. Faults never
  * overlap: each waits for the previous one to finish (a replaced worker ready, a server healthy).
  */
 export class ChaosMonkey {
-  readonly events: ChaosEvent[] = [];
+  private readonly record: ChaosRecord;
   private stopped = false;
   private loop: Promise<void> = Promise.resolve();
-  private began = Date.now();
 
   constructor(
     private readonly random: () => number,
     private readonly targets: ChaosTargets,
-    private readonly log: (line: string) => void,
-  ) {}
+    log: (line: string) => void,
+    private readonly once: boolean,
+  ) {
+    this.record = new ChaosRecord(targets.inFlight, log);
+  }
 
-  start(once: boolean): void {
-    this.began = Date.now();
-    this.loop = this.run(once);
+  get events(): ChaosEvent[] {
+    return this.record.events;
+  }
+
+  start(): void {
+    this.loop = this.run();
   }
 
   /** Records a cancel the harness sent (each chosen run cancels itself at its step; see run-one.ts). */
   noteCancel(detail: string): void {
-    this.record('cancel_run', detail);
+    this.record.add('cancel_run', detail);
   }
 
-  /** Ends the faults: at once, or (`finishCycle`, for --chaos-once) after the cycle has run in full. */
-  async stop(finishCycle = false): Promise<void> {
-    if (!finishCycle) this.stopped = true;
+  /** Ends the faults: at once, or (`once`, for --chaos-once) after the cycle has run in full. */
+  async stop(): Promise<void> {
+    if (!this.once) this.stopped = true;
     await this.loop;
   }
 
-  private record(kind: ChaosKind, detail: string): void {
-    const event = {
-      kind,
-      atMs: Date.now() - this.began,
-      detail: `${detail} (${this.targets.inFlight()} runs in flight)`,
-    };
-    this.events.push(event);
-    this.log(`chaos +${(event.atMs / 1000).toFixed(1)}s ${kind} ${detail}`);
-  }
-
-  private async run(once: boolean): Promise<void> {
+  private async run(): Promise<void> {
     const { fleet, restartServer } = this.targets;
     do {
       for (const fault of faultCycle(this.random, fleet.size, restartServer !== undefined)) {
         // Continuous chaos leaves the system time to work between faults (a run must be able to
         // finish at all); and no fault starts before every worker is up again (bounded).
-        await this.sleep(once ? fault.gapMs : fault.gapMs * 4);
+        await this.sleep(this.once ? fault.gapMs : fault.gapMs * 4);
         await fleet.ready(60_000);
         if (this.stopped) return;
-        if (fault.kind === 'kill_worker') {
-          this.record('kill_worker', `SIGKILL worker ${fault.slot}, then a fresh one`);
-          await fleet.killAndReplace(fault.slot); // the fresh one gets ready in the background
-        } else if (fault.kind === 'hang_worker') {
-          this.record('hang_worker', `SIGSTOP worker ${fault.slot} for ${fault.holdMs} ms`);
-          fleet.hang(fault.slot);
-          await delay(fault.holdMs); // even when stopping: never leave a worker stopped
-          fleet.resume(fault.slot);
-        } else if (restartServer) {
-          this.record('restart_server', 'Temporal server restarted');
-          await restartServer();
-        }
+        await strikeFault(fault, this.targets, this.record);
       }
-    } while (!once && !this.stopped);
+    } while (!this.once && !this.stopped);
   }
 
   /** Sleeps, waking early when stopped. */

@@ -1,9 +1,9 @@
 // The eval's workers: N processes of the eval worker (`node dist/eval/worker.js`: the shipped worker
 // with the eval's world and tool faults) on one task queue, each slot restartable, so chaos can
 // kill, hang and replace them.
-import { startWorkerProcess } from '../local-servers/worker-process';
-import type { WorkerProcess } from '../local-servers/worker-process';
-import type { TemporalEnv } from '../runtime/temporal-env';
+import { startWorkerProcess } from '../../local-servers/worker-process';
+import type { WorkerProcess } from '../../local-servers/worker-process';
+import type { TemporalEnv } from '../../runtime/temporal-env';
 
 const EVAL_WORKER = 'eval/worker.js';
 

@@ -1,11 +1,11 @@
 // The report's per-trial table, the same for every suite: one row per trial with its outcome, cost
 // and trajectory, plus every rate of the report with its standard error. These are the parts of a
 // report that `--compare` reads, so both suites write them in this one shape.
-import { roundUsd } from '../common/cost/budget';
-import type { Usage } from '../common/cost/budget';
-import type { StepCost, StepEvent } from '../client/history/trace';
+import { roundUsd } from '../../common/cost/budget';
+import type { Usage } from '../../common/cost/budget';
+import type { StepCost, StepEvent } from '../../client/history/trace';
 import { standardError } from './standard-error';
-import type { PhaseName } from './suite';
+import type { PhaseName } from './phases';
 
 /** One step as the table's drill-down shows it: what the model decided, the tool, what came back. */
 export interface TrajectoryStep {

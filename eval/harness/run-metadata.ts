@@ -12,12 +12,12 @@ import {
   MAX_ACTION_DEPTH,
   messageActionSchema,
   toolActionSchema,
-} from '../common/contract';
-import { systemPromptOf } from '../activities/decide/system-prompt';
-import { OFFLINE_BASE_URL } from '../activities/decide/llm-config';
-import { DEFAULT_MODEL } from '../runtime/env-vars';
-import { BUILD_INFO_FILE } from '../worker/build-id';
-import type { BuildInfo } from '../worker/build-id';
+} from '../../common/contract';
+import { systemPromptOf } from '../../activities/decide/system-prompt';
+import { OFFLINE_BASE_URL } from '../../activities/decide/llm-config';
+import { DEFAULT_MODEL } from '../../runtime/env-vars';
+import { BUILD_INFO_FILE } from '../../worker/build-id';
+import type { BuildInfo } from '../../worker/build-id';
 import type { WebUiLinks } from './web-ui-links';
 
 /** scripted: the eval's own scripted server; openai: the OpenAI API; local / remote: another compatible server. */

@@ -2,8 +2,8 @@
 // eval, so links to it would be dead by the time anyone reads the report: none are written, and the
 // report says why. With --server (a server that outlives the eval) the links are written when its
 // Web UI answers.
-import { runUrl } from '../runtime/temporal-env';
-import type { TemporalEnv } from '../runtime/temporal-env';
+import { runUrl } from '../../runtime/temporal-env';
+import type { TemporalEnv } from '../../runtime/temporal-env';
 
 export interface WebUiLinks {
   /** The Web UI the links open; null when the report has none. */
