@@ -150,7 +150,7 @@ class Parser {
       if (!this.take(')')) throw syntaxError("expected ')'");
       return inner;
     }
-    if (token !== undefined && (isDigit(token[0]) || token[0] === '.')) return { type: 'value', value: number(token) };
+    if (token !== undefined && (isDigit(token[0]) || isDigit(token[1]))) return { type: 'value', value: number(token) };
     throw syntaxError(token === undefined ? 'unexpected end of expression' : `invalid syntax at '${token}'`);
   }
 
