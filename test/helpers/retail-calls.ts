@@ -170,7 +170,7 @@ function mutate(s: string): fc.Arbitrary<string> {
  * Python computes any `a ** b` of ints exactly, for as long as it takes: an expression may have one `**` whose
  * exponent is a short literal, or the `**`s the tree above writes (small bases, small exponents).
  */
-function boundedPowers(s: string): boolean {
+export function boundedPowers(s: string): boolean {
   const powers = s.match(/\*\*/g)?.length ?? 0;
   if (powers === 0) return true;
   if (powers > 1) return false;

@@ -1,6 +1,6 @@
 // The retail tools (domains/retail) against τ²-bench's own Python tools on the same calls: the same result
 // (the JSON of the model_dump, byte for byte as Python's json.dumps writes it) or the same error (class and
-// message), and the same get_db_hash after every call. The calls are (a) the ground-truth actions of the 74
+// message; for calculate's SyntaxErrors the class only), and the same get_db_hash after every call. The calls are (a) the ground-truth actions of the 74
 // train tasks, each task from a fresh database, and (b) sequences generated with fast-check on a sample of
 // the database, valid and invalid; at the end, every error message of the reference's source must have been
 // produced. The reference runs unchanged (test/tau2-shim, one Python process for the whole file).
@@ -19,7 +19,7 @@ import type { PyJson } from '../../domains/retail/python/json';
 import { pyJsonDumps } from '../../domains/retail/python/json';
 import { retailTools, retailToolsByName } from '../../domains/retail/tools';
 import type { Call } from '../helpers/retail-calls';
-import { callArbitraries, exampleSequences, expressionArb, sampleDb } from '../helpers/retail-calls';
+import { boundedPowers, callArbitraries, exampleSequences, expressionArb, sampleDb } from '../helpers/retail-calls';
 import { IncrementalDbHash } from '../helpers/retail-db-hash';
 import type { ReferenceAnswer, Touch } from '../helpers/tau2-reference';
 import { ReferenceTools, tau2RetailDir } from '../helpers/tau2-reference';
@@ -78,6 +78,11 @@ function assertSameOutcome(call: Call, ts: Outcome, py: Outcome, message: string
     sameUpToLastBits(String(ts.error), String(py.error))
   ) {
     powLastBit.push(String(call.args.expression));
+    return;
+  }
+  // A SyntaxError's text is CPython's parser's; the calculator refuses the same inputs in words of its own.
+  if (call.tool === 'calculate' && !ts.ok && !py.ok && py.error_type === 'SyntaxError') {
+    assert.equal(ts.error_type, py.error_type, `${message}: ${ts.error} / ${py.error}`);
     return;
   }
   assert.deepEqual(ts, py, message);
@@ -306,6 +311,29 @@ describe('retail tools: TypeScript against the τ²-bench reference', () => {
       { numRuns: EXPRESSIONS, examples: [['560.36 *242.96-  4**63.68'], ['4**63.68'], ['((-8)**-0.5)(**0)']] },
     );
     assert.equal(await side.checkpoint('after calculate', false), before);
+  });
+
+  it('(d) calculate on raw strings of its alphabet: the same value, refused exactly where Python refuses', async () => {
+    const side = new Side(reference, full, snapshot(full));
+    await side.reset(null);
+    const touch: Touch = { orders: [], users: [] };
+    const piece = fc.constantFrom(...'0123456789+-*/(). ', '**', '//', '...', '00', '1.5', '.5', '()');
+    const raw = fc
+      .array(piece, { maxLength: 30 })
+      .map((pieces) => pieces.join(''))
+      .filter(boundedPowers);
+    // The nesting limits: the tokenizer's 200 parentheses, the compiler's recursion, the parser's stack.
+    const deep = ['('.repeat(200) + '1' + ')'.repeat(200), '('.repeat(201) + '1' + ')'.repeat(201)];
+    deep.push('-'.repeat(2900) + '1', '-'.repeat(3100) + '1', '-'.repeat(7000) + '1', '1' + '0'.repeat(4300));
+    await fc.assert(
+      fc.asyncProperty(raw, async (expression) => {
+        const call = { tool: 'calculate', args: { expression } };
+        const { hash: _, ...py } = await reference.call(call.tool, call.args, touch, false);
+        record(call.tool, py);
+        assertSameOutcome(call, runTs(side.db, call), py, `calculate(${JSON.stringify(expression)})`);
+      }),
+      { numRuns: EXPRESSIONS / 3, examples: deep.map((e) => [e]) },
+    );
   });
 
   it('repr() and round(x, 2) of any float, as Python writes them', async () => {

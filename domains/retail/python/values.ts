@@ -2,8 +2,11 @@
 // and CPython's arithmetic on them: the same results, the same exceptions with the same messages.
 import { RetailToolError } from '../errors';
 import { cPow as libmPow, floatRepr, floatReprNoDot0, intToFloat, intTrueDivide } from './float';
-import { INT_MAX_STR_DIGITS } from './parse';
-import type { BinaryOp } from './parse';
+
+export type BinaryOp = '+' | '-' | '*' | '/' | '//' | '**';
+
+/** Python's sys.get_int_max_str_digits() default: a longer int literal does not compile. */
+export const INT_MAX_STR_DIGITS = 4300;
 
 export type Value =
   | { readonly t: 'int'; readonly v: bigint }
