@@ -210,6 +210,21 @@ const propertyName = fc.oneof(
   { arbitrary: fc.constantFrom(...HOSTILE), weight: 1 },
 );
 
+/** The schema without its `default` values: a default is data, its keys are no property names. */
+function withoutDefaults(node: unknown): unknown {
+  if (typeof node !== 'object' || node === null) return node;
+  if (Array.isArray(node)) return node.map(withoutDefaults);
+  const entries = Object.entries(node).filter(([key]) => key !== 'default');
+  return Object.fromEntries(
+    entries.map(([key, value]) => [
+      key,
+      key === 'properties' && typeof value === 'object' && value !== null
+        ? Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withoutDefaults(sub)]))
+        : withoutDefaults(value),
+    ]),
+  );
+}
+
 /** Schemas of the enforced subset, with some keyword from anywhere added to some nodes. */
 function schemas(extras: boolean): fc.Arbitrary<Record<string, unknown>> {
   // A default may break its own node's limits: the gateway must never fill it in.
@@ -448,7 +463,7 @@ describe('any schema a server may list', () => {
   it('a property named prototype or after any Object.prototype member, anywhere, makes it refused', () => {
     fc.assert(
       fc.property(schemas(false), (schema) => {
-        const text = JSON.stringify(schema);
+        const text = JSON.stringify(withoutDefaults(schema));
         if (
           HOSTILE.some(
             (name) =>
