@@ -63,6 +63,28 @@ function decideFailure(err: unknown): DecideStop {
   return { stop: llmFailureStop(err), attempts: failure ? ledgerOf(failure.details?.[0]) : [] };
 }
 
+/** What a workflow has around the loop and a plain process has not: no one to ask, nothing recorded. */
+const NOBODY_ELSE = {
+  // No refunds service here: an effect whose call failed stays unsettled.
+  reconcile: async (effect) => effectFromReconcile(effect, { error: 'no lookup in process' }),
+  owner: async () => null,
+  // Nobody answers here: the question expires as it is asked.
+  pending: (fields) => {
+    const now = new Date().toISOString();
+    return { ...fields, requested_at: now, expires_at: now };
+  },
+  askPerson: async () => undefined,
+  cutOff: { check: () => undefined, isCancellation: () => false },
+  record: {
+    step: () => undefined,
+    toolCall: () => undefined,
+    attempts: () => undefined,
+    publish: () => undefined,
+    phase: () => undefined,
+    effects: () => undefined,
+  },
+} satisfies Partial<LoopPorts<InProcessResult>>;
+
 export async function runInProcess(
   activities: Activities,
   workflowId: string,
@@ -125,24 +147,7 @@ export async function runInProcess(
       const toolInput = { args: call.args, idempotency_key, principal: state.principal };
       return run(tool, toolInput, call.step, 'tool', call.name);
     },
-    // No refunds service here: an effect whose call failed stays unsettled.
-    reconcile: async (effect) => effectFromReconcile(effect, { error: 'no lookup in process' }),
-    owner: async () => null,
-    // Nobody answers here: the question expires as it is asked.
-    pending: (fields) => {
-      const now = new Date().toISOString();
-      return { ...fields, requested_at: now, expires_at: now };
-    },
-    askPerson: async () => undefined,
-    cutOff: { check: () => undefined, isCancellation: () => false },
-    record: {
-      step: () => undefined,
-      toolCall: () => undefined,
-      attempts: () => undefined,
-      publish: () => undefined,
-      phase: () => undefined,
-      effects: () => undefined,
-    },
+    ...NOBODY_ELSE,
     end: {
       stop: (reason) => end('stopped', reason),
       finish: (answer) => end('ok', 'success', answer),
