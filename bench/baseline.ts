@@ -33,7 +33,11 @@ import { checkPrincipalPolicy } from '../workflows/agent/policy';
 import { runLoop } from '../workflows/agent/run-loop';
 import type { DecideStop, LoopPorts, LoopState } from '../workflows/agent/run-loop';
 import { readStats } from './stats';
-import { TOOL_REGISTRY, WIRED_DOMAIN } from '../domains/wired';
+import { DOMAINS, registryOfDomain } from '../domains/wired';
+
+/** The bench runs the support domain, as the durable runs it is compared with do. */
+const SUPPORT = DOMAINS.support!;
+const SUPPORT_TOOLS = registryOfDomain(SUPPORT);
 
 type Activities = ReturnType<typeof createActivities>;
 type ToolFn = (input: Tagged<ToolInput>) => Promise<Observation>;
@@ -117,8 +121,8 @@ export async function runInProcess(
   const ports: LoopPorts<InProcessResult> = {
     state,
     input,
-    domain: WIRED_DOMAIN,
-    registry: TOOL_REGISTRY,
+    domain: SUPPORT,
+    registry: SUPPORT_TOOLS,
     workflowId,
     stateKey: workflowId,
     stepsAtStart: 0,
@@ -126,7 +130,7 @@ export async function runInProcess(
     elapsedMs: () => Date.now() - startedAt,
     continueAsNewSuggested: () => false,
     policy: (name, args) =>
-      checkPrincipalPolicy(TOOL_REGISTRY[name], args, {
+      checkPrincipalPolicy(SUPPORT_TOOLS[name], args, {
         principal: state.principal,
         history: state.history,
         nowMs: Date.now(),
