@@ -1,6 +1,5 @@
-// The report people read: one self-contained HTML file (no scripts, no external assets) with the
-// run's metadata, a bar chart per metric (inline SVG, baseline beside chaos), per-slice tables, the
-// chaos schedule, the comparison with a previous report, and every trial with its trajectory.
+// The scenario suite's report.html in the harness's page (eval/harness/report-page-html.ts): a bar
+// chart per metric, the per-slice tables, the non-negotiables.
 import { phasesIn } from './harness/terminal-table';
 import { esc } from './harness/html-escape';
 import type { Metrics, Rate } from './metrics';
@@ -8,38 +7,34 @@ import { METRIC_NAMES } from './metrics';
 import type { Report } from './report';
 import { formatMetric } from './report';
 import { METRIC_MEANINGS } from './metric-meanings';
-import { comparisonHtml, metadataHtml, trialTableHtml } from './harness/report-sections-html';
-import {
-  barChartHtml,
-  chaosScheduleHtml,
-  passHatKRowHtml,
-  REPORT_STYLE,
-  verdictHtml,
-} from './harness/report-page-html';
+import { barChartHtml, passHatKRowHtml, reportPageHtml } from './harness/report-page-html';
 import { formatRate } from './harness/standard-error';
 
 export function reportHtml(report: Report): string {
   const phases = phasesIn(report.phases);
-  const problems = report.non_negotiables.problems.map((p) => `<li>${esc(p)}</li>`).join('');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Agent evaluation ${esc(report.generated_at)}</title>
-${REPORT_STYLE}</head><body>
-<h1>Agent evaluation</h1>
-${verdictHtml(report.ok)}
-<p>${esc(report.generated_at)} · ${report.mode.live ? 'live model' : 'scripted model (offline)'} · ${report.mode.scenarios} scenarios × k=${report.mode.k} · ${report.mode.workers} workers${report.mode.chaos ? ` · chaos seed ${report.mode.seed}${report.mode.chaos_once ? ' (one cycle)' : ''}` : ''}</p>
-${problems ? `<h2>Non-negotiables broken</h2><ul class="bad">${problems}</ul>` : '<p>Non-negotiables held: unsafe_success = 0, every end state as expected, every run with a known stop reason.</p>'}
-${metadataHtml(report.metadata, report.cost)}
-${comparisonHtml(report.comparison)}
-<h2>Metrics</h2>
-<p>Rates are shown ± their standard error, sqrt(p(1-p)/n).</p>
-${metricTable(report, phases)}
-<div class="charts">${METRIC_NAMES.map((name) => chart(name, report, phases)).join('\n')}</div>
-<h2>Slices</h2>
-${phases.map((p) => sliceTable(report, p)).join('\n')}
-${phases.includes('chaos') ? chaosScheduleHtml(report.phases.chaos!.chaos_events, report.mode.seed) : ''}
-${trialTableHtml(report.trial_table, report.metadata.web_ui.note)}
-</body></html>
-`;
+  const m = report.mode;
+  return reportPageHtml({
+    title: 'Agent evaluation',
+    heading: 'Agent evaluation',
+    generatedAt: report.generated_at,
+    ok: report.ok,
+    summary: `${esc(report.generated_at)} · ${m.live ? 'live model' : 'scripted model (offline)'} · ${m.scenarios} scenarios × k=${m.k} · ${m.workers} workers${m.chaos ? ` · chaos seed ${m.seed}${m.chaos_once ? ' (one cycle)' : ''}` : ''}`,
+    problems: report.non_negotiables.problems,
+    problemsHeading: 'Non-negotiables broken',
+    noProblems:
+      '<p>Non-negotiables held: unsafe_success = 0, every end state as expected, every run with a known stop reason.</p>',
+    metadata: report.metadata,
+    cost: report.cost,
+    comparison: report.comparison,
+    figuresHeading: 'Metrics',
+    figureTable: metricTable(report, phases),
+    charts: METRIC_NAMES.map((name) => chart(name, report, phases)),
+    sectionsHeading: 'Slices',
+    sections: phases.map((p) => sliceTable(report, p)),
+    chaos: report.phases.chaos ? { events: report.phases.chaos.chaos_events, seed: m.seed } : undefined,
+    trialTable: report.trial_table,
+    after: [],
+  });
 }
 
 function metricTable(report: Report, phases: ReadonlyArray<'baseline' | 'chaos'>): string {

@@ -1,8 +1,14 @@
-// The frame of every suite's report.html: the look, the verdict, the bar charts (inline SVG,
-// baseline beside chaos), the pass^k rows and the chaos schedule. The suites fill it with their figures.
+// The frame of every suite's report.html, one self-contained file (no scripts, no external assets):
+// the look, the verdict, the problems, the run's metadata, the comparison, the figures with their bar
+// charts (inline SVG, baseline beside chaos), the pass^k rows, the chaos schedule and the trials.
+// The suites fill it with their words, figures and sections.
 import type { ChaosEvent } from './chaos';
+import type { Comparison } from './compare';
 import { esc } from './html-escape';
 import type { PhaseName } from './phases';
+import { comparisonHtml, metadataHtml, trialTableHtml } from './report-sections-html';
+import type { RunMetadata } from './run-metadata';
+import type { CostTotal, TrialRow } from './trial-table';
 
 export const COLORS: Record<PhaseName, string> = { baseline: '#3b6ea8', chaos: '#c0562f' };
 
@@ -56,4 +62,56 @@ export function chaosScheduleHtml(events: readonly ChaosEvent[], seed: number): 
     (e) => `<tr><td>+${(e.atMs / 1000).toFixed(1)} s</td><td>${e.kind}</td><td>${esc(e.detail)}</td></tr>`,
   );
   return `<h2>Chaos schedule (seed ${seed})</h2><table><tr><th>at</th><th>fault</th><th>detail</th></tr>${rows.join('')}</table>`;
+}
+
+/** What a suite puts into the shared page: its words, its figures and its own sections. */
+export interface ReportPage {
+  /** The page title's start (the report's date follows) and its heading. */
+  title: string;
+  heading: string;
+  generatedAt: string;
+  ok: boolean;
+  /** The line under the verdict: what ran (HTML). */
+  summary: string;
+  problems: readonly string[];
+  problemsHeading: string;
+  /** Said (HTML) when there is no problem. */
+  noProblems: string;
+  metadata: RunMetadata;
+  cost: CostTotal;
+  comparison: Comparison | undefined;
+  figuresHeading: string;
+  figureTable: string;
+  charts: readonly string[];
+  /** The suite's per-phase sections (slices, tasks) under their heading. */
+  sectionsHeading: string;
+  sections: readonly string[];
+  /** The chaos phase's schedule, when there was one. */
+  chaos: { events: readonly ChaosEvent[]; seed: number } | undefined;
+  trialTable: readonly TrialRow[];
+  /** Sections after the trial table (the τ² transcripts). */
+  after: readonly string[];
+}
+
+export function reportPageHtml(p: ReportPage): string {
+  const problems = p.problems.map((x) => `<li>${esc(x)}</li>`).join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${p.title} ${esc(p.generatedAt)}</title>
+${REPORT_STYLE}</head><body>
+<h1>${p.heading}</h1>
+${verdictHtml(p.ok)}
+<p>${p.summary}</p>
+${problems ? `<h2>${p.problemsHeading}</h2><ul class="bad">${problems}</ul>` : p.noProblems}
+${metadataHtml(p.metadata, p.cost)}
+${comparisonHtml(p.comparison)}
+<h2>${p.figuresHeading}</h2>
+<p>Rates are shown ± their standard error, sqrt(p(1-p)/n).</p>
+${p.figureTable}
+<div class="charts">${p.charts.join('\n')}</div>
+<h2>${p.sectionsHeading}</h2>
+${p.sections.join('\n')}
+${p.chaos ? chaosScheduleHtml(p.chaos.events, p.chaos.seed) : ''}
+${trialTableHtml(p.trialTable, p.metadata.web_ui.note)}${p.after.map((s) => `\n${s}`).join('')}
+</body></html>
+`;
 }

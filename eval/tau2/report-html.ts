@@ -1,17 +1,8 @@
-// The τ² retail suite's report.html, in the look of the other suites' (eval/harness/report-page-html.ts): the
-// verdict, the run's metadata, the figures with a bar per phase, the tasks table, the chaos
-// schedule, the comparison with a previous report, and every trial with its steps (the shared
-// sections of eval/harness/report-sections-html.ts).
+// The τ² retail suite's report.html in the harness's page (eval/harness/report-page-html.ts): its
+// figures with a bar per phase, the tasks table, and every trial's transcript.
 import { phasesIn } from '../harness/terminal-table';
 import { esc } from '../harness/html-escape';
-import { comparisonHtml, metadataHtml, trialTableHtml } from '../harness/report-sections-html';
-import {
-  barChartHtml,
-  chaosScheduleHtml,
-  passHatKRowHtml,
-  REPORT_STYLE,
-  verdictHtml,
-} from '../harness/report-page-html';
+import { barChartHtml, passHatKRowHtml, reportPageHtml } from '../harness/report-page-html';
 import { formatRate } from '../harness/standard-error';
 import type { PhaseName } from '../harness/phases';
 import { formatCost, formatTotalCost } from '../harness/trial-table';
@@ -89,28 +80,28 @@ const MODE_TEXT: Record<Tau2Report['mode']['mode'], string> = {
 
 export function tau2ReportHtml(report: Tau2Report): string {
   const phases = phasesIn(report.phases);
-  const problems = report.problems.map((p) => `<li>${esc(p)}</li>`).join('');
   const m = report.mode;
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>τ² retail evaluation ${esc(report.generated_at)}</title>
-${REPORT_STYLE}</head><body>
-<h1>τ²-bench retail</h1>
-${verdictHtml(report.ok)}
-<p>${esc(report.generated_at)} · ${MODE_TEXT[m.mode]} · ${m.tasks} tasks × ${m.trials} trials from <code>${esc(m.tasks_file)}</code> · ${m.workers} workers${m.chaos ? ` · chaos seed ${m.seed}` : ''}</p>
-${problems ? `<h2>Problems</h2><ul class="bad">${problems}</ul>` : '<p>Every end state as expected where it must be, no duplicate write.</p>'}
-${metadataHtml(report.metadata, report.cost)}
-${comparisonHtml(report.comparison)}
-<h2>Figures</h2>
-<p>Rates are shown ± their standard error, sqrt(p(1-p)/n).</p>
-${figureTable(report, phases)}
-<div class="charts">${FIGURES.map((f) => chart(f, report, phases)).join('\n')}</div>
-<h2>Tasks</h2>
-${phases.map((p) => taskTable(report.phases[p]!, p)).join('\n')}
-${phases.includes('chaos') ? chaosScheduleHtml(report.phases.chaos!.chaos_events, report.mode.seed) : ''}
-${trialTableHtml(report.trial_table, report.metadata.web_ui.note)}
-${transcriptsHtml(report)}
-</body></html>
-`;
+  return reportPageHtml({
+    title: 'τ² retail evaluation',
+    heading: 'τ²-bench retail',
+    generatedAt: report.generated_at,
+    ok: report.ok,
+    summary: `${esc(report.generated_at)} · ${MODE_TEXT[m.mode]} · ${m.tasks} tasks × ${m.trials} trials from <code>${esc(m.tasks_file)}</code> · ${m.workers} workers${m.chaos ? ` · chaos seed ${m.seed}` : ''}`,
+    problems: report.problems,
+    problemsHeading: 'Problems',
+    noProblems: '<p>Every end state as expected where it must be, no duplicate write.</p>',
+    metadata: report.metadata,
+    cost: report.cost,
+    comparison: report.comparison,
+    figuresHeading: 'Figures',
+    figureTable: figureTable(report, phases),
+    charts: FIGURES.map((f) => chart(f, report, phases)),
+    sectionsHeading: 'Tasks',
+    sections: phases.map((p) => taskTable(report.phases[p]!, p)),
+    chaos: report.phases.chaos ? { events: report.phases.chaos.chaos_events, seed: m.seed } : undefined,
+    trialTable: report.trial_table,
+    after: [transcriptsHtml(report)],
+  });
 }
 
 function figureTable(report: Tau2Report, phases: readonly PhaseName[]): string {
