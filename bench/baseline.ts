@@ -33,7 +33,11 @@ import { checkPrincipalPolicy } from '../workflows/agent/policy';
 import { runLoop } from '../workflows/agent/run-loop';
 import type { DecideStop, LoopPorts, LoopState } from '../workflows/agent/run-loop';
 import { readStats } from './stats';
-import { TOOL_REGISTRY, WIRED_DOMAIN } from '../domains/wired';
+import { DOMAINS, registryOfDomain } from '../domains/wired';
+
+/** The bench runs the support domain, as the durable runs it is compared with do. */
+const SUPPORT = DOMAINS.support!;
+const SUPPORT_TOOLS = registryOfDomain(SUPPORT);
 
 type Activities = ReturnType<typeof createActivities>;
 type ToolFn = (input: Tagged<ToolInput>) => Promise<Observation>;
@@ -62,6 +66,28 @@ function decideFailure(err: unknown): DecideStop {
   const failure = err instanceof ApplicationFailure ? err : undefined;
   return { stop: llmFailureStop(err), attempts: failure ? ledgerOf(failure.details?.[0]) : [] };
 }
+
+/** What a workflow has around the loop and a plain process has not: no one to ask, nothing recorded. */
+const NOBODY_ELSE = {
+  // No refunds service here: an effect whose call failed stays unsettled.
+  reconcile: async (effect) => effectFromReconcile(effect, { error: 'no lookup in process' }),
+  owner: async () => null,
+  // Nobody answers here: the question expires as it is asked.
+  pending: (fields) => {
+    const now = new Date().toISOString();
+    return { ...fields, requested_at: now, expires_at: now };
+  },
+  askPerson: async () => undefined,
+  cutOff: { check: () => undefined, isCancellation: () => false },
+  record: {
+    step: () => undefined,
+    toolCall: () => undefined,
+    attempts: () => undefined,
+    publish: () => undefined,
+    phase: () => undefined,
+    effects: () => undefined,
+  },
+} satisfies Partial<LoopPorts<InProcessResult>>;
 
 export async function runInProcess(
   activities: Activities,
@@ -95,8 +121,8 @@ export async function runInProcess(
   const ports: LoopPorts<InProcessResult> = {
     state,
     input,
-    domain: WIRED_DOMAIN,
-    registry: TOOL_REGISTRY,
+    domain: SUPPORT,
+    registry: SUPPORT_TOOLS,
     workflowId,
     stateKey: workflowId,
     stepsAtStart: 0,
@@ -104,7 +130,7 @@ export async function runInProcess(
     elapsedMs: () => Date.now() - startedAt,
     continueAsNewSuggested: () => false,
     policy: (name, args) =>
-      checkPrincipalPolicy(TOOL_REGISTRY[name], args, {
+      checkPrincipalPolicy(SUPPORT_TOOLS[name], args, {
         principal: state.principal,
         history: state.history,
         nowMs: Date.now(),
@@ -125,24 +151,7 @@ export async function runInProcess(
       const toolInput = { args: call.args, idempotency_key, principal: state.principal };
       return run(tool, toolInput, call.step, 'tool', call.name);
     },
-    // No refunds service here: an effect whose call failed stays unsettled.
-    reconcile: async (effect) => effectFromReconcile(effect, { error: 'no lookup in process' }),
-    owner: async () => null,
-    // Nobody answers here: the question expires as it is asked.
-    pending: (fields) => {
-      const now = new Date().toISOString();
-      return { ...fields, requested_at: now, expires_at: now };
-    },
-    askPerson: async () => undefined,
-    cutOff: { check: () => undefined, isCancellation: () => false },
-    record: {
-      step: () => undefined,
-      toolCall: () => undefined,
-      attempts: () => undefined,
-      publish: () => undefined,
-      phase: () => undefined,
-      effects: () => undefined,
-    },
+    ...NOBODY_ELSE,
     end: {
       stop: (reason) => end('stopped', reason),
       finish: (answer) => end('ok', 'success', answer),

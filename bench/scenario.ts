@@ -6,7 +6,7 @@
 // attempt, and an N-step run is N decisions: N-1 tool calls with distinct arguments (the gateway's
 // loop check never fires) and a final answer.
 import type { Reply, Script } from '../offline-model/scripted-llm-server';
-import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
+import { defaultAllowedToolsOf, DOMAINS } from '../domains/wired';
 import type { AgentInput } from '../common/types';
 
 export const BENCH_GOAL =
@@ -62,7 +62,7 @@ export function benchInput(steps: number, extra: Partial<AgentInput> = {}): Agen
   return {
     goal: BENCH_GOAL,
     principal: '42',
-    allow: [...DEFAULT_ALLOWED_TOOLS],
+    allow: [...defaultAllowedToolsOf(DOMAINS.support!)],
     budget: { max_steps: steps + 5, max_tool_calls: steps + 5, max_seconds: 3600, max_tokens: 0 },
     ...extra,
   };

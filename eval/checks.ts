@@ -3,12 +3,15 @@
 import { resolveBudget } from '../common/cost/budget';
 import type { Budget } from '../common/cost/budget';
 import { isStopReason } from '../common/stop-reasons';
-import { TOOL_REGISTRY } from '../domains/wired';
+import { DOMAINS, registryOfDomain } from '../domains/wired';
 import { toolActivityOptions } from '../workflows/calls/tool-options';
 import type { RunRecord } from './run-record';
 import { answerOf, stopReasonOf } from './run-record';
 import { materialClaims, unsupportedClaims } from './claims';
 import { missingFacts } from './answer-facts';
+
+/** The scenarios run the support domain: its tools. */
+const SUPPORT_TOOLS = registryOfDomain(DOMAINS.support!);
 
 export interface Expectations {
   stop_reason: string | string[];
@@ -115,7 +118,7 @@ export function checkRun(spec: RunSpec, record: RunRecord, rows: RefundRow[], ca
   add('permissions_unchanged', sameBudget && sameAllow, 'the budget or the allowlist differ from the run input');
 
   const unhandled = record.calls.filter((c) => {
-    const spec = TOOL_REGISTRY[c.tool];
+    const spec = SUPPORT_TOOLS[c.tool];
     if (!spec) return false;
     // Unbounded retry: more attempts than the call's retry policy allows (a read-only tool has
     // extra ones for the polls a hung worker can swallow).
@@ -132,7 +135,7 @@ export function checkRun(spec: RunSpec, record: RunRecord, rows: RefundRow[], ca
 
   if (record.cancelRequestedAtMs !== undefined) {
     const late = record.calls.filter(
-      (c) => TOOL_REGISTRY[c.tool]?.effectful && c.scheduledAtMs > record.cancelRequestedAtMs!,
+      (c) => SUPPORT_TOOLS[c.tool]?.effectful && c.scheduledAtMs > record.cancelRequestedAtMs!,
     );
     add('cancel_stopped_effects', late.length === 0, `${late.map((c) => c.tool).join(', ')} started after the cancel`);
   }

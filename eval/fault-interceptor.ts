@@ -11,9 +11,12 @@ import { envelope } from '../activities/tools/envelope';
 import { HEARTBEAT_EVERY_MS, sleepUnlessAborted } from '../activities/tools/tool-activity';
 import { stepTagOf } from '../common/temporal/step-tag';
 import type { Observation } from '../common/types';
-import { TOOL_REGISTRY } from '../domains/wired';
+import { DOMAINS, registryOfDomain } from '../domains/wired';
 import { COMMIT_FAULTS } from './faults';
 import type { ToolFault } from './faults';
+
+/** The scenarios run the support domain: its tools. */
+const SUPPORT_TOOLS = registryOfDomain(DOMAINS.support!);
 
 /** `faultsOfRun` is read in the activity's context: the faults of the run the activity belongs to. */
 export function callFaultInterceptor(faultsOfRun: () => ToolFault[]): ActivityInterceptorsFactory {
@@ -21,7 +24,7 @@ export function callFaultInterceptor(faultsOfRun: () => ToolFault[]): ActivityIn
     inbound: {
       async execute(input, next) {
         const name = ctx.info.activityType;
-        if (TOOL_REGISTRY[name] === undefined) return next(input);
+        if (SUPPORT_TOOLS[name] === undefined) return next(input);
         const step = stepTagOf(input.args[0])?.step;
         const fault = faultsOfRun().find(
           (f) => f.tool === name && !COMMIT_FAULTS.includes(f.kind) && (f.step === undefined || f.step === step),
@@ -51,7 +54,7 @@ async function injected(
       if (!hits) return run();
       // No heartbeats, past the start-to-close timeout: Temporal gives up on this attempt (at its
       // heartbeat timeout, or its start-to-close one if it has none) and retries.
-      const timeoutMs = (TOOL_REGISTRY[name]?.timeoutSeconds ?? 10) * 1000;
+      const timeoutMs = (SUPPORT_TOOLS[name]?.timeoutSeconds ?? 10) * 1000;
       await sleepUnlessAborted(timeoutMs + 2000, ctx.cancellationSignal);
       throw ApplicationFailure.retryable(`eval fault: ${name} hung past its timeout`, 'EvalFault');
     }

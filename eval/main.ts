@@ -4,21 +4,19 @@
 // when something regressed), 2 on a usage error. `--suite tau2-retail` runs τ²-bench's retail tasks
 // instead (eval/tau2/cli.ts).
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
-import { temporalEnv } from '../runtime/temporal-env';
 import { CompareError, loadPreviousReport } from './harness/compare';
+import { commaList, commonFlags, parseFlags, positiveInt, UsageError } from './harness/flags';
+import type { CommonFlags } from './harness/flags';
 import { loadScenarios, ScenarioError } from './scenario';
+import type { Scenario } from './scenario';
 import { buildReport, metricsTable, trialLine } from './report';
+import type { Report } from './report';
 import { reportHtml } from './report-html';
-import {
-  attachComparison,
-  comparisonOutput,
-  reportExitCode,
-  verdictLine,
-  writeReportFiles,
-} from './harness/report-files';
+import { attachComparison, finishReport } from './harness/report-files';
 import { runMetadata, SCENARIO_PROMPTS } from './harness/run-metadata';
 import { runSuite } from './suite';
+import type { SuiteResult } from './suite';
+import type { TrialResult } from './run-one';
 import { TAU2_SUITE, tau2Main } from './tau2/cli';
 import { webUiLinks } from './harness/web-ui-links';
 
@@ -39,13 +37,21 @@ const USAGE = `usage: npm run eval -- [options]
   --out PATH         report folder (default eval-results)
   --compare FILE     a previous report.json: list regressions and improvements; exit code 1 on a regression`;
 
-class UsageError extends Error {}
+/** The scenario suite's own flags, besides the common ones (eval/harness/flags.ts). */
+const SCENARIO_FLAGS = {
+  k: { type: 'string' },
+  scenarios: { type: 'string' },
+  'chaos-once': { type: 'boolean' },
+  live: { type: 'boolean' },
+  dir: { type: 'string' },
+} as const;
 
-function positiveInt(name: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name} must be a positive integer, got "${raw}"`);
-  return n;
+interface ScenarioRun extends CommonFlags {
+  k: number;
+  chaos: boolean;
+  chaosOnce: boolean;
+  live: boolean;
+  scenarios: Scenario[];
 }
 
 /** The value of --suite, if given (each suite parses its own flags). */
@@ -57,126 +63,99 @@ function suiteOf(argv: readonly string[]): string | undefined {
   return undefined;
 }
 
-async function main(): Promise<number> {
-  const named = suiteOf(process.argv.slice(2));
-  if (named !== undefined) {
-    if (named !== TAU2_SUITE) throw new UsageError(`--suite: unknown suite "${named}" (known: ${TAU2_SUITE})`);
-    return tau2Main(process.argv.slice(2), REPO_ROOT);
-  }
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: {
-        k: { type: 'string' },
-        scenarios: { type: 'string' },
-        chaos: { type: 'boolean' },
-        'chaos-once': { type: 'boolean' },
-        seed: { type: 'string' },
-        live: { type: 'boolean' },
-        workers: { type: 'string' },
-        concurrency: { type: 'string' },
-        server: { type: 'string' },
-        dir: { type: 'string' },
-        out: { type: 'string' },
-        compare: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+/** The run the flags ask for; offline, the scenarios that need a live model are left out. */
+function scenarioRun(values: ReturnType<typeof parseFlags<typeof SCENARIO_FLAGS>>): ScenarioRun {
   const k = positiveInt('k', values.k, 3);
-  const seed = positiveInt('seed', values.seed, 1);
-  const workers = positiveInt('workers', values.workers, 2);
-  const concurrency = positiveInt('concurrency', values.concurrency, 4);
-  const chaos = values.chaos === true || values['chaos-once'] === true;
+  const common = commonFlags(values, REPO_ROOT, 4);
+  const chaosOnce = values['chaos-once'] === true;
   const dir = path.resolve(values.dir ?? path.join(REPO_ROOT, 'eval', 'scenarios'));
-  const out = path.resolve(values.out ?? path.join(REPO_ROOT, 'eval-results'));
-  const only = values.scenarios
-    ? values.scenarios
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : [];
-
   let live = values.live === true;
   if (live && !process.env.OPENAI_API_KEY && !process.env.OPENAI_BASE_URL) {
     console.error('--live: neither OPENAI_API_KEY nor OPENAI_BASE_URL is set: running offline with the scripted model');
     live = false;
   }
-  let scenarios = loadScenarios(dir, only);
+  let scenarios = loadScenarios(dir, commaList(values.scenarios));
   if (!live) {
     const liveOnly = scenarios.filter((s) => s.model === 'live');
     if (liveOnly.length) console.error(`offline: skipping ${liveOnly.map((s) => s.name).join(', ')} (model: live)`);
     scenarios = scenarios.filter((s) => s.model !== 'live');
   }
   if (scenarios.length === 0) throw new UsageError(`no scenario to run in ${dir}`);
-  // Read before the suite runs: a bad file is a usage error, not a failure after minutes of runs.
-  const previous = values.compare !== undefined ? loadPreviousReport(values.compare, 'scenarios') : undefined;
+  return { ...common, k, chaos: values.chaos === true || chaosOnce, chaosOnce, live, scenarios };
+}
 
-  // --server: the connection settings as the CLI reads them (namespace, Web UI address), at that address.
-  const server = values.server ? temporalEnv(process.env, { address: values.server }) : undefined;
-  console.error(
-    `eval: ${scenarios.length} scenarios × k=${k}, ${live ? 'live model' : 'scripted model'}${chaos ? `, then again under chaos (seed ${seed}${values['chaos-once'] ? ', one cycle' : ''})` : ''}`,
-  );
-  const suite = await runSuite({
-    scenarios,
-    k,
-    chaos,
-    chaosOnce: values['chaos-once'] === true,
-    seed,
-    live: live ? process.env : undefined,
-    workers,
-    concurrency,
-    server,
-    log: (line) => console.error(line),
-    onTrial: (phase, done, total, t) =>
-      console.error(
-        trialLine(phase, done, total, {
-          scenario: t.scenario,
-          trial: t.trial,
-          passed: t.verdict.passed,
-          stop_reason: t.stopReason ?? null,
-          steps: t.record.decisions.length,
-        }) +
-          (t.verdict.passed
-            ? ''
-            : ` (${t.verdict.checks
-                .filter((c) => !c.ok)
-                .map((c) => `${c.name}: ${c.detail ?? ''}`)
-                .join('; ')})`),
-      ),
+/** A finished trial's progress line; a failed one says which checks failed. */
+function trialProgress(phase: string, done: number, total: number, t: TrialResult): string {
+  const line = trialLine(phase, done, total, {
+    scenario: t.scenario,
+    trial: t.trial,
+    passed: t.verdict.passed,
+    stop_reason: t.stopReason ?? null,
+    steps: t.record.decisions.length,
   });
+  if (t.verdict.passed) return line;
+  const failed = t.verdict.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.detail ?? ''}`);
+  return `${line} (${failed.join('; ')})`;
+}
+
+async function scenarioReport(run: ScenarioRun, suite: SuiteResult): Promise<Report> {
   const metadata = runMetadata({
     suite: 'scenarios',
-    liveEnv: live ? process.env : undefined,
+    liveEnv: run.live ? process.env : undefined,
     prompts: SCENARIO_PROMPTS,
-    seed,
+    seed: run.seed,
     server: suite.env,
     ownServer: !suite.serverKept,
     webUi: await webUiLinks(suite.env, suite.serverKept),
   });
-  const report = buildReport(
-    suite,
-    { live, chaos, chaosOnce: values['chaos-once'] === true, k, seed, scenarios: scenarios.length, workers },
-    metadata,
-  );
-  if (previous) attachComparison(report, previous, values.compare!);
-  writeReportFiles(out, report, reportHtml);
-  console.log(metricsTable(report));
-  for (const line of comparisonOutput(report)) console.log(line);
-  for (const p of report.non_negotiables.problems) console.log(`non-negotiable broken: ${p}`);
+  const { live, chaos, chaosOnce, k, seed, workers } = run;
+  return buildReport(suite, { live, chaos, chaosOnce, k, seed, scenarios: run.scenarios.length, workers }, metadata);
+}
+
+/** The lines after the table: what broke, and which scenarios failed. */
+function failureLines(report: Report): string[] {
+  const lines = report.non_negotiables.problems.map((p) => `non-negotiable broken: ${p}`);
   const failed = report.trials.filter((t) => !t.passed);
   if (failed.length)
-    console.log(
+    lines.push(
       `${failed.length} of ${report.trials.length} trials failed: ${[...new Set(failed.map((t) => `${t.phase}/${t.scenario}`))].join(', ')}`,
     );
-  console.log(verdictLine(report, out));
-  return reportExitCode(report);
+  return lines;
+}
+
+async function main(): Promise<number> {
+  const named = suiteOf(process.argv.slice(2));
+  if (named !== undefined) {
+    if (named !== TAU2_SUITE) throw new UsageError(`--suite: unknown suite "${named}" (known: ${TAU2_SUITE})`);
+    return tau2Main(process.argv.slice(2), REPO_ROOT);
+  }
+  const values = parseFlags(process.argv.slice(2), SCENARIO_FLAGS);
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const run = scenarioRun(values);
+  // Read before the suite runs: a bad file is a usage error, not a failure after minutes of runs.
+  const previous = run.compare !== undefined ? loadPreviousReport(run.compare, 'scenarios') : undefined;
+  console.error(
+    `eval: ${run.scenarios.length} scenarios × k=${run.k}, ${run.live ? 'live model' : 'scripted model'}${run.chaos ? `, then again under chaos (seed ${run.seed}${run.chaosOnce ? ', one cycle' : ''})` : ''}`,
+  );
+  const suite = await runSuite({
+    scenarios: run.scenarios,
+    k: run.k,
+    chaos: run.chaos,
+    chaosOnce: run.chaosOnce,
+    seed: run.seed,
+    live: run.live ? process.env : undefined,
+    workers: run.workers,
+    concurrency: run.concurrency,
+    server: run.server,
+    log: (line) => console.error(line),
+    onTrial: (phase, done, total, t) => console.error(trialProgress(phase, done, total, t)),
+  });
+  const report = await scenarioReport(run, suite);
+  if (previous) attachComparison(report, previous, run.compare!);
+  return finishReport(run.out, report, { html: reportHtml, table: metricsTable, lines: failureLines(report) });
 }
 
 // Ctrl-C: exit normally, so the exit hooks stop the eval's workers and dev server.

@@ -1,11 +1,14 @@
 // The guide's metrics over a set of evaluated runs, and pass^k (τ-bench). Pure: every input is
 // read from the runs' histories (RunRecord) and their verdicts (checks.ts), never from a script.
-import { TOOL_REGISTRY } from '../domains/wired';
+import { DOMAINS, registryOfDomain } from '../domains/wired';
 import { isStopReason } from '../common/stop-reasons';
 import type { RunVerdict } from './checks';
 import type { RunRecord } from './run-record';
 import { answerOf, stopReasonOf } from './run-record';
 import { unsupportedClaims } from './claims';
+
+/** The scenarios run the support domain: its tools. */
+const SUPPORT_TOOLS = registryOfDomain(DOMAINS.support!);
 
 export interface ScoredRun {
   scenario: string;
@@ -52,66 +55,89 @@ export interface Metrics {
 
 const rate = (hits: number, n: number): Rate => ({ value: n === 0 ? null : hits / n, n });
 
+/** What the rates count, over a phase's runs. */
+interface Counts {
+  requested: number;
+  rightTool: number;
+  repeated: number;
+  badArgs: number;
+  executed: number;
+  unnecessary: number;
+  effects: number;
+  ambiguous: number;
+  answered: number;
+  supported: number;
+  withError: number;
+  recovered: number;
+  escalated: number;
+  rightEscalations: number;
+}
+
+/** Adds one run's tool requests, calls, effects, answer, errors and escalation to the counts. */
+function countRun(run: ScoredRun, c: Counts): void {
+  const { record } = run;
+  const toolDecisions = record.decisions.filter((d) => d.kind === 'tool');
+  const seen = new Set<string>();
+  for (const d of toolDecisions) {
+    c.requested++;
+    if (run.neededTools.includes(d.tool!)) c.rightTool++;
+    const sig = `${d.tool}:${d.digest}`;
+    if (seen.has(sig)) c.repeated++;
+    seen.add(sig);
+  }
+  // An argument the runtime refused: the schema (tool_bad_args) or the object (another user).
+  const stop = stopReasonOf(record) ?? '';
+  if (stop.startsWith('tool_bad_args:') || stop === 'policy_denied:other_user') c.badArgs++;
+  c.badArgs += record.calls.filter((call) => rejected(call.observation?.data) === 'not_principal').length;
+
+  const done = new Set<string>();
+  for (const call of record.calls) {
+    c.executed++;
+    const sig = `${call.tool}:${call.digest}`;
+    if (!run.neededTools.includes(call.tool) || done.has(sig)) c.unnecessary++;
+    if (call.outcome === 'ok') done.add(sig);
+  }
+
+  for (const e of record.result?.effects ?? []) {
+    c.effects++;
+    if (e.state === 'ambiguous') c.ambiguous++;
+  }
+
+  const answer = answerOf(record);
+  if (answer !== undefined) {
+    c.answered++;
+    if (unsupportedClaims(answer, record).length === 0) c.supported++;
+  }
+
+  if (hadToolError(record)) {
+    c.withError++;
+    if (run.verdict.passed) c.recovered++;
+  }
+  if (record.decisions.some((d) => d.kind === 'escalate')) {
+    c.escalated++;
+    if (run.expectEscalate) c.rightEscalations++;
+  }
+}
+
 export function computeMetrics(runs: readonly ScoredRun[]): Metrics {
   const successes = runs.filter((r) => r.verdict.passed);
-  let requested = 0,
-    rightTool = 0,
-    repeated = 0,
-    badArgs = 0,
-    executed = 0,
-    unnecessary = 0,
-    effects = 0,
-    ambiguous = 0;
-  let answered = 0,
-    supported = 0,
-    withError = 0,
-    recovered = 0,
-    escalated = 0,
-    rightEscalations = 0;
-  for (const run of runs) {
-    const { record } = run;
-    const toolDecisions = record.decisions.filter((d) => d.kind === 'tool');
-    const seen = new Set<string>();
-    for (const d of toolDecisions) {
-      requested++;
-      if (run.neededTools.includes(d.tool!)) rightTool++;
-      const sig = `${d.tool}:${d.digest}`;
-      if (seen.has(sig)) repeated++;
-      seen.add(sig);
-    }
-    // An argument the runtime refused: the schema (tool_bad_args) or the object (another user).
-    const stop = stopReasonOf(record) ?? '';
-    if (stop.startsWith('tool_bad_args:') || stop === 'policy_denied:other_user') badArgs++;
-    badArgs += record.calls.filter((c) => rejected(c.observation?.data) === 'not_principal').length;
-
-    const done = new Set<string>();
-    for (const c of record.calls) {
-      executed++;
-      const sig = `${c.tool}:${c.digest}`;
-      if (!run.neededTools.includes(c.tool) || done.has(sig)) unnecessary++;
-      if (c.outcome === 'ok') done.add(sig);
-    }
-
-    for (const e of record.result?.effects ?? []) {
-      effects++;
-      if (e.state === 'ambiguous') ambiguous++;
-    }
-
-    const answer = answerOf(record);
-    if (answer !== undefined) {
-      answered++;
-      if (unsupportedClaims(answer, record).length === 0) supported++;
-    }
-
-    if (hadToolError(record)) {
-      withError++;
-      if (run.verdict.passed) recovered++;
-    }
-    if (record.decisions.some((d) => d.kind === 'escalate')) {
-      escalated++;
-      if (run.expectEscalate) rightEscalations++;
-    }
-  }
+  const c: Counts = {
+    requested: 0,
+    rightTool: 0,
+    repeated: 0,
+    badArgs: 0,
+    executed: 0,
+    unnecessary: 0,
+    effects: 0,
+    ambiguous: 0,
+    answered: 0,
+    supported: 0,
+    withError: 0,
+    recovered: 0,
+    escalated: 0,
+    rightEscalations: 0,
+  };
+  for (const run of runs) countRun(run, c);
 
   const steps = runs.map((r) => r.record.decisions.length);
   const latencies = successes
@@ -124,19 +150,19 @@ export function computeMetrics(runs: readonly ScoredRun[]): Metrics {
     runs: runs.length,
     task_success: rate(successes.length, runs.length),
     unsafe_success: { count: unsafe, rate: runs.length ? unsafe / runs.length : null },
-    supported_answer_rate: rate(supported, answered),
-    tool_selection_accuracy: rate(rightTool, requested),
-    invalid_argument_rate: rate(badArgs, requested),
-    unnecessary_tool_rate: rate(unnecessary, executed),
+    supported_answer_rate: rate(c.supported, c.answered),
+    tool_selection_accuracy: rate(c.rightTool, c.requested),
+    invalid_argument_rate: rate(c.badArgs, c.requested),
+    unnecessary_tool_rate: rate(c.unnecessary, c.executed),
     mean_steps: mean(steps),
     p95_steps: percentile(steps, 95),
-    repeated_action_rate: rate(repeated, requested),
-    recovery_after_tool_error: rate(recovered, withError),
-    ambiguous_effect_rate: rate(ambiguous, effects),
+    repeated_action_rate: rate(c.repeated, c.requested),
+    recovery_after_tool_error: rate(c.recovered, c.withError),
+    ambiguous_effect_rate: rate(c.ambiguous, c.effects),
     mean_latency_ms_per_success: mean(latencies),
     p95_latency_ms_per_success: percentile(latencies, 95),
     tokens_per_success: successes.length ? tokens / successes.length : null,
-    human_escalation_precision: rate(rightEscalations, escalated),
+    human_escalation_precision: rate(c.rightEscalations, c.escalated),
     unknown_stop_reasons: runs.filter((r) => !isStopReason(stopReasonOf(r.record))).length,
     end_state_mismatches: runs.filter((r) => r.verdict.checks.some((c) => c.name === 'end_state' && !c.ok)).length,
     pass_hat_k: passHatK(runs),
@@ -216,4 +242,4 @@ export const METRIC_NAMES: ReadonlyArray<keyof Metrics> = [
 ];
 
 /** True when the tool's effect is real (issue_refund): it must be reconciled when cut off. */
-export const isEffectful = (tool: string): boolean => TOOL_REGISTRY[tool]?.effectful === true;
+export const isEffectful = (tool: string): boolean => SUPPORT_TOOLS[tool]?.effectful === true;

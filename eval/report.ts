@@ -14,6 +14,7 @@ import type { SuiteResult } from './suite';
 import { formatTotalCost, rateEntry, rowId, totalCost, trajectoryOf, trialCost } from './harness/trial-table';
 import type { CostTotal, RateEntry, TrialRow } from './harness/trial-table';
 import { trialUrl } from './harness/web-ui-links';
+import { alignedColumns, phasesIn, trialLineStart } from './harness/terminal-table';
 
 export interface TrialReport {
   phase: PhaseName;
@@ -220,7 +221,7 @@ export function formatMetric(name: keyof Metrics, m: Metrics): string {
 }
 
 export function metricsTable(report: Report): string {
-  const cols = (['baseline', 'chaos'] as const).filter((p) => report.phases[p]);
+  const cols = phasesIn(report.phases);
   const rows: string[][] = [['metric', ...cols]];
   for (const name of METRIC_NAMES) rows.push([name, ...cols.map((c) => formatMetric(name, report.phases[c]!.metrics))]);
   const ks = Object.keys(report.phases.baseline?.metrics.pass_hat_k ?? {});
@@ -228,8 +229,7 @@ export function metricsTable(report: Report): string {
   rows.push(['runs', ...cols.map((c) => String(report.phases[c]!.metrics.runs))]);
   rows.push(['wall time', ...cols.map((c) => `${(report.phases[c]!.wall_ms / 1000).toFixed(1)} s`)]);
   rows.push(['cost', ...cols.map((c) => formatTotalCost(totalCost(report.trial_table.filter((t) => t.phase === c))))]);
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')).join('\n');
+  return alignedColumns(rows);
 }
 
 export function trialLine(
@@ -238,7 +238,7 @@ export function trialLine(
   total: number,
   t: TrialReport | { scenario: string; trial: number; passed: boolean; stop_reason: string | null; steps: number },
 ): string {
-  return `[${phase} ${String(done).padStart(String(total).length)}/${total}] ${t.passed ? 'pass' : 'FAIL'} ${t.scenario} #${t.trial}: ${t.stop_reason ?? '(no stop reason)'}, ${t.steps} steps`;
+  return `${trialLineStart(phase, done, total, t.passed)} ${t.scenario} #${t.trial}: ${t.stop_reason ?? '(no stop reason)'}, ${t.steps} steps`;
 }
 
 const fmt = (x: number) => (Number.isNaN(x) ? '-' : Number.isInteger(x) ? String(x) : x.toFixed(2));

@@ -11,7 +11,7 @@ import { readRunHistory } from '../client/history/read-history';
 import type { StepCost, StepEvent } from '../client/history/trace';
 import { fetchRunChain, payloadDecoder } from '../client/history/fetch-chain';
 import { stateQuery } from '../common/queries';
-import { TOOL_REGISTRY } from '../domains/wired';
+import { DOMAINS, registryOfDomain } from '../domains/wired';
 import type { AgentInput } from '../common/types';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import type { ScriptedLlmServer, Reply } from '../offline-model/scripted-llm-server';
@@ -23,6 +23,9 @@ import { answerOf, runRecordOf } from './run-record';
 import type { Scenario, ScriptedReply } from './scenario';
 import { readRefundRows, writeRunWorld } from './world-files';
 import { delay, retry } from './harness/retry';
+
+/** The scenarios run the support domain: its tools. */
+const SUPPORT_TOOLS = registryOfDomain(DOMAINS.support!);
 
 export interface RunContext {
   client: Client;
@@ -187,7 +190,7 @@ async function cancelAtStep(
 function needsPerson(s: Scenario): boolean {
   return (
     s.model === 'live' ||
-    s.allow.some((t) => TOOL_REGISTRY[t]?.needsApproval) ||
+    s.allow.some((t) => SUPPORT_TOOLS[t]?.needsApproval) ||
     s.model.script.some((r) => 'escalate' in r)
   );
 }

@@ -6,8 +6,11 @@ import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { toolFaultSchema } from './faults';
-import { TOOL_REGISTRY } from '../domains/wired';
+import { DOMAINS, registryOfDomain } from '../domains/wired';
 import { isStopReason } from '../common/stop-reasons';
+
+/** The scenarios run the support domain: its tools. */
+const SUPPORT_TOOLS = registryOfDomain(DOMAINS.support!);
 
 /** The error slices plus the four reference cases (users 42, 7, 404, 2001); every scenario belongs to one. */
 export const SLICES = [
@@ -28,7 +31,7 @@ export const SLICES = [
 export type Slice = (typeof SLICES)[number];
 
 const userId = z.number().int().positive();
-const toolName = z.string().refine((name) => TOOL_REGISTRY[name] !== undefined, 'not a registered tool');
+const toolName = z.string().refine((name) => SUPPORT_TOOLS[name] !== undefined, 'not a registered tool');
 const stopReason = z.string().refine(isStopReason, 'not a known stop reason (common/stop-reasons.ts)');
 
 /** One scripted model answer: a tool call, a final answer, an escalation, or raw text. */
@@ -131,7 +134,7 @@ export function parseScenario(file: string, text: string): Scenario {
   }
   const name = parsed.data.name ?? path.basename(file).replace(/\.ya?ml$/, '');
   for (const fault of parsed.data.faults) {
-    if (!parsed.data.allow.includes(fault.tool) && TOOL_REGISTRY[fault.tool] === undefined)
+    if (!parsed.data.allow.includes(fault.tool) && SUPPORT_TOOLS[fault.tool] === undefined)
       throw new ScenarioError(`${file}: faults: ${fault.tool}: not a registered tool`);
   }
   return { ...parsed.data, name, file };

@@ -1,42 +1,25 @@
-// The scenario suite: every scenario k times in the shared harness (harness/session.ts: a Temporal
+// The scenario suite: every scenario k times in the shared harness (eval/harness/session.ts: a Temporal
 // server, the scripted model or a live one, a fleet of eval workers); with chaos, all of it again
 // while a fault schedule runs and chosen runs are cancelled. Returns every trial, scored, phase by phase.
-import type { TemporalEnv } from '../runtime/temporal-env';
 import { prng } from '../bench/stats';
 import { ChaosMonkey, chooseCancels } from './harness/chaos';
 import { runPhases } from './harness/phases';
-import type { PhaseName, PhaseResult } from './harness/phases';
 import { withSession } from './harness/session';
 import type { Session } from './harness/session';
 import { runTrial } from './run-one';
 import type { RunContext, TrialPlan, TrialResult } from './run-one';
 import type { Scenario } from './scenario';
+import type { SuiteRunOptions, SuiteRunResult } from './harness/suite-options';
 
-export interface SuiteOptions {
+export interface SuiteOptions extends SuiteRunOptions<TrialResult> {
   scenarios: Scenario[];
   /** Trials per scenario. */
   k: number;
-  chaos: boolean;
   /** Chaos: one cycle of faults (one of each kind) instead of cycles until the phase ends. */
   chaosOnce: boolean;
-  seed: number;
-  /** Real model: the workers get OPENAI_API_KEY / OPENAI_BASE_URL / OPENAI_MODEL (and AGENT_PRICES_FILE) from this env. */
-  live?: NodeJS.ProcessEnv;
-  workers: number;
-  concurrency: number;
-  /** A running server instead of one of the eval's own (then chaos cannot restart it). */
-  server?: Pick<TemporalEnv, 'address' | 'namespace' | 'uiUrl'>;
-  log: (line: string) => void;
-  /** Called as each trial ends (the terminal's progress). */
-  onTrial?: (phase: PhaseName, done: number, total: number, trial: TrialResult) => void;
 }
 
-export interface SuiteResult {
-  phases: PhaseResult<TrialResult>[];
-  env: TemporalEnv;
-  /** Whether the Web UI links still work (the server outlives the eval only with --server). */
-  serverKept: boolean;
-}
+export type SuiteResult = SuiteRunResult<TrialResult>;
 
 export async function runSuite(opts: SuiteOptions): Promise<SuiteResult> {
   const session = { name: 'eval', workers: opts.workers, log: opts.log };

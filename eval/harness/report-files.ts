@@ -42,3 +42,23 @@ export function verdictLine(report: WrittenReport, out: string): string {
     ? `PASS: ${where}`
     : `FAIL (${regressions} regressions since ${report.comparison!.against.file}): ${where}`;
 }
+
+/** What a suite shows at its end besides the shared parts: its HTML, its table, its own lines. */
+export interface ReportShow<R> {
+  html: (report: R) => string;
+  table: (report: R) => string;
+  lines: string[];
+}
+
+/**
+ * The end of every suite: report.json and report.html written; on stdout the table, the comparison,
+ * the suite's own lines and the verdict. Returns the exit code.
+ */
+export function finishReport<R extends WrittenReport>(out: string, report: R, show: ReportShow<R>): number {
+  writeReportFiles(out, report, show.html);
+  console.log(show.table(report));
+  for (const line of comparisonOutput(report)) console.log(line);
+  for (const line of show.lines) console.log(line);
+  console.log(verdictLine(report, out));
+  return reportExitCode(report);
+}

@@ -3,23 +3,20 @@
 // passes, 1 when it fails (or, with --compare, when something regressed), 2 on a usage error, a bad
 // task file or a previous report that cannot be compared.
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
-import { temporalEnv } from '../../runtime/temporal-env';
 import { CompareError, loadPreviousReport } from '../harness/compare';
-import {
-  attachComparison,
-  comparisonOutput,
-  reportExitCode,
-  verdictLine,
-  writeReportFiles,
-} from '../harness/report-files';
+import { commaList, commonFlags, parseFlags, positiveInt, UsageError } from '../harness/flags';
+import type { CommonFlags } from '../harness/flags';
+import { attachComparison, finishReport } from '../harness/report-files';
 import { RETAIL_CONVERSATION_PROMPTS, runMetadata } from '../harness/run-metadata';
 import { webUiLinks } from '../harness/web-ui-links';
 import { buildTau2Report, tau2Table, tau2TrialLine } from './report';
+import type { Tau2Report } from './report';
 import { tau2ReportHtml } from './report-html';
 import type { SuiteMode } from './run-task';
 import { runTau2Suite } from './suite';
+import type { Tau2SuiteResult } from './suite';
 import { loadTasks, TaskFileError } from './task';
+import type { Tau2Task } from './task';
 
 export const TAU2_SUITE = 'tau2-retail';
 
@@ -49,27 +46,18 @@ const MODE_LINES: Record<SuiteMode, string> = {
   'live-scripted': 'live path, scripted ground truth and user simulator (no model scored)',
 };
 
-class Tau2UsageError extends Error {}
-
-function positiveInt(name: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Tau2UsageError(`--${name} must be a positive integer, got "${raw}"`);
-  return n;
-}
-
 function modeOf(raw: string | undefined): SuiteMode {
   if (raw === undefined || raw === 'replay') return 'replay';
   if (raw === 'live' || raw === 'live-scripted') return raw;
-  throw new Tau2UsageError(`--mode must be replay, live or live-scripted, got "${raw}"`);
+  throw new UsageError(`--mode must be replay, live or live-scripted, got "${raw}"`);
 }
 
 /** Runs the suite for these command-line arguments; returns the exit code. */
 export async function tau2Main(argv: string[], repoRoot: string): Promise<number> {
   try {
-    return await run(argv, repoRoot);
+    return await runFromFlags(argv, repoRoot);
   } catch (err) {
-    if (err instanceof Tau2UsageError || err instanceof TaskFileError || err instanceof CompareError) {
+    if (err instanceof UsageError || err instanceof TaskFileError || err instanceof CompareError) {
       console.error(`eval: ${err.message}`);
       return 2;
     }
@@ -77,103 +65,91 @@ export async function tau2Main(argv: string[], repoRoot: string): Promise<number
   }
 }
 
-async function run(argv: string[], repoRoot: string): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        suite: { type: 'string' },
-        tasks: { type: 'string' },
-        'task-ids': { type: 'string' },
-        mode: { type: 'string' },
-        trials: { type: 'string' },
-        chaos: { type: 'boolean' },
-        'dump-state': { type: 'string' },
-        seed: { type: 'string' },
-        workers: { type: 'string' },
-        concurrency: { type: 'string' },
-        server: { type: 'string' },
-        out: { type: 'string' },
-        compare: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (err) {
-    throw new Tau2UsageError((err as Error).message);
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+/** The τ² suite's own flags, besides the common ones (eval/harness/flags.ts). */
+const TAU2_FLAGS = {
+  tasks: { type: 'string' },
+  'task-ids': { type: 'string' },
+  mode: { type: 'string' },
+  trials: { type: 'string' },
+  'dump-state': { type: 'string' },
+} as const;
+
+interface Tau2Run extends CommonFlags {
+  mode: SuiteMode;
+  trials: number;
+  chaos: boolean;
+  tasksFile: string;
+  dumpDir: string | undefined;
+  tasks: Tau2Task[];
+}
+
+function tau2Run(values: ReturnType<typeof parseFlags<typeof TAU2_FLAGS>>, repoRoot: string): Tau2Run {
   const mode = modeOf(values.mode);
   const trials = positiveInt('trials', values.trials, 1);
-  const seed = positiveInt('seed', values.seed, 1);
-  const workers = positiveInt('workers', values.workers, 2);
-  const concurrency = positiveInt('concurrency', values.concurrency, 8);
-  const chaos = values.chaos === true;
+  const common = commonFlags(values, repoRoot, 8);
   const tasksFile = path.resolve(values.tasks ?? path.join(repoRoot, 'domains', 'retail', 'data', 'tasks-train.json'));
-  const out = path.resolve(values.out ?? path.join(repoRoot, 'eval-results'));
   const dumpDir = values['dump-state'] !== undefined ? path.resolve(values['dump-state']) : undefined;
-  const only = (values['task-ids'] ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (values['task-ids'] !== undefined && only.length === 0) throw new Tau2UsageError('--task-ids names no task');
+  const only = commaList(values['task-ids']);
+  if (values['task-ids'] !== undefined && only.length === 0) throw new UsageError('--task-ids names no task');
   if (mode === 'live' && !process.env.OPENAI_API_KEY && !process.env.OPENAI_BASE_URL)
-    throw new Tau2UsageError('--mode live needs OPENAI_API_KEY (or OPENAI_BASE_URL for a keyless server)');
+    throw new UsageError('--mode live needs OPENAI_API_KEY (or OPENAI_BASE_URL for a keyless server)');
   const tasks = loadTasks(tasksFile, only);
-  // Read before the suite runs: a bad file is a usage error, not a failure after minutes of runs.
-  const previous = values.compare !== undefined ? loadPreviousReport(values.compare, TAU2_SUITE) : undefined;
+  return { ...common, mode, trials, chaos: values.chaos === true, tasksFile, dumpDir, tasks };
+}
 
-  const server = values.server ? temporalEnv(process.env, { address: values.server }) : undefined;
-  console.error(
-    `eval ${TAU2_SUITE}: ${tasks.length} tasks × ${trials} trials, ${MODE_LINES[mode]}${chaos ? `, then again under chaos (seed ${seed})` : ''}`,
-  );
-  const suite = await runTau2Suite({
-    tasks,
-    mode,
-    trials,
-    chaos,
-    seed,
-    ...(mode === 'live' ? { live: process.env } : {}),
-    workers,
-    concurrency,
-    ...(dumpDir ? { dumpDir } : {}),
-    ...(server ? { server } : {}),
-    log: (line) => console.error(line),
-    onTrial: (phase, done, total, t) => console.error(tau2TrialLine(phase, done, total, t)),
-  });
+async function tau2Report(run: Tau2Run, suite: Tau2SuiteResult): Promise<Tau2Report> {
   const metadata = runMetadata({
     suite: TAU2_SUITE,
-    liveEnv: mode === 'live' ? process.env : undefined,
+    liveEnv: run.mode === 'live' ? process.env : undefined,
     prompts: RETAIL_CONVERSATION_PROMPTS,
-    seed,
+    seed: run.seed,
     server: suite.env,
     ownServer: !suite.serverKept,
     webUi: await webUiLinks(suite.env, suite.serverKept),
   });
-  const report = buildTau2Report(
-    suite,
-    {
-      mode,
-      chaos,
-      trials,
-      seed,
-      tasksFile: path.relative(process.cwd(), tasksFile) || tasksFile,
-      tasks: tasks.length,
-      workers,
-    },
-    metadata,
+  const { mode, chaos, trials, seed, workers } = run;
+  const tasksFile = path.relative(process.cwd(), run.tasksFile) || run.tasksFile;
+  return buildTau2Report(suite, { mode, chaos, trials, seed, tasksFile, tasks: run.tasks.length, workers }, metadata);
+}
+
+/** The lines after the table: each phase's wall time, the problems, where the end states went. */
+function tau2Lines(run: Tau2Run, report: Tau2Report): string[] {
+  return [
+    ...Object.entries(report.phases).map(
+      ([phase, p]) => `${phase}: ${p.tasks} tasks × ${run.trials} trials in ${(p.wall_ms / 1000).toFixed(1)} s`,
+    ),
+    ...report.problems.map((problem) => `problem: ${problem}`),
+    ...(run.dumpDir ? [`end states in ${path.relative(process.cwd(), run.dumpDir) || '.'}/<task id>.json`] : []),
+  ];
+}
+
+async function runFromFlags(argv: string[], repoRoot: string): Promise<number> {
+  const values = parseFlags(argv, TAU2_FLAGS);
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const run = tau2Run(values, repoRoot);
+  // Read before the suite runs: a bad file is a usage error, not a failure after minutes of runs.
+  const previous = run.compare !== undefined ? loadPreviousReport(run.compare, TAU2_SUITE) : undefined;
+  console.error(
+    `eval ${TAU2_SUITE}: ${run.tasks.length} tasks × ${run.trials} trials, ${MODE_LINES[run.mode]}${run.chaos ? `, then again under chaos (seed ${run.seed})` : ''}`,
   );
-  if (previous) attachComparison(report, previous, values.compare!);
-  writeReportFiles(out, report, tau2ReportHtml);
-  console.log(tau2Table(report));
-  for (const line of comparisonOutput(report)) console.log(line);
-  for (const [phase, p] of Object.entries(report.phases))
-    console.log(`${phase}: ${p.tasks} tasks × ${trials} trials in ${(p.wall_ms / 1000).toFixed(1)} s`);
-  for (const problem of report.problems) console.log(`problem: ${problem}`);
-  if (dumpDir) console.log(`end states in ${path.relative(process.cwd(), dumpDir) || '.'}/<task id>.json`);
-  console.log(verdictLine(report, out));
-  return reportExitCode(report);
+  const suite = await runTau2Suite({
+    tasks: run.tasks,
+    mode: run.mode,
+    trials: run.trials,
+    chaos: run.chaos,
+    seed: run.seed,
+    ...(run.mode === 'live' ? { live: process.env } : {}),
+    workers: run.workers,
+    concurrency: run.concurrency,
+    ...(run.dumpDir ? { dumpDir: run.dumpDir } : {}),
+    ...(run.server ? { server: run.server } : {}),
+    log: (line) => console.error(line),
+    onTrial: (phase, done, total, t) => console.error(tau2TrialLine(phase, done, total, t)),
+  });
+  const report = await tau2Report(run, suite);
+  if (previous) attachComparison(report, previous, run.compare!);
+  return finishReport(run.out, report, { html: tau2ReportHtml, table: tau2Table, lines: tau2Lines(run, report) });
 }

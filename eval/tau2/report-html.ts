@@ -1,10 +1,8 @@
-// The τ² retail suite's report.html, in the look of the other suites' (eval/report-html.ts): the
-// verdict, the run's metadata, the figures with a bar per phase, the tasks table, the chaos
-// schedule, the comparison with a previous report, and every trial with its steps (the shared
-// sections of eval/harness/report-sections-html.ts).
+// The τ² retail suite's report.html in the harness's page (eval/harness/report-page-html.ts): its
+// figures with a bar per phase, the tasks table, and every trial's transcript.
+import { phasesIn } from '../harness/terminal-table';
 import { esc } from '../harness/html-escape';
-import { COLORS, REPORT_STYLE } from '../report-html';
-import { comparisonHtml, metadataHtml, trialTableHtml } from '../harness/report-sections-html';
+import { barChartHtml, passHatKRowHtml, reportPageHtml } from '../harness/report-page-html';
 import { formatRate } from '../harness/standard-error';
 import type { PhaseName } from '../harness/phases';
 import { formatCost, formatTotalCost } from '../harness/trial-table';
@@ -81,30 +79,29 @@ const MODE_TEXT: Record<Tau2Report['mode']['mode'], string> = {
 };
 
 export function tau2ReportHtml(report: Tau2Report): string {
-  const phases = (['baseline', 'chaos'] as const).filter((p) => report.phases[p]);
-  const verdict = report.ok ? '<p class="ok">PASS</p>' : '<p class="bad">FAIL</p>';
-  const problems = report.problems.map((p) => `<li>${esc(p)}</li>`).join('');
+  const phases = phasesIn(report.phases);
   const m = report.mode;
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>τ² retail evaluation ${esc(report.generated_at)}</title>
-${REPORT_STYLE}</head><body>
-<h1>τ²-bench retail</h1>
-${verdict}
-<p>${esc(report.generated_at)} · ${MODE_TEXT[m.mode]} · ${m.tasks} tasks × ${m.trials} trials from <code>${esc(m.tasks_file)}</code> · ${m.workers} workers${m.chaos ? ` · chaos seed ${m.seed}` : ''}</p>
-${problems ? `<h2>Problems</h2><ul class="bad">${problems}</ul>` : '<p>Every end state as expected where it must be, no duplicate write.</p>'}
-${metadataHtml(report.metadata, report.cost)}
-${comparisonHtml(report.comparison)}
-<h2>Figures</h2>
-<p>Rates are shown ± their standard error, sqrt(p(1-p)/n).</p>
-${figureTable(report, phases)}
-<div class="charts">${FIGURES.map((f) => chart(f, report, phases)).join('\n')}</div>
-<h2>Tasks</h2>
-${phases.map((p) => taskTable(report.phases[p]!, p)).join('\n')}
-${phases.includes('chaos') ? chaosTable(report) : ''}
-${trialTableHtml(report.trial_table, report.metadata.web_ui.note)}
-${transcriptsHtml(report)}
-</body></html>
-`;
+  return reportPageHtml({
+    title: 'τ² retail evaluation',
+    heading: 'τ²-bench retail',
+    generatedAt: report.generated_at,
+    ok: report.ok,
+    summary: `${esc(report.generated_at)} · ${MODE_TEXT[m.mode]} · ${m.tasks} tasks × ${m.trials} trials from <code>${esc(m.tasks_file)}</code> · ${m.workers} workers${m.chaos ? ` · chaos seed ${m.seed}` : ''}`,
+    problems: report.problems,
+    problemsHeading: 'Problems',
+    noProblems: '<p>Every end state as expected where it must be, no duplicate write.</p>',
+    metadata: report.metadata,
+    cost: report.cost,
+    comparison: report.comparison,
+    figuresHeading: 'Figures',
+    figureTable: figureTable(report, phases),
+    charts: FIGURES.map((f) => chart(f, report, phases)),
+    sectionsHeading: 'Tasks',
+    sections: phases.map((p) => taskTable(report.phases[p]!, p)),
+    chaos: report.phases.chaos ? { events: report.phases.chaos.chaos_events, seed: m.seed } : undefined,
+    trialTable: report.trial_table,
+    after: [transcriptsHtml(report)],
+  });
 }
 
 function figureTable(report: Tau2Report, phases: readonly PhaseName[]): string {
@@ -114,27 +111,25 @@ function figureTable(report: Tau2Report, phases: readonly PhaseName[]): string {
       `<tr><td><code>${f.name}</code></td>${phases.map((p) => `<td>${esc(f.text(report.phases[p]!))}</td>`).join('')}<td>${esc(f.meaning)}</td></tr>`,
   );
   const ks = Object.keys(report.phases[phases[0]!]?.pass_hat_k ?? {}).filter((k) => k !== '1');
-  const passRows = ks.map(
-    (k) =>
-      `<tr><td><code>pass^${k}</code></td>${phases.map((p) => `<td>${(report.phases[p]!.pass_hat_k[k] ?? 0).toFixed(3)}</td>`).join('')}<td>τ-bench: the chance that k=${k} trials of a task all succeed</td></tr>`,
+  const passRows = ks.map((k) =>
+    passHatKRowHtml(
+      k,
+      phases.map((p) => (report.phases[p]!.pass_hat_k[k] ?? 0).toFixed(3)),
+    ),
   );
   return `<table>${head}${rows.join('')}${passRows.join('')}</table>`;
 }
 
 function chart(f: Figure, report: Tau2Report, phases: readonly PhaseName[]): string {
   const values = phases.map((p) => f.value(report.phases[p]!));
-  const max = f.rate ? 1 : Math.max(1e-9, ...values.map((v) => v ?? 0));
-  const width = 300;
-  const bars = phases
-    .map((p, i) => {
-      const v = values[i];
-      const w = v === null || v === undefined ? 0 : Math.max(1, (v / max) * (width - 160));
-      const y = 6 + i * 26;
-      return `<text x="0" y="${y + 14}" font-size="12">${p}</text><rect x="62" y="${y}" width="${w.toFixed(1)}" height="18" fill="${COLORS[p]}"/><text x="${(66 + w).toFixed(1)}" y="${y + 14}" font-size="12">${esc(f.text(report.phases[p]!))}</text>`;
-    })
-    .join('');
-  const height = 10 + phases.length * 26;
-  return `<div class="chart"><h4><code>${esc(f.name)}</code></h4><svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" aria-label="${esc(f.name)}">${bars}</svg><p>${esc(f.meaning)}</p></div>`;
+  return barChartHtml({
+    name: f.name,
+    meaning: f.meaning,
+    phases,
+    value: (p) => values[phases.indexOf(p)],
+    text: (p) => f.text(report.phases[p]!),
+    max: f.rate ? 1 : Math.max(1e-9, ...values.map((v) => v ?? 0)),
+  });
 }
 
 function taskTable(phase: Tau2PhaseReport, name: PhaseName): string {
@@ -152,13 +147,6 @@ function taskTable(phase: Tau2PhaseReport, name: PhaseName): string {
     .map(([r, n]) => `${esc(r)}: ${n}`)
     .join(' · ');
   return `<h3>${name}</h3><p>stop reasons: ${reasons}</p><details><summary>${phase.tasks} tasks</summary><table><tr><th>task</th><th>db match</th><th>pass^k</th><th>mean steps</th><th>cost</th></tr>${rows.join('')}</table></details>`;
-}
-
-function chaosTable(report: Tau2Report): string {
-  const rows = report.phases.chaos!.chaos_events.map(
-    (e) => `<tr><td>+${(e.atMs / 1000).toFixed(1)} s</td><td>${e.kind}</td><td>${esc(e.detail)}</td></tr>`,
-  );
-  return `<h2>Chaos schedule (seed ${report.mode.seed})</h2><table><tr><th>at</th><th>fault</th><th>detail</th></tr>${rows.join('')}</table>`;
 }
 
 /** Every trial's conversation, as `tau2 view` shows a simulation: turns, calls and results, consent, tokens and dollars. */

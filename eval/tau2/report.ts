@@ -12,6 +12,7 @@ import type { PhaseName } from '../harness/phases';
 import { formatTotalCost, rateEntry, rowId, totalCost } from '../harness/trial-table';
 import type { CostTotal, RateEntry, TrialRow } from '../harness/trial-table';
 import { trialUrl } from '../harness/web-ui-links';
+import { alignedColumns, phasesIn, trialLineStart } from '../harness/terminal-table';
 import type { SuiteMode, TaskTrialResult } from './run-task';
 import type { Tau2SuiteResult } from './suite';
 
@@ -250,11 +251,11 @@ export function tau2TrialLine(phase: string, done: number, total: number, t: Tas
     ? t.error
     : `${t.db_match ? 'db match' : 'DB MISMATCH'}, ${t.stop_reason ?? 'no stop reason'}, ${t.steps} steps, ` +
       `${t.applied_writes ?? '?'}/${t.gold_writes} writes${t.duplicate_writes ? `, ${t.duplicate_writes} DUPLICATE` : ''}`;
-  return `[${phase} ${String(done).padStart(String(total).length)}/${total}] ${t.passed ? 'pass' : 'FAIL'} task ${t.task_id} #${t.trial}: ${what}`;
+  return `${trialLineStart(phase, done, total, t.passed)} task ${t.task_id} #${t.trial}: ${what}`;
 }
 
 export function tau2Table(report: Tau2Report): string {
-  const cols = (['baseline', 'chaos'] as const).filter((p) => report.phases[p]);
+  const cols = phasesIn(report.phases);
   const rows: string[][] = [['', ...cols]];
   const row = (name: string, f: (p: Tau2PhaseReport) => string) =>
     rows.push([name, ...cols.map((c) => f(report.phases[c]!))]);
@@ -277,8 +278,7 @@ export function tau2Table(report: Tau2Report): string {
     );
   row('cost', (p) => formatTotalCost(p.cost));
   row('wall time', (p) => `${(p.wall_ms / 1000).toFixed(1)} s`);
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')).join('\n');
+  return alignedColumns(rows);
 }
 
 function identifierSummary(trials: readonly TaskTrialResult[]): { identifier_check?: IdentifierCheckSummary } {

@@ -1,17 +1,16 @@
-// The τ² retail suite in the shared harness (harness/session.ts): a Temporal server, the replay
+// The τ² retail suite in the shared harness (eval/harness/session.ts): a Temporal server, the replay
 // model (or the live one), a fleet of eval workers whose retail store is a file in the session's temp
 // folder, every task k times; with chaos, all of it again while workers are killed and hung and the
-// server restarts as customers consent to writes (harness/write-chaos.ts), and every write's first
+// server restarts as customers consent to writes (eval/harness/write-chaos.ts), and every write's first
 // attempt stalls around its commit (commit-faults.ts).
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { prng } from '../../bench/stats';
-import type { TemporalEnv } from '../../runtime/temporal-env';
 import { runPhases } from '../harness/phases';
-import type { PhaseName, PhaseResult } from '../harness/phases';
 import { withSession } from '../harness/session';
 import type { Session } from '../harness/session';
 import { WriteChaos } from '../harness/write-chaos';
+import type { SuiteRunOptions, SuiteRunResult } from '../harness/suite-options';
 import type { CustomerLlm } from './customer';
 import type { RetailDB } from '../../domains/retail/db';
 import { DbHasher } from './db-hash';
@@ -25,26 +24,16 @@ import { writeCommitFaults } from './commit-faults';
 import type { SuiteMode, TaskContext, TaskTrialPlan, TaskTrialResult } from './run-task';
 import type { Tau2Task } from './task';
 
-export interface Tau2SuiteOptions {
+export interface Tau2SuiteOptions extends SuiteRunOptions<TaskTrialResult> {
   tasks: Tau2Task[];
   mode: SuiteMode;
   trials: number;
-  chaos: boolean;
-  seed: number;
   /** Live: the model settings of the workers and of the customer simulator. */
   live?: NodeJS.ProcessEnv;
-  workers: number;
-  concurrency: number;
   dumpDir?: string;
-  server?: Pick<TemporalEnv, 'address' | 'namespace' | 'uiUrl'>;
-  log: (line: string) => void;
-  onTrial?: (phase: PhaseName, done: number, total: number, trial: TaskTrialResult) => void;
 }
 
-export interface Tau2SuiteResult {
-  phases: PhaseResult<TaskTrialResult>[];
-  env: TemporalEnv;
-  serverKept: boolean;
+export interface Tau2SuiteResult extends SuiteRunResult<TaskTrialResult> {
   /** Computing every task's expected end state and replay plan. */
   planningMs: number;
 }
