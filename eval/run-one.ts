@@ -10,7 +10,6 @@ import { traceOf } from '../client/history/trace';
 import { readRunHistory } from '../client/history/read-history';
 import type { StepCost, StepEvent } from '../client/history/trace';
 import { fetchRunChain, payloadDecoder } from '../client/history/fetch-chain';
-import { stateQuery } from '../common/queries';
 import { TOOL_REGISTRY } from '../domains/wired';
 import type { AgentInput } from '../common/types';
 import type { TemporalEnv } from '../runtime/temporal-env';
@@ -23,6 +22,7 @@ import { answerOf, runRecordOf } from './run-record';
 import type { Scenario, ScriptedReply } from './scenario';
 import { readRefundRows, writeRunWorld } from './world-files';
 import { delay, retry } from './harness/retry';
+import { stateQuery } from '../common/agent-messages';
 
 export interface RunContext {
   client: Client;

@@ -25,9 +25,7 @@ import {
   ledgerUsd,
 } from '../../common/cost/cost';
 import type { LlmPricing } from '../../common/cost/cost';
-import { attemptChargedSignal } from '../../common/cost/attempt-charged';
 import type { DecideInput, DecideLedger, DecideOutput } from '../../common/types';
-import { LLM_BUDGET, LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../../common/types';
 import { requestTurn, sentBefore } from '../../common/cost/llm-requests';
 import { errorUsageFetch } from './error-usage-fetch';
 import { limitedFetch, responseTooLarge } from './limited-fetch';
@@ -37,13 +35,22 @@ import { reservedTokens } from '../limiter/llm-lease';
 import { scrubSecrets, secretsFromEnv } from '../secrets';
 import { nativeSystemPromptOf, SYSTEM_PROMPT, systemPromptOf } from './system-prompt';
 import { modelPayload } from '../../common/model-view/decision-payload';
-import { functionNames, modelViewQuery, renderView } from '../../common/model-view/model-view';
+import { functionNames, renderView } from '../../common/model-view/model-view';
 import type { ChatMessage, ToolMode, ViewRef, ViewSource } from '../../common/model-view/model-view';
 import { registryOf } from '../../common/tools/index';
 import { actionTextOf, toolsFor } from './native-tools';
 import type { AnswerMessage, FunctionTool } from './native-tools';
 import { domainOf } from '../../domains/wired';
 import { unpricedModelMessage } from '../../runtime/prices';
+import {
+  LLM_BUDGET,
+  LLM_REJECTED,
+  LLM_RETRYABLE,
+  LLM_TIMEOUT,
+  UNPRICED_MODEL,
+  attemptChargedSignal,
+  modelViewQuery,
+} from '../../common/agent-messages';
 
 const HEARTBEAT_EVERY_MS = 250;
 /**
@@ -331,9 +338,6 @@ export function createLlmPricing(config: LlmConfig) {
     return { model: config.model, ...config.price, overhead_tokens: overheadTokens() };
   };
 }
-
-/** The failure type of llm_pricing on a worker whose model has no price. */
-export const UNPRICED_MODEL = 'UnpricedModel';
 
 /** The estimated tokens of the system prompt and the message framing, on top of a decision's payload. */
 function overheadTokens(): number {

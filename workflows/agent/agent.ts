@@ -15,20 +15,12 @@ import {
 } from '@temporalio/workflow';
 import { remaining, resolveBudget } from '../../common/cost/budget';
 import type { Budget, Remaining } from '../../common/cost/budget';
-import { checkExtend, EXTEND_UPDATE_DESCRIPTION, extendedBudget, extendUpdate } from '../../common/cost/extend';
+import { checkExtend, extendedBudget } from '../../common/cost/extend';
 import type { BudgetExtension, ExtendReceipt, ExtendRequest } from '../../common/cost/extend';
-import { ATTEMPT_CHARGED_DESCRIPTION, ATTEMPT_CHARGED_SIGNAL } from '../../common/cost/attempt-charged';
 import { decodedArgument, undecodedSignal } from '../../common/temporal/undecoded-signal';
-import { APPROVAL_UPDATE_DESCRIPTION, approvalTimeoutMs, approvalUpdate } from '../../common/conversation/approvals';
+import { approvalTimeoutMs } from '../../common/conversation/approvals';
 import type { PendingApproval } from '../../common/conversation/approvals';
-import { STATE_QUERY_DESCRIPTION, stateQuery } from '../../common/queries';
-import { SAY_UPDATE_DESCRIPTION, sayUpdate } from '../../common/conversation/conversation';
-import {
-  MODEL_VIEW_QUERY_DESCRIPTION,
-  modelViewQuery,
-  viewForQuery,
-  viewSourceOf,
-} from '../../common/model-view/model-view';
+import { viewForQuery, viewSourceOf } from '../../common/model-view/model-view';
 import type { ViewRef } from '../../common/model-view/model-view';
 import type { ViewSource } from '../../common/model-view/model-view';
 import type { SayReceipt, SayRequest } from '../../common/conversation/conversation';
@@ -70,8 +62,21 @@ import { grantOf, Waits } from '../conversation/waits';
 import { joinMcpTools } from '../mcp/run';
 import type { McpRun } from '../mcp/run';
 import { callMcpToolActivity, isMcpTool } from '../mcp/tools';
-
-export { INVALID_INPUT } from './entry';
+import {
+  APPROVAL_UPDATE_DESCRIPTION,
+  ATTEMPT_CHARGED_DESCRIPTION,
+  ATTEMPT_CHARGED_SIGNAL,
+  EXTEND_UPDATE_DESCRIPTION,
+  INVALID_TOP_UP,
+  MODEL_VIEW_QUERY_DESCRIPTION,
+  SAY_UPDATE_DESCRIPTION,
+  STATE_QUERY_DESCRIPTION,
+  approvalUpdate,
+  extendUpdate,
+  modelViewQuery,
+  sayUpdate,
+  stateQuery,
+} from '../../common/agent-messages';
 
 /** What the say validator checks instead of a request sent with other than one argument (refused as not an object). */
 const TWO_ARGUMENTS = 'one message per say: {text, end?}';
@@ -407,7 +412,7 @@ class AgentRun {
       running: this.final === undefined,
       budget: this.budget,
     });
-    if (error) throw ApplicationFailure.create({ type: 'InvalidTopUp', message: error, nonRetryable: true });
+    if (error) throw ApplicationFailure.create({ type: INVALID_TOP_UP, message: error, nonRetryable: true });
   }
 
   /** The `extend` Update: the top-up is recorded with who and why, and a waiting run resumes. */
