@@ -55,13 +55,10 @@ import {
 } from '../reporting/run-details';
 import { publishStatus, resultOf, withWindDowns } from './run-result';
 import type { Ending } from './run-result';
-import { callToolActivity, ownerActivity, reconcileActivity } from '../calls/tool-call';
-import { reconcileMcpActivity } from '../mcp/reconcile';
-import { ownerMcpActivity } from '../mcp/owner';
 import { grantOf, Waits } from '../conversation/waits';
 import { joinMcpTools } from '../mcp/run';
+import { toolBackends } from '../calls/tool-backend';
 import type { McpRun } from '../mcp/run';
-import { callMcpToolActivity, isMcpTool } from '../mcp/tools';
 import {
   APPROVAL_UPDATE_DESCRIPTION,
   ATTEMPT_CHARGED_DESCRIPTION,
@@ -196,6 +193,12 @@ class AgentRun {
   /** The loop's ports: Temporal's activities, Updates and timers, and this run's records. */
   private ports(): LoopPorts<AgentResult> {
     const waitSeconds = this.input.topup_wait_seconds;
+    const backend = toolBackends(this.registry(), this.mcp?.config, {
+      stateKey: this.stateKey,
+      principal: () => this.state.principal,
+      store: () => this.state.store,
+      left: () => this.left(),
+    });
     return {
       state: this.state,
       input: this.mcp ? { ...this.input, allow: [...this.mcp.allow] } : this.input,
@@ -210,24 +213,11 @@ class AgentRun {
       policy: (name, args) => this.principalPolicy(name, args),
       pricing: async () => (this.budget.max_usd > 0 ? this.pricing() : undefined),
       decide: (step, payload, cap, leftUsd, view) => this.decisions.decide(step, payload, cap, leftUsd, view),
-      callTool: (call, key) => {
-        const spec = this.registry()[call.name];
-        return this.mcp && isMcpTool(spec)
-          ? callMcpToolActivity(spec, this.mcp.config, call, key, this.state.principal, this.left())
-          : callToolActivity(call, key, this.state.principal, this.left(), this.stateKey, this.state.store);
-      },
-      owner: (call) => {
-        const spec = this.registry()[call.name];
-        return this.mcp && isMcpTool(spec)
-          ? ownerMcpActivity(spec, this.mcp.config, call, this.state.principal)
-          : ownerActivity(call);
-      },
+      callTool: (call, key) => backend(call.name).call(call, key),
+      owner: (call) => backend(call.name).owner(call),
       reconcile: (effect) => {
         this.setPhase('reconciling', effect.tool);
-        const spec = this.registry()[effect.tool];
-        return this.mcp && isMcpTool(spec)
-          ? reconcileMcpActivity(spec, this.mcp.config, effect, this.state.principal)
-          : reconcileActivity(effect, this.state.store);
+        return backend(effect.tool).reconcile(effect);
       },
       pending: (fields) => this.waits.pending(fields),
       askPerson: (pending) => {
