@@ -14,6 +14,7 @@
 import { Context, ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import type * as OpenAiModule from 'openai';
 import type OpenAI from 'openai';
+import { usdLeft } from '../../common/cost/budget';
 import type { AttemptCharge } from '../../common/cost/budget';
 import { attemptCap, chargedTokens, COMPLETION_CAP_TOKENS, estimateTokens, ledgerUsd } from '../../common/cost/cost';
 import type { LlmPricing } from '../../common/cost/cost';
@@ -200,7 +201,7 @@ function affordableCap(
   promptChars: number,
   ledger: readonly AttemptCharge[],
 ): number {
-  const left = input.left_usd! - ledgerUsd(ledger);
+  const left = usdLeft(input.left_usd!, ledgerUsd(ledger));
   // A dollar budget cannot be kept on a model without a price (llm_pricing refuses such runs first).
   if (!config.price)
     throw ApplicationFailure.create({

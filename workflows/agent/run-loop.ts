@@ -3,7 +3,7 @@
 // search attributes); the benchmark's in-process baseline (bench/baseline.ts) runs the
 // very same loop with the activity functions called directly. Everything that touches the world,
 // waits or ends the run is a port; the decisions are workflows/agent/step.ts's. Deterministic code.
-import { addTokens, budgetExhausted, roundUsd } from '../../common/cost/budget';
+import { addTokens, budgetExhausted } from '../../common/cost/budget';
 import type { AttemptCharge, Budget, Usage } from '../../common/cost/budget';
 import { chargeAttempts, planDecision, windDownNotice } from '../../common/cost/cost';
 import type { LlmPricing, WindDownReason } from '../../common/cost/cost';
@@ -278,10 +278,8 @@ async function decideStep<R>(
   p.record.step();
   p.record.publish();
   p.record.phase('deciding');
-  const cap = plan.max_completion_tokens;
-  // Every attempt of the decision, retries included, is checked by the activity against this.
-  const leftUsd = cap !== undefined ? roundUsd(p.budget().max_usd - (state.usage.cost_usd ?? 0)) : undefined;
-  const decision = await p.decide(step, payload, cap, leftUsd, view.ref);
+  // Every attempt of the decision, retries included, is checked by the activity against plan.left_usd.
+  const decision = await p.decide(step, payload, plan.max_completion_tokens, plan.left_usd, view.ref);
   if ('stop' in decision) {
     charge(state, decision.attempts, p.record.attempts);
     return { result: p.end.stop(decision.stop) };
