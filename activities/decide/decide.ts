@@ -264,15 +264,19 @@ async function requestOf(input: DecideInput, mode: ToolMode, ctx: Context): Prom
   } else {
     body = [{ role: 'user', content: JSON.stringify(described) }];
   }
-  const messages: ChatMessage[] = [{ role: 'system', content: system }, ...body];
+  const head: ChatMessage = { role: 'system', content: system };
   const tools = native ? toolsFor(catalog, names, conversation) : undefined;
-  const chars = JSON.stringify(messages).length + (tools ? JSON.stringify(tools).length : 0);
+  // Counted as rendered, each part once: the messages' JSON is the system message's, then a comma
+  // and the body's own JSON without its brackets, in brackets.
+  const bodyChars = JSON.stringify(body).length;
+  const messagesChars = JSON.stringify(head).length + (body.length > 0 ? bodyChars + 1 : 2);
+  const chars = messagesChars + (tools ? JSON.stringify(tools).length : 0);
   return {
-    messages,
+    messages: [head, ...body],
     ...(tools ? { tools } : {}),
     chars,
     // Everything but the view's messages, each of which the plan counts with its comma (model-view.ts planView).
-    fixedChars: chars - (JSON.stringify(body).length - 1),
+    fixedChars: chars - (bodyChars - 1),
     actionText: (message) => actionTextOf(message, byFunction, conversation),
   };
 }

@@ -265,9 +265,7 @@ async function decideStep<R>(
 ): Promise<{ result: R } | { decision: DecideOutput; customerMessages: number; view: ViewRef }> {
   const { state } = p;
   const { step } = start;
-  const transcript = p.conversation?.transcript();
-  const payload = buildDecisionPayload(p.input.goal, state.principal, state.history, allow, p.domain, transcript, true);
-  const view = modelView(p, payload, transcript);
+  const { payload, view, transcript } = nextDecision(p, allow);
   const plan = planDecision(p.budget(), start.usage, step, view.chars, await p.pricing());
   if (plan.kind === 'exhausted') return { result: p.end.stop(plan.reason) };
   if (plan.wind_down) {
@@ -486,20 +484,24 @@ async function topUpIfLow<R>(p: LoopPorts<R>, allow: readonly string[]): Promise
 
 /** Which budget would stop the next step or wind it down, if any. */
 async function lowBudget<R>(p: LoopPorts<R>, allow: readonly string[]): Promise<string | undefined> {
-  const { usage, history } = p.state;
+  const { usage } = p.state;
   const exhausted = budgetExhausted(p.budget(), usage);
   if (exhausted) return exhausted;
   const step = usage.steps + 1;
-  const transcript = p.conversation?.transcript();
-  const payload = buildDecisionPayload(p.input.goal, p.state.principal, history, allow, p.domain, transcript, true);
-  const plan = planDecision(
-    p.budget(),
-    { ...usage, steps: step },
-    step,
-    modelView(p, payload, transcript).chars,
-    await p.pricing(),
-  );
+  const { view } = nextDecision(p, allow);
+  const plan = planDecision(p.budget(), { ...usage, steps: step }, step, view.chars, await p.pricing());
   return plan.kind === 'exhausted' ? plan.reason : plan.wind_down;
+}
+
+/** The next decision: its payload (what the history records), the view planned for it and its size, once. */
+function nextDecision<R>(
+  p: LoopPorts<R>,
+  allow: readonly string[],
+): { payload: DecisionPayload; view: { ref: ViewRef; chars: number }; transcript: Transcript | undefined } {
+  const { state } = p;
+  const transcript = p.conversation?.transcript();
+  const payload = buildDecisionPayload(p.input.goal, state.principal, state.history, allow, p.domain, transcript, true);
+  return { payload, view: modelView(p, payload, transcript), transcript };
 }
 
 /**
