@@ -16,8 +16,7 @@ import type {
 } from '@temporalio/client';
 import { AgentError, EXIT } from './agent-error';
 import type { reactAgent } from '../workflows/agent/agent';
-import { stateQuery } from '../common/queries';
-import { checkFirstMessage, sayUpdate } from '../common/conversation/conversation';
+import { checkFirstMessage } from '../common/conversation/conversation';
 import type { SayRequest } from '../common/conversation/conversation';
 import type { AgentInput, AgentResult, AgentState } from '../common/types';
 import { CANCELLED_RESULT_MEMO } from '../common/types';
@@ -29,6 +28,7 @@ import { EncryptionCodec } from '../runtime/codec/encryption-codec';
 import { ALL_TOOLS, checkRunInput as checkDomainInput } from '../domains/wired';
 import { runSummary } from './run-summary';
 import { checkRunId, RunNotFoundError, WORKFLOW_TYPE } from './run-id';
+import { sayUpdate, stateQuery } from '../common/agent-messages';
 
 // The run id's rules and errors live in run-id.ts (light to load, for `list`); here for every caller.
 export { checkRunId, InvalidRunIdError, MAX_WORKFLOW_ID_CHARS, RunNotFoundError, WORKFLOW_TYPE } from './run-id';

@@ -6,7 +6,6 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent/agent';
 import { updateRefusal } from './update-refusal';
 import { AgentError } from './agent-error';
-import { approvalUpdate } from '../common/conversation/approvals';
 import type {
   ApprovalAnswer,
   ApprovalDecision,
@@ -14,6 +13,7 @@ import type {
   PendingApproval,
 } from '../common/conversation/approvals';
 import { existingRun, runState } from './agent-client';
+import { approvalUpdate } from '../common/agent-messages';
 
 /** The run cannot take the answer: it has ended, nothing awaits approval, or it refused it. */
 export class ApprovalError extends AgentError {}

@@ -5,11 +5,11 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent/agent';
-import { sayUpdate } from '../common/conversation/conversation';
 import type { SayReceipt, SayRequest } from '../common/conversation/conversation';
 import { updateRefusal } from './update-refusal';
 import { AgentError } from './agent-error';
 import { existingRun } from './agent-client';
+import { sayUpdate } from '../common/agent-messages';
 
 /** The run did not take the message: it has ended, is no conversation, or refused it. */
 export class SayError extends AgentError {}

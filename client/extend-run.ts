@@ -6,9 +6,9 @@ import type { Client } from '@temporalio/client';
 import type { reactAgent } from '../workflows/agent/agent';
 import { updateRefusal } from './update-refusal';
 import { AgentError } from './agent-error';
-import { extendUpdate } from '../common/cost/extend';
 import type { ExtendReceipt, ExtendRequest } from '../common/cost/extend';
 import { existingRun } from './agent-client';
+import { extendUpdate } from '../common/agent-messages';
 
 /** The run cannot take the top-up: it has ended, or its validator refused it. */
 export class ExtendError extends AgentError {}

@@ -339,13 +339,6 @@ export interface ReconcileOutput {
   detail?: string;
 }
 
-/** Error types activities throw that the workflow classifies (ApplicationFailure.type). */
-export const LLM_TIMEOUT = 'LlmTimeout';
-export const LLM_RETRYABLE = 'LlmRetryable';
-export const LLM_REJECTED = 'LlmRejected';
-/** An attempt the dollar budget left for its decision could not pay for: not sent, not retried. */
-export const LLM_BUDGET = 'LlmBudgetExhausted';
-
 /** What the decide activity's input names of the view (small and flat: the history stores it at every step). */
 export interface ViewRef {
   /** History entries the decision read (the first `entries` of the run's history). */

@@ -10,7 +10,6 @@ import { traceOf } from '../client/history/trace';
 import { readRunHistory } from '../client/history/read-history';
 import type { StepCost, StepEvent } from '../client/history/trace';
 import { fetchRunChain, payloadDecoder } from '../client/history/fetch-chain';
-import { stateQuery } from '../common/queries';
 import { DOMAINS, registryOfDomain } from '../domains/wired';
 import type { AgentInput } from '../common/types';
 import type { TemporalEnv } from '../runtime/temporal-env';
@@ -23,6 +22,7 @@ import { answerOf, runRecordOf } from './run-record';
 import type { Scenario, ScriptedReply } from './scenario';
 import { readRefundRows, writeRunWorld } from './world-files';
 import { delay, retry } from './harness/retry';
+import { stateQuery } from '../common/agent-messages';
 
 /** The scenarios run the support domain: its tools. */
 const SUPPORT_TOOLS = registryOfDomain(DOMAINS.support!);

@@ -16,7 +16,7 @@ import type { AgentMetricsSinks, ToolOutcome } from '../common/temporal/metrics-
 import { toolNamedReason } from '../common/stop-reasons';
 import { ALL_TOOLS } from '../domains/wired';
 import type { DecideOutput } from '../common/types';
-import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/types';
+import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/agent-messages';
 
 export const DECIDE_ACTIVITY = 'decide';
 

@@ -14,21 +14,12 @@
 import { Context, ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import type * as OpenAiModule from 'openai';
 import type OpenAI from 'openai';
+import { usdLeft } from '../../common/cost/budget';
 import type { AttemptCharge } from '../../common/cost/budget';
-import {
-  attemptCap,
-  attemptCost,
-  chargedTokens,
-  COMPLETION_CAP_TOKENS,
-  estimateTokens,
-  ledgerOf,
-  ledgerUsd,
-} from '../../common/cost/cost';
+import { attemptCap, chargedTokens, COMPLETION_CAP_TOKENS, estimateTokens, ledgerUsd } from '../../common/cost/cost';
 import type { LlmPricing } from '../../common/cost/cost';
-import { attemptChargedSignal } from '../../common/cost/attempt-charged';
 import type { DecideInput, DecideLedger, DecideOutput } from '../../common/types';
-import { LLM_BUDGET, LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../../common/types';
-import { requestTurn, sentBefore } from '../../common/cost/llm-requests';
+import { AttemptBook } from './attempt-book';
 import { errorUsageFetch } from './error-usage-fetch';
 import { limitedFetch, responseTooLarge } from './limited-fetch';
 import type { LlmConfig } from './llm-config';
@@ -37,13 +28,21 @@ import { reservedTokens } from '../limiter/llm-lease';
 import { scrubSecrets, secretsFromEnv } from '../secrets';
 import { nativeSystemPromptOf, SYSTEM_PROMPT, systemPromptOf } from './system-prompt';
 import { modelPayload } from '../../common/model-view/decision-payload';
-import { functionNames, modelViewQuery, renderView } from '../../common/model-view/model-view';
+import { functionNames, renderView } from '../../common/model-view/model-view';
 import type { ChatMessage, ToolMode, ViewRef, ViewSource } from '../../common/model-view/model-view';
 import { registryOf } from '../../common/tools/index';
 import { actionTextOf, toolsFor } from './native-tools';
 import type { AnswerMessage, FunctionTool } from './native-tools';
 import { domainOf } from '../../domains/wired';
 import { unpricedModelMessage } from '../../runtime/prices';
+import {
+  LLM_BUDGET,
+  LLM_REJECTED,
+  LLM_RETRYABLE,
+  LLM_TIMEOUT,
+  UNPRICED_MODEL,
+  modelViewQuery,
+} from '../../common/agent-messages';
 
 const HEARTBEAT_EVERY_MS = 250;
 /**
@@ -66,160 +65,43 @@ function openai(): typeof OpenAiModule {
   return (openaiModule ??= require('openai') as typeof OpenAiModule);
 }
 
-/** `limiter`: the fleet-wide rate limit (activities/limiter/llm-lease.ts), when the worker has one. */
+/** What a decision asks the model with: the worker's model, its client, its rate limit, the secrets kept out of what it returns. */
+interface Llm {
+  config: LlmConfig;
+  client(): OpenAI;
+  /** The fleet-wide rate limit (activities/limiter/llm-lease.ts), when the worker has one. */
+  limiter: LlmLimiter | undefined;
+  secrets: readonly string[];
+}
+
 export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
   let openaiClient: OpenAI | undefined;
-  const client = () =>
-    (openaiClient ??= new (openai().default)({
-      apiKey: config.apiKey,
-      baseURL: config.baseURL,
-      maxRetries: 0,
-      timeout: config.timeoutMs,
-      fetch: errorUsageFetch(limitedFetch(MAX_RESPONSE_BYTES)),
-    }));
-  const secrets = [config.apiKey, ...secretsFromEnv()];
-
-  /** The cap this attempt can pay for with what its decision has left; throws when none fits. */
-  const affordableCap = (input: DecideInput, promptChars: number, ledger: readonly AttemptCharge[]): number => {
-    const left = input.left_usd! - ledgerUsd(ledger);
-    // A dollar budget cannot be kept on a model without a price (llm_pricing refuses such runs first).
-    if (!config.price)
-      throw ApplicationFailure.create({
-        message: unpricedModelMessage(config.model),
-        type: LLM_BUDGET,
-        nonRetryable: true,
-        details: [{ attempts: [...ledger] } satisfies DecideLedger],
-      });
-    const promptTokens = estimateTokens(promptChars) + overheadTokens();
-    const cap = attemptCap(left, promptTokens, config.price, input.max_completion_tokens ?? COMPLETION_CAP_TOKENS);
-    if (cap !== undefined) return cap;
-    throw ApplicationFailure.create({
-      message: `LLM attempt not sent: the dollar budget left for this decision ($${Math.max(0, left).toFixed(6)}) cannot pay for it`,
-      type: LLM_BUDGET,
-      nonRetryable: true,
-      details: [{ attempts: [...ledger] } satisfies DecideLedger],
-    });
+  const llm: Llm = {
+    config,
+    limiter,
+    secrets: [config.apiKey, ...secretsFromEnv()],
+    client: () =>
+      (openaiClient ??= new (openai().default)({
+        apiKey: config.apiKey,
+        baseURL: config.baseURL,
+        maxRetries: 0,
+        timeout: config.timeoutMs,
+        fetch: errorUsageFetch(limitedFetch(MAX_RESPONSE_BYTES)),
+      })),
   };
-
   return async function decide(input: DecideInput): Promise<DecideOutput> {
     const ctx = Context.current();
-    const { attempt } = ctx.info;
-    const step = stepOfKey(input.idempotency_key);
-    // The attempts before this one that reported usage (their heartbeats, or their failure reports).
-    const ledger: AttemptCharge[] = ledgerOf(ctx.info.heartbeatDetails).filter((a) => a.attempt < attempt);
-    // The attempts before this one that sent their request, and whether this one may send.
-    const sent = sentBefore(ctx.info.heartbeatDetails, attempt);
-    const turn = requestTurn(sent, input.max_requests);
-    const details = (): DecideLedger => ({ attempts: ledger, sent });
-    // What an attempt that reports unusable counts is charged instead: its request's estimate.
-    const estimate = { prompt_tokens: 0, completion_tokens: 0 };
-    const charge = (usage: unknown, outcome: AttemptCharge['outcome']): AttemptCharge | undefined => {
-      const counts = chargedTokens(usage, estimate);
-      if (counts.prompt_tokens + counts.completion_tokens === 0) return undefined;
-      const entry: AttemptCharge = config.price
-        ? { step, attempt, outcome, ...counts, cost_usd: attemptCost(counts, config.price) }
-        : { step, attempt, outcome, ...counts, cost_usd: 0, unpriced: true };
-      ledger.push(entry);
-      ctx.heartbeat(details());
-      return entry;
-    };
-    // A paid attempt that fails is told to the run before the failure is reported (see attempt-charged.ts).
-    const chargeFailed = async (usage: unknown): Promise<void> => {
-      const entry = charge(usage, 'failed');
-      if (entry && input.report_charges) await reportCharge(ctx, entry);
-    };
-    if (turn === 'spent') {
-      // Only an attempt that died after sending leaves the count spent (a failed last request is
-      // final): its worker stopped or crashed, so the decision ends as that attempt's timeout would.
-      throw ApplicationFailure.create({
-        message: `LLM not asked again: the decision's ${sent.length} requests are spent, the last one's attempt ended without an answer (its worker stopped)`,
-        type: LLM_TIMEOUT,
-        nonRetryable: true,
-        details: [details()],
-      });
-    }
-    // Says, before sending, that this attempt is sending: the first heartbeat when nothing is
-    // awaited before the call, so that it goes out at once (the SDK throttles later ones).
-    const sending = () => {
-      sent.push(attempt);
-      ctx.heartbeat(details());
-    };
+    const book = new AttemptBook(ctx, input, config.price);
+    if (book.turn === 'spent') throw book.spent();
     // Heartbeats carry cancellation to us (the signal aborts the HTTP request at once) and the ledger.
     // With a limiter, asking it for a lease counts as a request: a limiter that does not answer
     // ends the decision after llm_max_attempts waits, not after every attempt a hung worker adds.
-    if (limiter) sending();
-    const beat = setInterval(() => ctx.heartbeat(details()), HEARTBEAT_EVERY_MS);
-    // The failure of the decision's last request is final, with the type its retries would have ended with.
-    const final = (failure: unknown): unknown =>
-      turn === 'last' && sent.includes(attempt) && failure instanceof ApplicationFailure && !failure.nonRetryable
-        ? ApplicationFailure.create({
-            message: failure.message,
-            type: failure.type ?? undefined,
-            nonRetryable: true,
-            details: [details()],
-          })
-        : failure;
+    if (limiter) book.sending();
+    const beat = setInterval(() => ctx.heartbeat(book.details()), HEARTBEAT_EVERY_MS);
     try {
-      const request = await requestOf(input, config.toolMode ?? 'native', ctx);
-      // What the dollar budget and the rate limit reserve for: every character the request sends.
-      const prompt = request.chars;
-      const maxCompletion =
-        input.left_usd === undefined ? input.max_completion_tokens : affordableCap(input, prompt, ledger);
-      estimate.prompt_tokens = estimateTokens(prompt) + overheadTokens();
-      estimate.completion_tokens = maxCompletion ?? COMPLETION_CAP_TOKENS;
-      const call = () => {
-        if (!sent.includes(attempt)) sending();
-        return client().chat.completions.create(
-          {
-            model: config.model,
-            temperature: 0,
-            messages: request.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
-            ...(request.tools
-              ? { tools: request.tools as OpenAI.Chat.Completions.ChatCompletionTool[], parallel_tool_calls: false }
-              : { response_format: { type: 'json_object' as const } }),
-            ...(maxCompletion !== undefined ? { max_completion_tokens: maxCompletion } : {}),
-          },
-          { signal: ctx.cancellationSignal, headers: { 'Idempotency-Key': input.idempotency_key } },
-        );
-      };
-      const completion = limiter
-        ? await limiter.run({
-            tokens: reservedTokens(prompt, maxCompletion),
-            signal: ctx.cancellationSignal,
-            call,
-            usedTokens: (c) => c.usage?.total_tokens,
-            rateLimited: (err) =>
-              err instanceof openai().APIError && err.status === 429 ? (retryAfterMs(err.headers) ?? 0) : undefined,
-            // The limiter's own failures (LlmLimiterUnavailable/Full) carry the attempts charged so far.
-            failureDetails: () => [details()],
-          })
-        : await call();
-      const answer = completion.choices?.[0]?.message;
-      const content = request.tools
-        ? answer && request.actionText(answer)
-        : (answer?.content ?? (typeof answer?.refusal === 'string' ? answer.refusal : undefined));
-      if (typeof content !== 'string') {
-        // An answer without a message (no choices, a null content) is malformed: it is paid for
-        // if it reported usage, and retried.
-        await chargeFailed(completion.usage);
-        throw ApplicationFailure.create({
-          message: 'LLM answered without a message (no choices or no content)',
-          type: LLM_RETRYABLE,
-          details: [details()],
-        });
-      }
-      charge(completion.usage, 'ok');
-      // The answer goes into the history: an endpoint that echoes the API key puts no secret there.
-      const scrubbed = scrubSecrets(content, secrets);
-      const model = typeof completion.model === 'string' ? scrubSecrets(completion.model, secrets) : completion.model;
-      // The run counts the request's fixed part in its next views' size (the context budget).
-      return {
-        ...boundedOutput(scrubbed, model, completion.usage, estimate),
-        attempts: ledger,
-        fixed_chars: request.fixedChars,
-      };
+      return await answerOf(llm, input, ctx, book);
     } catch (err) {
-      if (err instanceof ApplicationFailure) throw final(err);
+      if (err instanceof ApplicationFailure) throw book.final(err);
       // A 2xx answer too large to even read is the model's answer being too large.
       const tooLarge = responseTooLarge(err);
       if (tooLarge && !ctx.cancellationSignal.aborted)
@@ -228,16 +110,115 @@ export function createDecide(config: LlmConfig, limiter?: LlmLimiter) {
           model: '',
           usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
           too_large: { bytes: tooLarge.bytes },
-          attempts: ledger,
+          attempts: book.ledger,
         };
       // An error answer that reported usage (some providers do on a 5xx after partial work) is paid for too.
       if (err instanceof openai().APIError && !ctx.cancellationSignal.aborted)
-        await chargeFailed((err.error as { usage?: unknown } | undefined)?.usage);
-      throw final(classify(err, ctx, secrets, details()));
+        await book.chargeFailed((err.error as { usage?: unknown } | undefined)?.usage);
+      throw book.final(classify(err, ctx, llm.secrets, book.details()));
     } finally {
       clearInterval(beat);
     }
   };
+}
+
+/** One attempt: the request, its cap (what the decision's dollars left pay for), the model's answer, charged. */
+async function answerOf(llm: Llm, input: DecideInput, ctx: Context, book: AttemptBook): Promise<DecideOutput> {
+  const request = await requestOf(input, llm.config.toolMode ?? 'native', ctx);
+  // What the dollar budget and the rate limit reserve for: every character the request sends.
+  const prompt = request.chars;
+  const maxCompletion =
+    input.left_usd === undefined ? input.max_completion_tokens : affordableCap(llm.config, input, prompt, book.ledger);
+  book.estimate.prompt_tokens = estimateTokens(prompt) + overheadTokens();
+  book.estimate.completion_tokens = maxCompletion ?? COMPLETION_CAP_TOKENS;
+  const completion = await completionOf(llm, request, maxCompletion, ctx, book);
+  const answer = completion.choices?.[0]?.message;
+  const content = request.tools
+    ? answer && request.actionText(answer)
+    : (answer?.content ?? (typeof answer?.refusal === 'string' ? answer.refusal : undefined));
+  if (typeof content !== 'string') {
+    // An answer without a message (no choices, a null content) is malformed: it is paid for
+    // if it reported usage, and retried.
+    await book.chargeFailed(completion.usage);
+    throw ApplicationFailure.create({
+      message: 'LLM answered without a message (no choices or no content)',
+      type: LLM_RETRYABLE,
+      details: [book.details()],
+    });
+  }
+  book.charge(completion.usage, 'ok');
+  // The answer goes into the history: an endpoint that echoes the API key puts no secret there.
+  const scrubbed = scrubSecrets(content, llm.secrets);
+  const model = typeof completion.model === 'string' ? scrubSecrets(completion.model, llm.secrets) : completion.model;
+  // The run counts the request's fixed part in its next views' size (the context budget).
+  return {
+    ...boundedOutput(scrubbed, model, completion.usage, book.estimate),
+    attempts: book.ledger,
+    fixed_chars: request.fixedChars,
+  };
+}
+
+/** The Chat Completions call, through the fleet's rate limit when the worker has one. */
+function completionOf(
+  llm: Llm,
+  request: DecisionRequest,
+  maxCompletion: number | undefined,
+  ctx: Context,
+  book: AttemptBook,
+): Promise<OpenAI.Chat.Completions.ChatCompletion> {
+  const call = () => {
+    if (!book.sent.includes(book.attempt)) book.sending();
+    return llm.client().chat.completions.create(
+      {
+        model: llm.config.model,
+        temperature: 0,
+        messages: request.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+        ...(request.tools
+          ? { tools: request.tools as OpenAI.Chat.Completions.ChatCompletionTool[], parallel_tool_calls: false }
+          : { response_format: { type: 'json_object' as const } }),
+        ...(maxCompletion !== undefined ? { max_completion_tokens: maxCompletion } : {}),
+      },
+      { signal: ctx.cancellationSignal, headers: { 'Idempotency-Key': book.idempotencyKey } },
+    );
+  };
+  if (!llm.limiter) return call();
+  return llm.limiter.run({
+    tokens: reservedTokens(request.chars, maxCompletion),
+    signal: ctx.cancellationSignal,
+    call,
+    usedTokens: (c) => c.usage?.total_tokens,
+    rateLimited: (err) =>
+      err instanceof openai().APIError && err.status === 429 ? (retryAfterMs(err.headers) ?? 0) : undefined,
+    // The limiter's own failures (LlmLimiterUnavailable/Full) carry the attempts charged so far.
+    failureDetails: () => [book.details()],
+  });
+}
+
+/** The cap this attempt can pay for with what its decision has left; throws when none fits. */
+function affordableCap(
+  config: LlmConfig,
+  input: DecideInput,
+  promptChars: number,
+  ledger: readonly AttemptCharge[],
+): number {
+  const left = usdLeft(input.left_usd!, ledgerUsd(ledger));
+  // A dollar budget cannot be kept on a model without a price (llm_pricing refuses such runs first).
+  if (!config.price)
+    throw ApplicationFailure.create({
+      message: unpricedModelMessage(config.model),
+      type: LLM_BUDGET,
+      nonRetryable: true,
+      details: [{ attempts: [...ledger] } satisfies DecideLedger],
+    });
+  const promptTokens = estimateTokens(promptChars) + overheadTokens();
+  const cap = attemptCap(left, promptTokens, config.price, input.max_completion_tokens ?? COMPLETION_CAP_TOKENS);
+  if (cap !== undefined) return cap;
+  throw ApplicationFailure.create({
+    message: `LLM attempt not sent: the dollar budget left for this decision ($${Math.max(0, left).toFixed(6)}) cannot pay for it`,
+    type: LLM_BUDGET,
+    nonRetryable: true,
+    details: [{ attempts: [...ledger] } satisfies DecideLedger],
+  });
 }
 
 /** One decision's request: its messages, the tools in native mode, and how its answer maps onto the contract. */
@@ -283,15 +264,19 @@ async function requestOf(input: DecideInput, mode: ToolMode, ctx: Context): Prom
   } else {
     body = [{ role: 'user', content: JSON.stringify(described) }];
   }
-  const messages: ChatMessage[] = [{ role: 'system', content: system }, ...body];
+  const head: ChatMessage = { role: 'system', content: system };
   const tools = native ? toolsFor(catalog, names, conversation) : undefined;
-  const chars = JSON.stringify(messages).length + (tools ? JSON.stringify(tools).length : 0);
+  // Counted as rendered, each part once: the messages' JSON is the system message's, then a comma
+  // and the body's own JSON without its brackets, in brackets.
+  const bodyChars = JSON.stringify(body).length;
+  const messagesChars = JSON.stringify(head).length + (body.length > 0 ? bodyChars + 1 : 2);
+  const chars = messagesChars + (tools ? JSON.stringify(tools).length : 0);
   return {
-    messages,
+    messages: [head, ...body],
     ...(tools ? { tools } : {}),
     chars,
     // Everything but the view's messages, each of which the plan counts with its comma (model-view.ts planView).
-    fixedChars: chars - (JSON.stringify(body).length - 1),
+    fixedChars: chars - (bodyChars - 1),
     actionText: (message) => actionTextOf(message, byFunction, conversation),
   };
 }
@@ -332,46 +317,9 @@ export function createLlmPricing(config: LlmConfig) {
   };
 }
 
-/** The failure type of llm_pricing on a worker whose model has no price. */
-export const UNPRICED_MODEL = 'UnpricedModel';
-
 /** The estimated tokens of the system prompt and the message framing, on top of a decision's payload. */
 function overheadTokens(): number {
   return estimateTokens(SYSTEM_PROMPT.length) + 16;
-}
-
-/** How long a paid failed attempt waits for its Signal to be recorded before it fails anyway. */
-const REPORT_TIMEOUT_MS = 5_000;
-
-/**
- * Signals a paid failed attempt to the run. Best effort: if the Signal is not recorded in time the
- * attempt's ledger still reaches the run (its failure, the next attempt's heartbeats), except when a
- * cancel falls between two attempts; the worker logs the miss.
- */
-async function reportCharge(ctx: Context, entry: AttemptCharge): Promise<void> {
-  const run = ctx.info.workflowExecution;
-  if (!run) return;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    const signalled = ctx.client.workflow.getHandle(run.workflowId, run.runId).signal(attemptChargedSignal, entry);
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`not recorded within ${REPORT_TIMEOUT_MS} ms`)), REPORT_TIMEOUT_MS);
-    });
-    await Promise.race([signalled, late]);
-  } catch (err) {
-    ctx.log.warn('decide: could not Signal a paid failed attempt to its run', {
-      attempt: entry.attempt,
-      error: err instanceof Error ? err.message.slice(0, 200) : String(err).slice(0, 200),
-    });
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** The decision's step from its idempotency key (`...:decide:<step>`). */
-function stepOfKey(key: string): number {
-  const match = /:decide:(\d+)$/.exec(key);
-  return match ? Number(match[1]) : 0;
 }
 
 /** What the workflow gets from the HTTP answer: bounded text, a bounded model name, sane token counts. */

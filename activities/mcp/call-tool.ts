@@ -17,6 +17,7 @@ import { logObservation } from '../tools/observation-log';
 import { HEARTBEAT_EVERY_MS } from '../tools/tool-activity';
 import type { McpConnection } from './connect';
 import { McpConfigError, withMcpClient } from './connect';
+import { MCP_CONFIG, MCP_TOOL_ERROR, MCP_UNAVAILABLE } from '../../common/agent-messages';
 
 export interface McpToolActivityInput extends McpCallInput {
   connection: McpConnection;
@@ -50,7 +51,7 @@ export async function callMcpTool(input: McpToolActivityInput): Promise<Observat
     // Only an attempt that died after calling leaves the count spent (a failed last call is final).
     throw ApplicationFailure.create({
       message: `${name}: not called again: its ${sent.length} calls (max_attempts) are spent, the last one ended without an answer`,
-      type: 'McpUnavailable',
+      type: MCP_UNAVAILABLE,
       nonRetryable: true,
       details: [ledger()],
     });
@@ -83,14 +84,14 @@ export async function callMcpTool(input: McpToolActivityInput): Promise<Observat
     return observation;
   } catch (err) {
     if (signal.aborted) throw err; // the cancel, as the SDK reports it
-    if (err instanceof McpConfigError) throw ApplicationFailure.nonRetryable(err.message, 'McpConfig');
+    if (err instanceof McpConfigError) throw ApplicationFailure.nonRetryable(err.message, MCP_CONFIG);
     if (err instanceof McpError && FOR_GOOD.has(err.code))
-      throw ApplicationFailure.nonRetryable(`${name}: ${err.message}`, 'McpToolError');
+      throw ApplicationFailure.nonRetryable(`${name}: ${err.message}`, MCP_TOOL_ERROR);
     // The server died, hung up or timed out: Temporal retries the call (with the same key), unless
     // this was the last call max_attempts allows.
     throw ApplicationFailure.create({
       message: `${name}: ${err instanceof Error ? err.message : String(err)}`,
-      type: 'McpUnavailable',
+      type: MCP_UNAVAILABLE,
       nonRetryable: turn === 'last',
       details: [ledger()],
     });

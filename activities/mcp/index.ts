@@ -10,12 +10,13 @@ import { mcp_list_tools } from './list-tools';
 import { reconcileMcpTool } from './reconcile-tool';
 import { ownerMcpTool } from './owner-tool';
 import { mcpToolName } from '../../common/mcp/config';
+import { ACTIVITY_NOT_FOUND } from '../../common/agent-messages';
 
 /** The worker's fallback for activity types it has not registered: the MCP calls (`server.tool`). */
 async function mcpDynamicActivity(input: unknown): Promise<Observation | ReconcileOutput | string | null> {
   const type = Context.current().info.activityType;
   if (!type.includes('.'))
-    throw ApplicationFailure.nonRetryable(`no activity named ${type} on this worker`, 'NotFound');
+    throw ApplicationFailure.nonRetryable(`no activity named ${type} on this worker`, ACTIVITY_NOT_FOUND);
   const call = input as McpToolActivityInput;
   // By the whole name: a server may itself be called `reconcile_...`.
   if (type === `reconcile_${mcpToolName(call.server, call.tool)}`) return reconcileMcpTool(call);

@@ -5,6 +5,7 @@ import { schemaRefusal } from '../../common/mcp/checked-schema';
 import type { McpDiscovery, McpToolListing } from '../../common/mcp/discovery';
 import type { McpConnection } from './connect';
 import { McpConfigError, withMcpClient } from './connect';
+import { MCP_CONFIG } from '../../common/agent-messages';
 
 export interface ListToolsInput {
   server: string;
@@ -38,7 +39,7 @@ export async function mcp_list_tools(input: ListToolsInput): Promise<McpDiscover
     });
     return { server: input.server, tools, hash, ...(unavailable.length > 0 ? { unavailable } : {}) };
   } catch (err) {
-    if (err instanceof McpConfigError) throw ApplicationFailure.nonRetryable(err.message, 'McpConfig');
+    if (err instanceof McpConfigError) throw ApplicationFailure.nonRetryable(err.message, MCP_CONFIG);
     throw err;
   }
 }

@@ -7,6 +7,7 @@ import type { McpToolActivityInput } from './call-tool';
 import { withRunMeta } from './run-proof';
 import { runOf } from './run-of';
 import { McpConfigError, withMcpClient } from './connect';
+import { MCP_CONFIG, MCP_UNAVAILABLE } from '../../common/agent-messages';
 
 export async function mcpLookupCall(
   input: McpToolActivityInput,
@@ -23,10 +24,10 @@ export async function mcpLookupCall(
       }),
     )) as CallToolResult;
   } catch (err) {
-    if (err instanceof McpConfigError) throw ApplicationFailure.nonRetryable(err.message, 'McpConfig');
+    if (err instanceof McpConfigError) throw ApplicationFailure.nonRetryable(err.message, MCP_CONFIG);
     throw ApplicationFailure.retryable(
       `${info.activityType}: ${err instanceof Error ? err.message : String(err)}`,
-      'McpUnavailable',
+      MCP_UNAVAILABLE,
     );
   }
 }

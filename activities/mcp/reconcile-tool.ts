@@ -9,6 +9,7 @@ import { EFFECT_OUTCOMES } from '../../common/types';
 import type { EffectOutcome, ReconcileOutput } from '../../common/types';
 import type { McpToolActivityInput } from './call-tool';
 import { mcpLookupCall } from './lookup-call';
+import { MCP_NO_LOOKUP } from '../../common/agent-messages';
 
 export async function reconcileMcpTool(input: McpToolActivityInput): Promise<ReconcileOutput> {
   const name = Context.current().info.activityType;
@@ -18,7 +19,7 @@ export async function reconcileMcpTool(input: McpToolActivityInput): Promise<Rec
   });
   const found = result.structuredContent as Partial<ReconcileOutput> | undefined;
   if (result.isError || !found || !EFFECT_OUTCOMES.includes(found.state as EffectOutcome))
-    throw ApplicationFailure.nonRetryable(`${name}: the server answered no lookup: ${textOf(result)}`, 'McpNoLookup');
+    throw ApplicationFailure.nonRetryable(`${name}: the server answered no lookup: ${textOf(result)}`, MCP_NO_LOOKUP);
   return {
     state: found.state as EffectOutcome,
     ...(typeof found.amount_usd === 'number' ? { amount_usd: found.amount_usd } : {}),

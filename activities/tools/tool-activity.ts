@@ -8,6 +8,7 @@ import { temporal } from '@temporalio/proto';
 import type { EffectFaults, ToolContext, ToolDefinition } from '../../common/tools/tool';
 import type { Observation, ReconcileInput, ReconcileOutput, ToolInput } from '../../common/types';
 import { envelope } from './envelope';
+import { TOOL_BAD_ARGS } from '../../common/agent-messages';
 
 export type ToolFn = (input: ToolInput) => Promise<Observation>;
 export type ReconcileFn = (input: ReconcileInput) => Promise<ReconcileOutput>;
@@ -27,7 +28,7 @@ export function toolActivity<Services>(tool: ToolDefinition<Services>, deps: Too
     [tool.name]: async (input: ToolInput): Promise<Observation> => {
       const parsed = tool.args.safeParse(input.args);
       // The workflow's gateway checked the schema first; reaching this is a bug, not a retryable outage.
-      if (!parsed.success) throw ApplicationFailure.nonRetryable(`${tool.name}: malformed arguments`, 'ToolBadArgs');
+      if (!parsed.success) throw ApplicationFailure.nonRetryable(`${tool.name}: malformed arguments`, TOOL_BAD_ARGS);
       const activity = Context.current();
       // A read-only tool beats while it runs, so an attempt on a hung worker is noticed at the
       // heartbeat timeout, not at its start-to-close. An effect beats itself, with its progress.
@@ -74,7 +75,7 @@ export function ownerActivity<Services>(tool: ToolDefinition<Services>, services
   return {
     [name]: async (input: { args: Record<string, unknown> }): Promise<string | null> => {
       const parsed = tool.args.safeParse(input.args);
-      if (!parsed.success) throw ApplicationFailure.nonRetryable(`${tool.name}: malformed arguments`, 'ToolBadArgs');
+      if (!parsed.success) throw ApplicationFailure.nonRetryable(`${tool.name}: malformed arguments`, TOOL_BAD_ARGS);
       return owner(parsed.data, { services });
     },
   }[name]!;

@@ -2,8 +2,7 @@
 // the run until an operator answers through the `approval` Update (agent approve / reject /
 // answer). The validator rejects answers that do not match what is pending, so an operator
 // approves the exact call (tool, arguments, amount) they were shown; a duplicated answer is
-// harmless. Pure code and the Update's definition; the waiting lives in agent.ts.
-import { defineUpdate } from '@temporalio/workflow';
+// harmless. Pure code; the Update is defined in common/agent-messages.ts, the waiting lives in agent.ts.
 import { argsHash, stableJson } from '../tools/hash';
 import type { Observation } from '../tools/observation';
 import { utf8Length } from '../text/utf8';
@@ -54,14 +53,6 @@ export interface ApprovalReceipt {
   duplicate: boolean;
   pending: PendingApproval;
 }
-
-export const approvalUpdate = defineUpdate<ApprovalReceipt, [ApprovalAnswer]>('approval');
-
-/** Shown by the Web UI and `temporal workflow metadata` next to the Update (given to setHandler). */
-export const APPROVAL_UPDATE_DESCRIPTION =
-  "A person's answer to what the run awaits: {id, decision: approve | reject | answer, reason?, text?, operator?}. " +
-  'The id must be the pending one (the state query shows it); an answer that does not match is rejected ' +
-  'and leaves no trace in the history; the same answer twice is harmless.';
 
 export function approvalTimeoutMs(seconds: number | undefined): number {
   const s = seconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS;

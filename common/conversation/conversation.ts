@@ -1,8 +1,7 @@
 // A conversation: a run that talks with a customer. The agent's `message` actions and the customer's
 // `say` Updates are its turns (the transcript); after a message the run waits durably for the
-// customer's next one, up to the idle timeout. Pure code and the Update's definition; the waiting
+// customer's next one, up to the idle timeout. Pure code (the Update is defined in common/agent-messages.ts); the waiting
 // lives in workflows/conversation/conversation.ts. Semantics: docs/conversations.md.
-import { defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { ConsentRequest } from './consent';
 import { hasVisibleText } from '../text/visible-text';
@@ -108,14 +107,6 @@ export interface AppliedSay {
   id: string;
   n: number;
 }
-
-export const sayUpdate = defineUpdate<SayReceipt, [SayRequest]>('say');
-
-export const SAY_UPDATE_DESCRIPTION =
-  'A customer message to a conversation run: {text, end?, seen?}. text: visible text, at most 4000 characters; end: true ' +
-  `ends the conversation; seen: the last turn the customer had been shown (a message written before a consent ` +
-  `question was shown is refused while it waits). A message sent while the agent works waits for its next decision (at most ` +
-  `${CONVERSATION_LIMITS.unanswered} unanswered); a refused message leaves no trace in the history.`;
 
 const sayRequestSchema = z.strictObject({
   text: z.string().max(CONVERSATION_LIMITS.text_chars).optional(),

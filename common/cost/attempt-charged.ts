@@ -2,14 +2,8 @@
 // before the attempt reports its failure. Between two attempts (the retry backoff) no worker runs
 // the decision, so a cancel or a deadline then ends it on the server with no report at all; the
 // run still knows what its earlier attempts cost from these Signals. The run adds them once, with
-// the decision's own ledger (the same attempt is counted once). Pure code and the Signal's definition.
-import { defineSignal } from '@temporalio/workflow';
+// the decision's own ledger (the same attempt is counted once). Pure code (the Signal is defined in common/agent-messages.ts).
 import type { AttemptCharge } from './budget';
-
-export const ATTEMPT_CHARGED_SIGNAL = 'llm_attempt_charged';
-export const attemptChargedSignal = defineSignal<[unknown]>(ATTEMPT_CHARGED_SIGNAL);
-export const ATTEMPT_CHARGED_DESCRIPTION =
-  'Sent by the decide activity: a failed LLM attempt that reported usage, priced. Dropped unless it belongs to the decision running now.';
 
 /** Far above any real attempt; a bound so that no Signal can carry an absurd number into a result. */
 const MAX_TOKENS = 100_000_000;

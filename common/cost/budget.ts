@@ -89,13 +89,22 @@ export function resolveBudget(partial: Partial<Budget> | undefined): Budget {
   return budget;
 }
 
+/**
+ * Dollars left of `limitUsd` once `spentUsd` is charged, unrounded and possibly negative: the one
+ * place this is computed, for a run (its budget, its usage) and for a decision's attempts (what the
+ * workflow let the decision spend, the earlier attempts' charges).
+ */
+export function usdLeft(limitUsd: number, spentUsd: number): number {
+  return limitUsd - spentUsd;
+}
+
 export function remaining(budget: Budget, usage: Usage): Remaining {
   return {
     steps: Math.max(0, budget.max_steps - usage.steps),
     tool_calls: Math.max(0, budget.max_tool_calls - usage.tool_calls),
     seconds: Math.max(0, budget.max_seconds - usage.elapsed_ms / 1000),
     tokens: budget.max_tokens > 0 ? Math.max(0, budget.max_tokens - usage.total_tokens) : null,
-    usd: budget.max_usd > 0 ? Math.max(0, roundUsd(budget.max_usd - (usage.cost_usd ?? 0))) : null,
+    usd: budget.max_usd > 0 ? Math.max(0, roundUsd(usdLeft(budget.max_usd, usage.cost_usd ?? 0))) : null,
   };
 }
 

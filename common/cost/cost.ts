@@ -2,7 +2,7 @@
 // is made, and when a run winds down (asks for its final answer) instead of taking another step.
 // Pure and deterministic: the workflow runs it on data in its history (prices come from the
 // worker, through the llm_pricing local activity and the decide activity's output); never reads a file.
-import { roundUsd } from './budget';
+import { roundUsd, usdLeft } from './budget';
 import type { AttemptCharge, Budget, Usage } from './budget';
 
 /** A model's price, US dollars per million tokens. */
@@ -168,7 +168,14 @@ export type WindDownReason = 'max_usd' | 'max_steps' | 'max_tool_calls' | 'max_t
 
 /** The next decision: made in full, made as a wind-down (final answer asked for), or not made at all. */
 export type DecisionPlan =
-  | { kind: 'decide'; wind_down?: WindDownReason; max_completion_tokens?: number; reserved_usd?: number }
+  | {
+      kind: 'decide';
+      wind_down?: WindDownReason;
+      max_completion_tokens?: number;
+      reserved_usd?: number;
+      /** What the decision may spend, every attempt together: the run's dollars left (the decide activity's left_usd). */
+      left_usd?: number;
+    }
   | { kind: 'exhausted'; reason: 'budget_exhausted:usd' };
 
 /**
@@ -189,14 +196,16 @@ export function planDecision(
   let windDown: WindDownReason | undefined;
   let cap: number | undefined;
   let reserved: number | undefined;
+  let leftUsd: number | undefined;
   if (budget.max_usd > 0 && pricing) {
-    const left = budget.max_usd - (usage.cost_usd ?? 0);
+    const left = usdLeft(budget.max_usd, usage.cost_usd ?? 0);
     const promptUsd = (promptTokens * pricing.input_usd_per_mtok) / 1e6;
     const perToken = pricing.output_usd_per_mtok / 1e6;
     const affordable = perToken > 0 ? Math.floor((left - promptUsd) / perToken) : COMPLETION_CAP_TOKENS;
     if (affordable < MIN_COMPLETION_TOKENS) return { kind: 'exhausted', reason: 'budget_exhausted:usd' };
     cap = Math.min(COMPLETION_CAP_TOKENS, affordable);
     reserved = roundUsd(promptUsd + cap * perToken);
+    leftUsd = roundUsd(left);
     const fullDecision = promptUsd + COMPLETION_CAP_TOKENS * perToken;
     if (left < 2 * fullDecision) windDown = 'max_usd';
   }
@@ -211,7 +220,7 @@ export function planDecision(
   return {
     kind: 'decide',
     ...(windDown ? { wind_down: windDown } : {}),
-    ...(cap !== undefined ? { max_completion_tokens: cap, reserved_usd: reserved } : {}),
+    ...(cap !== undefined ? { max_completion_tokens: cap, reserved_usd: reserved, left_usd: leftUsd } : {}),
   };
 }
 

@@ -3,8 +3,7 @@
 // token budget is unlimited there: a top-up would lower that to its amount), a reason in visible
 // text is required, and who sent it (as the client says: not authenticated) is recorded with it (the
 // Update's arguments are in the history; the run's result lists every top-up). A run that waits for
-// a top-up (topup_wait_seconds) resumes when one arrives. Pure code and the Update's definition.
-import { defineUpdate } from '@temporalio/workflow';
+// a top-up (topup_wait_seconds) resumes when one arrives. Pure code (the Update is defined in common/agent-messages.ts).
 import { roundUsd } from './budget';
 import type { Budget } from './budget';
 import { hasControl, hasVisibleText } from '../text/visible-text';
@@ -44,13 +43,6 @@ export interface ExtendReceipt {
   budget: Budget;
   extensions: number;
 }
-
-export const extendUpdate = defineUpdate<ExtendReceipt, [ExtendRequest]>('extend');
-
-export const EXTEND_UPDATE_DESCRIPTION =
-  'Top up the run\'s budget: {"usd"?, "steps"?, "tool_calls"?, "seconds"?, "tokens"?, "reason", "operator"?}. ' +
-  'Bounded amounts that raise only budgets the run has (no dollar or token budget: refused); a reason in visible text is required; ' +
-  'the operator is recorded as sent (not authenticated). A run waiting for a top-up resumes.';
 
 const AMOUNTS = ['usd', 'steps', 'tool_calls', 'seconds', 'tokens'] as const;
 

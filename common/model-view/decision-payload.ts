@@ -62,37 +62,54 @@ export function buildDecisionPayload(
   return payload;
 }
 
-const catalogs = new Map<string, CatalogEntry[]>();
+/** Catalogs by domain and allowlist, each with its characters as JSON (a handful per worker; bounded anyway). */
+const catalogs = new Map<string, { catalog: CatalogEntry[]; chars: number }>();
 
 /** The payload as the model receives it: each available tool with its description and argument schema. */
 export function modelPayload(payload: DecisionPayload, domain: Domain): ModelPayload {
+  return { ...payload, available_tools: described(payload.available_tools, domain).catalog };
+}
+
+/**
+ * The characters of the model's user message for this payload (what a decision's prompt costs),
+ * counted as modelPayload renders it without building it: the payload with the names its history
+ * keeps, the names' JSON swapped for the described catalog's (the same key, in the same place).
+ */
+export function promptChars(payload: DecisionPayload, domain: Domain): number {
+  const tools = payload.available_tools;
+  return JSON.stringify(payload).length - JSON.stringify(tools).length + described(tools, domain).chars;
+}
+
+/** The available tools described, in their order, and their characters as JSON. */
+function described(
+  tools: DecisionPayload['available_tools'],
+  domain: Domain,
+): { catalog: CatalogEntry[]; chars: number } {
   // Described tools (an MCP server's; all of them, in a decision scheduled by an older worker) go as they are.
-  const names = payload.available_tools.filter((tool): tool is string => typeof tool === 'string');
-  if (names.length < payload.available_tools.length) return withDescribed(payload, domain, names);
-  const key = `${domain.name}:${names.join(',')}`;
-  let catalog = catalogs.get(key);
-  if (!catalog) {
-    catalog = catalogFor(names, registryOf(domain.tools));
-    // A handful of allowlists per worker; bounded anyway.
-    if (catalogs.size > 100) catalogs.clear();
-    catalogs.set(key, catalog);
+  const names = tools.filter((tool): tool is string => typeof tool === 'string');
+  if (names.length < tools.length) {
+    const catalog = withDescribed(tools, domain, names);
+    return { catalog, chars: JSON.stringify(catalog).length };
   }
-  return { ...payload, available_tools: catalog };
+  const key = `${domain.name}:${names.join(',')}`;
+  let found = catalogs.get(key);
+  if (!found) {
+    const catalog = catalogFor(names, registryOf(domain.tools));
+    found = { catalog, chars: JSON.stringify(catalog).length };
+    if (catalogs.size > 100) catalogs.clear();
+    catalogs.set(key, found);
+  }
+  return found;
 }
 
 /** The named tools described from the domain, the described ones as recorded, in the payload's order. */
-function withDescribed(payload: DecisionPayload, domain: Domain, names: readonly string[]): ModelPayload {
-  const registry = registryOf(domain.tools);
-  const known = new Map(catalogFor(names, registry).map((entry) => [entry.name, entry]));
-  const available_tools = payload.available_tools.flatMap((tool) =>
-    typeof tool === 'string' ? (known.has(tool) ? [known.get(tool)!] : []) : [tool],
-  );
-  return { ...payload, available_tools };
-}
-
-/** The characters of the model's user message for this payload (what a decision's prompt costs). */
-export function promptChars(payload: DecisionPayload, domain: Domain): number {
-  return JSON.stringify(modelPayload(payload, domain)).length;
+function withDescribed(
+  tools: DecisionPayload['available_tools'],
+  domain: Domain,
+  names: readonly string[],
+): CatalogEntry[] {
+  const known = new Map(catalogFor(names, registryOf(domain.tools)).map((entry) => [entry.name, entry]));
+  return tools.flatMap((tool) => (typeof tool === 'string' ? (known.has(tool) ? [known.get(tool)!] : []) : [tool]));
 }
 
 /** The model's view of an observation (also what the worker logs). */

@@ -7,7 +7,6 @@
 // activity's input); the decide activity renders the messages (renderView) from the run's state,
 // which it reads by the model_view Query, so the history never stores the growing view.
 // The exact protocol: docs/model-protocol.md.
-import { defineQuery } from '@temporalio/workflow';
 import { CUSTOMER_NOTICE } from '../conversation/conversation';
 import type { Transcript, Turn } from '../conversation/conversation';
 import type { Domain } from '../domain';
@@ -81,9 +80,6 @@ export function viewSourceOf(
   };
 }
 
-/** The Query the decide activity asks its own run: not recorded in the history. */
-export const modelViewQuery = defineQuery<ViewSource, [ViewRef?]>('model_view');
-
 /**
  * The Query's answer never nears the server's payload limit (2 MiB, even at 3 bytes a character): compacted entries cross as
  * stubs, and past this many characters the oldest results are compacted too (`trimmed`).
@@ -145,9 +141,6 @@ export function viewForQuery(source: ViewSource, registry: ToolRegistry, ref?: V
   }
   return trimmed.length > 0 ? { ...out, trimmed } : out;
 }
-export const MODEL_VIEW_QUERY_DESCRIPTION =
-  "The run as its decide activity renders it for the model: the goal, every step's call and result, the " +
-  'conversation turns (unredacted: the activity redacts). Read-only.';
 
 export type ChatMessage =
   | { role: 'system'; content: string }

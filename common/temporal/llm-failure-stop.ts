@@ -2,7 +2,7 @@
 // shared with the in-process baseline of the benchmark so both report the same stop reason.
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import type { StopReason } from '../stop-reasons';
-import { LLM_BUDGET, LLM_TIMEOUT } from '../types';
+import { LLM_BUDGET, LLM_TIMEOUT } from '../agent-messages';
 
 /** An LLM decision that failed for good: timeouts (ours or Temporal's), the budget, everything else. */
 export function llmFailureStop(err: unknown): StopReason {

@@ -12,7 +12,6 @@ import { fetchRunChain, payloadDecoder } from '../../client/history/fetch-chain'
 import { readRunHistory } from '../../client/history/read-history';
 import { traceOf } from '../../client/history/trace';
 import { sayToRun, SayError } from '../../client/conversation';
-import { stateQuery } from '../../common/queries';
 import type { SayRequest, Turn } from '../../common/conversation/conversation';
 import type { AgentInput, AgentResult, AgentState } from '../../common/types';
 import type { RetailDB } from '../../domains/retail/db';
@@ -39,6 +38,7 @@ import type { LiveReplay } from './live-replay';
 import { transcriptOf } from './transcript';
 import type { TranscriptEntry } from './transcript';
 import type { Tau2Task } from './task';
+import { stateQuery } from '../../common/agent-messages';
 
 /**
  * replay: the scripted agent (JSON actions) and customer; live: a real model and an LLM customer;

@@ -12,15 +12,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { ATTEMPT_CHARGED_SIGNAL } from '../../common/cost/attempt-charged';
-import { stateQuery } from '../../common/queries';
 import { agentFixture } from '../helpers/agent-fixture';
 import { codecEnv, newKey, withoutCodec } from '../helpers/codec';
 import { connectClient, eventually } from '../helpers/harness';
 import { final, message } from '../../offline-model/scripted-replies';
-import { extendUpdate } from '../../common/cost/extend';
-import { sayUpdate } from '../../common/conversation/conversation';
 import { runResult } from '../../client/agent-client';
+import { ATTEMPT_CHARGED_SIGNAL, extendUpdate, sayUpdate, stateQuery } from '../../common/agent-messages';
 
 const keys = codecEnv({ k1: newKey() }, 'k1');
 const fixture = agentFixture({

@@ -4,11 +4,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runResult, startConversation } from '../../client/agent-client';
-import { stateQuery } from '../../common/queries';
-import { sayUpdate } from '../../common/conversation/conversation';
 import { agentFixture } from '../helpers/agent-fixture';
 import { agentInput, eventually, uniqueId } from '../helpers/harness';
 import { final, message } from '../../offline-model/scripted-replies';
+import { sayUpdate, stateQuery } from '../../common/agent-messages';
 
 const fixture = agentFixture({ queue: 'adv-start-conv' });
 

@@ -109,7 +109,12 @@ describe('reserving a decision, winding down, stopping', () => {
 
   it('reserves prompt estimate + completion cap, and sends the cap', () => {
     const plan = planDecision(budget(), spent(0), 1, PROMPT_CHARS, PRICING);
-    assert.deepEqual(plan, { kind: 'decide', max_completion_tokens: COMPLETION_CAP_TOKENS, reserved_usd: FULL });
+    assert.deepEqual(plan, {
+      kind: 'decide',
+      max_completion_tokens: COMPLETION_CAP_TOKENS,
+      reserved_usd: FULL,
+      left_usd: 10,
+    });
   });
 
   it('winds down when what is left cannot pay for a tool step and a final answer', () => {
@@ -121,13 +126,21 @@ describe('reserving a decision, winding down, stopping', () => {
       wind_down: 'max_usd',
       max_completion_tokens: COMPLETION_CAP_TOKENS,
       reserved_usd: FULL,
+      // What the decision may spend is carried to the activity: the run's dollars left.
+      left_usd: 2.238,
     });
   });
 
   it('shrinks the completion cap to what is left, down to the smallest useful one', () => {
     // $0.50 left: $0.10 of prompt, $0.40 buys 200 completion tokens.
     const plan = planDecision(budget(), spent(9.5), 1, PROMPT_CHARS, PRICING);
-    assert.deepEqual(plan, { kind: 'decide', wind_down: 'max_usd', max_completion_tokens: 200, reserved_usd: 0.5 });
+    assert.deepEqual(plan, {
+      kind: 'decide',
+      wind_down: 'max_usd',
+      max_completion_tokens: 200,
+      reserved_usd: 0.5,
+      left_usd: 0.5,
+    });
   });
 
   it('does not make a call that would not fit: budget_exhausted:usd', () => {

@@ -19,6 +19,7 @@ import type { AgentInput, AgentResult, CarriedState } from '../../common/types';
 import { agentInput, eventually, uniqueId } from '../helpers/harness';
 import { agentFixture } from '../helpers/agent-fixture';
 import { billingOf, finalAnswer, refundInput, refundOf, refusedRefundStep, tool } from '../helpers/refund-fixtures';
+import { INVALID_INPUT } from '../../common/agent-messages';
 
 /** A user whose 14-day refund window closes ~8.6 s after the billing record is read. */
 const CLOSING_USER = 3001;
@@ -103,7 +104,7 @@ describe('bad input never wedges a run', () => {
       );
       assert.ok(err instanceof WorkflowFailedError, String(err));
       assert.match(String((err.cause as Error).message), pattern);
-      assert.equal((err.cause as { type?: string }).type, 'InvalidAgentInput');
+      assert.equal((err.cause as { type?: string }).type, INVALID_INPUT);
       assert.equal((err.cause as { nonRetryable?: boolean }).nonRetryable, true);
       const events = (await handle.fetchHistory()).events ?? [];
       assert.equal(events.filter((e) => e.workflowTaskFailedEventAttributes).length, 0, 'no workflow task failed');

@@ -2,7 +2,12 @@
 // must not grow with the number of steps a run has taken.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildDecisionPayload, RECENT_STEPS } from '../../common/model-view/decision-payload';
+import {
+  buildDecisionPayload,
+  modelPayload,
+  promptChars,
+  RECENT_STEPS,
+} from '../../common/model-view/decision-payload';
 import { DEFAULT_ALLOWED_TOOLS, WIRED_DOMAIN } from '../../domains/wired';
 import type { HistoryEntry } from '../../common/types';
 
@@ -39,5 +44,23 @@ describe('decision payload', () => {
 
   it('stays the same size at step 200 as at step 10 (only step numbers get longer)', () => {
     assert.ok(size(200) - size(10) < 40, `payload grew from ${size(10)} to ${size(200)} characters`);
+  });
+
+  it("counts the model's message as modelPayload renders it, to the character, without rendering it", () => {
+    const payload = buildDecisionPayload(
+      'goal',
+      '42',
+      historyOf(5),
+      DEFAULT_ALLOWED_TOOLS,
+      WIRED_DOMAIN,
+      undefined,
+      true,
+    );
+    assert.equal(promptChars(payload, WIRED_DOMAIN), JSON.stringify(modelPayload(payload, WIRED_DOMAIN)).length);
+    // A described tool (an MCP server's) goes as recorded, next to the named ones.
+    const mcpTool = { name: 'shop.lookup', description: 'Looks up "orders" \u2014 by id', args: { type: 'object' } };
+    const mixed = { ...payload, available_tools: [...payload.available_tools, mcpTool] };
+    assert.equal(promptChars(mixed, WIRED_DOMAIN), JSON.stringify(modelPayload(mixed, WIRED_DOMAIN)).length);
+    assert.ok(promptChars(mixed, WIRED_DOMAIN) > JSON.stringify(mixed).length, 'the named tools are counted described');
   });
 });

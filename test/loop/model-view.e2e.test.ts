@@ -10,13 +10,13 @@ import assert from 'node:assert/strict';
 import type { temporal } from '@temporalio/proto';
 import { byStep, final, message, tool } from '../../offline-model/scripted-replies';
 import { runResult, runState } from '../../client/agent-client';
-import { sayUpdate } from '../../common/conversation/conversation';
 import { temporal as proto } from '@temporalio/proto';
 import { eventually } from '../helpers/harness';
 import type { StepReply } from '../../offline-model/scripted-replies';
 import { requestView } from '../../offline-model/request-view';
 import { agentFixture } from '../helpers/agent-fixture';
 import { runCli } from '../helpers/cli';
+import { sayUpdate } from '../../common/agent-messages';
 
 const historyEvent = proto.api.history.v1.HistoryEvent;
 const RETAIL_DB = path.join(mkdtempSync(path.join(os.tmpdir(), 'model-view-e2e-')), 'retail.sqlite');

@@ -13,6 +13,7 @@ import { registryOf } from '../../common/tools/index';
 import { defineSupportTool } from '../../domains/support/tools/args';
 import type { Observation, ToolInput } from '../../common/types';
 import { checkToolCall } from '../../workflows/agent/gateway';
+import { TOOL_BAD_ARGS } from '../../common/agent-messages';
 
 /** A tool that exists only here: what a new tool file would hold. */
 const lookupTier = defineSupportTool({
@@ -93,7 +94,7 @@ describe('a tool defined in its one file', () => {
     const activity = (activitiesWith() as unknown as Record<string, (i: ToolInput) => Promise<Observation>>)
       .lookup_tier!;
     await assert.rejects(new MockActivityEnvironment().run(activity, input({ user_id: 'seven' })), {
-      type: 'ToolBadArgs',
+      type: TOOL_BAD_ARGS,
       nonRetryable: true,
     });
   });

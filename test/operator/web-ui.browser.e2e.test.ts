@@ -17,12 +17,11 @@ import { answerApproval, pendingApproval } from '../../client/approvals';
 import { goalAttribute } from '../../common/temporal/search-attributes';
 import { billingOf, finalAnswer, refundInput, refundOf } from '../helpers/refund-fixtures';
 import { runSummary } from '../../client/run-summary';
-import { APPROVAL_UPDATE_DESCRIPTION } from '../../common/conversation/approvals';
-import { STATE_QUERY_DESCRIPTION } from '../../common/queries';
 import type { AgentResult } from '../../common/types';
 import { agentInput, eventually, uniqueId } from '../helpers/harness';
 import { agentFixture } from '../helpers/agent-fixture';
 import { ARTIFACTS, launchChromium, screenshot } from '../helpers/browser';
+import { APPROVAL_UPDATE_DESCRIPTION, STATE_QUERY_DESCRIPTION } from '../../common/agent-messages';
 
 const UI_TIMEOUT_MS = 30_000;
 

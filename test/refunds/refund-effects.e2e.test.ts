@@ -8,13 +8,13 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { runResult, startRun } from '../../client/agent-client';
 import { answerApproval, pendingApproval } from '../../client/approvals';
 import type { TemporalEnv } from '../../runtime/temporal-env';
-import { approvalUpdate } from '../../common/conversation/approvals';
 import type { PendingApproval } from '../../common/conversation/approvals';
 import type { AgentResult } from '../../common/types';
 import { agentInput, eventually, uniqueId } from '../helpers/harness';
 import { agentFixture } from '../helpers/agent-fixture';
 import type { WorkerProcess } from '../../local-servers/worker-process';
 import { billingOf, finalAnswer, refundInput, refundOf } from '../helpers/refund-fixtures';
+import { approvalUpdate } from '../../common/agent-messages';
 
 // The fixture's worker has no faults; setup starts one per fault on queues of their own.
 const fixture = agentFixture({

@@ -8,12 +8,11 @@ import assert from 'node:assert/strict';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { sayUpdate } from '../../common/conversation/conversation';
-import { stateQuery } from '../../common/queries';
 import { runResult } from '../../client/agent-client';
 import { agentFixture } from '../helpers/agent-fixture';
 import { eventually } from '../helpers/harness';
 import { final, message, tool } from '../../offline-model/scripted-replies';
+import { sayUpdate, stateQuery } from '../../common/agent-messages';
 
 const RETAIL_DIR = process.env.TAU2_RETAIL_DIR ?? '/work/shared/tau2-retail';
 const ORDER = '#W5918442';

@@ -12,13 +12,13 @@ import { temporal } from '@temporalio/proto';
 import { codecFromEnv } from '../../runtime/data-converter';
 import { runResult, runState, startRun } from '../../client/agent-client';
 import { SayError, sayToRun } from '../../client/conversation';
-import { ATTEMPT_CHARGED_SIGNAL } from '../../common/cost/attempt-charged';
 import type { reactAgent } from '../../workflows/agent/agent';
 import type { WorkerProcess } from '../../local-servers/worker-process';
 import { byStep, final, message } from '../../offline-model/scripted-replies';
 import { agentFixture } from '../helpers/agent-fixture';
 import { agentInput, connectClient, eventually, uniqueId } from '../helpers/harness';
 import { codecEnv, newKey, withoutCodec } from '../helpers/codec';
+import { ATTEMPT_CHARGED_SIGNAL } from '../../common/agent-messages';
 
 const { EventType } = temporal.api.enums.v1;
 const K1 = newKey();

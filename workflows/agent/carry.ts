@@ -64,6 +64,26 @@ export function loopStateOf(carried: CarriedState | undefined, inputPrincipal?: 
   };
 }
 
+/** The loop's part of what a run carries (the rest is the workflow's: its clock, its conversation, its top-ups). */
+export function loopRunState(
+  state: LoopState,
+): Pick<
+  RunState,
+  'usage' | 'trace' | 'history' | 'seen_calls' | 'read_calls' | 'seen_since' | 'effects' | 'store' | 'fixed_chars'
+> {
+  return {
+    usage: state.usage,
+    trace: state.trace,
+    history: state.history,
+    seen_calls: state.seenCalls,
+    read_calls: state.reads,
+    seen_since: state.seenSince,
+    effects: state.effects,
+    store: state.store,
+    fixed_chars: state.fixedChars,
+  };
+}
+
 export function carryState(s: RunState): CarriedState {
   const trace = s.trace.slice(-CARRY_LIMITS.trace);
   const history = historyToCarry(s.history, authenticationEntry(s.history, s.principal, s.authenticates ?? []));
@@ -94,19 +114,40 @@ export function carryState(s: RunState): CarriedState {
   };
 }
 
+/** What the workflow adds to the loop's state when a run hands over to the next. */
+export interface RunHandover {
+  startedAtMs: number;
+  waits: { humanWaitMs: number; topupDeclined: boolean; topupUntilMs?: number | undefined };
+  omitted: { trace: number; history: number };
+  conversation: Pick<RunState, 'say_updates' | 'awaiting_reply'> & { transcript: Transcript | undefined };
+  /** The run's authenticating tools (the entry its principal came from is always carried). */
+  authenticates: readonly string[];
+  /** Top-ups granted so far. */
+  extensions: readonly BudgetExtension[];
+}
+
 /** The next run's input: this one's, with the bounded state it carries and the top-ups granted so far. */
-export function nextRunInput(
-  input: AgentInput,
-  s: RunState,
-  topups: { extensions: readonly BudgetExtension[]; declined: boolean; untilMs?: number | undefined },
-): AgentInput {
+export function nextRunInput(input: AgentInput, state: LoopState, run: RunHandover): AgentInput {
+  const { conversation, waits } = run;
+  const carried = carryState({
+    ...loopRunState(state),
+    started_at_ms: run.startedAtMs,
+    human_wait_ms: waits.humanWaitMs,
+    omitted: run.omitted,
+    conversation: conversation.transcript,
+    say_updates: conversation.say_updates,
+    awaiting_reply: conversation.awaiting_reply,
+    // A principal the input names stays the input's; one learnt by authentication is carried.
+    principal: input.principal === undefined ? state.principal : undefined,
+    authenticates: run.authenticates,
+  });
   return {
     ...input,
     carried: {
-      ...carryState(s),
-      ...(topups.extensions.length > 0 ? { extensions: [...topups.extensions] } : {}),
-      ...(topups.declined ? { topup_declined: true } : {}),
-      ...(topups.untilMs !== undefined ? { topup_until_ms: topups.untilMs } : {}),
+      ...carried,
+      ...(run.extensions.length > 0 ? { extensions: [...run.extensions] } : {}),
+      ...(waits.topupDeclined ? { topup_declined: true } : {}),
+      ...(waits.topupUntilMs !== undefined ? { topup_until_ms: waits.topupUntilMs } : {}),
     },
   };
 }
@@ -137,15 +178,9 @@ function historyToCarry(history: readonly HistoryEntry[], auth: HistoryEntry | u
  */
 export function carryInPlace(state: LoopState, startedAtMs: number): void {
   const carried = carryState({
+    ...loopRunState(state),
     started_at_ms: startedAtMs,
-    usage: state.usage,
-    trace: state.trace,
-    history: state.history,
-    seen_calls: state.seenCalls,
-    read_calls: state.reads,
-    seen_since: state.seenSince,
     human_wait_ms: 0,
-    effects: state.effects,
     omitted: { trace: 0, history: 0 },
   });
   state.trace = [...carried.trace];

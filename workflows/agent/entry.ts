@@ -3,9 +3,7 @@
 import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
 import { checkRunInput } from '../../domains/wired';
 import type { AgentInput } from '../../common/types';
-
-/** The failure type of a run refused at its entry: its input broke the contract (common/input.ts). */
-export const INVALID_INPUT = 'InvalidAgentInput';
+import { INVALID_INPUT } from '../../common/agent-messages';
 
 export function checkEntry(input: AgentInput): void {
   const check = checkRunInput(input);

@@ -3,7 +3,10 @@
 // for them. The runtime knows two things about a tool here, both from its definition: which
 // argument names whom the call is about (it must be the principal), and the tool's own policy
 // hook. Pure and deterministic: the facts come from the run's own history.
-import type { PolicyContext, PolicyDecision, ToolSpec } from '../../common/tools/tool-catalog';
+import { specOf } from '../../common/tools/tool-catalog';
+import type { PolicyContext, PolicyDecision, ToolRegistry, ToolSpec } from '../../common/tools/tool-catalog';
+import type { EffectEntry, HistoryEntry } from '../../common/types';
+import { confirmedUsd } from './effects';
 
 export type { PolicyContext, PolicyDecision } from '../../common/tools/tool-catalog';
 
@@ -32,4 +35,19 @@ export function checkPrincipalPolicy(
   if (arg !== undefined && arg in args && String(args[arg]) !== ctx.principal)
     return { allowed: false, rule: 'other_user' };
   return spec.policy ? spec.policy(args, ctx) : ALLOWED;
+}
+
+/** The policy as a run applies it at this moment: to its principal, from its history and its confirmed effects. */
+export function runPolicy(
+  registry: ToolRegistry,
+  run: { principal: string | undefined; history: HistoryEntry[]; effects: readonly EffectEntry[] },
+  name: string,
+  args: Record<string, unknown>,
+): PolicyDecision {
+  return checkPrincipalPolicy(specOf(registry, name), args, {
+    principal: run.principal,
+    history: run.history,
+    nowMs: Date.now(),
+    confirmedUsd: confirmedUsd(run.effects),
+  });
 }

@@ -3,7 +3,7 @@
 // search attributes); the benchmark's in-process baseline (bench/baseline.ts) runs the
 // very same loop with the activity functions called directly. Everything that touches the world,
 // waits or ends the run is a port; the decisions are workflows/agent/step.ts's. Deterministic code.
-import { addTokens, budgetExhausted, roundUsd } from '../../common/cost/budget';
+import { addTokens, budgetExhausted } from '../../common/cost/budget';
 import type { AttemptCharge, Budget, Usage } from '../../common/cost/budget';
 import { chargeAttempts, planDecision, windDownNotice } from '../../common/cost/cost';
 import type { LlmPricing, WindDownReason } from '../../common/cost/cost';
@@ -265,9 +265,7 @@ async function decideStep<R>(
 ): Promise<{ result: R } | { decision: DecideOutput; customerMessages: number; view: ViewRef }> {
   const { state } = p;
   const { step } = start;
-  const transcript = p.conversation?.transcript();
-  const payload = buildDecisionPayload(p.input.goal, state.principal, state.history, allow, p.domain, transcript, true);
-  const view = modelView(p, payload, transcript);
+  const { payload, view, transcript } = nextDecision(p, allow);
   const plan = planDecision(p.budget(), start.usage, step, view.chars, await p.pricing());
   if (plan.kind === 'exhausted') return { result: p.end.stop(plan.reason) };
   if (plan.wind_down) {
@@ -278,10 +276,8 @@ async function decideStep<R>(
   p.record.step();
   p.record.publish();
   p.record.phase('deciding');
-  const cap = plan.max_completion_tokens;
-  // Every attempt of the decision, retries included, is checked by the activity against this.
-  const leftUsd = cap !== undefined ? roundUsd(p.budget().max_usd - (state.usage.cost_usd ?? 0)) : undefined;
-  const decision = await p.decide(step, payload, cap, leftUsd, view.ref);
+  // Every attempt of the decision, retries included, is checked by the activity against plan.left_usd.
+  const decision = await p.decide(step, payload, plan.max_completion_tokens, plan.left_usd, view.ref);
   if ('stop' in decision) {
     charge(state, decision.attempts, p.record.attempts);
     return { result: p.end.stop(decision.stop) };
@@ -488,20 +484,24 @@ async function topUpIfLow<R>(p: LoopPorts<R>, allow: readonly string[]): Promise
 
 /** Which budget would stop the next step or wind it down, if any. */
 async function lowBudget<R>(p: LoopPorts<R>, allow: readonly string[]): Promise<string | undefined> {
-  const { usage, history } = p.state;
+  const { usage } = p.state;
   const exhausted = budgetExhausted(p.budget(), usage);
   if (exhausted) return exhausted;
   const step = usage.steps + 1;
-  const transcript = p.conversation?.transcript();
-  const payload = buildDecisionPayload(p.input.goal, p.state.principal, history, allow, p.domain, transcript, true);
-  const plan = planDecision(
-    p.budget(),
-    { ...usage, steps: step },
-    step,
-    modelView(p, payload, transcript).chars,
-    await p.pricing(),
-  );
+  const { view } = nextDecision(p, allow);
+  const plan = planDecision(p.budget(), { ...usage, steps: step }, step, view.chars, await p.pricing());
   return plan.kind === 'exhausted' ? plan.reason : plan.wind_down;
+}
+
+/** The next decision: its payload (what the history records), the view planned for it and its size, once. */
+function nextDecision<R>(
+  p: LoopPorts<R>,
+  allow: readonly string[],
+): { payload: DecisionPayload; view: { ref: ViewRef; chars: number }; transcript: Transcript | undefined } {
+  const { state } = p;
+  const transcript = p.conversation?.transcript();
+  const payload = buildDecisionPayload(p.input.goal, state.principal, state.history, allow, p.domain, transcript, true);
+  return { payload, view: modelView(p, payload, transcript), transcript };
 }
 
 /**

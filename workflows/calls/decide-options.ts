@@ -6,8 +6,8 @@
 // common/cost/llm-requests.ts) and HUNG_WORKER_POLLS more Temporal attempts, inside a schedule-to-close bound.
 import { ActivityCancellationType } from '@temporalio/workflow';
 import type { ActivityOptions } from '@temporalio/workflow';
-import { LLM_REJECTED } from '../../common/types';
 import { HUNG_WORKER_POLLS } from './tool-options';
+import { LLM_REJECTED } from '../../common/agent-messages';
 
 /** The backstop of one attempt; the real cap is the HTTP client's timeout (OPENAI_TIMEOUT_SECONDS, worker side). */
 const START_TO_CLOSE_S = 300;

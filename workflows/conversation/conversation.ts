@@ -25,6 +25,7 @@ import type { ConsentRequest } from '../../common/conversation/consent';
 import type { CarriedState, ConversationState } from '../../common/types';
 import type { ConsentReply, CustomerReply } from '../agent/step';
 import type { WaitEnd, Waits } from './waits';
+import { INVALID_MESSAGE } from '../../common/agent-messages';
 
 /** What the loop asks of a conversation (absent in a run that is not one). */
 export interface ConversationPort {
@@ -80,8 +81,7 @@ export class Conversation {
       unanswered: unansweredOf(this.transcript),
       ...(this.question !== undefined ? { question: this.question } : {}),
     });
-    if (!check.ok)
-      throw ApplicationFailure.create({ type: 'InvalidMessage', message: check.error, nonRetryable: true });
+    if (!check.ok) throw ApplicationFailure.create({ type: INVALID_MESSAGE, message: check.error, nonRetryable: true });
     return check.say;
   }
 

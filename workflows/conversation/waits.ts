@@ -12,6 +12,7 @@ import type {
   PendingApproval,
 } from '../../common/conversation/approvals';
 import type { BudgetExtension, ExtendRequest } from '../../common/cost/extend';
+import { INVALID_APPROVAL } from '../../common/agent-messages';
 
 /** A question to a person, before it is asked (the wait adds when it was asked and until when). */
 export type PendingFields = Omit<PendingApproval, 'requested_at' | 'expires_at'>;
@@ -99,7 +100,7 @@ export class Waits {
   validateAnswer(answer: unknown): void {
     const check = checkApprovalAnswer(answer, this.awaiting?.pending, this.answered);
     if (!check.ok)
-      throw ApplicationFailure.create({ type: 'InvalidApproval', message: check.error, nonRetryable: true });
+      throw ApplicationFailure.create({ type: INVALID_APPROVAL, message: check.error, nonRetryable: true });
   }
 
   /** The `approval` Update: the answer the waiting run resumes with (a duplicate changes nothing). */
@@ -107,7 +108,7 @@ export class Waits {
     // Validators do not run on replay, so the handler checks again (same state, same outcome).
     const check = checkApprovalAnswer(answer, this.awaiting?.pending, this.answered);
     if (!check.ok)
-      throw ApplicationFailure.create({ type: 'InvalidApproval', message: check.error, nonRetryable: true });
+      throw ApplicationFailure.create({ type: INVALID_APPROVAL, message: check.error, nonRetryable: true });
     if (check.duplicate)
       return { id: answer.id, decision: answer.decision, duplicate: true, pending: check.prior.pending };
     const accepted: ApprovalAnswer = {
