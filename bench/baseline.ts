@@ -33,7 +33,7 @@ import { checkPrincipalPolicy } from '../workflows/agent/policy';
 import { runLoop } from '../workflows/agent/run-loop';
 import type { DecideStop, LoopPorts, LoopState } from '../workflows/agent/run-loop';
 import { readStats } from './stats';
-import { TOOL_REGISTRY, WIRED_DOMAIN } from '../domains/wired';
+import { TOOL_REGISTRY, WIRED_DOMAIN } from '../domains/index';
 
 type Activities = ReturnType<typeof createActivities>;
 type ToolFn = (input: Tagged<ToolInput>) => Promise<Observation>;

@@ -7,7 +7,7 @@ import {
   DOMAIN_NAMES,
   DOMAINS,
   WIRED_DOMAIN,
-} from '../domains/wired';
+} from '../domains/index';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from '../common/conversation/approvals';
 import type { Budget } from '../common/cost/budget';
 import type { AgentInput } from '../common/types';

@@ -3,7 +3,7 @@
 import { resolveBudget } from '../common/cost/budget';
 import type { Budget } from '../common/cost/budget';
 import { isStopReason } from '../common/stop-reasons';
-import { TOOL_REGISTRY } from '../domains/wired';
+import { TOOL_REGISTRY } from '../domains/index';
 import { toolActivityOptions } from '../workflows/calls/tool-options';
 import type { RunRecord } from './run-record';
 import { answerOf, stopReasonOf } from './run-record';

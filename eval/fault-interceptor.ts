@@ -11,7 +11,7 @@ import { envelope } from '../activities/tools/envelope';
 import { HEARTBEAT_EVERY_MS, sleepUnlessAborted } from '../activities/tools/tool-activity';
 import { stepTagOf } from '../common/temporal/step-tag';
 import type { Observation } from '../common/types';
-import { TOOL_REGISTRY } from '../domains/wired';
+import { TOOL_REGISTRY } from '../domains/index';
 import { COMMIT_FAULTS } from './faults';
 import type { ToolFault } from './faults';
 

@@ -11,7 +11,7 @@ import { readRunHistory } from '../client/history/read-history';
 import type { StepCost, StepEvent } from '../client/history/trace';
 import { fetchRunChain, payloadDecoder } from '../client/history/fetch-chain';
 import { stateQuery } from '../common/queries';
-import { TOOL_REGISTRY } from '../domains/wired';
+import { TOOL_REGISTRY } from '../domains/index';
 import type { AgentInput } from '../common/types';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import type { ScriptedLlmServer, Reply } from '../offline-model/scripted-llm-server';

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { toolFaultSchema } from './faults';
-import { TOOL_REGISTRY } from '../domains/wired';
+import { TOOL_REGISTRY } from '../domains/index';
 import { isStopReason } from '../common/stop-reasons';
 
 /** The error slices plus the four reference cases (users 42, 7, 404, 2001); every scenario belongs to one. */

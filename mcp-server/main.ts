@@ -4,11 +4,11 @@
 // stdio, stdout carries the protocol.
 import { randomUUID } from 'node:crypto';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { DOMAIN_NAMES, DOMAINS } from '../domains/wired';
+import { DOMAIN_NAMES, DOMAINS } from '../domains/index';
 import { createDomainServer } from './domain-server';
 import type { DomainServerOptions } from './domain-server';
 import { serveHttp } from './http';
-import { servicesOf } from './services';
+import { servicesOf } from '../domains/backends';
 import { parseMcpArgs } from './args';
 import { toolPauseFromEnv } from '../activities/tools/drill';
 import { refundFaultsFromEnv } from '../activities/index';

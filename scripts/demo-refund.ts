@@ -18,7 +18,7 @@ import type { TemporalEnv } from '../runtime/temporal-env';
 import type { reactAgent } from '../workflows/agent/agent';
 import type { PendingApproval } from '../common/conversation/approvals';
 import type { AgentInput } from '../common/types';
-import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
+import { DEFAULT_ALLOWED_TOOLS } from '../domains/index';
 
 export const REFUND_DEMO_USER_ID = 42;
 export const REFUND_DEMO_GOAL =

@@ -12,9 +12,8 @@ import type { Client } from '@temporalio/client';
 import { llmConfigFromEnv } from '../activities/decide/llm-config';
 import type { LlmConfig } from '../activities/decide/llm-config';
 import { loadPrices, lookUpPrice } from '../runtime/prices';
-import { dataSourceFromEnv } from '../domains/support/backend/data-source';
 import { createAgentWorker } from '../worker/create-worker';
-import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
+import { DEFAULT_ALLOWED_TOOLS } from '../domains/index';
 import { cancelRun, runResult } from '../client/agent-client';
 import { parseArgs, UsageError, usageText } from '../cli/cli-args';
 import { connectClient } from '../cli/cli-context';
@@ -126,7 +125,7 @@ async function main(argv: string[]): Promise<number> {
         connection,
         namespace: env.namespace,
         taskQueue: env.taskQueue,
-        deps: { llm, data: dataSourceFromEnv(), ...(store ? { refunds: store.refunds } : {}) },
+        deps: { llm, ...(store ? { refunds: store.refunds } : {}) },
       }),
       interrupted,
     ]);

@@ -18,7 +18,7 @@ import type { ApprovalRequest } from '../client/approvals';
 import { RefundService } from '../domains/support/backend/refunds/service';
 import { temporalEnv } from '../runtime/temporal-env';
 import { SEED_DATA } from '../domains/support/seed-data';
-import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
+import { DEFAULT_ALLOWED_TOOLS } from '../domains/index';
 import { createAgentWorker } from '../worker/create-worker';
 import { agentDataConverter } from '../runtime/data-converter';
 import { ScriptedLlmServer } from '../offline-model/scripted-llm-server';

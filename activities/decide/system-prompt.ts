@@ -1,7 +1,7 @@
 // The runtime's instructions to the model, with the wired domain's own rules. Tool observations
 // travel in the user message, under untrusted_observations, as data; never in here.
 import type { Domain } from '../../common/domain';
-import { DOMAINS, WIRED_DOMAIN } from '../../domains/wired';
+import { DOMAINS, WIRED_DOMAIN } from '../../domains/index';
 
 const DOMAIN_RULES = '{domain rules}';
 

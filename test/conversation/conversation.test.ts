@@ -15,7 +15,7 @@ import {
 import type { SayContext, Transcript } from '../../common/conversation/conversation';
 import { buildDecisionPayload } from '../../common/model-view/decision-payload';
 import { checkAgentInput } from '../../common/input';
-import { WIRED_DOMAIN } from '../../domains/wired';
+import { WIRED_DOMAIN } from '../../domains/index';
 import { carryState } from '../../workflows/agent/carry';
 import { agentInput } from '../helpers/harness';
 import { CONVERSATION_SYSTEM_PROMPT, SYSTEM_PROMPT, systemPromptOf } from '../../activities/decide/system-prompt';

@@ -18,7 +18,7 @@ import {
 } from '../../common/cost/cost';
 import type { LlmPricing } from '../../common/cost/cost';
 import { checkAgentInput } from '../../common/input';
-import { WIRED_DOMAIN } from '../../domains/wired';
+import { WIRED_DOMAIN } from '../../domains/index';
 import { DEFAULT_PRICES, loadPrices, lookUpPrice, unpricedModelMessage } from '../../runtime/prices';
 import { agentInput } from '../helpers/harness';
 

@@ -13,7 +13,7 @@ import type { TemporalEnv } from '../../runtime/temporal-env';
 import { CARRY_LIMITS } from '../../workflows/agent/carry';
 import { EMPTY_USAGE } from '../../common/cost/budget';
 import { AGENT_STOP_REASON } from '../../common/temporal/search-attributes';
-import { TOOL_REGISTRY } from '../../domains/wired';
+import { TOOL_REGISTRY } from '../../domains/index';
 import { EFFECTS_MEMO } from '../../common/types';
 import type { AgentInput, AgentResult, CarriedState } from '../../common/types';
 import { agentInput, eventually, uniqueId } from '../helpers/harness';

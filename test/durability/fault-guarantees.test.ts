@@ -8,7 +8,7 @@ import { carryState, CARRY_LIMITS } from '../../workflows/agent/carry';
 import type { RunState } from '../../workflows/agent/carry';
 import { checkToolCall } from '../../workflows/agent/gateway';
 import type { GatewayContext } from '../../workflows/agent/gateway';
-import { loopSignature, TOOL_REGISTRY, WIRED_DOMAIN } from '../../domains/wired';
+import { loopSignature, TOOL_REGISTRY, WIRED_DOMAIN } from '../../domains/index';
 import { attributeStopReason } from '../../common/temporal/search-attributes';
 import { countEffects, effectFromObservation, effectFromReconcile } from '../../workflows/agent/effects';
 import { checkPrincipalPolicy } from '../../workflows/agent/policy';

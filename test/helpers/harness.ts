@@ -6,7 +6,7 @@ import type { Client } from '@temporalio/client';
 import { createClient } from '../../client/connect';
 import { temporalEnv } from '../../runtime/temporal-env';
 import type { TemporalEnv } from '../../runtime/temporal-env';
-import { DEFAULT_ALLOWED_TOOLS } from '../../domains/wired';
+import { DEFAULT_ALLOWED_TOOLS } from '../../domains/index';
 import type { AgentInput, AgentResult } from '../../common/types';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');

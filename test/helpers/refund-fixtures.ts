@@ -13,7 +13,7 @@ import { fixtureLedger } from './fixture-ledger';
 import type { LedgerKind } from './fixture-ledger';
 import type { Reply } from '../../offline-model/scripted-llm-server';
 import { final } from '../../offline-model/scripted-replies';
-import { DEFAULT_ALLOWED_TOOLS } from '../../domains/wired';
+import { DEFAULT_ALLOWED_TOOLS } from '../../domains/index';
 import type { ApprovalDecision, PendingApproval } from '../../common/conversation/approvals';
 import type { AgentInput, TraceEntry } from '../../common/types';
 import type { StopReason } from '../../common/stop-reasons';

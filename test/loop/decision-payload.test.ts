@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildDecisionPayload, RECENT_STEPS } from '../../common/model-view/decision-payload';
-import { DEFAULT_ALLOWED_TOOLS, WIRED_DOMAIN } from '../../domains/wired';
+import { DEFAULT_ALLOWED_TOOLS, WIRED_DOMAIN } from '../../domains/index';
 import type { HistoryEntry } from '../../common/types';
 
 function historyOf(steps: number): HistoryEntry[] {

@@ -9,7 +9,7 @@ import { temporal } from '@temporalio/proto';
 import { malformed } from '../../offline-model/scripted-replies';
 import { MAX_ANSWER_BYTES } from '../../activities/decide/decide';
 import { isStopReason } from '../../common/stop-reasons';
-import { DEFAULT_ALLOWED_TOOLS } from '../../domains/wired';
+import { DEFAULT_ALLOWED_TOOLS } from '../../domains/index';
 import type { AgentResult } from '../../common/types';
 import { agentFixture } from '../helpers/agent-fixture';
 

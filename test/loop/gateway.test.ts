@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { checkToolCall } from '../../workflows/agent/gateway';
 import type { GatewayContext } from '../../workflows/agent/gateway';
 import { argsHash, stableJson } from '../../common/tools/hash';
-import { TOOL_REGISTRY } from '../../domains/wired';
+import { TOOL_REGISTRY } from '../../domains/index';
 
 const base: GatewayContext = {
   maxToolCalls: 3,

@@ -1,7 +1,7 @@
 // Every move of the loop's step decision (workflows/agent/step.ts), table-driven: each row is the run's
 // state and what just happened (a step begins, the model answered, a person answered, a tool
 // answered or failed, a final answer), and the move the step must make.
-import { TOOL_REGISTRY } from '../../domains/wired';
+import { TOOL_REGISTRY } from '../../domains/index';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { EMPTY_USAGE, resolveBudget } from '../../common/cost/budget';

@@ -12,7 +12,7 @@ import { msToNumber } from '@temporalio/common/lib/time';
 import { HEARTBEAT_EVERY_MS, toolActivity } from '../../activities/tools/tool-activity';
 import type { ToolDeps } from '../../activities/tools/tool-activity';
 import { SEED_DATA } from '../../domains/support/seed-data';
-import { TOOLS } from '../../domains/wired';
+import { TOOLS } from '../../domains/index';
 import { defineTool } from '../../common/tools/tool';
 import type { ToolDefinition } from '../../common/tools/tool';
 import { HUNG_WORKER_POLLS, TOOL_HEARTBEAT_TIMEOUT_S, toolActivityOptions } from '../../workflows/calls/tool-options';

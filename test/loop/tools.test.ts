@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { createActivities } from '../../activities';
 import { SEED_DATA } from '../../domains/support/seed-data';
 import { catalogFor } from '../../common/tools/tool-catalog';
-import { DEFAULT_ALLOWED_TOOLS, TOOL_REGISTRY, TOOLS } from '../../domains/wired';
+import { DEFAULT_ALLOWED_TOOLS, DOMAINS, TOOL_REGISTRY, TOOLS } from '../../domains/index';
 import { registryOf } from '../../common/tools/index';
 import { defineSupportTool } from '../../domains/support/tools/args';
 import type { Observation, ToolInput } from '../../common/types';
@@ -43,7 +43,7 @@ function activitiesWith(tools = withLookupTier) {
       throw new Error('no refunds in this test');
     },
     refundFaults: { pauseBeforeCommitMs: 0, pauseAfterCommitMs: 0 },
-    tools,
+    domains: [{ ...DOMAINS.support, tools }],
   });
 }
 

@@ -10,7 +10,7 @@ import { ScriptedLlmServer } from '../../offline-model/scripted-llm-server';
 import type { Reply } from '../../offline-model/scripted-llm-server';
 import { scrubSecrets, secretsFromEnv, redactUrl } from '../../activities/secrets';
 import { SEED_DATA } from '../../domains/support/seed-data';
-import { TOOL_REGISTRY, WIRED_DOMAIN } from '../../domains/wired';
+import { TOOL_REGISTRY, WIRED_DOMAIN } from '../../domains/index';
 import { MAX_ACTION_DEPTH, validateAction } from '../../common/contract';
 import { buildDecisionPayload, observationForModel } from '../../common/model-view/decision-payload';
 import { REDACTED, redactPaths } from '../../common/tools/redact';

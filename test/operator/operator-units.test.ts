@@ -29,7 +29,7 @@ import {
   keywordValue,
   MAX_KEYWORD_CHARS,
 } from '../../common/temporal/search-attributes';
-import { TOOL_REGISTRY } from '../../domains/wired';
+import { TOOL_REGISTRY } from '../../domains/index';
 
 describe('durations', () => {
   it('parses operator durations', () => {

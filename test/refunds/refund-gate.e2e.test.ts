@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Reply } from '../../offline-model/scripted-llm-server';
-import { DEFAULT_ALLOWED_TOOLS } from '../../domains/wired';
+import { DEFAULT_ALLOWED_TOOLS } from '../../domains/index';
 import type { AgentInput } from '../../common/types';
 import { agentFixture } from '../helpers/agent-fixture';
 import { scheduledActivityTypes } from '../helpers/history-scan';

@@ -9,7 +9,7 @@ import { billingFact, confirmedRefundsUsd, refundRulesFor } from '../../domains/
 import { REFUND_POLICY } from '../../domains/support/refund-policy';
 import { supportDomain } from '../../domains/support/index';
 import { argsHash } from '../../common/tools/hash';
-import { TOOL_REGISTRY } from '../../domains/wired';
+import { TOOL_REGISTRY } from '../../domains/index';
 import type { HistoryEntry, Observation } from '../../common/types';
 
 const PRINCIPAL = 42;

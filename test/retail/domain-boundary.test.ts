@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { TOOLS } from '../../domains/wired';
+import { TOOLS } from '../../domains/index';
 import { retailTools } from '../../domains/retail/tools/index';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');

@@ -19,7 +19,7 @@ import { DECISION_SUMMARY_MAX_CHARS, validateAction } from '../../common/contrac
 import { finalMove } from '../../workflows/agent/step';
 import type { HistoryEntry } from '../../common/types';
 import { stableJson } from '../../common/tools/hash';
-import { TOOL_REGISTRY } from '../../domains/wired';
+import { TOOL_REGISTRY } from '../../domains/index';
 import { formatResult, formatTraceEntry } from '../../cli/format';
 
 const observation = (tool: string, data: unknown, source = tool): Observation => ({

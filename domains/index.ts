@@ -1,0 +1,78 @@
+// The domains the runtime runs: the workflow, the worker's activities (domains/backends.ts adds
+// each one's Node-side services), the MCP server and the CLI all read them from here, and only
+// through the Domain interface (common/domain.ts). A run names its domain (`AgentInput.domain`,
+// default support). A new domain is a folder beside these and one `registerDomain` line below
+// (docs/domains.md walks through it). This module is pure: the workflow bundle imports it.
+import type { Domain } from '../common/domain';
+import { checkAgentInput } from '../common/input';
+import type { InputCheck } from '../common/input';
+import { defaultAllowedTools, loopSignatureFor, registryOf } from '../common/tools/tool-catalog';
+import type { ToolRegistry } from '../common/tools/tool-catalog';
+import { retailDomain } from './retail/pack';
+import { supportDomain } from './support/index';
+
+const domains: Record<string, Domain> = {};
+const registries: Record<string, ToolRegistry> = {};
+/** Every domain by name. */
+export const DOMAINS: Readonly<Record<string, Domain>> = domains;
+/** Every domain's name, in the order registered. */
+export const DOMAIN_NAMES: readonly string[] = [];
+/** Every domain's tools by name (tool names are unique across domains: test/retail/domain-boundary.test.ts). */
+export const ALL_TOOLS: ToolRegistry = {};
+
+/**
+ * Adds a domain to the registry. Call it when a module loads (below, or in a module the worker's
+ * workflow code and activities both import), never during a run: the workflow reads the registry
+ * while it replays.
+ */
+export function registerDomain(domain: Domain): void {
+  if (Object.hasOwn(domains, domain.name)) throw new Error(`domain "${domain.name}" is registered twice`);
+  const clash = domain.tools.find((tool) => Object.hasOwn(ALL_TOOLS, tool.name));
+  if (clash) throw new Error(`domain "${domain.name}": tool "${clash.name}" is another domain's`);
+  domains[domain.name] = domain;
+  registries[domain.name] = registryOf(domain.tools);
+  (DOMAIN_NAMES as string[]).push(domain.name);
+  Object.assign(ALL_TOOLS, registries[domain.name]);
+}
+
+registerDomain(supportDomain);
+registerDomain(retailDomain);
+
+export const DEFAULT_DOMAIN = 'support';
+
+/** The run's domain; its input was checked at entry, so an unknown name is a bug. */
+export function domainOf(input: { domain?: string | undefined }): Domain {
+  const name = input.domain ?? DEFAULT_DOMAIN;
+  const domain = Object.hasOwn(DOMAINS, name) ? DOMAINS[name] : undefined;
+  if (!domain) throw new Error(`unknown domain "${name}"`);
+  return domain;
+}
+
+/** The run input's check: a known domain, then the schema and that domain's rules. */
+export function checkRunInput(raw: unknown): InputCheck {
+  const name = (raw as { domain?: unknown } | null)?.domain ?? DEFAULT_DOMAIN;
+  if (typeof name !== 'string' || !Object.hasOwn(DOMAINS, name))
+    return {
+      ok: false,
+      error: `invalid run input: domain: unknown domain "${String(name).slice(0, 64)}" (known: ${DOMAIN_NAMES.join(', ')})`,
+    };
+  return checkAgentInput(raw, DOMAINS[name]!);
+}
+
+/** A domain's tools by name. */
+export const registryOfDomain = (domain: Domain): ToolRegistry => registries[domain.name]!;
+
+/** The allowlist when none is given: the domain's read-only tools. */
+export const defaultAllowedToolsOf = (domain: Domain): readonly string[] => defaultAllowedTools(domain.tools);
+
+/** The loop detector's signature of a call, folding the tools' free-text arguments (names are unique). */
+export const loopSignature = loopSignatureFor(ALL_TOOLS);
+
+/** @deprecated Single-domain alias: name the domain (`DOMAINS.support`). */
+export const WIRED_DOMAIN: Domain = supportDomain;
+/** @deprecated Single-domain alias: use `DOMAINS.support.tools`. */
+export const TOOLS = WIRED_DOMAIN.tools;
+/** @deprecated Single-domain alias: use `registryOfDomain(DOMAINS.support)`. */
+export const TOOL_REGISTRY: ToolRegistry = registries[DEFAULT_DOMAIN]!;
+/** @deprecated Single-domain alias: use `defaultAllowedToolsOf(DOMAINS.support)`. */
+export const DEFAULT_ALLOWED_TOOLS: readonly string[] = defaultAllowedTools(TOOLS);
