@@ -13,7 +13,8 @@ import { llmConfigFromEnv } from '../activities/decide/llm-config';
 import type { LlmConfig } from '../activities/decide/llm-config';
 import { loadPrices, lookUpPrice } from '../runtime/prices';
 import { createAgentWorker } from '../worker/create-worker';
-import { DEFAULT_ALLOWED_TOOLS } from '../domains/index';
+import { defaultAllowedToolsOf } from '../domains/index';
+import { supportDomain } from '../domains/support/index';
 import { cancelRun, runResult } from '../client/agent-client';
 import { parseArgs, UsageError, usageText } from '../cli/cli-args';
 import { connectClient } from '../cli/cli-context';
@@ -178,7 +179,7 @@ async function runDemo(client: Client, env: TemporalEnv, interrupted: Promise<ne
   const handle = await startDemoRun(client, env, workflowId, say, {
     goal: DEMO_GOAL,
     principal: String(DEMO_USER_ID),
-    allow: [...DEFAULT_ALLOWED_TOOLS],
+    allow: [...defaultAllowedToolsOf(supportDomain)],
   });
   let watching = true;
   try {

@@ -3,7 +3,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildDecisionPayload, RECENT_STEPS } from '../../common/model-view/decision-payload';
-import { DEFAULT_ALLOWED_TOOLS, WIRED_DOMAIN } from '../../domains/index';
+import { defaultAllowedToolsOf } from '../../domains/index';
+import { supportDomain } from '../../domains/support/index';
 import type { HistoryEntry } from '../../common/types';
 
 function historyOf(steps: number): HistoryEntry[] {
@@ -26,11 +27,19 @@ function historyOf(steps: number): HistoryEntry[] {
 }
 
 const size = (steps: number) =>
-  JSON.stringify(buildDecisionPayload('goal', '42', historyOf(steps), DEFAULT_ALLOWED_TOOLS, WIRED_DOMAIN)).length;
+  JSON.stringify(
+    buildDecisionPayload('goal', '42', historyOf(steps), defaultAllowedToolsOf(supportDomain), supportDomain),
+  ).length;
 
 describe('decision payload', () => {
   it('lists each tool used once, in order of first use', () => {
-    const payload = buildDecisionPayload('goal', '42', historyOf(200), DEFAULT_ALLOWED_TOOLS, WIRED_DOMAIN);
+    const payload = buildDecisionPayload(
+      'goal',
+      '42',
+      historyOf(200),
+      defaultAllowedToolsOf(supportDomain),
+      supportDomain,
+    );
     assert.deepEqual(payload.state_summary.tools_used, ['get_user_profile', 'get_user_billing', 'search_policy']);
     assert.equal(payload.state_summary.steps_completed, 200);
     assert.equal(payload.untrusted_observations.steps.length, RECENT_STEPS);
