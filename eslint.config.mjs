@@ -9,10 +9,11 @@ const sandboxSafe = ['common/**/*.ts', 'workflows/**/*.ts'];
 // Domain code (tools, data model, Python-compatible formatting) is pure: no Node built-ins, no runtime layer.
 // Each domain's backend/ (its stores and ledgers, Node-side) is the exception, and only the worker's side
 // imports it: the workflow bundles the pure part.
-const domainBackends = ['domains/*/backend/**/*.ts'];
+const domainBackends = ['domains/*/backend/**/*.ts', 'domains/backends.ts'];
 const domainCode = ['domains/**/*.ts'];
 // The same pure part as no-restricted-paths targets (globs from the project root).
-const pureDomainFiles = ['./domains/*.ts', './domains/*/*.ts', './domains/*/!(backend)/**/*.ts'];
+// domains/backends.ts is the Node-side registry (it lists every backend/), so it is no pure file.
+const pureDomainFiles = ['./domains/!(backends).ts', './domains/*/*.ts', './domains/*/!(backend)/**/*.ts'];
 // What production code never imports: the build/server scripts, the local servers' library, the
 // repository's own lint checks, the benchmark, the eval and the tests.
 const notProduction = ['./scripts', './local-servers', './lint', './bench', './eval', './test'];
@@ -97,14 +98,14 @@ export default tseslint.config(
             },
             {
               // A domain's stores and ledgers: Node-side, on the shared runtime/ (env, the PostgreSQL pool).
-              target: './domains/*/backend/**/*.ts',
+              target: ['./domains/*/backend/**/*.ts', './domains/backends.ts'],
               from: aboveDomains.filter((layer) => layer !== './runtime'),
               message: "A domain's backend/ may import common/, runtime/ and its own domain only.",
             },
             {
               // The workflow bundle, the shared base and the domains' pure parts never pull a backend in.
               target: ['./workflows/**/*.ts', './common/**/*.ts', ...pureDomainFiles],
-              from: ['./domains/*/backend/**'],
+              from: ['./domains/*/backend/**', './domains/@(backends).ts'],
               message:
                 "A domain's backend/ is Node-side: only the worker's side (activities, the MCP server, scripts) imports it.",
             },

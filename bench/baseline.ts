@@ -33,7 +33,7 @@ import { checkPrincipalPolicy } from '../workflows/agent/policy';
 import { runLoop } from '../workflows/agent/run-loop';
 import type { DecideStop, LoopPorts, LoopState } from '../workflows/agent/run-loop';
 import { readStats } from './stats';
-import { DOMAINS, registryOfDomain } from '../domains/wired';
+import { DOMAINS, registryOfDomain } from '../domains/index';
 
 /** The bench runs the support domain, as the durable runs it is compared with do. */
 const SUPPORT = DOMAINS.support!;

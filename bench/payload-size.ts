@@ -6,7 +6,7 @@ import { EMPTY_TRANSCRIPT, withTurn } from '../common/conversation/conversation'
 import type { Transcript } from '../common/conversation/conversation';
 import { buildDecisionPayload, promptChars } from '../common/model-view/decision-payload';
 import type { Domain } from '../common/domain';
-import { DOMAINS } from '../domains/wired';
+import { DOMAINS } from '../domains/index';
 import {
   DEFAULT_CONTEXT_TOKENS,
   functionNames,

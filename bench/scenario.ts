@@ -6,7 +6,7 @@
 // attempt, and an N-step run is N decisions: N-1 tool calls with distinct arguments (the gateway's
 // loop check never fires) and a final answer.
 import type { Reply, Script } from '../offline-model/scripted-llm-server';
-import { defaultAllowedToolsOf, DOMAINS } from '../domains/wired';
+import { defaultAllowedToolsOf, DOMAINS } from '../domains/index';
 import type { AgentInput } from '../common/types';
 
 export const BENCH_GOAL =

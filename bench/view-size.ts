@@ -11,7 +11,7 @@ import { functionNames, renderView } from '../common/model-view/model-view';
 import type { ViewSource } from '../common/model-view/model-view';
 import { catalogFor, registryOf } from '../common/tools/tool-catalog';
 import type { HistoryEntry } from '../common/types';
-import { DOMAINS } from '../domains/wired';
+import { DOMAINS } from '../domains/index';
 import { loadRetailDb } from '../domains/retail/initial-db';
 import { snapshot } from '../domains/retail/db';
 import { retailToolsByName } from '../domains/retail/tools/index';

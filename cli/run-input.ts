@@ -1,13 +1,7 @@
 // The run input as the operator types it: the flags `agent run` and `agent chat` share, the
 // AgentInput they make, and the workflow's own check of it, its errors naming the flag.
-import {
-  DEFAULT_ALLOWED_TOOLS,
-  DEFAULT_DOMAIN,
-  defaultAllowedToolsOf,
-  DOMAIN_NAMES,
-  DOMAINS,
-  WIRED_DOMAIN,
-} from '../domains/wired';
+import { DEFAULT_DOMAIN, defaultAllowedToolsOf, DOMAIN_NAMES, DOMAINS } from '../domains/index';
+import { supportDomain } from '../domains/support/index';
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS } from '../common/conversation/approvals';
 import type { Budget } from '../common/cost/budget';
 import type { AgentInput } from '../common/types';
@@ -30,7 +24,7 @@ export const RUN_INPUT_FLAGS = {
   principal: {
     kind: 'string',
     value: 'ID',
-    help: `whom the run acts for, as the domain spells it (required, no default, unless the domain authenticates its customer): ${WIRED_DOMAIN.principal.describe}`,
+    help: `whom the run acts for, as the domain spells it (required, no default, unless the domain authenticates its customer): ${supportDomain.principal.describe}`,
   },
   user: { kind: 'int', value: 'N', help: "the support domain's spelling of --principal: a user id (--user 42)" },
   'user-id': { kind: 'int', help: 'the same as --user' },
@@ -55,7 +49,7 @@ export const RUN_INPUT_FLAGS = {
   },
   allow: {
     kind: 'list',
-    help: `tools the model may call, or \`all\` for every tool of the domain (default: the domain's read-only tools, ${DEFAULT_ALLOWED_TOOLS.join(',')} for support; add an effectful tool, e.g. a refund, to let it act)`,
+    help: `tools the model may call, or \`all\` for every tool of the domain (default: the domain's read-only tools, ${defaultAllowedToolsOf(supportDomain).join(',')} for support; add an effectful tool, e.g. a refund, to let it act)`,
   },
   'approval-timeout': {
     kind: 'int',

@@ -25,7 +25,7 @@ import type { TemporalEnv } from '../runtime/temporal-env';
 import { AGENT_GOAL, attributePairs, goalAttribute } from '../common/temporal/search-attributes';
 import { checkSearchAttributes } from './search-attribute-check';
 import { EncryptionCodec } from '../runtime/codec/encryption-codec';
-import { ALL_TOOLS, checkRunInput as checkDomainInput } from '../domains/wired';
+import { ALL_TOOLS, checkRunInput as checkDomainInput } from '../domains/index';
 import { runSummary } from './run-summary';
 import { checkRunId, RunNotFoundError, WORKFLOW_TYPE } from './run-id';
 import { sayUpdate, stateQuery } from '../common/agent-messages';

@@ -1,6 +1,7 @@
 // A domain: the tools an agent works with, what they mean and whom a run acts for. The runtime
 // (workflows/, activities/, the CLI) reads tools only through these fields and hooks, never by
-// name, so a second domain is a folder under domains/ and one line where the worker wires it.
+// name, so a new domain is a folder under domains/ and one line in each registry (domains/index.ts,
+// domains/backends.ts).
 import type { ToolDefinition } from './tools/tool';
 
 /** Whom a run acts for: an opaque string id, checked and shown the domain's way. */
@@ -40,4 +41,16 @@ export interface Domain<Services = unknown> {
    * Absent: keys are per workflow id (support: a re-run under the same id finds the first refund).
    */
   statePerConversation?: boolean;
+}
+
+/**
+ * A domain's Node side: how a worker (or the MCP server) builds the services its handlers use,
+ * opening its systems of record from the environment unless `given` holds them (tests, the eval).
+ * It lives in the domain's backend/ and is listed in domains/backends.ts; the workflow never sees it.
+ */
+export interface DomainBackend<Services = unknown, Given = unknown> {
+  domain: Domain<Services>;
+  services(given: Given): Services;
+  /** Drill: the domain's reconcile lookups fail (the system of record does not answer). */
+  lookupFails?: () => boolean;
 }

@@ -66,7 +66,7 @@ const carriedSchema = z.object({
 
 export const agentInputSchema = z.strictObject({
   goal: z.string().trim().min(1, 'the goal must not be empty').max(INPUT_LIMITS.goal_chars),
-  /** The domain the run works in (domains/wired.ts); default support. */
+  /** The domain the run works in (domains/index.ts); default support. */
   domain: z.string().max(64).optional(),
   /**
    * The principal the run acts for: an opaque id, in the form the domain checks at entry. Absent in

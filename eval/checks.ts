@@ -3,7 +3,7 @@
 import { resolveBudget } from '../common/cost/budget';
 import type { Budget } from '../common/cost/budget';
 import { isStopReason } from '../common/stop-reasons';
-import { DOMAINS, registryOfDomain } from '../domains/wired';
+import { DOMAINS, registryOfDomain } from '../domains/index';
 import { toolActivityOptions } from '../workflows/calls/tool-options';
 import type { RunRecord } from './run-record';
 import { answerOf, stopReasonOf } from './run-record';

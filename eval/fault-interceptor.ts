@@ -11,7 +11,7 @@ import { envelope } from '../activities/tools/envelope';
 import { HEARTBEAT_EVERY_MS, sleepUnlessAborted } from '../activities/tools/tool-activity';
 import { stepTagOf } from '../common/temporal/step-tag';
 import type { Observation } from '../common/types';
-import { DOMAINS, registryOfDomain } from '../domains/wired';
+import { DOMAINS, registryOfDomain } from '../domains/index';
 import { COMMIT_FAULTS } from './faults';
 import type { ToolFault } from './faults';
 

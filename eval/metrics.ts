@@ -1,6 +1,6 @@
 // The guide's metrics over a set of evaluated runs, and pass^k (τ-bench). Pure: every input is
 // read from the runs' histories (RunRecord) and their verdicts (checks.ts), never from a script.
-import { DOMAINS, registryOfDomain } from '../domains/wired';
+import { DOMAINS, registryOfDomain } from '../domains/index';
 import { isStopReason } from '../common/stop-reasons';
 import type { RunVerdict } from './checks';
 import type { RunRecord } from './run-record';

@@ -10,7 +10,7 @@ import { traceOf } from '../client/history/trace';
 import { readRunHistory } from '../client/history/read-history';
 import type { StepCost, StepEvent } from '../client/history/trace';
 import { fetchRunChain, payloadDecoder } from '../client/history/fetch-chain';
-import { DOMAINS, registryOfDomain } from '../domains/wired';
+import { DOMAINS, registryOfDomain } from '../domains/index';
 import type { AgentInput } from '../common/types';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import type { ScriptedLlmServer, Reply } from '../offline-model/scripted-llm-server';

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { toolFaultSchema } from './faults';
-import { DOMAINS, registryOfDomain } from '../domains/wired';
+import { DOMAINS, registryOfDomain } from '../domains/index';
 import { isStopReason } from '../common/stop-reasons';
 
 /** The scenarios run the support domain: its tools. */

@@ -1,14 +1,14 @@
-// `npm run mcp -- --domain support|retail [--http PORT] [--host H] [--effects] [--principal ID]`:
+// `npm run mcp -- --domain support|retail|<AGENT_DOMAINS one> [--http PORT] [--host H] [--effects] [--principal ID]`:
 // serves a domain's tools as an MCP server, over stdio (default) or streamable HTTP. The domain's
 // systems of record are the worker's (the same environment variables). Logs go to stderr: on
 // stdio, stdout carries the protocol.
 import { randomUUID } from 'node:crypto';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { DOMAIN_NAMES, DOMAINS } from '../domains/wired';
+import { DOMAIN_NAMES, DOMAINS } from '../domains/index';
 import { createDomainServer } from './domain-server';
 import type { DomainServerOptions } from './domain-server';
 import { serveHttp } from './http';
-import { servicesOf } from './services';
+import { registerDomainFolders, servicesOf } from '../domains/backends';
 import { parseMcpArgs } from './args';
 import { toolPauseFromEnv } from '../activities/tools/drill';
 import { refundFaultsFromEnv } from '../activities/index';
@@ -18,6 +18,8 @@ import { runSecret } from '../activities/mcp/run-proof';
 const VERSION = '0.1.0';
 
 async function main(): Promise<void> {
+  // Domains kept outside the tree (AGENT_DOMAINS), as the worker runs them.
+  registerDomainFolders();
   const parsed = parseMcpArgs(process.argv.slice(2), DOMAIN_NAMES);
   if ('error' in parsed) {
     console.error(`mcp: ${parsed.error}`);

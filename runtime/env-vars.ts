@@ -218,6 +218,13 @@ export const ENV_VARS = {
       "programs a run's MCP config may have this worker spawn as stdio servers, comma-separated, exact (docs/mcp.md)",
     parse: list,
   },
+  AGENT_DOMAINS: {
+    group: 'worker',
+    default: 'none',
+    meaning:
+      'compiled domain folders outside domains/ this worker also runs, comma-separated: each has an index.js exporting `domain` and a backend/ folder whose index.js exports `backend` (docs/domains.md)',
+    parse: list,
+  },
   AGENT_MCP_URLS: {
     group: 'worker',
     default: 'none',

@@ -18,7 +18,8 @@ import type { TemporalEnv } from '../runtime/temporal-env';
 import type { reactAgent } from '../workflows/agent/agent';
 import type { PendingApproval } from '../common/conversation/approvals';
 import type { AgentInput } from '../common/types';
-import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
+import { defaultAllowedToolsOf } from '../domains/index';
+import { supportDomain } from '../domains/support/index';
 
 export const REFUND_DEMO_USER_ID = 42;
 export const REFUND_DEMO_GOAL =
@@ -84,7 +85,7 @@ export async function runRefundDemo(client: Client, env: TemporalEnv, opts: Refu
   const handle = await startDemoRun(client, env, workflowId, say, {
     goal: REFUND_DEMO_GOAL,
     principal: String(REFUND_DEMO_USER_ID),
-    allow: [...DEFAULT_ALLOWED_TOOLS, 'issue_refund'],
+    allow: [...defaultAllowedToolsOf(supportDomain), 'issue_refund'],
     approval_timeout_seconds: APPROVAL_TIMEOUT_SECONDS,
     // The budget's clock stops while a person decides; this covers the agent's own work.
     budget: { max_seconds: 120 },

@@ -12,9 +12,9 @@ import type { Client } from '@temporalio/client';
 import { llmConfigFromEnv } from '../activities/decide/llm-config';
 import type { LlmConfig } from '../activities/decide/llm-config';
 import { loadPrices, lookUpPrice } from '../runtime/prices';
-import { dataSourceFromEnv } from '../domains/support/backend/data-source';
 import { createAgentWorker } from '../worker/create-worker';
-import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
+import { defaultAllowedToolsOf } from '../domains/index';
+import { supportDomain } from '../domains/support/index';
 import { cancelRun, runResult } from '../client/agent-client';
 import { parseArgs, UsageError, usageText } from '../cli/cli-args';
 import { connectClient } from '../cli/cli-context';
@@ -126,7 +126,7 @@ async function main(argv: string[]): Promise<number> {
         connection,
         namespace: env.namespace,
         taskQueue: env.taskQueue,
-        deps: { llm, data: dataSourceFromEnv(), ...(store ? { refunds: store.refunds } : {}) },
+        deps: { llm, ...(store ? { refunds: store.refunds } : {}) },
       }),
       interrupted,
     ]);
@@ -179,7 +179,7 @@ async function runDemo(client: Client, env: TemporalEnv, interrupted: Promise<ne
   const handle = await startDemoRun(client, env, workflowId, say, {
     goal: DEMO_GOAL,
     principal: String(DEMO_USER_ID),
-    allow: [...DEFAULT_ALLOWED_TOOLS],
+    allow: [...defaultAllowedToolsOf(supportDomain)],
   });
   let watching = true;
   try {

@@ -18,7 +18,8 @@ import type { ApprovalRequest } from '../client/approvals';
 import { RefundService } from '../domains/support/backend/refunds/service';
 import { temporalEnv } from '../runtime/temporal-env';
 import { SEED_DATA } from '../domains/support/seed-data';
-import { DEFAULT_ALLOWED_TOOLS } from '../domains/wired';
+import { defaultAllowedToolsOf } from '../domains/index';
+import { supportDomain } from '../domains/support/index';
 import { createAgentWorker } from '../worker/create-worker';
 import { agentDataConverter } from '../runtime/data-converter';
 import { ScriptedLlmServer } from '../offline-model/scripted-llm-server';
@@ -60,7 +61,7 @@ interface Scenario {
   firstRun?: boolean;
 }
 
-const REFUND_ALLOW = [...DEFAULT_ALLOWED_TOOLS, 'issue_refund'];
+const REFUND_ALLOW = [...defaultAllowedToolsOf(supportDomain), 'issue_refund'];
 const refund = tool('issue_refund', {
   user_id: 42,
   amount_usd: 49,
@@ -278,7 +279,7 @@ async function main(): Promise<void> {
         {
           goal: 'User 42 asked: Can I get a refund now?',
           principal: '42',
-          allow: scenario.allow ?? [...DEFAULT_ALLOWED_TOOLS],
+          allow: scenario.allow ?? [...defaultAllowedToolsOf(supportDomain)],
           budget: scenario.budget,
           ...scenario.input,
         },

@@ -2,6 +2,7 @@
 import { Worker } from '@temporalio/worker';
 import type { ActivityInterceptorsFactory, WorkerOptions, NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { registerDomainFolders } from '../domains/backends';
 import { LIMITER_WORKFLOW_TYPE } from '../common/limiter/llm-limiter';
 import type { ActivityDeps } from '../activities';
 import { agentDataConverter } from '../runtime/data-converter';
@@ -32,7 +33,8 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     opts.overrides?.dataConverter ??
     agentDataConverter(process.env, { mode: 'mark', report: (reason) => log(`cannot decode a payload: ${reason}`) });
   // The prebuilt workflow bundle made for this converter (`npm run build`), else bundled now.
-  const code = workflowCode(dataConverter);
+  // Domains from outside the tree (AGENT_DOMAINS): registered here for the activities, and in the workflow code.
+  const code = workflowCode(dataConverter, registerDomainFolders());
   // The first is the outermost: the metrics see what the workflow sees.
   const activityInterceptors = [
     ...(opts.metrics ? [opts.metrics.activityInterceptor] : []),

@@ -14,7 +14,7 @@ import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { LeaseObserver } from '../activities/limiter/llm-lease';
 import type { AgentMetricsSinks, ToolOutcome } from '../common/temporal/metrics-sink';
 import { toolNamedReason } from '../common/stop-reasons';
-import { ALL_TOOLS } from '../domains/wired';
+import { ALL_TOOLS } from '../domains/index';
 import type { DecideOutput } from '../common/types';
 import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/agent-messages';
 

@@ -10,7 +10,6 @@ import type { ActivityDeps } from '../activities';
 import type { LlmConfig } from '../activities/decide/llm-config';
 import { connectLimiter, limiterSettingsFromEnv } from '../activities/limiter/llm-lease';
 import type { LimiterSettings } from '../activities/limiter/llm-lease';
-import { dataSourceFromEnv } from '../domains/support/backend/data-source';
 import { createAgentWorker } from './create-worker';
 import { becomeCurrentIfNone, deploymentFromEnv, describeDeployment, workerDeploymentOptions } from './deployment';
 import type { AgentDeployment } from './deployment';
@@ -88,7 +87,6 @@ export async function startAgentWorker(opts: StartAgentWorkerOptions): Promise<S
     deps: {
       ...opts.deps,
       llm,
-      data: opts.deps?.data ?? dataSourceFromEnv(),
       ...(limiter ? { limiter: limiter.limiter } : {}),
     },
     ...(metrics ? { metrics } : {}),

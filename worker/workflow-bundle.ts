@@ -4,6 +4,7 @@
 // for workers without a codec key, one that encodes failure messages (runtime/data-converter.ts).
 // A bundle that is missing or older than the compiled workflow code (`tsc` run alone) is not used:
 // the worker bundles from source as before, and says so in one line.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DataConverter } from '@temporalio/common';
@@ -54,14 +55,39 @@ export function bundleStaleness(file: string, dirs: readonly string[] = BUNDLED_
   return newer && newer.mtimeMs > bundleTime ? `is older than ${shortPath(newer.file)}` : undefined;
 }
 
-/** The Worker options that load this data converter's workflow code: the prebuilt bundle when it is fresh. */
-export function workflowCode(dataConverter: DataConverter | undefined): WorkflowCode {
+/**
+ * The workflow code's entry that first registers the domains of these folders (AGENT_DOMAINS: each
+ * `index.js` exports `domain`), so the workflow knows them as the activities do. A file beside the
+ * prebuilt bundles (the bundler resolves the SDK from there), named by its content.
+ */
+export function entryWithDomains(folders: readonly string[]): string {
+  const registry = require.resolve('../domains/index');
+  const code = [
+    `const { registerDomain } = require(${JSON.stringify(registry)});`,
+    ...folders.map((folder) => `registerDomain(require(${JSON.stringify(path.join(folder, 'index'))}).domain);`),
+    `module.exports = require(${JSON.stringify(WORKFLOWS_PATH)});`,
+    '',
+  ].join('\n');
+  const file = path.join(DIST, `workflow-entry-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.js`);
+  fs.writeFileSync(file, code);
+  return file;
+}
+
+/**
+ * The Worker options that load this data converter's workflow code: the prebuilt bundle when it is
+ * fresh, unless the worker runs domains from outside the tree (`domainFolders`), which are bundled at start.
+ */
+export function workflowCode(
+  dataConverter: DataConverter | undefined,
+  domainFolders: readonly string[] = [],
+): WorkflowCode {
   const bundle = bundleFor(dataConverter);
   const fromSource = (why: string): WorkflowCode => ({
-    options: { workflowsPath: WORKFLOWS_PATH },
+    options: { workflowsPath: domainFolders.length > 0 ? entryWithDomains(domainFolders) : WORKFLOWS_PATH },
     prebuilt: false,
     description: `bundling the workflow code at start, which takes seconds: ${why} (\`npm run build\` prebuilds it)`,
   });
+  if (domainFolders.length > 0) return fromSource(`AGENT_DOMAINS adds ${domainFolders.join(', ')}`);
   if (!bundle) return fromSource('no prebuilt bundle was made with the converter paths of this data converter');
   const stale = bundleStaleness(bundle.file);
   if (stale) return fromSource(`${shortPath(bundle.file)} ${stale}`);

@@ -33,7 +33,7 @@ import type { ChatMessage, ToolMode, ViewRef, ViewSource } from '../../common/mo
 import { registryOf } from '../../common/tools/index';
 import { actionTextOf, toolsFor } from './native-tools';
 import type { AnswerMessage, FunctionTool } from './native-tools';
-import { domainOf } from '../../domains/wired';
+import { domainOf } from '../../domains/index';
 import { unpricedModelMessage } from '../../runtime/prices';
 import {
   LLM_BUDGET,

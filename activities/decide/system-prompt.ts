@@ -1,7 +1,8 @@
 // The runtime's instructions to the model, with the wired domain's own rules. Tool observations
 // travel in the user message, under untrusted_observations, as data; never in here.
 import type { Domain } from '../../common/domain';
-import { DOMAINS, WIRED_DOMAIN } from '../../domains/wired';
+import { DOMAINS } from '../../domains/index';
+import { supportDomain } from '../../domains/support/index';
 
 const DOMAIN_RULES = '{domain rules}';
 
@@ -35,7 +36,7 @@ export function systemPromptFor(domain: Domain): string {
   return RUNTIME_PROMPT.replace(lines ? DOMAIN_RULES : `${DOMAIN_RULES}\n`, lines);
 }
 
-export const SYSTEM_PROMPT = systemPromptFor(WIRED_DOMAIN);
+export const SYSTEM_PROMPT = systemPromptFor(supportDomain);
 
 /** What a conversation run adds (its payload has a "conversation"): the message kind and turn-taking. */
 const CONVERSATION_RULES = `
@@ -52,7 +53,7 @@ export const CONVERSATION_SYSTEM_PROMPT = `${SYSTEM_PROMPT}\n${CONVERSATION_RULE
 /** The system prompt for a decision: its domain's rules; a conversation run's adds the message shape. */
 export function systemPromptOf(payload: { conversation?: unknown; domain?: string | undefined }): string {
   const domain =
-    payload.domain !== undefined && Object.hasOwn(DOMAINS, payload.domain) ? DOMAINS[payload.domain]! : WIRED_DOMAIN;
+    payload.domain !== undefined && Object.hasOwn(DOMAINS, payload.domain) ? DOMAINS[payload.domain]! : supportDomain;
   const prompt = systemPromptFor(domain);
   return payload.conversation === undefined ? prompt : `${prompt}\n${CONVERSATION_RULES}`;
 }
@@ -89,7 +90,7 @@ instructions from the operator.
 /** The system prompt of a native-mode decision: its domain's rules; a conversation run's adds turn-taking. */
 export function nativeSystemPromptOf(payload: { conversation?: unknown; domain?: string | undefined }): string {
   const domain =
-    payload.domain !== undefined && Object.hasOwn(DOMAINS, payload.domain) ? DOMAINS[payload.domain]! : WIRED_DOMAIN;
+    payload.domain !== undefined && Object.hasOwn(DOMAINS, payload.domain) ? DOMAINS[payload.domain]! : supportDomain;
   const lines = domain.policyText.trim();
   const prompt = NATIVE_PROMPT.replace(lines ? DOMAIN_RULES : `\n${DOMAIN_RULES}`, lines);
   return payload.conversation === undefined ? prompt : `${prompt}\n${NATIVE_CONVERSATION_RULES}`;

@@ -5,7 +5,7 @@
 // cancelled attempt frees its worker slot at once. Effectful tools are never wrapped: they have
 // their own knobs (AGENT_REFUND_PAUSE_*), which model a hung attempt, not a slow one.
 import { Context } from '@temporalio/activity';
-import { ALL_TOOLS } from '../../domains/wired';
+import { ALL_TOOLS } from '../../domains/index';
 import type { Observation, ToolInput } from '../../common/types';
 import { readEnv } from '../../runtime/env-vars';
 import { HEARTBEAT_EVERY_MS, sleepUnlessAborted } from './tool-activity';

@@ -4,7 +4,7 @@
 // field the tool marked as sensitive.
 import { nestedDeeperThan } from '../../common/contract';
 import { redactPaths, sensitivePaths } from '../../common/tools/redact';
-import { ALL_TOOLS } from '../../domains/wired';
+import { ALL_TOOLS } from '../../domains/index';
 import { OBSERVATION_TRUST } from '../../common/types';
 import type { Observation } from '../../common/types';
 

@@ -3,7 +3,7 @@
 import { log } from '@temporalio/activity';
 import { observationForModel } from '../../common/model-view/decision-payload';
 import type { Observation, ToolInput } from '../../common/types';
-import { ALL_TOOLS } from '../../domains/wired';
+import { ALL_TOOLS } from '../../domains/index';
 import type { ToolFn } from './tool-activity';
 
 export function withObservationLog<T extends Record<string, ToolFn>>(tools: T): T {

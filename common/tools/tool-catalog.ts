@@ -1,6 +1,6 @@
 // What the rest of the runtime asks about a domain's tools: the registry, the model's catalog,
 // loop signatures and the default allowlist. Every function takes the registry it reads: common/
-// knows no domain (domains/wired.ts says which one the runtime runs).
+// knows no domain (domains/index.ts says which one the runtime runs).
 import { seenCallHash, stableJson } from './hash';
 import type { CatalogEntry } from './catalog-entry';
 import type { ToolDefinition, ToolSpec } from './tool';

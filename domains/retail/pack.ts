@@ -5,13 +5,13 @@
 import type { Domain } from '../../common/domain';
 import { RETAIL_POLICY } from './policy-text';
 import type { RetailServices } from './services';
-import { RETAIL_TOOLS } from './tool-definitions';
+import { retailTools } from './tools/index';
 
 export type { RetailServices } from './services';
 
 export const retailDomain: Domain<RetailServices> = {
   name: 'retail',
-  tools: RETAIL_TOOLS,
+  tools: retailTools.map((tool) => tool.definition),
   policyText: [
     '- The retail policy below is your policy. The runtime enforces part of it: the customer is authenticated by',
     '  find_user_id_by_email or find_user_id_by_name_zip (nothing they say does it), before that only look-ups that',

@@ -11,7 +11,7 @@ import { consentQuestion, isExplicitYes, QUESTION_FRAMING, unshowable } from '..
 import { goldActions, loadTasks } from '../../eval/tau2/task';
 import { EMPTY_TRANSCRIPT, withTurn } from '../../common/conversation/conversation';
 import { conversationDetails } from '../../workflows/reporting/run-details';
-import { checkRunInput, DOMAINS } from '../../domains/wired';
+import { checkRunInput, DOMAINS } from '../../domains/index';
 import { retailDomain } from '../../domains/retail/pack';
 import { registryOf } from '../../common/tools/tool-catalog';
 import { checkPrincipalPolicy } from '../../workflows/agent/policy';

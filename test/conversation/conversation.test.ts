@@ -15,7 +15,7 @@ import {
 import type { SayContext, Transcript } from '../../common/conversation/conversation';
 import { buildDecisionPayload } from '../../common/model-view/decision-payload';
 import { checkAgentInput } from '../../common/input';
-import { WIRED_DOMAIN } from '../../domains/wired';
+import { supportDomain } from '../../domains/support/index';
 import { carryState } from '../../workflows/agent/carry';
 import { agentInput } from '../helpers/harness';
 import { CONVERSATION_SYSTEM_PROMPT, SYSTEM_PROMPT, systemPromptOf } from '../../activities/decide/system-prompt';
@@ -110,7 +110,7 @@ describe('what the model sees of a conversation', () => {
   it('the last turns and the counts: the payload does not grow with the conversation', () => {
     const input = agentInput();
     const payload = (turns: number) =>
-      buildDecisionPayload(input.goal, input.principal, [], input.allow, WIRED_DOMAIN, talk(turns));
+      buildDecisionPayload(input.goal, input.principal, [], input.allow, supportDomain, talk(turns));
     const short = payload(CONVERSATION_LIMITS.shown_turns);
     const long = payload(1000);
     assert.equal(long.conversation!.turns.length, CONVERSATION_LIMITS.shown_turns);
@@ -122,7 +122,7 @@ describe('what the model sees of a conversation', () => {
 
   it('a run that is not a conversation has no conversation in its payload', () => {
     const input = agentInput();
-    const payload = buildDecisionPayload(input.goal, input.principal, [], input.allow, WIRED_DOMAIN);
+    const payload = buildDecisionPayload(input.goal, input.principal, [], input.allow, supportDomain);
     assert.equal('conversation' in payload, false);
     assert.deepEqual(conversationForModel(EMPTY_TRANSCRIPT).turns, []);
   });
@@ -140,9 +140,9 @@ describe('continue-as-new carries the transcript', () => {
 });
 
 describe('the conversation block of the run input', () => {
-  const check = (conversation: unknown) => checkAgentInput({ ...agentInput(), conversation }, WIRED_DOMAIN);
+  const check = (conversation: unknown) => checkAgentInput({ ...agentInput(), conversation }, supportDomain);
   it('is optional, with bounds on the idle timeout', () => {
-    assert.deepEqual(checkAgentInput(agentInput(), WIRED_DOMAIN), { ok: true });
+    assert.deepEqual(checkAgentInput(agentInput(), supportDomain), { ok: true });
     assert.deepEqual(check({}), { ok: true });
     assert.deepEqual(check({ idle_timeout_seconds: 30 }), { ok: true });
     for (const bad of [{ idle_timeout_seconds: 0 }, { idle_timeout_seconds: 1.5 }, { idle_timeout_seconds: 1e12 }])

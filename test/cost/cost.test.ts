@@ -18,7 +18,7 @@ import {
 } from '../../common/cost/cost';
 import type { LlmPricing } from '../../common/cost/cost';
 import { checkAgentInput } from '../../common/input';
-import { WIRED_DOMAIN } from '../../domains/wired';
+import { supportDomain } from '../../domains/support/index';
 import { DEFAULT_PRICES, loadPrices, lookUpPrice, unpricedModelMessage } from '../../runtime/prices';
 import { agentInput } from '../helpers/harness';
 
@@ -182,12 +182,12 @@ describe('reserving a decision, winding down, stopping', () => {
 describe('the run input', () => {
   it('takes budget.max_usd and topup_wait_seconds, bounded', () => {
     assert.equal(
-      checkAgentInput(agentInput({ budget: { max_usd: 0.5 }, topup_wait_seconds: 60 }), WIRED_DOMAIN).ok,
+      checkAgentInput(agentInput({ budget: { max_usd: 0.5 }, topup_wait_seconds: 60 }), supportDomain).ok,
       true,
     );
-    const tooMuch = checkAgentInput(agentInput({ budget: { max_usd: 1e9 } }), WIRED_DOMAIN);
+    const tooMuch = checkAgentInput(agentInput({ budget: { max_usd: 1e9 } }), supportDomain);
     assert.match(tooMuch.ok ? '' : tooMuch.error, /^invalid run input: budget.max_usd: /);
-    const negative = checkAgentInput(agentInput({ topup_wait_seconds: 0 }), WIRED_DOMAIN);
+    const negative = checkAgentInput(agentInput({ topup_wait_seconds: 0 }), supportDomain);
     assert.match(negative.ok ? '' : negative.error, /^invalid run input: topup_wait_seconds: /);
   });
 });

@@ -13,7 +13,8 @@ import type { TemporalEnv } from '../../runtime/temporal-env';
 import { CARRY_LIMITS } from '../../workflows/agent/carry';
 import { EMPTY_USAGE } from '../../common/cost/budget';
 import { AGENT_STOP_REASON } from '../../common/temporal/search-attributes';
-import { TOOL_REGISTRY } from '../../domains/wired';
+import { registryOfDomain } from '../../domains/index';
+import { supportDomain } from '../../domains/support/index';
 import { EFFECTS_MEMO } from '../../common/types';
 import type { AgentInput, AgentResult, CarriedState } from '../../common/types';
 import { agentInput, eventually, uniqueId } from '../helpers/harness';
@@ -233,7 +234,7 @@ describe('long continue-as-new chains', () => {
       'the final answer, asked for on the last allowed step, is the one wind-down entry',
     );
     assert.ok(
-      result.history.length <= CARRY_LIMITS.history + Object.keys(TOOL_REGISTRY).length + 5,
+      result.history.length <= CARRY_LIMITS.history + Object.keys(registryOfDomain(supportDomain)).length + 5,
       `history of ${result.history.length}`,
     );
     assert.equal(result.omitted!.history + result.history.length, steps - 1);
@@ -245,7 +246,7 @@ describe('long continue-as-new chains', () => {
       const carried = (JSON.parse(Buffer.from(input.data!).toString('utf8')) as AgentInput).carried;
       if (!carried) continue;
       assert.ok(
-        carried.history.length <= CARRY_LIMITS.history + Object.keys(TOOL_REGISTRY).length,
+        carried.history.length <= CARRY_LIMITS.history + Object.keys(registryOfDomain(supportDomain)).length,
         `carried history of ${carried.history.length}`,
       );
       carriedSizes.push(input.data!.length);

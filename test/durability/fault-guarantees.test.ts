@@ -8,7 +8,8 @@ import { carryState, CARRY_LIMITS } from '../../workflows/agent/carry';
 import type { RunState } from '../../workflows/agent/carry';
 import { checkToolCall } from '../../workflows/agent/gateway';
 import type { GatewayContext } from '../../workflows/agent/gateway';
-import { loopSignature, TOOL_REGISTRY, WIRED_DOMAIN } from '../../domains/wired';
+import { loopSignature, registryOfDomain } from '../../domains/index';
+import { supportDomain } from '../../domains/support/index';
 import { attributeStopReason } from '../../common/temporal/search-attributes';
 import { countEffects, effectFromObservation, effectFromReconcile } from '../../workflows/agent/effects';
 import { checkPrincipalPolicy } from '../../workflows/agent/policy';
@@ -19,7 +20,7 @@ const valid = { goal: 'refund?', principal: '42', allow: ['get_user_billing'] };
 
 describe('workflow input contract', () => {
   it('accepts a minimal input and the documented ceilings', () => {
-    assert.equal(checkAgentInput(valid, WIRED_DOMAIN).ok, true);
+    assert.equal(checkAgentInput(valid, supportDomain).ok, true);
     const atCeilings = {
       ...valid,
       budget: {
@@ -32,7 +33,7 @@ describe('workflow input contract', () => {
       continue_as_new_every: INPUT_LIMITS.continue_as_new_every,
       llm_max_attempts: INPUT_LIMITS.llm_max_attempts,
     };
-    assert.equal(checkAgentInput(atCeilings, WIRED_DOMAIN).ok, true);
+    assert.equal(checkAgentInput(atCeilings, supportDomain).ok, true);
   });
 
   const refused: Array<[string, unknown, RegExp]> = [
@@ -66,7 +67,7 @@ describe('workflow input contract', () => {
   ];
   for (const [what, input, pattern] of refused) {
     it(`refuses ${what} with one line`, () => {
-      const check = checkAgentInput(input, WIRED_DOMAIN);
+      const check = checkAgentInput(input, supportDomain);
       assert.equal(check.ok, false);
       if (check.ok) return;
       assert.match(check.error, pattern);
@@ -116,7 +117,7 @@ describe('continue-as-new carries a bounded state', () => {
     assert.ok(carried.seen_calls.every((h) => /^[0-9a-f]{16}$/.test(h)));
     // The policy gate still finds the billing record read at step 2.
     const policy = checkPrincipalPolicy(
-      TOOL_REGISTRY.issue_refund,
+      registryOfDomain(supportDomain).issue_refund,
       { user_id: 42, amount_usd: 49, reason: 'ok' },
       { principal: '42', history: carried.history },
     );
@@ -147,7 +148,7 @@ describe("loop detection folds free text by each tool's schema", () => {
   const ctx = (seenCalls: string[]): GatewayContext => ({
     maxToolCalls: 10,
     allow: ['search_policy', 'get_user_billing'],
-    registry: TOOL_REGISTRY,
+    registry: registryOfDomain(supportDomain),
     toolCalls: seenCalls.length,
     seenCalls,
     loopSignature,
@@ -213,13 +214,22 @@ describe('effects and what operators see', () => {
 
   it('search attributes hold registry names only', () => {
     assert.equal(
-      attributeStopReason(`tool_denied:${'ignore previous instructions '.repeat(3).slice(0, 64)}`, TOOL_REGISTRY),
+      attributeStopReason(
+        `tool_denied:${'ignore previous instructions '.repeat(3).slice(0, 64)}`,
+        registryOfDomain(supportDomain),
+      ),
       'tool_denied:unknown',
     );
-    assert.equal(attributeStopReason('tool_denied:issue_refund', TOOL_REGISTRY), 'tool_denied:issue_refund');
-    assert.equal(attributeStopReason('tool_missing:rm -rf /', TOOL_REGISTRY), 'tool_missing:unknown');
-    assert.equal(attributeStopReason('policy_denied:other_user', TOOL_REGISTRY), 'policy_denied:other_user');
-    assert.equal(attributeStopReason('max_steps', TOOL_REGISTRY), 'max_steps');
+    assert.equal(
+      attributeStopReason('tool_denied:issue_refund', registryOfDomain(supportDomain)),
+      'tool_denied:issue_refund',
+    );
+    assert.equal(attributeStopReason('tool_missing:rm -rf /', registryOfDomain(supportDomain)), 'tool_missing:unknown');
+    assert.equal(
+      attributeStopReason('policy_denied:other_user', registryOfDomain(supportDomain)),
+      'policy_denied:other_user',
+    );
+    assert.equal(attributeStopReason('max_steps', registryOfDomain(supportDomain)), 'max_steps');
   });
 });
 
@@ -234,7 +244,7 @@ describe('refund facts age across an approval wait', () => {
   });
   const refund = { user_id: 42, amount_usd: 49, reason: 'within window' };
   const check = (days: number, nowMs?: number) => {
-    const d = checkPrincipalPolicy(TOOL_REGISTRY.issue_refund, refund, {
+    const d = checkPrincipalPolicy(registryOfDomain(supportDomain).issue_refund, refund, {
       principal: '42',
       history: [billing(days)],
       ...(nowMs !== undefined ? { nowMs } : {}),

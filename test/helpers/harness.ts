@@ -6,7 +6,8 @@ import type { Client } from '@temporalio/client';
 import { createClient } from '../../client/connect';
 import { temporalEnv } from '../../runtime/temporal-env';
 import type { TemporalEnv } from '../../runtime/temporal-env';
-import { DEFAULT_ALLOWED_TOOLS } from '../../domains/wired';
+import { defaultAllowedToolsOf } from '../../domains/index';
+import { supportDomain } from '../../domains/support/index';
 import type { AgentInput, AgentResult } from '../../common/types';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -44,7 +45,7 @@ export const REFUND_SCENARIO_ROWS: Array<[number, string, boolean]> = [
 ];
 
 export function agentInput(overrides: Partial<AgentInput> = {}): AgentInput {
-  return { goal: REFUND_GOAL, principal: '42', allow: [...DEFAULT_ALLOWED_TOOLS], ...overrides };
+  return { goal: REFUND_GOAL, principal: '42', allow: [...defaultAllowedToolsOf(supportDomain)], ...overrides };
 }
 
 /** Polls until `check` returns a value (not undefined); fails with `what` after the timeout. */

@@ -13,7 +13,8 @@ import { fixtureLedger } from './fixture-ledger';
 import type { LedgerKind } from './fixture-ledger';
 import type { Reply } from '../../offline-model/scripted-llm-server';
 import { final } from '../../offline-model/scripted-replies';
-import { DEFAULT_ALLOWED_TOOLS } from '../../domains/wired';
+import { defaultAllowedToolsOf } from '../../domains/index';
+import { supportDomain } from '../../domains/support/index';
 import type { ApprovalDecision, PendingApproval } from '../../common/conversation/approvals';
 import type { AgentInput, TraceEntry } from '../../common/types';
 import type { StopReason } from '../../common/stop-reasons';
@@ -23,7 +24,7 @@ export const PAYING_USERS = Array.from({ length: 99 }, (_, i) => 1001 + i);
 /** A pro-monthly user whose first payment was 30 days ago (outside the 14-day window). */
 export const LATE_USER = 2001;
 
-export const REFUND_ALLOW = [...DEFAULT_ALLOWED_TOOLS, 'issue_refund'];
+export const REFUND_ALLOW = [...defaultAllowedToolsOf(supportDomain), 'issue_refund'];
 
 export interface RefundFixture {
   dir: string;

@@ -8,7 +8,8 @@ import {
   promptChars,
   RECENT_STEPS,
 } from '../../common/model-view/decision-payload';
-import { DEFAULT_ALLOWED_TOOLS, WIRED_DOMAIN } from '../../domains/wired';
+import { defaultAllowedToolsOf } from '../../domains/index';
+import { supportDomain } from '../../domains/support/index';
 import type { HistoryEntry } from '../../common/types';
 
 function historyOf(steps: number): HistoryEntry[] {
@@ -31,11 +32,19 @@ function historyOf(steps: number): HistoryEntry[] {
 }
 
 const size = (steps: number) =>
-  JSON.stringify(buildDecisionPayload('goal', '42', historyOf(steps), DEFAULT_ALLOWED_TOOLS, WIRED_DOMAIN)).length;
+  JSON.stringify(
+    buildDecisionPayload('goal', '42', historyOf(steps), defaultAllowedToolsOf(supportDomain), supportDomain),
+  ).length;
 
 describe('decision payload', () => {
   it('lists each tool used once, in order of first use', () => {
-    const payload = buildDecisionPayload('goal', '42', historyOf(200), DEFAULT_ALLOWED_TOOLS, WIRED_DOMAIN);
+    const payload = buildDecisionPayload(
+      'goal',
+      '42',
+      historyOf(200),
+      defaultAllowedToolsOf(supportDomain),
+      supportDomain,
+    );
     assert.deepEqual(payload.state_summary.tools_used, ['get_user_profile', 'get_user_billing', 'search_policy']);
     assert.equal(payload.state_summary.steps_completed, 200);
     assert.equal(payload.untrusted_observations.steps.length, RECENT_STEPS);
@@ -51,16 +60,19 @@ describe('decision payload', () => {
       'goal',
       '42',
       historyOf(5),
-      DEFAULT_ALLOWED_TOOLS,
-      WIRED_DOMAIN,
+      defaultAllowedToolsOf(supportDomain),
+      supportDomain,
       undefined,
       true,
     );
-    assert.equal(promptChars(payload, WIRED_DOMAIN), JSON.stringify(modelPayload(payload, WIRED_DOMAIN)).length);
+    assert.equal(promptChars(payload, supportDomain), JSON.stringify(modelPayload(payload, supportDomain)).length);
     // A described tool (an MCP server's) goes as recorded, next to the named ones.
     const mcpTool = { name: 'shop.lookup', description: 'Looks up "orders" \u2014 by id', args: { type: 'object' } };
     const mixed = { ...payload, available_tools: [...payload.available_tools, mcpTool] };
-    assert.equal(promptChars(mixed, WIRED_DOMAIN), JSON.stringify(modelPayload(mixed, WIRED_DOMAIN)).length);
-    assert.ok(promptChars(mixed, WIRED_DOMAIN) > JSON.stringify(mixed).length, 'the named tools are counted described');
+    assert.equal(promptChars(mixed, supportDomain), JSON.stringify(modelPayload(mixed, supportDomain)).length);
+    assert.ok(
+      promptChars(mixed, supportDomain) > JSON.stringify(mixed).length,
+      'the named tools are counted described',
+    );
   });
 });

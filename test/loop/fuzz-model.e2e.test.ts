@@ -9,7 +9,8 @@ import { temporal } from '@temporalio/proto';
 import { malformed } from '../../offline-model/scripted-replies';
 import { MAX_ANSWER_BYTES } from '../../activities/decide/decide';
 import { isStopReason } from '../../common/stop-reasons';
-import { DEFAULT_ALLOWED_TOOLS } from '../../domains/wired';
+import { defaultAllowedToolsOf } from '../../domains/index';
+import { supportDomain } from '../../domains/support/index';
 import type { AgentResult } from '../../common/types';
 import { agentFixture } from '../helpers/agent-fixture';
 
@@ -59,7 +60,7 @@ const anyText = fc.string({
   maxLength: 200,
 });
 const toolName = fc.oneof(
-  fc.constantFrom(...DEFAULT_ALLOWED_TOOLS, 'delete_user', '__proto__', 'constructor', 'toString', ''),
+  fc.constantFrom(...defaultAllowedToolsOf(supportDomain), 'delete_user', '__proto__', 'constructor', 'toString', ''),
   anyText,
 );
 const argsValue = fc.oneof(

@@ -3,12 +3,13 @@ import assert from 'node:assert/strict';
 import { checkToolCall } from '../../workflows/agent/gateway';
 import type { GatewayContext } from '../../workflows/agent/gateway';
 import { argsHash, stableJson } from '../../common/tools/hash';
-import { TOOL_REGISTRY } from '../../domains/wired';
+import { registryOfDomain } from '../../domains/index';
+import { supportDomain } from '../../domains/support/index';
 
 const base: GatewayContext = {
   maxToolCalls: 3,
   allow: ['get_user_profile', 'search_policy', 'not_registered'],
-  registry: TOOL_REGISTRY,
+  registry: registryOfDomain(supportDomain),
   toolCalls: 0,
   seenCalls: [],
 };

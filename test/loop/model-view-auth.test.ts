@@ -16,7 +16,7 @@ import type { Domain } from '../../common/domain';
 import type { AgentInput, HistoryEntry } from '../../common/types';
 import { carryState } from '../../workflows/agent/carry';
 import { requestView } from '../../offline-model/request-view';
-import { DOMAINS } from '../../domains/wired';
+import { DOMAINS } from '../../domains/index';
 import { freshRunState } from '../helpers/run-state';
 
 const retail = DOMAINS.retail!;

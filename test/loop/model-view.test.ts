@@ -16,7 +16,7 @@ import type { ChatMessage, ViewRef, ViewSource } from '../../common/model-view/m
 import { registryOf } from '../../common/tools/tool-catalog';
 import type { Turn } from '../../common/conversation/conversation';
 import type { HistoryEntry } from '../../common/types';
-import { DOMAINS } from '../../domains/wired';
+import { DOMAINS } from '../../domains/index';
 
 const retail = DOMAINS.retail!;
 const registry = registryOf(retail.tools);

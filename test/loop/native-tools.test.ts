@@ -8,7 +8,7 @@ import type { AnswerMessage } from '../../activities/decide/native-tools';
 import { validateAction } from '../../common/contract';
 import { functionNames } from '../../common/model-view/model-view';
 import { catalogFor, registryOf } from '../../common/tools/tool-catalog';
-import { DOMAINS } from '../../domains/wired';
+import { DOMAINS } from '../../domains/index';
 
 const names = functionNames(['get_user_profile', 'fs.write_file']);
 const byFunction = new Map([...names].map(([tool, fn]) => [fn, tool]));

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { EMPTY_USAGE, resolveBudget } from '../../common/cost/budget';
 import type { Transcript } from '../../common/conversation/conversation';
 import type { AgentInput, DecideOutput, HistoryEntry, Observation } from '../../common/types';
-import { DOMAINS, registryOfDomain } from '../../domains/wired';
+import { DOMAINS, registryOfDomain } from '../../domains/index';
 import { carryInPlace } from '../../workflows/agent/carry';
 import { runLoop } from '../../workflows/agent/run-loop';
 import type { LoopPorts, LoopState } from '../../workflows/agent/run-loop';

@@ -1,7 +1,8 @@
 // Every move of the loop's step decision (workflows/agent/step.ts), table-driven: each row is the run's
 // state and what just happened (a step begins, the model answered, a person answered, a tool
 // answered or failed, a final answer), and the move the step must make.
-import { TOOL_REGISTRY } from '../../domains/wired';
+import { registryOfDomain } from '../../domains/index';
+import { supportDomain } from '../../domains/support/index';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { EMPTY_USAGE, resolveBudget } from '../../common/cost/budget';
@@ -150,7 +151,12 @@ describe('decideMove: after the model answered', () => {
     return first.next === 'call_tool' ? [...(first.counters.reads ?? [])] : [];
   })();
   function rules(policy: PolicyDecision = ALLOWED, allow = ['get_user_profile', 'search_policy', 'issue_refund']) {
-    return { budget: BUDGET, allow, registry: TOOL_REGISTRY, policy: () => policy } satisfies StepRules;
+    return {
+      budget: BUDGET,
+      allow,
+      registry: registryOfDomain(supportDomain),
+      policy: () => policy,
+    } satisfies StepRules;
   }
   const rows: Array<{
     name: string;

@@ -12,7 +12,7 @@ import { msToNumber } from '@temporalio/common/lib/time';
 import { HEARTBEAT_EVERY_MS, toolActivity } from '../../activities/tools/tool-activity';
 import type { ToolDeps } from '../../activities/tools/tool-activity';
 import { SEED_DATA } from '../../domains/support/seed-data';
-import { TOOLS } from '../../domains/wired';
+import { supportDomain } from '../../domains/support/index';
 import { defineTool } from '../../common/tools/tool';
 import type { ToolDefinition } from '../../common/tools/tool';
 import { HUNG_WORKER_POLLS, TOOL_HEARTBEAT_TIMEOUT_S, toolActivityOptions } from '../../workflows/calls/tool-options';
@@ -60,7 +60,7 @@ describe('a tool call on a fleet where a worker may hang', () => {
   });
 
   it('new runs: a heartbeat timeout, and enough attempts and time to get past a hung worker', () => {
-    for (const spec of TOOLS.filter((t) => !t.effectful)) {
+    for (const spec of supportDomain.tools.filter((t) => !t.effectful)) {
       const o = toolActivityOptions(spec);
       const s = (d: Duration | undefined) => msToNumber(d!) / 1000;
       assert.equal(s(o.heartbeatTimeout), TOOL_HEARTBEAT_TIMEOUT_S, spec.name);
@@ -76,7 +76,7 @@ describe('a tool call on a fleet where a worker may hang', () => {
   });
 
   it('effects keep their options: a heartbeat, their own attempts, no schedule-to-close bound', () => {
-    const effects = TOOLS.filter((t) => t.effectful);
+    const effects = supportDomain.tools.filter((t) => t.effectful);
     assert.ok(effects.length > 0, 'an effectful tool is checked');
     for (const spec of effects) {
       assert.deepEqual(toolActivityOptions(spec), {

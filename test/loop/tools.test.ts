@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { createActivities } from '../../activities';
 import { SEED_DATA } from '../../domains/support/seed-data';
 import { catalogFor } from '../../common/tools/tool-catalog';
-import { DEFAULT_ALLOWED_TOOLS, TOOL_REGISTRY, TOOLS } from '../../domains/wired';
+import { defaultAllowedToolsOf, registryOfDomain } from '../../domains/index';
+import { supportDomain } from '../../domains/support/index';
 import { registryOf } from '../../common/tools/index';
 import { defineSupportTool } from '../../domains/support/tools/args';
 import type { Observation, ToolInput } from '../../common/types';
@@ -28,7 +29,7 @@ const lookupTier = defineSupportTool({
   },
 });
 
-const withLookupTier = [...TOOLS, lookupTier];
+const withLookupTier = [...supportDomain.tools, lookupTier];
 
 function activitiesWith(tools = withLookupTier) {
   return createActivities({
@@ -44,7 +45,7 @@ function activitiesWith(tools = withLookupTier) {
       throw new Error('no refunds in this test');
     },
     refundFaults: { pauseBeforeCommitMs: 0, pauseAfterCommitMs: 0 },
-    tools,
+    domains: [{ ...supportDomain, tools }],
   });
 }
 
@@ -100,24 +101,24 @@ describe('a tool defined in its one file', () => {
   });
 
   it('a tool not in the list is nowhere', () => {
-    assert.equal(Object.hasOwn(TOOL_REGISTRY, 'lookup_tier'), false);
-    assert.deepEqual(catalogFor(['lookup_tier'], TOOL_REGISTRY), []);
-    assert.equal('lookup_tier' in activitiesWith([...TOOLS]), false);
+    assert.equal(Object.hasOwn(registryOfDomain(supportDomain), 'lookup_tier'), false);
+    assert.deepEqual(catalogFor(['lookup_tier'], registryOfDomain(supportDomain)), []);
+    assert.equal('lookup_tier' in activitiesWith([...supportDomain.tools]), false);
   });
 });
 
 describe('the shipped tools', () => {
   it('each is registered, cataloged with the JSON Schema of its arguments, and a worker activity of its name', () => {
-    const activities = activitiesWith([...TOOLS]) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(TOOL_REGISTRY), [
+    const activities = activitiesWith([...supportDomain.tools]) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(registryOfDomain(supportDomain)), [
       'get_user_profile',
       'get_user_billing',
       'search_policy',
       'issue_refund',
     ]);
-    for (const tool of TOOLS) {
-      assert.equal(TOOL_REGISTRY[tool.name], tool);
-      const [entry] = catalogFor([tool.name], TOOL_REGISTRY);
+    for (const tool of supportDomain.tools) {
+      assert.equal(registryOfDomain(supportDomain)[tool.name], tool);
+      const [entry] = catalogFor([tool.name], registryOfDomain(supportDomain));
       const { $schema: _dialect, ...schema } = z.toJSONSchema(tool.args, { io: 'input' });
       assert.deepEqual(entry, { name: tool.name, description: tool.description, args: schema });
       assert.equal((activities[tool.name] as { name: string }).name, tool.name);
@@ -125,14 +126,14 @@ describe('the shipped tools', () => {
       assert.equal(`reconcile_${tool.name}` in activities, tool.reconcile !== undefined, tool.name);
     }
     assert.deepEqual(
-      TOOLS.filter((tool) => tool.reconcile).map((tool) => tool.name),
+      supportDomain.tools.filter((tool) => tool.reconcile).map((tool) => tool.name),
       ['issue_refund'],
     );
   });
 
   it('what each means to the runtime is in its definition', () => {
     const meaning = (name: string) => {
-      const t = TOOL_REGISTRY[name]!;
+      const t = registryOfDomain(supportDomain)[name]!;
       return [
         t.effectful === true,
         t.needsApproval === true,
@@ -147,7 +148,7 @@ describe('the shipped tools', () => {
   });
 
   it('the model is told what the schema allows: an amount in USD with two decimals, no other keys', () => {
-    const [refund] = catalogFor(['issue_refund'], TOOL_REGISTRY);
+    const [refund] = catalogFor(['issue_refund'], registryOfDomain(supportDomain));
     assert.deepEqual(refund!.args.required, ['user_id', 'amount_usd', 'reason']);
     assert.equal(refund!.args.additionalProperties, false);
     assert.match(
@@ -157,7 +158,8 @@ describe('the shipped tools', () => {
   });
 
   it('the default allowlist is every read-only tool (the three look-ups), never an effect', () => {
-    assert.deepEqual(DEFAULT_ALLOWED_TOOLS, ['get_user_profile', 'get_user_billing', 'search_policy']);
-    for (const name of DEFAULT_ALLOWED_TOOLS) assert.equal(TOOL_REGISTRY[name]!.effectful, undefined);
+    assert.deepEqual(defaultAllowedToolsOf(supportDomain), ['get_user_profile', 'get_user_billing', 'search_policy']);
+    for (const name of defaultAllowedToolsOf(supportDomain))
+      assert.equal(registryOfDomain(supportDomain)[name]!.effectful, undefined);
   });
 });

@@ -10,7 +10,8 @@ import { ScriptedLlmServer } from '../../offline-model/scripted-llm-server';
 import type { Reply } from '../../offline-model/scripted-llm-server';
 import { scrubSecrets, secretsFromEnv, redactUrl } from '../../activities/secrets';
 import { SEED_DATA } from '../../domains/support/seed-data';
-import { TOOL_REGISTRY, WIRED_DOMAIN } from '../../domains/wired';
+import { registryOfDomain } from '../../domains/index';
+import { supportDomain } from '../../domains/support/index';
 import { MAX_ACTION_DEPTH, validateAction } from '../../common/contract';
 import { buildDecisionPayload, observationForModel } from '../../common/model-view/decision-payload';
 import { REDACTED, redactPaths } from '../../common/tools/redact';
@@ -66,7 +67,7 @@ describe('the observation envelope', () => {
       { sensitive: ['author'] },
     );
     assert.deepEqual(obs.sensitive, ['author']);
-    assert.deepEqual(observationForModel(obs, TOOL_REGISTRY).data, { matches: [], author: REDACTED });
+    assert.deepEqual(observationForModel(obs, registryOfDomain(supportDomain)).data, { matches: [], author: REDACTED });
   });
 
   it('caps nesting', () => {
@@ -94,7 +95,7 @@ describe('the decision payload', () => {
     '42',
     history,
     ['get_user_profile', 'search_policy'],
-    WIRED_DOMAIN,
+    supportDomain,
   );
 
   it('keeps tool results under one labelled field, apart from goal, principal and tools', () => {

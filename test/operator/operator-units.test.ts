@@ -29,7 +29,8 @@ import {
   keywordValue,
   MAX_KEYWORD_CHARS,
 } from '../../common/temporal/search-attributes';
-import { TOOL_REGISTRY } from '../../domains/wired';
+import { registryOfDomain } from '../../domains/index';
+import { supportDomain } from '../../domains/support/index';
 
 describe('durations', () => {
   it('parses operator durations', () => {
@@ -321,7 +322,7 @@ describe('search attribute values', () => {
         toolCalls: 2,
         principal: '42',
       },
-      TOOL_REGISTRY,
+      registryOfDomain(supportDomain),
     );
     assert.deepEqual(
       pairs.map((p) => [p.key.name, typeof p.value === 'string' ? p.value.length : p.value]),
@@ -342,13 +343,14 @@ describe('search attribute values', () => {
         toolCalls: 2,
         principal: '42',
       },
-      TOOL_REGISTRY,
+      registryOfDomain(supportDomain),
     );
     assert.equal(denied.find((p) => p.key.name === 'AgentStopReason')?.value, 'tool_denied:unknown');
     assert.equal(
-      attributePairs({ status: 'running', step: 0, toolCalls: 0, principal: '1' }, TOOL_REGISTRY).some(
-        (p) => p.key.name === 'AgentStopReason',
-      ),
+      attributePairs(
+        { status: 'running', step: 0, toolCalls: 0, principal: '1' },
+        registryOfDomain(supportDomain),
+      ).some((p) => p.key.name === 'AgentStopReason'),
       false,
     );
   });

@@ -4,7 +4,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Reply } from '../../offline-model/scripted-llm-server';
-import { DEFAULT_ALLOWED_TOOLS } from '../../domains/wired';
+import { defaultAllowedToolsOf } from '../../domains/index';
+import { supportDomain } from '../../domains/support/index';
 import type { AgentInput } from '../../common/types';
 import { agentFixture } from '../helpers/agent-fixture';
 import { scheduledActivityTypes } from '../helpers/history-scan';
@@ -72,7 +73,9 @@ describe('the principal gate stops misuse of issue_refund', { concurrency: true 
 
   it('calling issue_refund when the run does not allow it: tool_denied:issue_refund', async () => {
     const user = fixture.refunds.nextUser();
-    const result = await gated(user, [billingOf(user), refundOf(user, 49)], { allow: [...DEFAULT_ALLOWED_TOOLS] });
+    const result = await gated(user, [billingOf(user), refundOf(user, 49)], {
+      allow: [...defaultAllowedToolsOf(supportDomain)],
+    });
     assert.equal(result.stop_reason, 'tool_denied:issue_refund');
   });
 

@@ -9,7 +9,7 @@ import { billingFact, confirmedRefundsUsd, refundRulesFor } from '../../domains/
 import { REFUND_POLICY } from '../../domains/support/refund-policy';
 import { supportDomain } from '../../domains/support/index';
 import { argsHash } from '../../common/tools/hash';
-import { TOOL_REGISTRY } from '../../domains/wired';
+import { registryOfDomain } from '../../domains/index';
 import type { HistoryEntry, Observation } from '../../common/types';
 
 const PRINCIPAL = 42;
@@ -39,7 +39,10 @@ const refund = (amount_usd: number, user_id = PRINCIPAL) => ({
 const POLICY_RULES = { ...PRINCIPAL_RULES, ...supportDomain.policyRules };
 
 function rule(tool: string, args: Record<string, unknown>, history: HistoryEntry[]): string {
-  const d = checkPrincipalPolicy(TOOL_REGISTRY[tool], args, { principal: String(PRINCIPAL), history });
+  const d = checkPrincipalPolicy(registryOfDomain(supportDomain)[tool], args, {
+    principal: String(PRINCIPAL),
+    history,
+  });
   return d.allowed ? 'allowed' : d.rule;
 }
 
@@ -165,11 +168,14 @@ describe('gateway order with the principal policy', () => {
   const ctx = (overrides: Partial<GatewayContext> = {}): GatewayContext => ({
     maxToolCalls: 5,
     allow: ['get_user_profile', 'get_user_billing', 'issue_refund'],
-    registry: TOOL_REGISTRY,
+    registry: registryOfDomain(supportDomain),
     toolCalls: 0,
     seenCalls: [],
     policy: (name, args) =>
-      checkPrincipalPolicy(TOOL_REGISTRY[name], args, { principal: String(PRINCIPAL), history: paidPro }),
+      checkPrincipalPolicy(registryOfDomain(supportDomain)[name], args, {
+        principal: String(PRINCIPAL),
+        history: paidPro,
+      }),
     ...overrides,
   });
   const reason = (name: string, args: Record<string, unknown>, c: GatewayContext) => {

@@ -2,7 +2,7 @@
 // change nothing and name nobody run, and after it a tool returns only the principal's own records.
 // Properties over generated calls (the differential test's arbitraries) × auth states, each call run
 // through the gate (workflows/agent/policy.ts) and, when let through, the runtime's wrapper of the tool
-// (tool-definitions.ts) on the τ² database; what "names a person" means is read off the results of
+// (define-tool.ts) on the τ² database; what "names a person" means is read off the results of
 // τ²'s own tools, not off the tools' options. The ground truth of the 74 τ² tasks still gets through.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -19,7 +19,8 @@ import { DECISION_SUMMARY_MAX_CHARS, validateAction } from '../../common/contrac
 import { finalMove } from '../../workflows/agent/step';
 import type { HistoryEntry } from '../../common/types';
 import { stableJson } from '../../common/tools/hash';
-import { TOOL_REGISTRY } from '../../domains/wired';
+import { registryOfDomain } from '../../domains/index';
+import { supportDomain } from '../../domains/support/index';
 import { formatResult, formatTraceEntry } from '../../cli/format';
 
 const observation = (tool: string, data: unknown, source = tool): Observation => ({
@@ -284,10 +285,16 @@ describe('correct answers are accepted: words are figures only where they are us
 
 describe('validator mode', () => {
   it('defaults to enforce when a tool that states facts (issue_refund) is allowed, warn otherwise; an explicit mode wins', () => {
-    assert.equal(validatorModeFor({ allow: ['get_user_billing', 'issue_refund'] }, TOOL_REGISTRY), 'enforce');
-    assert.equal(validatorModeFor({ allow: ['get_user_billing'] }, TOOL_REGISTRY), 'warn');
-    assert.equal(validatorModeFor({ allow: ['issue_refund'], validator: 'off' }, TOOL_REGISTRY), 'off');
-    assert.equal(validatorModeFor({ allow: [], validator: 'enforce' }, TOOL_REGISTRY), 'enforce');
+    assert.equal(
+      validatorModeFor({ allow: ['get_user_billing', 'issue_refund'] }, registryOfDomain(supportDomain)),
+      'enforce',
+    );
+    assert.equal(validatorModeFor({ allow: ['get_user_billing'] }, registryOfDomain(supportDomain)), 'warn');
+    assert.equal(
+      validatorModeFor({ allow: ['issue_refund'], validator: 'off' }, registryOfDomain(supportDomain)),
+      'off',
+    );
+    assert.equal(validatorModeFor({ allow: [], validator: 'enforce' }, registryOfDomain(supportDomain)), 'enforce');
   });
 });
 

@@ -32,7 +32,7 @@ import { checkEntry } from './entry';
 import { Conversation } from '../conversation/conversation';
 import { Decisions, workerPricing } from '../calls/decide-call';
 import { countEffects } from './effects';
-import { domainOf, registryOfDomain } from '../../domains/wired';
+import { domainOf, registryOfDomain } from '../../domains/index';
 import { stateKey } from './idempotency';
 import type { Domain } from '../../common/domain';
 import type { ToolRegistry } from '../../common/tools/tool-catalog';

@@ -1,7 +1,7 @@
 // The run's entry check: bad input ends the run at once, clearly and for good (the CLI checks the
 // same schema first).
 import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
-import { checkRunInput } from '../../domains/wired';
+import { checkRunInput } from '../../domains/index';
 import type { AgentInput } from '../../common/types';
 import { INVALID_INPUT } from '../../common/agent-messages';
 

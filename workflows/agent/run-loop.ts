@@ -52,7 +52,7 @@ import {
 import type { AdmittedCall, StepRules, StepStart, StopMove } from './step';
 import type { PendingFields, WaitEnd } from '../conversation/waits';
 import { DEFAULT_MAX_REPEATS, readScopeKey, readsIn, readsShown, repeatAnswer, writesIn } from './repeats';
-import { loopSignature } from '../../domains/wired';
+import { loopSignature } from '../../domains/index';
 import type { ConversationPort } from '../conversation/conversation';
 import type { Transcript } from '../../common/conversation/conversation';
 

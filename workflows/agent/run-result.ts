@@ -1,7 +1,7 @@
 // How a run ends: its result (trace, history, usage, effects, what a continue-as-new chain
 // omitted, wind-downs and top-ups), and the search attributes that show its status. The workflow
 // (agent.ts) calls these at its ending and at each step.
-import { domainOf, registryOfDomain } from '../../domains/wired';
+import { domainOf, registryOfDomain } from '../../domains/index';
 import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Budget, Usage } from '../../common/cost/budget';
 import type { BudgetExtension } from '../../common/cost/extend';

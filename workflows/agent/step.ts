@@ -18,7 +18,7 @@ import type { ApprovalAnswer, PendingApproval } from '../../common/conversation/
 import type { ToolOutcome } from '../../common/temporal/metrics-sink';
 import { policyStop, safeToolName, toolStop } from '../../common/stop-reasons';
 import type { StopReason } from '../../common/stop-reasons';
-import { loopSignature } from '../../domains/wired';
+import { loopSignature } from '../../domains/index';
 import type { ToolRegistry } from '../../common/tools/tool-catalog';
 import type {
   AgentResult,

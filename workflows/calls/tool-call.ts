@@ -3,7 +3,7 @@
 import { ActivityFailure, CancellationScope, proxyActivities } from '@temporalio/workflow';
 import type { Remaining } from '../../common/cost/budget';
 import type { Tagged } from '../../common/temporal/step-tag';
-import { ALL_TOOLS } from '../../domains/wired';
+import { ALL_TOOLS } from '../../domains/index';
 import type { EffectEntry, Observation, ReconcileInput, ReconcileOutput, ToolInput } from '../../common/types';
 import { toolCallSummary } from '../reporting/activity-summary';
 import { effectFromReconcile } from '../agent/effects';

@@ -3,7 +3,7 @@ import { RetailToolError } from '../errors';
 import { floatRepr, pyRound } from '../python/float';
 import { pyEval } from '../python/evaluate';
 import { toFloat } from '../python/values';
-import type { RetailTool } from './tool';
+import { defineRetailTool } from '../define-tool';
 
 const args = z.strictObject({
   expression: z
@@ -31,10 +31,10 @@ function handler(_db: unknown, { expression }: z.infer<typeof args>): string {
   return floatRepr(pyRound(toFloat(value), 2));
 }
 
-export const calculate: RetailTool<z.infer<typeof args>, string> = {
+export const calculate = defineRetailTool<z.infer<typeof args>, string>({
   name: 'calculate',
   kind: 'generic',
   description: 'Calculate the result of a mathematical expression.',
   args,
   handler,
-};
+});

@@ -5,7 +5,7 @@ import { RetailToolError } from '../errors';
 import { getOrder, getPaymentMethod, getUser } from '../lookup';
 import { pyRound } from '../python/float';
 import { orderIdArg } from './order-args';
-import type { RetailTool } from './tool';
+import { defineRetailTool } from '../define-tool';
 
 const args = z.strictObject({
   order_id: orderIdArg,
@@ -37,11 +37,11 @@ function handler(db: RetailDB, { order_id, reason }: z.infer<typeof args>): Orde
   return snapshot(order);
 }
 
-export const cancel_pending_order: RetailTool<z.infer<typeof args>, Order> = {
+export const cancel_pending_order = defineRetailTool<z.infer<typeof args>, Order>({
   name: 'cancel_pending_order',
   kind: 'write',
   description:
     "Cancel a pending order. If the order is already processed or delivered, it cannot be cancelled. The agent needs to explain the cancellation detail and ask for explicit user confirmation (yes/no) to proceed. If the user confirms, the order status will be changed to 'cancelled' and the payment will be refunded. The refund will be added to the user's gift card balance immediately if the payment was made using a gift card, otherwise the refund would take 5-7 business days to process. The function returns the order details after the cancellation.",
   args,
   handler,
-};
+});

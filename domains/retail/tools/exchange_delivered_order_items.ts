@@ -7,7 +7,7 @@ import { pyRound } from '../python/float';
 import { PythonInt } from '../python/int';
 import { comparePyStr } from '../python/json';
 import { orderIdArg, priceDifferencePaymentArg } from './order-args';
-import type { RetailTool } from './tool';
+import { defineRetailTool } from '../define-tool';
 
 const args = z.strictObject({
   order_id: orderIdArg,
@@ -58,11 +58,11 @@ function handler(db: RetailDB, { order_id, item_ids, new_item_ids, payment_metho
   return snapshot(order);
 }
 
-export const exchange_delivered_order_items: RetailTool<z.infer<typeof args>, Order> = {
+export const exchange_delivered_order_items = defineRetailTool<z.infer<typeof args>, Order>({
   name: 'exchange_delivered_order_items',
   kind: 'write',
   description:
     'Exchange items in a delivered order to new items of the same product type. For a delivered order, return or exchange can be only done once by the agent. The agent needs to explain the exchange detail and ask for explicit user confirmation (yes/no) to proceed.',
   args,
   handler,
-};
+});

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { RetailDB } from '../db';
 import { RetailToolError } from '../errors';
 import { pyLower } from '../python/str';
-import type { RetailTool } from './tool';
+import { defineRetailTool } from '../define-tool';
 
 const args = z.strictObject({
   first_name: z.string().describe("The first name of the customer, such as 'John'."),
@@ -21,11 +21,12 @@ function handler(db: RetailDB, { first_name, last_name, zip }: z.infer<typeof ar
   throw new RetailToolError('User not found');
 }
 
-export const find_user_id_by_name_zip: RetailTool<z.infer<typeof args>, string> = {
+export const find_user_id_by_name_zip = defineRetailTool<z.infer<typeof args>, string>({
   name: 'find_user_id_by_name_zip',
   kind: 'read',
   description:
     'Find user id by first name, last name, and zip code. If the user is not found, the function will return an error message. By default, find user id by email, and only call this function if the user is not found by email or cannot remember email.',
   args,
   handler,
-};
+  authenticates: true,
+});

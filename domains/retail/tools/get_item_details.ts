@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { RetailDB, Variant } from '../db';
 import { snapshot } from '../db';
 import { getItem } from '../lookup';
-import type { RetailTool } from './tool';
+import { defineRetailTool } from '../define-tool';
 
 const args = z.strictObject({
   item_id: z
@@ -14,10 +14,10 @@ function handler(db: RetailDB, { item_id }: z.infer<typeof args>): Variant {
   return snapshot(getItem(db, item_id));
 }
 
-export const get_item_details: RetailTool<z.infer<typeof args>, Variant> = {
+export const get_item_details = defineRetailTool<z.infer<typeof args>, Variant>({
   name: 'get_item_details',
   kind: 'read',
   description: 'Get the inventory details of an item.',
   args,
   handler,
-};
+});

@@ -3,7 +3,7 @@ import type { Order, RetailDB } from '../db';
 import { snapshot } from '../db';
 import { getOrder } from '../lookup';
 import { orderIdArg } from './order-args';
-import type { RetailTool } from './tool';
+import { defineRetailTool } from '../define-tool';
 
 const args = z.strictObject({
   order_id: orderIdArg,
@@ -13,10 +13,11 @@ function handler(db: RetailDB, { order_id }: z.infer<typeof args>): Order {
   return snapshot(getOrder(db, order_id));
 }
 
-export const get_order_details: RetailTool<z.infer<typeof args>, Order> = {
+export const get_order_details = defineRetailTool<z.infer<typeof args>, Order>({
   name: 'get_order_details',
   kind: 'read',
   description: 'Get the status and details of an order.',
   args,
   handler,
-};
+  namesPerson: true,
+});

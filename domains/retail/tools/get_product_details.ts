@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Product, RetailDB } from '../db';
 import { snapshot } from '../db';
 import { getProduct } from '../lookup';
-import type { RetailTool } from './tool';
+import { defineRetailTool } from '../define-tool';
 
 const args = z.strictObject({
   product_id: z
@@ -14,10 +14,10 @@ function handler(db: RetailDB, { product_id }: z.infer<typeof args>): Product {
   return snapshot(getProduct(db, product_id));
 }
 
-export const get_product_details: RetailTool<z.infer<typeof args>, Product> = {
+export const get_product_details = defineRetailTool<z.infer<typeof args>, Product>({
   name: 'get_product_details',
   kind: 'read',
   description: 'Get the inventory details of a product.',
   args,
   handler,
-};
+});

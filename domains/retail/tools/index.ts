@@ -1,4 +1,5 @@
-// The retail domain's tools: the 16 @is_tool methods of τ²-bench's RetailTools, one file each.
+// The retail domain's tools: the 16 @is_tool methods of τ²-bench's RetailTools, one file each
+// (defineRetailTool: the reference's function and the runtime's tool).
 import { calculate } from './calculate';
 import { cancel_pending_order } from './cancel_pending_order';
 import { exchange_delivered_order_items } from './exchange_delivered_order_items';
@@ -17,7 +18,7 @@ import { return_delivered_order_items } from './return_delivered_order_items';
 import type { RetailTool } from './tool';
 import { transfer_to_human_agents } from './transfer_to_human_agents';
 
-export type { RetailTool, RetailToolKind } from './tool';
+export type { RetailTool, RetailToolKind, RetailToolSpec } from './tool';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own argument type
 export type AnyRetailTool = RetailTool<any, unknown>;

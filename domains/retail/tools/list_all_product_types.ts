@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RetailDB } from '../db';
 import { pyJsonDumps } from '../python/json';
-import type { RetailTool } from './tool';
+import { defineRetailTool } from '../define-tool';
 
 const args = z.strictObject({});
 
@@ -12,11 +12,11 @@ function handler(db: RetailDB): string {
   return pyJsonDumps(productDict, { sortKeys: true });
 }
 
-export const list_all_product_types: RetailTool<z.infer<typeof args>, string> = {
+export const list_all_product_types = defineRetailTool<z.infer<typeof args>, string>({
   name: 'list_all_product_types',
   kind: 'read',
   description:
     'List the name and product id of all product types. Each product type has a variety of different items with unique item ids and options. There are only 50 product types in the store.',
   args,
   handler,
-};
+});

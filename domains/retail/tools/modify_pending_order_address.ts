@@ -5,7 +5,7 @@ import { RetailToolError } from '../errors';
 import { getOrder, isPendingOrder } from '../lookup';
 import { addressArgs, userAddress } from './address';
 import { orderIdArg } from './order-args';
-import type { RetailTool } from './tool';
+import { defineRetailTool } from '../define-tool';
 
 const args = z.strictObject({
   order_id: orderIdArg,
@@ -19,11 +19,11 @@ function handler(db: RetailDB, input: z.infer<typeof args>): Order {
   return snapshot(order);
 }
 
-export const modify_pending_order_address: RetailTool<z.infer<typeof args>, Order> = {
+export const modify_pending_order_address = defineRetailTool<z.infer<typeof args>, Order>({
   name: 'modify_pending_order_address',
   kind: 'write',
   description:
     'Modify the shipping address of a pending order. The agent needs to explain the modification detail and ask for explicit user confirmation (yes/no) to proceed.',
   args,
   handler,
-};
+});

@@ -5,7 +5,7 @@ import { RetailToolError } from '../errors';
 import { checkItemsInOrder, getOrder, getPaymentMethod, getVariant } from '../lookup';
 import { pyRound } from '../python/float';
 import { orderIdArg, priceDifferencePaymentArg } from './order-args';
-import type { RetailTool } from './tool';
+import { defineRetailTool } from '../define-tool';
 
 const args = z.strictObject({
   order_id: orderIdArg,
@@ -72,11 +72,11 @@ function handler(db: RetailDB, { order_id, item_ids, new_item_ids, payment_metho
   return snapshot(order);
 }
 
-export const modify_pending_order_items: RetailTool<z.infer<typeof args>, Order> = {
+export const modify_pending_order_items = defineRetailTool<z.infer<typeof args>, Order>({
   name: 'modify_pending_order_items',
   kind: 'write',
   description:
     'Modify items in a pending order to new items of the same product type. For a pending order, this function can only be called once. The agent needs to explain the exchange detail and ask for explicit user confirmation (yes/no) to proceed.',
   args,
   handler,
-};
+});

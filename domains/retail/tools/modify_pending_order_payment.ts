@@ -5,7 +5,7 @@ import { RetailToolError } from '../errors';
 import { getOrder, getPaymentMethod, isPendingOrder } from '../lookup';
 import { pyRound } from '../python/float';
 import { orderIdArg, priceDifferencePaymentArg } from './order-args';
-import type { RetailTool } from './tool';
+import { defineRetailTool } from '../define-tool';
 
 const args = z.strictObject({
   order_id: orderIdArg,
@@ -47,11 +47,11 @@ function handler(db: RetailDB, { order_id, payment_method_id }: z.infer<typeof a
   return snapshot(order);
 }
 
-export const modify_pending_order_payment: RetailTool<z.infer<typeof args>, Order> = {
+export const modify_pending_order_payment = defineRetailTool<z.infer<typeof args>, Order>({
   name: 'modify_pending_order_payment',
   kind: 'write',
   description:
     'Modify the payment method of a pending order. The agent needs to explain the modification detail and ask for explicit user confirmation (yes/no) to proceed.',
   args,
   handler,
-};
+});

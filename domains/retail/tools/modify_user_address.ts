@@ -3,7 +3,7 @@ import type { RetailDB, User } from '../db';
 import { snapshot } from '../db';
 import { getUser } from '../lookup';
 import { addressArgs, userAddress } from './address';
-import type { RetailTool } from './tool';
+import { defineRetailTool } from '../define-tool';
 
 const args = z.strictObject({
   user_id: z.string().describe("The user id, such as 'sara_doe_496'."),
@@ -16,11 +16,11 @@ function handler(db: RetailDB, input: z.infer<typeof args>): User {
   return snapshot(user);
 }
 
-export const modify_user_address: RetailTool<z.infer<typeof args>, User> = {
+export const modify_user_address = defineRetailTool<z.infer<typeof args>, User>({
   name: 'modify_user_address',
   kind: 'write',
   description:
     'Modify the default address of a user. The agent needs to explain the modification detail and ask for explicit user confirmation (yes/no) to proceed.',
   args,
   handler,
-};
+});

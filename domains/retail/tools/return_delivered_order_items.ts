@@ -5,7 +5,7 @@ import { RetailToolError } from '../errors';
 import { checkItemsInOrder, getOrder, getPaymentMethod, getUser } from '../lookup';
 import { comparePyStr } from '../python/json';
 import { orderIdArg, priceDifferencePaymentArg } from './order-args';
-import type { RetailTool } from './tool';
+import { defineRetailTool } from '../define-tool';
 
 const args = z.strictObject({
   order_id: orderIdArg,
@@ -37,11 +37,11 @@ function handler(db: RetailDB, { order_id, item_ids, payment_method_id }: z.infe
   return snapshot(order);
 }
 
-export const return_delivered_order_items: RetailTool<z.infer<typeof args>, Order> = {
+export const return_delivered_order_items = defineRetailTool<z.infer<typeof args>, Order>({
   name: 'return_delivered_order_items',
   kind: 'write',
   description:
     "Return some items of a delivered order. The order status will be changed to 'return requested'. The agent needs to explain the return detail and ask for explicit user confirmation (yes/no) to proceed. The user will receive follow-up email for how and where to return the item.",
   args,
   handler,
-};
+});

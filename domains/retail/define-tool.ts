@@ -1,5 +1,6 @@
-// The retail tools (tools/, pure functions over a database, ported from τ²-bench) as tools of the
-// runtime: each runs on the conversation's own database (services.ts), a refusal of the reference
+// How a retail tool is defined: `defineRetailTool` (each file of tools/), the retail domain's
+// `defineTool`. The tool's function (pure, over a database, ported from τ²-bench) becomes the
+// runtime's tool: it runs on the conversation's own database (services.ts), a refusal of the reference
 // ("Order not found", "Non-pending order cannot be cancelled") is an observation with ok false
 // and the run goes on, and every write is an effect: the customer's consent first, then applied
 // once under its idempotency key whatever the retries, crashes and hangs.
@@ -10,22 +11,16 @@ import type { ReconcileOutput, ToolInput } from '../../common/types';
 import { RetailToolError } from './errors';
 import type { RetailRecords, RetailServices, WriteRecord } from './services';
 import { fromStore, RETAIL_STORE_MISMATCH, storeMismatch } from './store-guard';
-import type { AnyRetailTool } from './tools/index';
-import { retailTools } from './tools/index';
+import type { RetailTool, RetailToolSpec } from './tools/tool';
 
 export const RETAIL_SOURCE = 'retail-db';
 
-/** Tools that identify the customer: their result is whom the run acts for. */
-const AUTHENTICATION = new Set(['find_user_id_by_email', 'find_user_id_by_name_zip']);
-/** Look-ups that name a user: only the authenticated customer (none before authentication). */
-const USER_READS = new Set(['get_user_details']);
 /**
- * Look-ups of an order, whose result names its owner (user id, address, payment methods): only after
- * authentication, and only the customer's own orders. Another's reads as the reference's "Order not
- * found", so an order id tells a stranger nothing, not even that the order exists. The port in tools/
- * stays τ²'s; this rule is the runtime's, applied here and in the gateway (namesPerson).
+ * A read whose result names a person (`namesPerson`: an order names its owner's user id, address,
+ * payment methods) answers only the customer's own orders. Another's reads as the reference's "Order
+ * not found", so an order id tells a stranger nothing, not even that the order exists. The function in
+ * tools/ stays τ²'s; this rule is the runtime's, applied here and in the gateway.
  */
-const ORDER_READS = new Set(['get_order_details']);
 const NOT_PRINCIPALS = 'Order not found';
 /** Writes on an order: the order must be the authenticated customer's. */
 const ORDER_WRITES_ARG = 'order_id';
@@ -55,23 +50,32 @@ function ownedBy(order: unknown, principal: string | undefined): boolean {
   return principal !== undefined && (order as { user_id?: unknown }).user_id === principal;
 }
 
-function readTool(tool: AnyRetailTool): ToolDefinition<RetailServices> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own argument type
+type AnyRetailToolSpec = RetailToolSpec<any, unknown>;
+
+/** A retail tool, defined: its function over the database and the runtime's tool around it. */
+export function defineRetailTool<Args, Result>(spec: RetailToolSpec<Args, Result>): RetailTool<Args, Result> {
+  const definition = spec.kind === 'write' ? writeTool(spec) : readTool(spec);
+  return { ...spec, definition };
+}
+
+function readTool(tool: AnyRetailToolSpec): ToolDefinition<RetailServices> {
   return defineTool<RetailServices, typeof tool.args>({
     name: tool.name,
     description: tool.description,
     args: tool.args,
     timeoutSeconds: 10,
     maxAttempts: 3,
-    ...(AUTHENTICATION.has(tool.name) ? { authenticates: true } : {}),
-    ...(USER_READS.has(tool.name) ? { principalArg: 'user_id' } : {}),
-    ...(ORDER_READS.has(tool.name) ? { namesPerson: true } : {}),
-    ...(tool.name === 'transfer_to_human_agents' ? { endsRun: 'transferred' as const } : {}),
+    ...(tool.authenticates ? { authenticates: true } : {}),
+    ...(tool.principalArg ? { principalArg: tool.principalArg } : {}),
+    ...(tool.namesPerson ? { namesPerson: true } : {}),
+    ...(tool.endsRun ? { endsRun: tool.endsRun } : {}),
     async handler(args, ctx: Ctx, input) {
       const records = storeFor(ctx, input, tool.name);
       const done = await records.read(conversationOf(ctx, input), (db) => {
         try {
           const result: unknown = tool.handler(db, args);
-          if (ORDER_READS.has(tool.name) && !ownedBy(result, input.principal))
+          if (tool.namesPerson && !ownedBy(result, input.principal))
             return { ok: false as const, error: NOT_PRINCIPALS };
           return { ok: true as const, result };
         } catch (err) {
@@ -86,7 +90,7 @@ function readTool(tool: AnyRetailTool): ToolDefinition<RetailServices> {
   });
 }
 
-function writeTool(tool: AnyRetailTool): ToolDefinition<RetailServices> {
+function writeTool(tool: AnyRetailToolSpec): ToolDefinition<RetailServices> {
   const onOrder = Object.hasOwn((tool.args as unknown as { shape: object }).shape, ORDER_WRITES_ARG);
   return defineTool<RetailServices, typeof tool.args>({
     name: tool.name,
@@ -175,7 +179,3 @@ function reconciled(found: WriteRecord | undefined): ReconcileOutput {
   if (found.state === 'refused') return { state: 'rejected', detail: found.error };
   return { state: 'not_made' };
 }
-
-export const RETAIL_TOOLS: readonly ToolDefinition<RetailServices>[] = retailTools.map((tool) =>
-  tool.kind === 'write' ? writeTool(tool) : readTool(tool),
-);

@@ -1,7 +1,8 @@
-// The domains the runtime runs: the workflow, the worker's activities and the CLI all read them from
-// here, and only through the Domain interface (common/domain.ts). A run names its domain
-// (`AgentInput.domain`, default support); a new domain is a folder beside these and one line in
-// DOMAINS, plus the worker's factory of its services (activities/index.ts).
+// The domains the runtime runs: the workflow, the worker's activities (domains/backends.ts adds
+// each one's Node-side services), the MCP server and the CLI all read them from here, and only
+// through the Domain interface (common/domain.ts). A run names its domain (`AgentInput.domain`,
+// default support). A new domain is a folder beside these and one `registerDomain` line below
+// (docs/domains.md walks through it). This module is pure: the workflow bundle imports it.
 import type { Domain } from '../common/domain';
 import { checkAgentInput } from '../common/input';
 import type { InputCheck } from '../common/input';
@@ -10,12 +11,34 @@ import type { ToolRegistry } from '../common/tools/tool-catalog';
 import { retailDomain } from './retail/pack';
 import { supportDomain } from './support/index';
 
-export const DOMAINS: Readonly<Record<string, Domain>> = Object.freeze({
-  support: supportDomain,
-  retail: retailDomain,
-});
+const domains: Record<string, Domain> = {};
+const registries: Record<string, ToolRegistry> = {};
+/** Every domain by name. */
+export const DOMAINS: Readonly<Record<string, Domain>> = domains;
+/** Every domain's name, in the order registered. */
+export const DOMAIN_NAMES: readonly string[] = [];
+/** Every domain's tools by name (tool names are unique across domains: test/retail/domain-boundary.test.ts). */
+export const ALL_TOOLS: ToolRegistry = {};
+
+/**
+ * Adds a domain to the registry. Call it when a module loads (below, or in a module the worker's
+ * workflow code and activities both import), never during a run: the workflow reads the registry
+ * while it replays.
+ */
+export function registerDomain(domain: Domain): void {
+  if (Object.hasOwn(domains, domain.name)) throw new Error(`domain "${domain.name}" is registered twice`);
+  const clash = domain.tools.find((tool) => Object.hasOwn(ALL_TOOLS, tool.name));
+  if (clash) throw new Error(`domain "${domain.name}": tool "${clash.name}" is another domain's`);
+  domains[domain.name] = domain;
+  registries[domain.name] = registryOf(domain.tools);
+  (DOMAIN_NAMES as string[]).push(domain.name);
+  Object.assign(ALL_TOOLS, registries[domain.name]);
+}
+
+registerDomain(supportDomain);
+registerDomain(retailDomain);
+
 export const DEFAULT_DOMAIN = 'support';
-export const DOMAIN_NAMES = Object.keys(DOMAINS);
 
 /** The run's domain; its input was checked at entry, so an unknown name is a bug. */
 export function domainOf(input: { domain?: string | undefined }): Domain {
@@ -36,21 +59,10 @@ export function checkRunInput(raw: unknown): InputCheck {
   return checkAgentInput(raw, DOMAINS[name]!);
 }
 
-const registries: Record<string, ToolRegistry> = Object.fromEntries(
-  Object.entries(DOMAINS).map(([name, domain]) => [name, registryOf(domain.tools)]),
-);
 /** A domain's tools by name. */
 export const registryOfDomain = (domain: Domain): ToolRegistry => registries[domain.name]!;
 
-/** Every domain's tools by name (tool names are unique across domains: test/retail/domain-boundary.test.ts). */
-export const ALL_TOOLS: ToolRegistry = Object.assign({}, ...Object.values(registries)) as ToolRegistry;
-
-/** The default domain, as the runtime ran it before domains were chosen per run (tests, demos). */
-export const WIRED_DOMAIN: Domain = supportDomain;
-export const TOOLS = WIRED_DOMAIN.tools;
-export const TOOL_REGISTRY: ToolRegistry = registries[DEFAULT_DOMAIN]!;
 /** The allowlist when none is given: the domain's read-only tools. */
-export const DEFAULT_ALLOWED_TOOLS: readonly string[] = defaultAllowedTools(TOOLS);
 export const defaultAllowedToolsOf = (domain: Domain): readonly string[] => defaultAllowedTools(domain.tools);
 
 /** The loop detector's signature of a call, folding the tools' free-text arguments (names are unique). */
