@@ -83,7 +83,8 @@ describe('cached prompt tokens are priced at the cached price', () => {
         const read = out.cached_prompt_tokens ?? 0;
         assert.ok(Number.isSafeInteger(read) && read >= 0 && read <= out.prompt_tokens);
         if (typeof cached === 'number' && Number.isSafeInteger(cached) && cached >= 0)
-          assert.equal(read, cached <= prompt ? cached : 0);
+          // `+ 0` makes a reported -0 (JSON allows it) the 0 it is read as: strict equal tells them apart.
+          assert.equal(read, (cached <= prompt ? cached : 0) + 0);
         const added = addTokens(EMPTY_USAGE, out);
         assert.equal(added.cached_prompt_tokens, read);
         const charge: AttemptCharge = { step: 1, attempt: 1, outcome: 'ok', ...out, cost_usd: 0 };
