@@ -958,9 +958,13 @@ describe('fault matrix: hung worker, no cancel, healthy workers', () => {
       'a search_policy attempt died with its worker and was retried',
     );
     // And decisions: requests were in flight on the worker that hung, and their decisions were retried.
+    // History keeps only the failure before the last attempt: the attempt that died is followed by one
+    // on a live worker, which may fail too while the run's view Query still goes to the hung worker
+    // (it held the workflow, sticky); either is the hang's doing, and nothing else fails here.
+    const hangFailure = /^HEARTBEAT$|could not read the run's view/;
     assert.ok(decidingOnHung > 0, 'decisions in flight on the hung worker');
     assert.ok(
-      midDecision.some((r) => r.retried.some((a) => a.activity === 'decide' && a.before === 'HEARTBEAT')),
+      midDecision.some((r) => r.retried.some((a) => a.activity === 'decide' && hangFailure.test(a.before))),
       'a decide attempt died with its worker and was retried',
     );
   });
