@@ -4,6 +4,8 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const sandboxSafe = ['common/**/*.ts', 'workflows/**/*.ts'];
 // Domain code (tools, data model, Python-compatible formatting) is pure: no Node built-ins, no runtime layer.
@@ -33,6 +35,19 @@ const productCode = [
 ].map((dir) => `${dir}/**/*.ts`);
 // The CLI, the codec server and the MCP server are entry points: no library layer imports them.
 const entryPoints = ['./cli', './codec-server', './mcp-server'];
+
+// Each domain folder imports no other domain: a domain is one folder, and removing one breaks no other.
+const domainFolders = readdirSync(fileURLToPath(new globalThis.URL('./domains', import.meta.url)), {
+  withFileTypes: true,
+})
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const domainApart = domainFolders.map((name) => ({
+  target: `./domains/${name}`,
+  from: './domains',
+  except: [`./${name}`],
+  message: `domains/${name}/ imports common/, runtime/ (its backend) and its own folder, never another domain or the registries.`,
+}));
 
 // Everything above the pure layers (common/, then domains/): neither may import any of it.
 const aboveDomains = [
@@ -86,6 +101,7 @@ export default tseslint.config(
         'error',
         {
           zones: [
+            ...domainApart,
             {
               target: './common',
               from: ['./domains', ...aboveDomains],

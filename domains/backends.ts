@@ -17,13 +17,19 @@ export type BackendGiven = SupportGiven & RetailGiven;
 
 const backends: Record<string, DomainBackend<unknown, BackendGiven>> = {};
 
-/** Adds a domain's Node side, and the domain itself to the registry unless it is there already. */
-export function registerBackend<Services>(backend: DomainBackend<Services, BackendGiven>): void {
+/**
+ * Adds a domain's Node side, and the domain itself to the registry unless it is there already. A
+ * domain names what it may be given with its own type (optional keys): the worker hands every
+ * backend the same object, and each reads its own keys.
+ */
+export function registerBackend<Services, Given extends object = BackendGiven>(
+  backend: DomainBackend<Services, Given>,
+): void {
   const { domain } = backend;
   if (Object.hasOwn(backends, domain.name)) throw new Error(`domain "${domain.name}" has two backends`);
   if (!Object.hasOwn(DOMAINS, domain.name)) registerDomain(domain);
   else if (DOMAINS[domain.name] !== domain) throw new Error(`domain "${domain.name}" is registered as another object`);
-  backends[domain.name] = backend as DomainBackend<unknown, BackendGiven>;
+  backends[domain.name] = backend as unknown as DomainBackend<unknown, BackendGiven>;
 }
 
 registerBackend(supportBackend);

@@ -20,13 +20,25 @@ export const DOMAIN_NAMES: readonly string[] = [];
 /** Every domain's tools by name (tool names are unique across domains: test/retail/domain-boundary.test.ts). */
 export const ALL_TOOLS: ToolRegistry = {};
 
+/** A run names its domain in its input (at most 64 characters). */
+const DOMAIN_NAME = /^[a-z0-9_-]{1,64}$/;
+/** What a model's function name may be (OpenAI's rule), without the dot MCP tools' names carry. */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
 /**
  * Adds a domain to the registry. Call it when a module loads (below, or in a module the worker's
  * workflow code and activities both import), never during a run: the workflow reads the registry
  * while it replays.
  */
 export function registerDomain(domain: Domain): void {
+  if (!DOMAIN_NAME.test(domain.name))
+    throw new Error(`domain "${domain.name.slice(0, 80)}": a domain's name is 1-64 of a-z, 0-9, _ and -`);
   if (Object.hasOwn(domains, domain.name)) throw new Error(`domain "${domain.name}" is registered twice`);
+  const badName = domain.tools.find((tool) => !TOOL_NAME.test(tool.name));
+  if (badName)
+    throw new Error(
+      `domain "${domain.name}": tool "${badName.name.slice(0, 80)}": a tool's name is 1-64 of letters, digits, _ and - (no dot: MCP tools are <server>.<tool>)`,
+    );
   const clash = domain.tools.find((tool) => Object.hasOwn(ALL_TOOLS, tool.name));
   if (clash) throw new Error(`domain "${domain.name}": tool "${clash.name}" is another domain's`);
   domains[domain.name] = domain;

@@ -85,6 +85,10 @@ export function createDomainServer(
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;
     const meta = (request.params._meta ?? {}) as Record<string, unknown>;
+    // A lookup asked with `true` or a number must not become the write it was meant to avoid.
+    const badMeta = Object.values(MCP_META).find((key) => meta[key] !== undefined && textMeta(meta, key) === undefined);
+    if (badMeta !== undefined)
+      return refused('invalid_meta', `_meta.${badMeta} must be a non-empty string; nothing was run`);
     const tool = specOf(registry, name);
     if (!tool) return refused(`tool_missing:${name}`, `no tool named "${name.slice(0, 64)}" is served here`);
     const parsed = tool.args.safeParse(request.params.arguments ?? {});

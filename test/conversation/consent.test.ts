@@ -407,10 +407,11 @@ describe('authentication and the retail input', () => {
     assert.deepEqual(checkRunInput({ ...base, allow: ['cancel_pending_order'], conversation: {} }), { ok: true });
     assert.match(
       (checkRunInput({ ...base, domain: 'bank' }) as { error: string }).error,
-      /unknown domain "bank" \(known: support, retail\)/,
+      new RegExp(`unknown domain "bank" \\(known: ${Object.keys(DOMAINS).join(', ')}\\)`),
     );
     assert.match((checkRunInput({ goal: 'g', allow: [] }) as { error: string }).error, /the support domain needs one/);
-    assert.deepEqual(Object.keys(DOMAINS), ['support', 'retail']);
+    // Any registered domain is known (a new domain's line must not break this test).
+    assert.deepEqual(Object.keys(DOMAINS).slice(0, 2), ['support', 'retail']);
   });
 });
 

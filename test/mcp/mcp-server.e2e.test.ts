@@ -167,6 +167,17 @@ describe('retail over streamable HTTP', () => {
       // The session's own database (its key is the MCP session id); the same key twice writes once.
       const meta = { idempotency_key: `cancel-${Date.now()}` };
       const cancel = { order_id: IVAN.order, reason: 'no longer needed' };
+      // A lookup or key that is no string runs nothing (found by a newcomer: `reconcile: true` ran the write).
+      for (const bad of [
+        { reconcile: true },
+        { reconcile: 1 },
+        { owner: true },
+        { idempotency_key: 5 },
+        { reconcile: '' },
+      ]) {
+        const refusedCall = await call(client, 'cancel_pending_order', cancel, { ...meta, ...bad });
+        assert.match(textOf(refusedCall), /^invalid_meta: _meta\.\w+ must be a non-empty string; nothing was run/);
+      }
       const first = await call(client, 'cancel_pending_order', cancel, meta);
       assert.equal(first.isError, undefined, textOf(first));
       const again = await call(client, 'cancel_pending_order', cancel, meta);
