@@ -158,9 +158,9 @@ async function main(): Promise<void> {
   progress(`mode ${opts.mode}, phases ${opts.phases.join(',')}; logs in ${logDir}; load avg ${loadStart}`);
 
   // Workers load the workflow bundle `npm run build` made; without it each would bundle at start.
-  for (const { file } of PREBUILT_BUNDLES) {
-    const stale = bundleStaleness(file);
-    if (stale) throw new Error(`${path.relative(process.cwd(), file)} ${stale}: run \`npm run build\` first`);
+  for (const bundle of PREBUILT_BUNDLES) {
+    const stale = bundleStaleness(bundle);
+    if (stale) throw new Error(`${path.relative(process.cwd(), bundle.file)} ${stale}: run \`npm run build\` first`);
   }
 
   const { server, version: serverVersion } = await startServer(opts, logDir);

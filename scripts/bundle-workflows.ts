@@ -1,27 +1,51 @@
 // `npm run build`, after tsc: bundles the workflow code once, for every data converter the worker
 // may run with (worker/workflow-bundle.ts), so that a worker starts by reading a file instead of
-// running webpack. Each bundle is written to a temporary file and renamed: a worker starting
-// meanwhile reads the old bundle or the new one, never half of one.
+// running webpack. A bundle whose recorded inputs (worker/bundle-inputs.ts: the content of every
+// compiled file it may contain, the SDK, the options) are those of now is left as it is, so a build
+// where nothing changed costs no webpack; the SDK's bundler is loaded only when one is needed. Each
+// bundle is written to a temporary file and renamed, then its record: a worker starting meanwhile
+// reads the old bundle or the new one, never half of one, and never trusts a bundle its record does not describe.
 import fs from 'node:fs';
 import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
-import { PREBUILT_BUNDLES, WORKFLOWS_PATH } from '../worker/workflow-bundle';
+import type { BundleOptions } from '@temporalio/worker';
+import { writeInputs } from '../worker/bundle-inputs';
+import {
+  PREBUILT_BUNDLES,
+  PREBUILT_DEVTOOL,
+  WORKFLOWS_PATH,
+  bundleStaleness,
+  inputsNow,
+} from '../worker/workflow-bundle';
 
 async function main(): Promise<void> {
   for (const bundle of PREBUILT_BUNDLES) {
+    const name = path.relative(process.cwd(), bundle.file);
+    const stale = bundleStaleness(bundle);
+    if (!stale) continue; // up to date: silent, as tsc -b is
     const started = Date.now();
+    // Read before bundling: a file changed while webpack runs leaves a record that differs, so the next build bundles again.
+    const inputs = inputsNow(bundle);
+    // The bundler (webpack, swc) costs seconds to load: only now that a bundle is made.
+    const { bundleWorkflowCode } = await import('@temporalio/worker');
     const { code } = await bundleWorkflowCode({
       workflowsPath: WORKFLOWS_PATH,
       failureConverterPath: bundle.failureConverterPath,
       logger: warningsOnly(),
+      webpackConfigHook: withDevtool,
     });
     const tmp = `${bundle.file}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, code);
     fs.renameSync(tmp, bundle.file);
+    writeInputs(bundle.file, inputs);
     const mb = (Buffer.byteLength(code) / 1024 ** 2).toFixed(1);
-    console.error(`bundled ${path.relative(process.cwd(), bundle.file)} (${mb} MB, ${Date.now() - started} ms)`);
+    console.error(`bundled ${name} (${mb} MB, ${Date.now() - started} ms): it ${stale}`);
   }
 }
+
+const withDevtool: NonNullable<BundleOptions['webpackConfigHook']> = (config) => ({
+  ...config,
+  devtool: PREBUILT_DEVTOOL,
+});
 
 /** webpack's statistics go to info; keep warnings and errors. */
 function warningsOnly() {

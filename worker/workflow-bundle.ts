@@ -2,14 +2,17 @@
 // (a 4.4 MB bundle), so `npm run build` bundles it once (scripts/bundle-workflows.ts) and a worker
 // only reads the file. A bundle fixes the failure converter compiled into it, so there are two: one
 // for workers without a codec key, one that encodes failure messages (runtime/data-converter.ts).
-// A bundle that is missing or older than the compiled workflow code (`tsc` run alone) is not used:
-// the worker bundles from source as before, and says so in one line.
+// A bundle that is missing or made from other compiled code than there is now (`tsc` run alone, a
+// file edited by hand; worker/bundle-inputs.ts compares contents) is not used: the worker bundles
+// from source as before, and says so in one line.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DataConverter } from '@temporalio/common';
 import type { WorkerOptions } from '@temporalio/worker';
 import { FAILURE_CONVERTER_PATH } from '../runtime/data-converter';
+import { currentInputs, inputsDifference, recordedInputs } from './bundle-inputs';
+import type { BundleInputs } from './bundle-inputs';
 
 const DIST = path.resolve(__dirname, '..');
 
@@ -17,7 +20,14 @@ const DIST = path.resolve(__dirname, '..');
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
 /** The compiled code a bundle is made of: workflow code may import only these folders (ESLint zones). */
-export const BUNDLED_DIRS: readonly string[] = [path.join(DIST, 'workflows'), path.join(DIST, 'common')];
+export const BUNDLED_DIRS: readonly string[] = ['workflows', 'common', 'domains'].map((dir) => path.join(DIST, dir));
+
+/**
+ * webpack's source map for the prebuilt bundles: inline (the worker reads it from the bundle to map
+ * workflow stack traces to the TypeScript lines) but without the sources' text, which doubled the size
+ * of a bundle every worker reads at start.
+ */
+export const PREBUILT_DEVTOOL = 'inline-nosources-source-map';
 
 export interface PrebuiltBundle {
   file: string;
@@ -43,16 +53,29 @@ export function bundleFor(dataConverter: DataConverter | undefined): PrebuiltBun
   return PREBUILT_BUNDLES.find((b) => b.failureConverterPath === dataConverter?.failureConverterPath);
 }
 
-/** Why `file` cannot stand for the compiled code in `dirs` (missing, or older than a file there); undefined if it can. */
-export function bundleStaleness(file: string, dirs: readonly string[] = BUNDLED_DIRS): string | undefined {
-  let bundleTime: number;
-  try {
-    bundleTime = fs.statSync(file).mtimeMs;
-  } catch {
-    return 'is missing';
-  }
-  const newer = newestJs(dirs);
-  return newer && newer.mtimeMs > bundleTime ? `is older than ${shortPath(newer.file)}` : undefined;
+/** What, besides the compiled files, a bundle depends on: the SDK that bundled it and its options. */
+export function bundleOptions(bundle: PrebuiltBundle): Record<string, string> {
+  const sdk = JSON.parse(fs.readFileSync(require.resolve('@temporalio/worker/package.json'), 'utf8')) as {
+    version: string;
+  };
+  return {
+    sdk: sdk.version,
+    devtool: PREBUILT_DEVTOOL,
+    failureConverter: bundle.failureConverterPath ? path.relative(DIST, bundle.failureConverterPath) : 'default',
+  };
+}
+
+/** The inputs `bundle` would be made of now (files named relative to the bundle's folder). */
+export function inputsNow(bundle: PrebuiltBundle, dirs: readonly string[] = BUNDLED_DIRS): BundleInputs {
+  return currentInputs(dirs, path.dirname(bundle.file), bundleOptions(bundle));
+}
+
+/** Why `bundle` cannot stand for the compiled code in `dirs` (missing, or made from other inputs); undefined if it can. */
+export function bundleStaleness(bundle: PrebuiltBundle, dirs: readonly string[] = BUNDLED_DIRS): string | undefined {
+  if (!fs.existsSync(bundle.file)) return 'is missing';
+  const recorded = recordedInputs(bundle.file);
+  if (!recorded) return 'has no record of its inputs';
+  return inputsDifference(recorded, inputsNow(bundle, dirs));
 }
 
 /**
@@ -89,34 +112,13 @@ export function workflowCode(
   });
   if (domainFolders.length > 0) return fromSource(`AGENT_DOMAINS adds ${domainFolders.join(', ')}`);
   if (!bundle) return fromSource('no prebuilt bundle was made with the converter paths of this data converter');
-  const stale = bundleStaleness(bundle.file);
+  const stale = bundleStaleness(bundle);
   if (stale) return fromSource(`${shortPath(bundle.file)} ${stale}`);
   return {
     options: { workflowBundle: { codePath: bundle.file } },
     prebuilt: true,
     description: `workflow code from the prebuilt bundle ${shortPath(bundle.file)}`,
   };
-}
-
-function newestJs(dirs: readonly string[]): { file: string; mtimeMs: number } | undefined {
-  let newest: { file: string; mtimeMs: number } | undefined;
-  for (const dir of dirs) {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true, recursive: true });
-    } catch {
-      continue;
-    }
-    for (const entry of entries) {
-      if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
-      // Node 20.x names the entry's folder `path` (older) or `parentPath` (newer).
-      const parent = (entry as fs.Dirent & { parentPath?: string }).parentPath ?? entry.path;
-      const file = path.join(parent, entry.name);
-      const mtimeMs = fs.statSync(file).mtimeMs;
-      if (!newest || mtimeMs > newest.mtimeMs) newest = { file, mtimeMs };
-    }
-  }
-  return newest;
 }
 
 /** dist/… relative to the project, as a user would type it. */

@@ -1,12 +1,14 @@
 // Which workflow code a worker loads (worker/workflow-bundle.ts): the prebuilt bundle made for its
-// data converter, unless that bundle is missing or older than the compiled workflow code.
+// data converter, unless that bundle is missing or made from other compiled code than there is now.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { agentDataConverter, FAILURE_CONVERTER_PATH } from '../../runtime/data-converter';
-import { PREBUILT_BUNDLES, bundleFor, bundleStaleness } from '../../worker/workflow-bundle';
+import * as fc from 'fast-check';
+import { PREBUILT_BUNDLES, bundleFor, bundleStaleness, inputsNow } from '../../worker/workflow-bundle';
+import { inputsFileOf, writeInputs } from '../../worker/bundle-inputs';
 import { codecEnv, newKey } from '../helpers/codec';
 
 describe('prebuilt workflow bundle choice', () => {
@@ -23,24 +25,59 @@ describe('prebuilt workflow bundle choice', () => {
     assert.equal(bundleFor({ failureConverterPath: '/elsewhere/failure-converter.js' }), undefined);
   });
 
-  it('a bundle is stale when missing or older than a compiled file it is made of', () => {
+  it('a bundle is stale when missing, without a record, or made from other bytes than a compiled file has now', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bundle-test-'));
     try {
       const code = path.join(dir, 'workflows');
       fs.mkdirSync(path.join(code, 'nested'), { recursive: true });
       const source = path.join(code, 'nested', 'agent.js');
-      const bundle = path.join(dir, 'workflow-bundle.js');
-      fs.writeFileSync(source, '');
+      const bundle = { file: path.join(dir, 'workflow-bundle.js') };
+      fs.writeFileSync(source, 'exports.a = 1;');
+      fs.writeFileSync(`${source}.map`, '{}');
       assert.equal(bundleStaleness(bundle, [code]), 'is missing');
 
-      fs.writeFileSync(bundle, '');
-      const t = Date.now() / 1000;
-      fs.utimesSync(source, t - 10, t - 10);
-      fs.utimesSync(bundle, t, t);
+      fs.writeFileSync(bundle.file, '');
+      assert.equal(bundleStaleness(bundle, [code]), 'has no record of its inputs');
+
+      writeInputs(bundle.file, inputsNow(bundle, [code]));
       assert.equal(bundleStaleness(bundle, [code]), undefined);
 
-      fs.utimesSync(source, t + 10, t + 10); // `tsc` ran again after the bundle was made
-      assert.match(bundleStaleness(bundle, [code]) ?? '', /^is older than .*nested\/agent\.js$/);
+      // tsc writing the same bytes again (a newer mtime) does not make it stale; a source map is no input.
+      const later = Date.now() / 1000 + 60;
+      fs.utimesSync(source, later, later);
+      fs.writeFileSync(`${source}.map`, '{"changed":true}');
+      assert.equal(bundleStaleness(bundle, [code]), undefined);
+
+      // A hand edit with the old timestamp is still caught: contents, not times.
+      const { mtime } = fs.statSync(source);
+      fs.writeFileSync(source, 'exports.a = 2;');
+      fs.utimesSync(source, mtime, mtime);
+      assert.equal(bundleStaleness(bundle, [code]), 'was made from another workflows/nested/agent.js');
+
+      fs.writeFileSync(source, 'exports.a = 1;');
+      fs.writeFileSync(path.join(code, 'added.js'), '');
+      assert.equal(bundleStaleness(bundle, [code]), 'does not contain workflows/added.js');
+      fs.rmSync(path.join(code, 'added.js'));
+      fs.rmSync(source);
+      assert.equal(bundleStaleness(bundle, [code]), 'was made with workflows/nested/agent.js, which is gone');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a record that is not JSON, or not the shape written, means a stale bundle, never a crash', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bundle-test-'));
+    try {
+      const bundle = { file: path.join(dir, 'workflow-bundle.js') };
+      fs.writeFileSync(bundle.file, '');
+      fc.assert(
+        fc.property(fc.oneof(fc.string(), fc.json()), (text) => {
+          fs.writeFileSync(inputsFileOf(bundle.file), text);
+          const stale = bundleStaleness(bundle, [path.join(dir, 'none')]);
+          assert.equal(typeof stale, 'string');
+        }),
+        { numRuns: 200 },
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
