@@ -1,6 +1,7 @@
 // A build step (`npm run build`): records which code this build is, for the worker's build id
 // (worker/build-id.ts). The commit comes from git when there is one; a Docker build has no .git in
-// its context, so it passes BUILD_COMMIT (a build argument) instead.
+// its context, so it passes BUILD_COMMIT (a build argument) instead. An unchanged record is not
+// written again (a build where nothing changed touches nothing).
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -25,4 +26,13 @@ function commitOfCheckout(): string | undefined {
 const pkg = JSON.parse(readFileSync(path.join(repoRoot(), 'package.json'), 'utf8')) as { version: string };
 const commit = commitOfCheckout();
 const info: BuildInfo = { version: pkg.version, ...(commit ? { commit } : {}) };
-writeFileSync(BUILD_INFO_FILE, JSON.stringify(info) + '\n');
+const text = JSON.stringify(info) + '\n';
+if (readOrNothing(BUILD_INFO_FILE) !== text) writeFileSync(BUILD_INFO_FILE, text);
+
+function readOrNothing(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
