@@ -6,6 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { PREBUILT_BUNDLES, WORKFLOWS_PATH } from '../worker/workflow-bundle';
+import { processLog } from '../runtime/process-log';
+
+/** stderr; one JSON object a line with LOG_FORMAT=json. */
+const log = processLog('bundle-workflows');
 
 async function main(): Promise<void> {
   for (const bundle of PREBUILT_BUNDLES) {
@@ -19,18 +23,18 @@ async function main(): Promise<void> {
     fs.writeFileSync(tmp, code);
     fs.renameSync(tmp, bundle.file);
     const mb = (Buffer.byteLength(code) / 1024 ** 2).toFixed(1);
-    console.error(`bundled ${path.relative(process.cwd(), bundle.file)} (${mb} MB, ${Date.now() - started} ms)`);
+    log.info(`bundled ${path.relative(process.cwd(), bundle.file)} (${mb} MB, ${Date.now() - started} ms)`);
   }
 }
 
 /** webpack's statistics go to info; keep warnings and errors. */
 function warningsOnly() {
   const quiet = () => undefined;
-  const say = (message: string) => console.error(`bundle-workflows: ${message}`);
+  const say = (message: string) => log.warn(`bundle-workflows: ${message}`);
   return { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: say, error: say };
 }
 
 main().catch((err: unknown) => {
-  console.error(`bundle-workflows: ${err instanceof Error ? err.message : String(err)}`);
+  log.error(`bundle-workflows: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 });
