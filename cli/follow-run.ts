@@ -39,7 +39,9 @@ export async function followRun(
   const queryTimeoutMs = opts.queryTimeoutMs ?? 2_000;
   const noStateAfterMs = opts.noStateAfterMs ?? 3_000;
 
-  let ended = false;
+  // An ended run has no live state to poll: its result is all there is (and a query sent to it, then
+  // left unanswered when the result comes first, leaves a "Query not found" WARN in the worker's log).
+  let ended = (await handle.describe()).status.name !== 'RUNNING';
   const result = runResult(handle);
   const settled = result.then(
     () => {
@@ -54,9 +56,10 @@ export async function followRun(
   let firstFailureAt: number | undefined;
   let warned = false;
 
+  let lastQuery: Promise<unknown> | undefined;
   while (!ended) {
     const query = client.connection.withDeadline(Date.now() + queryTimeoutMs, () => runState(handle));
-    query.catch(() => undefined); // may settle after the run ended and nobody awaits it
+    lastQuery = query.catch(() => undefined); // may settle after the run ended
     try {
       // A query that nobody answers (no worker) must not hold up a result that is already there.
       const state = await Promise.race([query, settled.then(() => undefined)]);
@@ -76,6 +79,9 @@ export async function followRun(
   }
 
   const final = await result;
+  // The last poll may still be on its way to a worker: wait for its answer (at most its deadline), so
+  // the worker does not answer a query its asker has dropped (a "Query not found" WARN in its log).
+  await lastQuery;
   // The result's trace is the authority: print whatever the polls did not catch.
   progress.showSteps(final.trace);
   // Effects are not replayed here: the result block lists them all with their final states.

@@ -11,6 +11,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
+import { processLog } from '../runtime/process-log';
 
 export interface CodecServerOptions {
   codec: PayloadCodec;
@@ -43,7 +44,7 @@ export function createCodecServer(opts: CodecServerOptions): http.Server {
   const session = createHmac('sha256', opts.token).update('agent-codec-session-v1').digest('base64url');
   const sessionDigest = sha256(session);
   const maxBody = opts.maxBodyBytes ?? 8 * 1024 * 1024;
-  const log = opts.log ?? ((line: string) => console.error(line));
+  const log = opts.log ?? ((line: string) => processLog('codec-server').info(line));
 
   const authorized = (req: http.IncomingMessage): boolean => {
     const header = req.headers.authorization;

@@ -10,6 +10,10 @@ import { normaliseOrigin, startCodecServer } from './http-server';
 import { readEnv } from '../runtime/env-vars';
 import { loadDotEnv } from '../runtime/dotenv';
 import { temporalEnv } from '../runtime/temporal-env';
+import { processLog } from '../runtime/process-log';
+
+/** stderr; one JSON object a line with LOG_FORMAT=json. */
+const log = processLog('codec-server');
 
 async function main(): Promise<void> {
   loadDotEnv(); // before anything reads the environment
@@ -47,7 +51,7 @@ async function main(): Promise<void> {
     host: readEnv('AGENT_CODEC_HOST'),
     secureCookie: readEnv('AGENT_CODEC_SECURE_COOKIE'),
   });
-  console.error(
+  log.info(
     `codec server listening on ${server.url} (active key id ${codec.activeKeyId}; CORS origin(s) ${allowedOrigins.join(', ')}); ` +
       `browsers sign in at ${server.url}/login`,
   );
@@ -70,6 +74,6 @@ function localTwins(uiUrl: string): string {
 }
 
 main().catch((err: unknown) => {
-  console.error(`codec-server: ${err instanceof Error ? err.message : String(err)}`);
+  log.error(`codec-server: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 });

@@ -9,11 +9,14 @@ import { describeConnection, temporalEnv } from '../runtime/temporal-env';
 import { startAgentWorker } from '../worker/start-worker';
 import { callFaultInterceptor } from './fault-interceptor';
 import { evalWorld } from './world';
+import { processLog } from '../runtime/process-log';
+
+const log = processLog('eval worker');
 
 async function main(): Promise<void> {
   const dir = readEnv('AGENT_EVAL_DIR');
   if (!dir) throw new Error('AGENT_EVAL_DIR is not set: the folder of per-run scenario files (npm run eval sets it)');
-  const env = temporalEnv(process.env, {}, (text) => console.error(`eval worker: ${text}`));
+  const env = temporalEnv(process.env, {}, (text) => log.warn(`eval worker: ${text}`));
   const llm = requiredLlmConfigFromEnv();
   const world = evalWorld(dir);
   const started = await startAgentWorker({
@@ -21,16 +24,16 @@ async function main(): Promise<void> {
     llm,
     deps: { data: world.data, refunds: world.refunds, refundFaults: world.refundFaults },
     activityInterceptors: [callFaultInterceptor(world.faultsOfRun)],
-    log: (line) => console.error(`eval worker: ${line}`),
+    log: (line) => log.info(`eval worker: ${line}`),
   });
   // Worker.run() installs SIGINT/SIGTERM handlers that shut down gracefully.
   await started.run(() =>
-    console.error(`eval worker ready: ${describeConnection(env)} task queue=${env.taskQueue} world=${dir}`),
+    log.info(`eval worker ready: ${describeConnection(env)} task queue=${env.taskQueue} world=${dir}`),
   );
-  console.error('eval worker stopped');
+  log.info('eval worker stopped');
 }
 
 main().catch((err: unknown) => {
-  console.error(`eval worker: ${err instanceof Error ? err.message : String(err)}`);
+  log.error(`eval worker: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 });

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { processLog } from '../runtime/process-log';
 import { findGo, findOnPath, goBinDir, goInstall, isExecutableFile } from './go-install';
 import type { Log } from './go-install';
 import fs from 'node:fs';
@@ -47,7 +48,7 @@ async function downloadViaSdk(log: Log): Promise<string> {
  * Absolute path of a working `temporal` CLI. Order: $TEMPORAL_CLI_PATH, PATH, Go's bin folder,
  * SDK download cache, `go install` (minutes), SDK download (internet only).
  */
-export async function findOrBuildTemporalCli(log: Log = console.error): Promise<string> {
+export async function findOrBuildTemporalCli(log: Log = processLog('temporal-cli').info): Promise<string> {
   const fromEnv = process.env.TEMPORAL_CLI_PATH;
   if (fromEnv) {
     const abs = path.resolve(fromEnv);

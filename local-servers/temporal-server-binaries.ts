@@ -1,6 +1,7 @@
 // The multi-service Temporal server and its schema tool, built from Go source at the version the
 // compose file runs: docker-compose.yml's `temporalio/server:<version>` image tag is the one place
 // to bump it (the test in test/setup/compose.test.ts keeps admin-tools on a tag of the same server version).
+import { processLog } from '../runtime/process-log';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -61,7 +62,9 @@ function fromEnv(name: string): string | undefined {
  * Paths of the server and the schema tool: TEMPORAL_SERVER_PATH / TEMPORAL_SQL_TOOL_PATH, else the
  * cache, else `go install` at the compose file's version (several minutes the first time).
  */
-export async function findOrBuildTemporalServer(log: Log = console.error): Promise<TemporalServerBinaries> {
+export async function findOrBuildTemporalServer(
+  log: Log = processLog('temporal-server-binaries').info,
+): Promise<TemporalServerBinaries> {
   const version = composeServerVersion();
   const dir = cacheDir(version);
   const wanted = { server: 'server', sqlTool: 'sql' } as const;
@@ -106,7 +109,9 @@ export interface UiServerBinary {
 }
 
 /** The Web UI server at the compose file's `temporalio/ui` version, built once with `go install`. */
-export async function findOrBuildUiServer(log: Log = console.error): Promise<UiServerBinary> {
+export async function findOrBuildUiServer(
+  log: Log = processLog('temporal-server-binaries').info,
+): Promise<UiServerBinary> {
   const version = composeUiVersion();
   const goExe = findGo();
   if (!goExe) throw new Error('the Web UI server is built from source with Go, and no `go` was found');

@@ -14,15 +14,18 @@ import { toolPauseFromEnv } from '../activities/tools/drill';
 import { refundFaultsFromEnv } from '../activities/index';
 import { KeyAttempts } from './key-attempts';
 import { runSecret } from '../activities/mcp/run-proof';
+import { processLog } from '../runtime/process-log';
 
 const VERSION = '0.1.0';
+/** stderr; one JSON object a line with LOG_FORMAT=json. */
+const log = processLog('mcp');
 
 async function main(): Promise<void> {
   // Domains kept outside the tree (AGENT_DOMAINS), as the worker runs them.
   registerDomainFolders();
   const parsed = parseMcpArgs(process.argv.slice(2), DOMAIN_NAMES);
   if ('error' in parsed) {
-    console.error(`mcp: ${parsed.error}`);
+    log.error(`mcp: ${parsed.error}`);
     process.exit(2);
   }
   const domain = DOMAINS[parsed.domain]!;
@@ -34,7 +37,7 @@ async function main(): Promise<void> {
     pause: toolPauseFromEnv(),
     faults: refundFaultsFromEnv(),
     attempts: new KeyAttempts(),
-    log: (line) => console.error(`mcp: ${line}`),
+    log: (line) => log.info(`mcp: ${line}`),
     ...(parsed.principal !== undefined ? { principal: parsed.principal } : {}),
     ...(runSecret() !== undefined ? { runSecret: runSecret() } : {}),
   };
@@ -43,25 +46,25 @@ async function main(): Promise<void> {
       ? `the ${domain.name} domain learns whom it acts for by authentication: --principal is not accepted`
       : domain.principal.check(parsed.principal);
     if (problem) {
-      console.error(`mcp: --principal: ${problem}`);
+      log.error(`mcp: --principal: ${problem}`);
       process.exit(2);
     }
   }
   if (parsed.port === undefined) {
     // One session per process: its records are this process's.
     await createDomainServer(options, `mcp-stdio-${randomUUID()}`).connect(new StdioServerTransport());
-    console.error(`mcp: serving the ${domain.name} domain on stdio`);
+    log.info(`mcp: serving the ${domain.name} domain on stdio`);
     return;
   }
   const principals = new Map<string, string>();
   const server = await serveHttp((key) => createDomainServer(options, key, principals), parsed.port, parsed.host);
-  console.error(`mcp: serving the ${domain.name} domain at ${server.url}`);
+  log.info(`mcp: serving the ${domain.name} domain at ${server.url}`);
   const stop = () => void server.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
 
 main().catch((err: unknown) => {
-  console.error(`mcp: ${err instanceof Error ? err.message : String(err)}`);
+  log.error(`mcp: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 });

@@ -10,6 +10,7 @@
 // (--address, --namespace, --profile). Nothing set: the local dev server.
 // Ours, not envconfig's: TEMPORAL_TASK_QUEUE and TEMPORAL_UI_URL.
 import { loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
+import { processLog } from './process-log';
 
 export interface TemporalTls {
   serverNameOverride?: string;
@@ -56,7 +57,7 @@ const DEPRECATED_TLS_NAMES = [
 export function temporalEnv(
   env: NodeJS.ProcessEnv = process.env,
   flags: ConnectionFlags = {},
-  warn: (line: string) => void = (line) => void process.stderr.write(`warning: ${line}\n`),
+  warn: (line: string) => void = (line) => processLog('temporal-env').warn(`warning: ${line}`),
 ): TemporalEnv {
   const vars = standardVars(env, warn);
   const tlsSetting = (vars.TEMPORAL_TLS ?? '').toLowerCase();

@@ -16,6 +16,10 @@ import {
   bundleStaleness,
   inputsNow,
 } from '../worker/workflow-bundle';
+import { processLog } from '../runtime/process-log';
+
+/** stderr; one JSON object a line with LOG_FORMAT=json. */
+const log = processLog('bundle-workflows');
 
 async function main(): Promise<void> {
   for (const bundle of PREBUILT_BUNDLES) {
@@ -38,7 +42,7 @@ async function main(): Promise<void> {
     fs.renameSync(tmp, bundle.file);
     writeInputs(bundle.file, inputs);
     const mb = (Buffer.byteLength(code) / 1024 ** 2).toFixed(1);
-    console.error(`bundled ${name} (${mb} MB, ${Date.now() - started} ms): it ${stale}`);
+    log.info(`bundled ${name} (${mb} MB, ${Date.now() - started} ms): it ${stale}`);
   }
 }
 
@@ -50,11 +54,11 @@ const withDevtool: NonNullable<BundleOptions['webpackConfigHook']> = (config) =>
 /** webpack's statistics go to info; keep warnings and errors. */
 function warningsOnly() {
   const quiet = () => undefined;
-  const say = (message: string) => console.error(`bundle-workflows: ${message}`);
+  const say = (message: string) => log.warn(`bundle-workflows: ${message}`);
   return { log: quiet, trace: quiet, debug: quiet, info: quiet, warn: say, error: say };
 }
 
 main().catch((err: unknown) => {
-  console.error(`bundle-workflows: ${err instanceof Error ? err.message : String(err)}`);
+  log.error(`bundle-workflows: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 });

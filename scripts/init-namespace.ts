@@ -6,10 +6,14 @@ import { Connection } from '@temporalio/client';
 import { initNamespace, until } from '../local-servers/namespace';
 import type { Log } from '../local-servers/namespace';
 import { connectionOptions, temporalEnv } from '../runtime/temporal-env';
+import { processLog } from '../runtime/process-log';
+
+/** stderr; one JSON object a line with LOG_FORMAT=json. */
+const plog = processLog('init-namespace');
 
 async function main(): Promise<void> {
   const env = temporalEnv();
-  const log: Log = (line) => console.error(line);
+  const log: Log = (line) => plog.info(line);
   const connection = await until(
     `Temporal at ${env.address} reachable`,
     async () => {
@@ -28,7 +32,7 @@ async function main(): Promise<void> {
 
 if (require.main === module) {
   main().catch((err: unknown) => {
-    console.error(`init-namespace: ${err instanceof Error ? err.message : String(err)}`);
+    plog.error(`init-namespace: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);
   });
 }

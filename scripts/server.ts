@@ -8,6 +8,11 @@ import { startPostgresServer } from '../local-servers/postgres-server';
 import { startUiServer } from '../local-servers/ui-server';
 import { repoRoot } from '../local-servers/repo-root';
 import type { TemporalServerHandle } from '../local-servers/server-handle';
+import { processLog } from '../runtime/process-log';
+
+/** Its report on stdout, its failures on stderr; one JSON object a line each with LOG_FORMAT=json. */
+const out = processLog('server', process.env, (line) => void process.stdout.write(`${line}\n`));
+const log = processLog('server');
 
 const USAGE = `usage: npm run server [-- --postgres]
   (no option)   the Temporal dev server (SQLite in .temporal/dev.sqlite), with its Web UI
@@ -21,18 +26,18 @@ async function main(): Promise<number> {
       options: { postgres: { type: 'boolean', default: false }, help: { type: 'boolean' } },
     });
     if (values.help) {
-      console.log(USAGE);
+      out.info(USAGE);
       return 0;
     }
     postgres = values.postgres;
   } catch (err) {
-    console.error(`server: ${(err as Error).message}\n${USAGE}`);
+    log.error(`server: ${(err as Error).message}\n${USAGE}`);
     return 2;
   }
   const cfg = localServerConfig();
   const address = `127.0.0.1:${cfg.port}`;
   if (await isServerReachable(address, cfg.namespace)) {
-    console.log(
+    out.info(
       `Temporal server already answers at ${address} (namespace ${cfg.namespace}): reusing it, nothing to start.`,
     );
     return 0;
@@ -43,7 +48,7 @@ async function main(): Promise<number> {
       'Temporal server, Web UI and PostgreSQL',
     );
 
-  console.log(`Starting Temporal dev server (db ${cfg.dbFile}) ...`);
+  out.info(`Starting Temporal dev server (db ${cfg.dbFile}) ...`);
   const started = Date.now();
   const server = await startDevServer({
     port: cfg.port,
@@ -52,12 +57,12 @@ async function main(): Promise<number> {
     namespace: cfg.namespace,
     codecEndpoint: cfg.codecEndpoint,
   });
-  console.log(`Temporal dev server ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  console.log(`  address:   ${server.address}   (namespace ${server.namespace})`);
-  console.log(`  Web UI:    ${server.uiUrl}`);
-  console.log(`  log file:  ${server.logFile}`);
+  out.info(`Temporal dev server ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  out.info(`  address:   ${server.address}   (namespace ${server.namespace})`);
+  out.info(`  Web UI:    ${server.uiUrl}`);
+  out.info(`  log file:  ${server.logFile}`);
   if (cfg.codecEndpoint) {
-    console.log(
+    out.info(
       `  codec:     ${cfg.codecEndpoint} (payloads are encrypted: run \`npm run codec-server\`, sign in at ${cfg.codecEndpoint}/login)`,
     );
   }
@@ -71,19 +76,17 @@ async function startPostgres(
   codecEndpoint: string | undefined,
 ): Promise<TemporalServerHandle & { stopAll(): Promise<void> }> {
   const dir = path.join(repoRoot(), '.temporal', 'postgres');
-  console.log(`Starting PostgreSQL (data in ${dir}) and the Temporal server ...`);
+  out.info(`Starting PostgreSQL (data in ${dir}) and the Temporal server ...`);
   const started = Date.now();
-  const server = await startPostgresServer({ dir, port, namespace, log: (line) => console.log(`  ${line}`) });
-  console.log(
-    `Temporal server ${server.version} on PostgreSQL ready in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-  );
-  console.log(`  address:     ${server.address}   (namespace ${server.namespace})`);
-  console.log(`  PostgreSQL:  127.0.0.1:${server.postgres.port}   (data ${server.postgres.dataDir})`);
-  console.log(`  logs:        ${server.logFile}, ${server.postgres.logFile}`);
-  console.log(
+  const server = await startPostgresServer({ dir, port, namespace, log: (line) => out.info(`  ${line}`) });
+  out.info(`Temporal server ${server.version} on PostgreSQL ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  out.info(`  address:     ${server.address}   (namespace ${server.namespace})`);
+  out.info(`  PostgreSQL:  127.0.0.1:${server.postgres.port}   (data ${server.postgres.dataDir})`);
+  out.info(`  logs:        ${server.logFile}, ${server.postgres.logFile}`);
+  out.info(
     `  refunds:     AGENT_REFUNDS_DATABASE_URL=${server.ledgerUrl}   (set it for every worker: one shared ledger)`,
   );
-  console.log(
+  out.info(
     `  retail:      AGENT_RETAIL_DATABASE_URL=${server.ledgerUrl}   (the same database: one shared retail store)`,
   );
   const ui = await startUiServer({
@@ -92,12 +95,12 @@ async function startPostgres(
     port: uiPort,
     codecEndpoint,
     logDir: dir,
-    log: (line) => console.log(`  ${line}`),
+    log: (line) => out.info(`  ${line}`),
   }).catch(async (err: Error) => {
     await server.stopAll();
     throw err;
   });
-  console.log(`  Web UI:      ${ui.url}   (temporalio/ui ${ui.version}'s server, log ${ui.logFile})`);
+  out.info(`  Web UI:      ${ui.url}   (temporalio/ui ${ui.version}'s server, log ${ui.logFile})`);
   const stopAll = async (): Promise<void> => {
     await ui.stop();
     await server.stopAll();
@@ -107,20 +110,20 @@ async function startPostgres(
 
 /** Runs until Ctrl-C, SIGTERM or the parent's exit, then stops what it started. */
 function serveUntilStopped(server: TemporalServerHandle, what: string): Promise<number> {
-  console.log('Press Ctrl-C to stop.');
+  out.info('Press Ctrl-C to stop.');
   return new Promise<number>((resolve) => {
     let stopping = false;
     const shutdown = (reason: string): void => {
       if (stopping) return;
       stopping = true;
-      console.log(`\n${reason}: stopping ${what} ...`);
+      out.info(`\n${reason}: stopping ${what} ...`);
       server.stop().then(
         () => {
-          console.log('Stopped.');
+          out.info('Stopped.');
           resolve(0);
         },
         (err: Error) => {
-          console.error(`stop failed: ${err.message}`);
+          log.error(`stop failed: ${err.message}`);
           resolve(1);
         },
       );
@@ -136,7 +139,7 @@ function serveUntilStopped(server: TemporalServerHandle, what: string): Promise<
     }, 1_000).unref();
     void server.exited().then(({ code, signal }) => {
       if (stopping) return;
-      console.error(`${what} exited unexpectedly (${signal ?? `code ${code}`}); see ${server.logFile}`);
+      log.error(`${what} exited unexpectedly (${signal ?? `code ${code}`}); see ${server.logFile}`);
       resolve(1);
     });
   });
@@ -145,7 +148,7 @@ function serveUntilStopped(server: TemporalServerHandle, what: string): Promise<
 main().then(
   (code) => process.exit(code),
   (err: Error) => {
-    console.error(`server: ${err.message}`);
+    log.error(`server: ${err.message}`);
     process.exit(1);
   },
 );

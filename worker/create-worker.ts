@@ -1,4 +1,5 @@
 // Builds the agent's Worker. Workers are stateless: start as many as load needs on one queue.
+import { processLog } from '../runtime/process-log';
 import { Worker } from '@temporalio/worker';
 import type { ActivityInterceptorsFactory, WorkerOptions, NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities';
@@ -26,7 +27,7 @@ export interface AgentWorkerOptions {
 }
 
 export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worker> {
-  const log = opts.log ?? ((line) => console.error(`worker: ${line}`));
+  const log = opts.log ?? ((line) => processLog('worker').info(`worker: ${line}`));
   // Payloads are encrypted whenever a codec key is configured (the codec runs outside the sandbox).
   // One a client sent that this worker cannot decrypt is marked, not thrown (runtime/data-converter.ts).
   const dataConverter =

@@ -10,10 +10,14 @@ import { metricsHostFromEnv, metricsPortFromEnv, sdkMetricsPortFromEnv, startMet
 import type { MetricsServer } from './metrics-server';
 import { startOfflineModelIfAsked } from './offline-model';
 import { startAgentWorker } from './start-worker';
+import { processLog } from '../runtime/process-log';
+
+/** Its own lines, beside the SDK's event log: one JSON object a line with LOG_FORMAT=json. */
+const log = processLog('worker');
 
 async function main(): Promise<void> {
   loadDotEnv(); // before anything reads the environment
-  const env = temporalEnv(process.env, {}, (text) => console.error(`worker: ${text}`));
+  const env = temporalEnv(process.env, {}, (text) => log.warn(`worker: ${text}`));
   const fromEnv = requiredLlmConfigFromEnv(); // no key and no base URL: one line, exit 1
   const offline = await startOfflineModelIfAsked(fromEnv);
   const llm = offline?.llm ?? fromEnv;
@@ -37,7 +41,7 @@ async function main(): Promise<void> {
       });
     } catch (err) {
       // A second worker on the same host: keep working, say loudly that this one is not scraped.
-      console.error(
+      log.warn(
         `worker: metrics endpoint disabled: cannot listen on ${metricsHost} port ${metricsPort} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); set AGENT_METRICS_PORT to a free port, 0 for any (AGENT_METRICS_HOST: the address)`,
       );
     }
@@ -46,7 +50,7 @@ async function main(): Promise<void> {
   // Worker.run() installs SIGINT/SIGTERM handlers that shut down gracefully.
   try {
     await started.run(() =>
-      console.error(
+      log.info(
         `worker ready: ${describeConnection(env)} task queue=${env.taskQueue} model=${llm.model}` +
           (offline ? ' llm=offline (the scripted demo model)' : llm.baseURL ? ` llm=${redactUrl(llm.baseURL)}` : '') +
           (llm.price ? '' : ' price=unknown (runs with --max-usd are refused)') +
@@ -59,10 +63,10 @@ async function main(): Promise<void> {
     await metricsServer?.close();
     await offline?.close();
   }
-  console.error('worker stopped');
+  log.info('worker stopped');
 }
 
 main().catch((err: unknown) => {
-  console.error(`worker: ${err instanceof Error ? err.message : String(err)}`);
+  log.error(`worker: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 });

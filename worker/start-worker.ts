@@ -2,6 +2,7 @@
 // worker (bench/worker.ts) and the eval's worker (eval/worker.ts) do it: the SDK's Runtime (the
 // event log, the metrics exporter), the connection, the fleet-wide LLM limiter, the Worker with its
 // deployment version, and the close of all of it.
+import { processLog } from '../runtime/process-log';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import type { ActivityInterceptorsFactory, Worker, WorkerOptions } from '@temporalio/worker';
 import { connectionOptions, unreachableMessage } from '../runtime/temporal-env';
@@ -55,7 +56,7 @@ export interface StartedAgentWorker {
 
 export async function startAgentWorker(opts: StartAgentWorkerOptions): Promise<StartedAgentWorker> {
   const { env, llm } = opts;
-  const log = opts.log ?? ((line: string) => console.error(`worker: ${line}`));
+  const log = opts.log ?? ((line: string) => processLog('worker').info(`worker: ${line}`));
   const deployment = opts.deployment ?? deploymentFromEnv();
   // The process-wide Runtime, once: the event log (LOG_FORMAT, LOG_LEVEL), native core logs
   // forwarded into it, and the SDK's Prometheus exporter when metrics are on.

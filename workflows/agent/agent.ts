@@ -41,6 +41,7 @@ import { charge, runLoop } from './run-loop';
 import type { LoopPorts, LoopState } from './run-loop';
 import { approvalTimerSummary, costDetails, stateOf } from '../reporting/run-details';
 import { publishStatus, resultOf, withWindDowns } from './run-result';
+import { logRunEnded, logRunStarted } from '../reporting/run-log';
 import type { Ending } from './run-result';
 import { Waits } from '../conversation/waits';
 import { joinMcpTools } from '../mcp/run';
@@ -101,7 +102,10 @@ class AgentRun {
   async execute(): Promise<AgentResult> {
     // The client set the attributes' initial values when it started the run (startRun); the
     // first step publishes the workflow's own, in the same workflow task.
-    if (!this.input.carried) agentMetrics.runStarted();
+    if (!this.input.carried) {
+      agentMetrics.runStarted();
+      logRunStarted(this.domain.name, this.state.principal);
+    }
     const clock = {
       startedAtMs: this.startedAtMs,
       humanWaitMs: () => this.waits.humanWaitMs,
@@ -266,6 +270,13 @@ class AgentRun {
     const status: RunStatus = ending.stop_reason === 'cancelled' ? 'cancelled' : ending.status;
     publishStatus(this.input, state.usage, status, ending.stop_reason, state.principal, this.mcp?.names);
     agentMetrics.runEnded(status, ending.stop_reason);
+    logRunEnded({
+      domain: this.domain.name,
+      principal: state.principal,
+      status,
+      stopReason: ending.stop_reason,
+      usage: state.usage,
+    });
     const details = `ended: ${ending.stop_reason} after ${state.usage.steps} step(s)`;
     this.phase.ended(details + costDetails(state.usage, this.topUps.budget));
     return this.final;
