@@ -1,8 +1,9 @@
 // OPENAI_BASE_URL=offline: the demo's scripted model (offline-model/offline-model.ts), served by the
 // worker itself on a loopback port, so a standalone worker runs with no model service and no key.
 // It plays the refund scenario for the user a run names: profile, billing, policy, then a refund
-// (when the run allows issue_refund and the facts say one is due) or an answer from what it read.
-import { refundApprovalDemoModel } from '../offline-model/offline-model';
+// (when the run allows issue_refund and the facts say one is due) or an answer from what it read;
+// in a conversation, the README's retail chat (offline-model/offline-chat-model.ts).
+import { offlineModel } from '../offline-model/offline-chat-model';
 import { ScriptedLlmServer } from '../offline-model/scripted-llm-server';
 import { OFFLINE_BASE_URL } from '../activities/decide/llm-config';
 import type { LlmConfig } from '../activities/decide/llm-config';
@@ -20,7 +21,7 @@ export interface OfflineModel {
 /** Starts the scripted model when `llm` asks for it (OPENAI_BASE_URL=offline); undefined otherwise. */
 export async function startOfflineModelIfAsked(llm: LlmConfig): Promise<OfflineModel | undefined> {
   if (llm.baseURL !== OFFLINE_BASE_URL) return undefined;
-  const server = await ScriptedLlmServer.start({ defaultScript: refundApprovalDemoModel });
+  const server = await ScriptedLlmServer.start({ defaultScript: offlineModel });
   return {
     llm: {
       ...llm,

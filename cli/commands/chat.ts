@@ -24,6 +24,7 @@ import { defaultWorkflowId } from './run';
 import { sendOrExplain, SAY_TIMEOUT_MS } from './say';
 import { ChatLines, END_COMMAND } from '../chat-input';
 import type { CustomerWait } from '../chat-input';
+import { YouPrompt } from '../you-prompt';
 
 const HINT = 'see `agent help chat`';
 export { END_COMMAND };
@@ -124,11 +125,14 @@ async function refuseUnlessConversation(client: Client, workflowId: string): Pro
 }
 
 /** The lines of stdin, in order, as they come, each with the last turn shown when it was entered; closed once read to its end. */
-function stdinLines(shown: () => number): { lines: ChatLines; closed(): boolean } {
+function stdinLines(shown: () => number, onLine: () => void): { lines: ChatLines; closed(): boolean } {
   const lines = new ChatLines();
   let closed = false;
   const reader = createInterface({ input: process.stdin, terminal: false });
-  reader.on('line', (text) => lines.push(text, shown()));
+  reader.on('line', (text) => {
+    lines.push(text, shown());
+    onLine();
+  });
   reader.on('close', () => (closed = true));
   return { lines, closed: () => closed && lines.size === 0 };
 }
@@ -138,7 +142,13 @@ async function converse(client: Client, workflowId: string, ctx: CommandContext)
   const handle = client.workflow.getHandle<typeof reactAgent>(workflowId);
   const out = progressOut(ctx);
   let printed = 0;
-  const input = stdinLines(() => printed);
+  // On a terminal the chat shows `you: ` while it waits for the customer (the terminal echoes what
+  // they type after it); piped, it echoes each line it sends as `you: TEXT` instead.
+  const prompt = new YouPrompt(process.stdin.isTTY === true, out);
+  const input = stdinLines(
+    () => printed,
+    () => prompt.answered(),
+  );
   const echo = !process.stdin.isTTY;
   let endSent = false;
   const warned = { noWorker: false };
@@ -146,10 +156,13 @@ async function converse(client: Client, workflowId: string, ctx: CommandContext)
     const state = await stateOf(client, handle, ctx, warned);
     if (state === 'ended') break;
     if (state) {
+      if (hasNewTurns(state, printed)) prompt.interrupt();
       printed = printTurns(state.conversation?.turns ?? [], printed, out);
       if (state.status !== 'running') break;
       if (state.phase === 'awaiting_customer' && state.conversation?.unanswered === 0 && !endSent) {
+        if (input.lines.size === 0 && !input.closed()) prompt.show();
         if (input.closed()) {
+          prompt.interrupt();
           line(
             out,
             `stdin closed: the conversation goes on (agent say ${workflowId} TEXT, agent chat --id ${workflowId})`,
@@ -158,6 +171,7 @@ async function converse(client: Client, workflowId: string, ctx: CommandContext)
         }
         const next = input.lines.next(waitOf(state));
         if (next && 'dropped' in next) {
+          prompt.interrupt();
           line(
             ctx.io.stderr,
             `agent: not sent: ${JSON.stringify(next.dropped.text)} was typed before the question above; type your answer to it now`,
@@ -176,12 +190,18 @@ async function converse(client: Client, workflowId: string, ctx: CommandContext)
     }
     await sleep(POLL_MS);
   }
+  prompt.interrupt();
   const result = await runResult(handle);
   printTurns(result.conversation?.turns ?? [], printed, out);
   if (result.answer !== undefined) line(out, `agent: ${result.answer}`);
   if (ctx.output !== 'text') printJson(ctx, result);
   else line(out, `conversation ended: ${result.stop_reason} (${stopReasonDescription(result.stop_reason)})`);
   return exitCodeOf(result);
+}
+
+/** True when the run has turns the chat has not printed yet. */
+function hasNewTurns(state: AgentState, printed: number): boolean {
+  return (state.conversation?.turns ?? []).some((t) => t.n > printed && t.from === 'agent');
 }
 
 /** The wait the run is in: a consent question when its last turn asks one. */
