@@ -3,7 +3,11 @@
 // an upsert of an unregistered attribute would fail the run's workflow task over and over.
 // AGENT_SEARCH_ATTRIBUTES=on|off overrides the check (e.g. where the API key may not list them).
 import type { Client } from '@temporalio/client';
-import { AGENT_SEARCH_ATTRIBUTE_DEFINITIONS, OPTIONAL_SEARCH_ATTRIBUTES } from '../common/temporal/search-attributes';
+import {
+  AGENT_GOAL,
+  AGENT_SEARCH_ATTRIBUTE_DEFINITIONS,
+  OPTIONAL_SEARCH_ATTRIBUTES,
+} from '../common/temporal/search-attributes';
 
 // temporal.api.enums.v1.IndexedValueType (the proto package is not a direct dependency).
 const TYPE_OF: Record<string, number> = {
@@ -48,7 +52,9 @@ async function ask(client: Client): Promise<SearchAttributeCheck> {
     const custom = response.customAttributes ?? {};
     const absent = AGENT_SEARCH_ATTRIBUTE_DEFINITIONS.filter((d) => custom[d.name] !== TYPE_OF[d.type]);
     const available = absent.every((d) => OPTIONAL_SEARCH_ATTRIBUTES.has(d.name));
-    return { available, missing: absent.map((d) => `${d.name}=${d.type}`), goal: available && absent.length === 0 };
+    // Each optional attribute on its own: a namespace without AgentWaiting still gets the goal column.
+    const goal = available && !absent.some((d) => d.name === AGENT_GOAL.name);
+    return { available, missing: absent.map((d) => `${d.name}=${d.type}`), goal };
   } catch (err) {
     return { available: false, missing: [], goal: false, error: (err as Error).message.split('\n')[0] };
   }

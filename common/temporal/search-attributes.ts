@@ -27,6 +27,12 @@ export const AGENT_PRINCIPAL = defineSearchAttributeKey('AgentPrincipal', Search
  */
 export const AGENT_GOAL = defineSearchAttributeKey('AgentGoal', SearchAttributeType.KEYWORD);
 
+/**
+ * What the run waits for now (a person's approval or answer, the customer, a top-up, or `none`):
+ * the operator's inbox (`agent list --waiting`). Optional like AgentGoal.
+ */
+export const AGENT_WAITING = defineSearchAttributeKey('AgentWaiting', SearchAttributeType.KEYWORD);
+
 export const AGENT_SEARCH_ATTRIBUTE_KEYS = [
   AGENT_STATUS,
   AGENT_STOP_REASON,
@@ -34,10 +40,11 @@ export const AGENT_SEARCH_ATTRIBUTE_KEYS = [
   AGENT_TOOL_CALLS,
   AGENT_PRINCIPAL,
   AGENT_GOAL,
+  AGENT_WAITING,
 ];
 
 /** Attributes the runs work without (startRun sets them only where registered). */
-export const OPTIONAL_SEARCH_ATTRIBUTES: ReadonlySet<string> = new Set([AGENT_GOAL.name]);
+export const OPTIONAL_SEARCH_ATTRIBUTES: ReadonlySet<string> = new Set([AGENT_GOAL.name, AGENT_WAITING.name]);
 
 /** Characters of the goal in AgentGoal: a list column, one line. */
 export const GOAL_ATTRIBUTE_CHARS = 120;
