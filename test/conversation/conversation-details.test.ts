@@ -65,14 +65,17 @@ describe("a conversation's current details", () => {
       shown.includes('**agent:** _asks to confirm:_ cancel\\_pending\\_order \\{"order\\_id"\\:"\\#W1"\\}'),
       shown,
     );
-    // While the question waits, the wait says it is the customer's consent, and how to give it.
+    // While the question waits, it comes first (the Web UI shows only the top of the details), whole,
+    // with how to answer it; the wait line says until when.
     const waiting = details(transcriptOf([asked.turns[0]!]), NOW + 60_000);
-    assert.ok(
-      waiting.includes(
-        "awaiting the customer's consent to cancel\\_pending\\_order until 20:01 UTC — reply with: agent say chat\\-1 yes (anything else declines)",
-      ),
-      waiting,
+    const [first, second, third] = waiting.split('\n\n');
+    assert.equal(
+      first,
+      '**awaiting the customer\'s consent:** cancel\\_pending\\_order \\{"order\\_id"\\:"\\#W1"\\} — reply with: agent say chat\\-1 yes (anything else declines)',
     );
+    assert.equal(second, HEAD);
+    assert.ok(third?.endsWith("· awaiting the customer's consent (above) until 20:01 UTC"), third);
+    assert.ok(!shown.includes("awaiting the customer's consent"), 'an answered question is not awaited');
     const ended = withTurn(asked, { from: 'customer', text: 'bye', step: 2, end: true });
     assert.match(details(ended), /the customer ended the conversation/);
     assert.ok(details(ended).endsWith('**customer:** bye _(ended the conversation)_'));
@@ -105,7 +108,8 @@ describe("a conversation's current details", () => {
     ]);
     const shown = details(t, NOW + 60_000);
     assert.ok(bytes(shown) <= TURN_DETAILS_LIMITS.total_bytes);
-    assert.ok(shown.includes(escapeMarkdown(`modify_user_address ${JSON.stringify(consent.args)}`)), shown);
+    const action = escapeMarkdown(`modify_user_address ${JSON.stringify(consent.args)}`);
+    assert.ok(shown.startsWith(`**awaiting the customer's consent:** ${action} — reply with`), shown);
   });
 
   it('the last 10 turns at most, within 4 KB: older turns give way and are counted', () => {

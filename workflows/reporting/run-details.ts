@@ -196,13 +196,15 @@ export interface TurnsView {
 }
 
 /**
- * The current details of a conversation run: `head` (the phase or ending line), then the counts and
- * what the run waits for, then the last turns in order, oldest first; within TURN_DETAILS_LIMITS.
+ * The current details of a conversation run: the consent question while it awaits its answer (first:
+ * the Web UI shows only the top of the details), `head` (the phase or ending line), then the counts
+ * and what the run waits for, then the last turns in order, oldest first; within TURN_DETAILS_LIMITS.
  */
 export function conversationDetails(head: string, v: TurnsView): string {
   const t = v.transcript;
   const counts = `${t.total} turn(s): ${t.agent_messages} from the agent, ${t.customer_messages} from the customer`;
-  const heading = `${head ? `${head}\n\n` : ''}**conversation** · ${counts}${conversationWait(v)}`;
+  const top = [consentAwaited(v), head].filter(Boolean).join('\n\n');
+  const heading = `${top ? `${top}\n\n` : ''}**conversation** · ${counts}${conversationWait(v)}`;
   const lines = t.turns.slice(-TURN_DETAILS_LIMITS.turns).map(turnLine);
   // The newest turns matter most: the oldest go first when the whole would be too big.
   for (let from = 0; from <= lines.length; from++) {
@@ -222,14 +224,30 @@ function conversationWait(v: TurnsView): string {
   const unanswered = unansweredOf(t);
   if (unanswered > 0) return ` · ${unanswered} customer message(s) wait for the agent's reply`;
   if (v.awaitingUntilMs === undefined) return '';
-  const id = escapeMarkdown(v.workflowId);
   const until = utcTime(v.awaitingUntilMs, v.nowMs);
+  // The question itself, and the command, are the details' first line.
+  if (askedConsent(v)) return ` · awaiting the customer's consent (above) until ${until}`;
+  return ` · awaiting the customer's reply until ${until} — reply with: agent say ${escapeMarkdown(v.workflowId)} TEXT`;
+}
+
+/** The consent question the run awaits the answer to, if any: the agent's last turn, unanswered. */
+function askedConsent(v: TurnsView): Turn | undefined {
+  const t = v.transcript;
+  if (t.ended || v.awaitingUntilMs === undefined || unansweredOf(t) > 0) return undefined;
   const asked = t.turns.at(-1);
-  if (asked?.from === 'agent' && asked.consent) {
-    const tool = escapeMarkdown(asked.consent.tool);
-    return ` · awaiting the customer's consent to ${tool} until ${until} — reply with: agent say ${id} yes (anything else declines)`;
-  }
-  return ` · awaiting the customer's reply until ${until} — reply with: agent say ${id} TEXT`;
+  return asked?.from === 'agent' && asked.consent ? asked : undefined;
+}
+
+/**
+ * "**awaiting the customer's consent:** cancel_pending_order {…} — reply with: agent say ID yes
+ * (anything else declines)", the action whole (short by construction: common/conversation/consent.ts).
+ */
+function consentAwaited(v: TurnsView): string {
+  const consent = askedConsent(v)?.consent;
+  if (!consent) return '';
+  const action = escapeMarkdown(`${consent.tool} ${JSON.stringify(consent.args)}`);
+  const id = escapeMarkdown(v.workflowId);
+  return `**awaiting the customer's consent:** ${action} — reply with: agent say ${id} yes (anything else declines)`;
 }
 
 /** One turn as a markdown paragraph: who, then the text (escaped, on one line, bounded). */
