@@ -10,6 +10,7 @@ import { metricsHostFromEnv, metricsPortFromEnv, sdkMetricsPortFromEnv, startMet
 import type { MetricsServer } from './metrics-server';
 import { startOfflineModelIfAsked } from './offline-model';
 import { startAgentWorker } from './start-worker';
+import { workerReadiness } from './readiness';
 import { processLog } from '../runtime/process-log';
 
 /** Its own lines, beside the SDK's event log: one JSON object a line with LOG_FORMAT=json. */
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
         host: metricsHost,
         sdkMetricsUrl: `http://127.0.0.1:${sdkMetricsPort}/metrics`,
         isRunning: () => worker.getState() === 'RUNNING',
+        readiness: workerReadiness(() => worker.getState() === 'RUNNING', started.connection),
       });
     } catch (err) {
       // A second worker on the same host: keep working, say loudly that this one is not scraped.

@@ -3,11 +3,14 @@
 // The SDK's exporter lives in the native Runtime and must bind a port of its own; it listens on
 // loopback only and this server fetches from it on each scrape, so operators scrape one port.
 // GET /healthz is the container health check: 200 while the worker is running, else 503.
+// GET /readyz is the readiness check: 200 while the worker runs and reaches the Temporal server
+// (worker/readiness.ts), else 503 with the reason.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import type { Registry } from 'prom-client';
 import { readEnv } from '../runtime/env-vars';
+import type { ReadinessCheck } from './readiness';
 
 export interface MetricsServer {
   /** The port actually bound (useful with port 0). */
@@ -26,6 +29,8 @@ export interface MetricsServerOptions {
   sdkMetricsUrl?: string;
   /** For /healthz: true while the worker polls (omitted: healthy while this server is up). */
   isRunning?: () => boolean;
+  /** For /readyz (omitted: ready when /healthz is healthy). */
+  readiness?: ReadinessCheck;
 }
 
 export async function startMetricsServer(opts: MetricsServerOptions): Promise<MetricsServer> {
@@ -36,6 +41,17 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
     if (req.method === 'GET' && path === '/healthz') {
       const running = opts.isRunning?.() ?? true;
       res.writeHead(running ? 200 : 503, { 'content-type': 'text/plain' }).end(running ? 'ok\n' : 'not running\n');
+      return;
+    }
+    if (req.method === 'GET' && path === '/readyz') {
+      const check = opts.readiness ?? (async () => ({ ready: opts.isRunning?.() ?? true, reason: 'not running' }));
+      check().then(
+        ({ ready, reason }) =>
+          res
+            .writeHead(ready ? 200 : 503, { 'content-type': 'text/plain' })
+            .end(ready ? 'ok\n' : `not ready: ${reason}\n`),
+        (err: Error) => res.writeHead(503, { 'content-type': 'text/plain' }).end(`not ready: ${err.message}\n`),
+      );
       return;
     }
     if (req.method !== 'GET' || (path !== '/metrics' && path !== '/')) {

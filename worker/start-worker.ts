@@ -43,6 +43,8 @@ export interface StartAgentWorkerOptions {
 
 export interface StartedAgentWorker {
   worker: Worker;
+  /** The worker's connection to the Temporal server (its readiness check asks the server through it). */
+  connection: NativeConnection;
   metrics?: AgentMetrics;
   limiterSettings?: LimiterSettings;
   deployment?: AgentDeployment;
@@ -123,6 +125,7 @@ export async function startAgentWorker(opts: StartAgentWorkerOptions): Promise<S
   };
   return {
     worker,
+    connection,
     ...(metrics ? { metrics } : {}),
     ...(limiterSettings ? { limiterSettings } : {}),
     ...(deployment ? { deployment } : {}),
