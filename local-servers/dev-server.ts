@@ -33,6 +33,9 @@ const STOP_GRACE_MS = 10_000;
 export interface DevServerOptions {
   port?: number;
   uiPort?: number;
+  /** The HTTP API's and the /metrics endpoint's ports; unset or 0: the CLI picks free ones. */
+  httpPort?: number;
+  metricsPort?: number;
   dbFile?: string;
   namespace?: string;
   ip?: string;
@@ -107,6 +110,8 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   for (const [what, p] of [
     ['port', opts.port],
     ['uiPort', opts.uiPort],
+    ['httpPort', opts.httpPort || undefined],
+    ['metricsPort', opts.metricsPort || undefined],
   ] as const) {
     // Otherwise the health check could succeed against whoever already owns the port.
     if (p !== undefined && !(await isPortFree(p, ip)))
@@ -138,6 +143,8 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     String(port),
     '--ui-port',
     String(uiPort),
+    ...(opts.httpPort ? ['--http-port', String(opts.httpPort)] : []),
+    ...(opts.metricsPort ? ['--metrics-port', String(opts.metricsPort)] : []),
     '--db-filename',
     dbFile,
     '--namespace',

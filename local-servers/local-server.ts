@@ -4,30 +4,27 @@ import { keyringFromEnv } from '../runtime/codec/keyring';
 import { readEnv } from '../runtime/env-vars';
 import { repoRoot } from './repo-root';
 
-function envPort(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (!raw) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0 || n > 65535) throw new Error(`${name}=${raw} is not a valid port`);
-  return n;
-}
-
-/** Settings shared by `npm run server` and ensureLocalServer(). */
-export function localServerConfig(): {
+/** Settings shared by `npm run server` and ensureLocalServer(); a bad port is a one-line error naming its variable. */
+export function localServerConfig(env: NodeJS.ProcessEnv = process.env): {
   port: number;
   uiPort: number;
+  /** The dev server's HTTP API and /metrics ports; 0 = any free port. */
+  httpPort: number;
+  metricsPort: number;
   namespace: string;
   dbFile: string;
   codecEndpoint?: string;
 } {
-  const port = envPort('TEMPORAL_PORT', 7233);
+  const port = readEnv('TEMPORAL_PORT', env);
   return {
     ...codecEndpointFromEnv(),
     port,
     // Same default as the CLI itself (gRPC port + 1000), i.e. 8233.
-    uiPort: envPort('TEMPORAL_UI_PORT', port + 1000),
-    namespace: process.env.TEMPORAL_NAMESPACE || 'default',
-    dbFile: path.join(repoRoot(), '.temporal', 'dev.sqlite'),
+    uiPort: readEnv('TEMPORAL_UI_PORT', env) ?? port + 1000,
+    httpPort: readEnv('TEMPORAL_HTTP_PORT', env),
+    metricsPort: readEnv('TEMPORAL_METRICS_PORT', env),
+    namespace: env.TEMPORAL_NAMESPACE || 'default',
+    dbFile: path.resolve(repoRoot(), readEnv('TEMPORAL_DEV_DB', env) ?? path.join('.temporal', 'dev.sqlite')),
   };
 }
 
@@ -45,6 +42,8 @@ export interface LocalServer {
   address: string;
   uiUrl: string;
   namespace: string;
+  /** The SQLite file, when this call started the server. */
+  dbFile?: string;
   /** Present only when this call started the server. */
   stop?: () => Promise<void>;
 }
@@ -76,9 +75,12 @@ export async function ensureLocalServer(): Promise<LocalServer> {
   const server = await startDevServer({
     port,
     uiPort,
+    httpPort: cfg.httpPort,
+    metricsPort: cfg.metricsPort,
     dbFile: cfg.dbFile,
     namespace: cfg.namespace,
     codecEndpoint: cfg.codecEndpoint,
   });
-  return { address: server.address, uiUrl: server.uiUrl, namespace: server.namespace, stop: () => server.stop() };
+  const { address: started, uiUrl, namespace, dbFile } = server;
+  return { address: started, uiUrl, namespace, dbFile, stop: () => server.stop() };
 }

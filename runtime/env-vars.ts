@@ -117,6 +117,13 @@ export const ENV_VARS = {
       "base URL of an OpenAI-compatible endpoint (e.g. http://localhost:11434/v1); `offline`: the worker serves the demo's scripted model itself (model `scripted-llm`, no key, no other process)",
     parse: text,
   },
+  AGENT_OFFLINE_MODEL_PORT: {
+    group: 'llm',
+    default: 'any free port',
+    meaning:
+      'the loopback port of the scripted model the worker serves with OPENAI_BASE_URL=offline (and the demo without a key); 0 = any free port',
+    parse: port(0, true),
+  },
   OPENAI_MODEL: {
     group: 'llm',
     default: DEFAULT_MODEL,
@@ -270,7 +277,7 @@ export const ENV_VARS = {
   AGENT_METRICS_HOST: {
     group: 'worker',
     default: '127.0.0.1',
-    meaning: "the address the worker's Prometheus and /healthz endpoint listens on (0.0.0.0 in a container)",
+    meaning: "the address the worker's Prometheus, /healthz and /readyz endpoint listens on (0.0.0.0 in a container)",
     parse: textOr('127.0.0.1'),
   },
   AGENT_SDK_METRICS_PORT: {
@@ -424,6 +431,24 @@ export const ENV_VARS = {
     default: 'TEMPORAL_PORT + 1000',
     meaning: 'the Web UI port `npm run server` listens on',
     parse: port(undefined),
+  },
+  TEMPORAL_HTTP_PORT: {
+    group: 'local server',
+    default: 'any free port',
+    meaning: "the dev server's HTTP API port (`npm run server`, the demo); 0 = any free port",
+    parse: port(0, true),
+  },
+  TEMPORAL_METRICS_PORT: {
+    group: 'local server',
+    default: 'any free port',
+    meaning: "the dev server's Prometheus `/metrics` port (`npm run server`, the demo); 0 = any free port",
+    parse: port(0, true),
+  },
+  TEMPORAL_DEV_DB: {
+    group: 'local server',
+    default: '.temporal/dev.sqlite',
+    meaning: 'the SQLite file of the dev server `npm run server` and the demo start (its history stays there)',
+    parse: text,
   },
   TEMPORAL_SERVER_PATH: {
     group: 'local server',

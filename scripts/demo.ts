@@ -29,7 +29,7 @@ import type { LocalServer } from '../local-servers/local-server';
 import { refundApprovalDemoModel, refundDemoModel } from '../offline-model/offline-model';
 import { REFUND_DEMO_FLAGS, refundDemoStore, runRefundDemo, startDemoRun } from './demo-refund';
 import type { RefundDemoStore } from './demo-refund';
-import { ScriptedLlmServer } from '../offline-model/scripted-llm-server';
+import { startScriptedModel } from '../worker/offline-model';
 
 export const DEMO_USER_ID = 42;
 export const DEMO_GOAL =
@@ -160,7 +160,7 @@ async function chooseLlm(cleanups: Array<() => Promise<unknown>>, refund = false
     say(`LLM: ${fromEnv.model} at ${fromEnv.baseURL ?? 'https://api.openai.com/v1'} (OPENAI_API_KEY is set)`);
     return fromEnv;
   }
-  const scripted = await ScriptedLlmServer.start({ defaultScript: refund ? refundApprovalDemoModel : refundDemoModel });
+  const scripted = await startScriptedModel(refund ? refundApprovalDemoModel : refundDemoModel);
   cleanups.push(() => scripted.close());
   say(`LLM: offline. OPENAI_API_KEY is not set, so the agent talks to a scripted OpenAI-compatible server at`);
   say(`     ${scripted.baseUrl} that plays the refund scenario deterministically. Same code path: the worker's`);

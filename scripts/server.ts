@@ -53,6 +53,8 @@ async function main(): Promise<number> {
   const server = await startDevServer({
     port: cfg.port,
     uiPort: cfg.uiPort,
+    httpPort: cfg.httpPort,
+    metricsPort: cfg.metricsPort,
     dbFile: cfg.dbFile,
     namespace: cfg.namespace,
     codecEndpoint: cfg.codecEndpoint,

@@ -5,6 +5,8 @@
 // in a conversation, the README's retail chat (offline-model/offline-chat-model.ts).
 import { offlineModel } from '../offline-model/offline-chat-model';
 import { ScriptedLlmServer } from '../offline-model/scripted-llm-server';
+import type { Script } from '../offline-model/scripted-llm-server';
+import { readEnv } from '../runtime/env-vars';
 import { OFFLINE_BASE_URL } from '../activities/decide/llm-config';
 import type { LlmConfig } from '../activities/decide/llm-config';
 import { lookUpPrice, loadPrices } from '../runtime/prices';
@@ -21,7 +23,7 @@ export interface OfflineModel {
 /** Starts the scripted model when `llm` asks for it (OPENAI_BASE_URL=offline); undefined otherwise. */
 export async function startOfflineModelIfAsked(llm: LlmConfig): Promise<OfflineModel | undefined> {
   if (llm.baseURL !== OFFLINE_BASE_URL) return undefined;
-  const server = await ScriptedLlmServer.start({ defaultScript: offlineModel });
+  const server = await startScriptedModel(offlineModel);
   return {
     llm: {
       ...llm,
@@ -32,4 +34,21 @@ export async function startOfflineModelIfAsked(llm: LlmConfig): Promise<OfflineM
     },
     close: () => server.close(),
   };
+}
+
+/** The scripted model on AGENT_OFFLINE_MODEL_PORT (0 or unset: any free port); a taken port is one line. */
+export async function startScriptedModel(
+  defaultScript: Script,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ScriptedLlmServer> {
+  const port = readEnv('AGENT_OFFLINE_MODEL_PORT', env);
+  try {
+    return await ScriptedLlmServer.start({ defaultScript, port });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new Error(
+      `the offline model cannot listen on 127.0.0.1 port ${port} (${code}); set AGENT_OFFLINE_MODEL_PORT to a free port, 0 for any`,
+      { cause: err },
+    );
+  }
 }

@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import fc from 'fast-check';
 import { ENV_VAR_NAMES, ENV_VARS, readEnv, SECRET_ENV_NAMES } from '../../runtime/env-vars';
+import { localServerConfig } from '../../local-servers/local-server';
 import { SECRET_ENV_VARS } from '../../activities/secrets';
 import { REPO_ROOT } from '../helpers/harness';
 
@@ -82,12 +84,50 @@ describe('reading a variable', () => {
       ['AGENT_CODEC_PORT', 'http'],
       ['AGENT_TOOL_PAUSE_MS', '-1'],
       ['AGENT_REFUND_PAUSE_AFTER_COMMIT_MS', 'soon'],
+      ['AGENT_OFFLINE_MODEL_PORT', '-1'],
+      ['TEMPORAL_HTTP_PORT', 'http'],
+      ['TEMPORAL_METRICS_PORT', '65536'],
+      ['TEMPORAL_PORT', '0'],
     ] as const)
       assert.throws(
         () => readEnv(name, { [name]: value }),
         (err: Error) => err.message.startsWith(`${name} must be`) && err.message.includes(`"${value}"`),
         name,
       );
+  });
+
+  it('a port variable takes any port number as it is, and refuses anything else in one line', () => {
+    const ports = [
+      'AGENT_OFFLINE_MODEL_PORT',
+      'TEMPORAL_HTTP_PORT',
+      'TEMPORAL_METRICS_PORT',
+      'TEMPORAL_UI_PORT',
+    ] as const;
+    fc.assert(
+      fc.property(fc.constantFrom(...ports), fc.integer({ min: 1, max: 65535 }), (name, port) => {
+        assert.equal(readEnv(name, { [name]: ` ${port} ` }), port);
+      }),
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...ports),
+        fc.string({ maxLength: 40 }).filter((raw) => !/^\s*\d*\s*$/.test(raw) || Number(raw) > 65535),
+        (name, raw) => {
+          assert.throws(
+            () => readEnv(name, { [name]: raw }),
+            (err: Error) => err.message.startsWith(`${name} must be a port number`) && !err.message.includes('\n'),
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
+    // The dev server's settings read them: a bad one is the same line, naming its variable.
+    assert.throws(
+      () => localServerConfig({ TEMPORAL_UI_PORT: 'ui' }),
+      /^Error: TEMPORAL_UI_PORT must be a port number/,
+    );
+    const cfg = localServerConfig({ TEMPORAL_PORT: '7400', TEMPORAL_HTTP_PORT: '7401', TEMPORAL_METRICS_PORT: '7402' });
+    assert.deepEqual([cfg.port, cfg.uiPort, cfg.httpPort, cfg.metricsPort], [7400, 8400, 7401, 7402]);
   });
 
   it('masks the values of every secret in the table', () => {
