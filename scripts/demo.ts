@@ -7,6 +7,8 @@
 // OpenAI-compatible server on localhost that plays the scenario deterministically. Either way the
 // worker's real `openai` client makes real HTTP calls: the code path is the same.
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import readline from 'node:readline';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import { llmConfigFromEnv } from '../activities/decide/llm-config';
@@ -87,6 +89,7 @@ async function main(argv: string[]): Promise<number> {
 
   const cleanups: Array<() => Promise<unknown>> = [];
   let server: LocalServer | undefined;
+  let keep = keepServer;
   try {
     say(
       'Temporal: looking for a server (starting a local dev server if none answers; the first time may build the Temporal CLI) ...',
@@ -94,7 +97,7 @@ async function main(argv: string[]): Promise<number> {
     server = await Promise.race([ensureLocalServer(), interrupted]);
     if (server.stop) {
       say(
-        `Temporal: started a dev server at ${server.address}; Web UI ${server.uiUrl}; history in .temporal/dev.sqlite`,
+        `Temporal: started a dev server at ${server.address}; Web UI ${server.uiUrl}; history in ${shownPath(server.dbFile)}`,
       );
     } else {
       say(`Temporal: reusing the server at ${server.address} (namespace ${server.namespace}); Web UI ${server.uiUrl}`);
@@ -140,6 +143,7 @@ async function main(argv: string[]): Promise<number> {
     );
     say();
     say(`Open the run in the Temporal Web UI: ${runUrl(env, workflowId)}`);
+    if (server.stop) keep = await keepOrSay(keepServer);
     return 0;
   } catch (err) {
     if (err instanceof Interrupted) {
@@ -149,7 +153,7 @@ async function main(argv: string[]): Promise<number> {
     throw err;
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-    await finishServer(server, keepServer);
+    await finishServer(server, keep);
   }
 }
 
@@ -200,23 +204,59 @@ async function runDemo(client: Client, env: TemporalEnv, interrupted: Promise<ne
   return workflowId;
 }
 
+/**
+ * Whether to keep the dev server the demo started, so that the link just printed keeps working:
+ * --keep-server says yes; else, on a terminal, the demo asks; else it says the link will stop working.
+ */
+async function keepOrSay(keepServer: boolean): Promise<boolean> {
+  if (keepServer) return true;
+  say('The link stops working when the demo ends: it stops the dev server it started (`--keep-server` keeps it).');
+  if (!process.stdin.isTTY || !process.stdout.isTTY) return false;
+  const answer = await ask('Keep the dev server running until Ctrl-C, so that the link works? [y/N] ');
+  return /^y(es)?$/i.test(answer.trim());
+}
+
+/** One line from the terminal; Ctrl-C or end of input reads as no answer. */
+async function ask(question: string): Promise<string> {
+  const rl = readline.createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await new Promise<string>((resolve) => {
+      rl.question(question, resolve);
+      rl.once('SIGINT', () => resolve(''));
+      rl.once('close', () => resolve(''));
+    });
+  } finally {
+    rl.close();
+  }
+}
+
 async function finishServer(server: LocalServer | undefined, keepServer: boolean): Promise<void> {
   if (!server?.stop) {
     if (server) say(`The Temporal server at ${server.address} was already running and keeps running.`);
     return;
   }
+  const history = shownPath(server.dbFile);
   if (keepServer) {
-    say(`The dev server keeps running (--keep-server): Web UI ${server.uiUrl}. Press Ctrl-C to stop it.`);
+    say(`The dev server keeps running, and the link with it: Web UI ${server.uiUrl}.`);
+    say('Press Ctrl-C to stop it.');
     await new Promise<void>((resolve) => {
       process.on('SIGINT', () => resolve());
       process.on('SIGTERM', () => resolve());
     });
+    say('Stopping the dev server.');
   } else {
     say('Stopping the dev server the demo started (use `npm run demo -- --keep-server` to keep it).');
-    say('Its history stays in .temporal/dev.sqlite: `npm run server` starts a server on it that keeps running,');
+    say(`Its history stays in ${history}: \`npm run server\` starts a server on it that keeps running,`);
     say(`with this run and the Web UI at ${server.uiUrl}.`);
   }
   await server.stop();
+}
+
+/** The dev server's SQLite file as the reader's shell names it: relative to here when inside. */
+function shownPath(file: string | undefined): string {
+  if (!file) return '.temporal/dev.sqlite';
+  const relative = path.relative(process.cwd(), file);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
 }
 
 main(process.argv.slice(2)).then(
