@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { consentQuestion, isExplicitYes, QUESTION_FRAMING, unshowable } from '../../common/conversation/consent';
 import { goldActions, loadTasks } from '../../eval/tau2/task';
 import { EMPTY_TRANSCRIPT, withTurn } from '../../common/conversation/conversation';
-import { conversationDetails } from '../../workflows/reporting/run-details';
+import { conversationDetails, TURN_DETAILS_LIMITS } from '../../workflows/reporting/run-details';
 import { checkRunInput, DOMAINS } from '../../domains/index';
 import { retailDomain } from '../../domains/retail/pack';
 import { registryOf } from '../../common/tools/tool-catalog';
@@ -348,6 +348,19 @@ describe("the customer's explicit yes", () => {
         const action = line.slice(marker.length).replace(/\\(.)/gu, '$1');
         assert.equal(action, `modify_user_address ${shown}`);
         assert.deepEqual(JSON.parse(action.slice('modify_user_address '.length)), args);
+        // While it awaits its answer, the question heads the details (the UI clips their bottom), as exact.
+        const awaiting = conversationDetails("step 2 of 8: awaiting the customer's next message", {
+          transcript: t,
+          workflowId: 'chat-1',
+          awaitingUntilMs: 60_000,
+          nowMs: 0,
+        });
+        const first = awaiting.split('\n\n')[0]!;
+        const head = "**awaiting the customer's consent:** ";
+        const tail = ' — reply with: agent say chat\\-1 yes (anything else declines)';
+        assert.ok(first.startsWith(head) && first.endsWith(tail), first);
+        assert.equal(first.slice(head.length, -tail.length).replace(/\\(.)/gu, '$1'), action);
+        assert.ok(Buffer.byteLength(awaiting) <= TURN_DETAILS_LIMITS.total_bytes);
       }),
       { numRuns: 2000 },
     );
