@@ -2,7 +2,8 @@
 // escalation, a top-up, the customer's message, the customer's consent) is listed by `agent list
 // --waiting` with its kind and the command that answers it; once answered, cancelled or ended it
 // waits for `none`. Exact across a worker restart (the new worker replays the run) and across
-// continue-as-new (the next run says what it waits for). A hostile --waiting value is one line.
+// continue-as-new (the next run says what it waits for). The worker's agent_runs_waiting gauge counts
+// them. A hostile --waiting value is one line.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -113,6 +114,18 @@ describe('agent list --waiting: the runs waiting for a person', () => {
       [consent.id, 'consent'],
     ];
     for (const [id, kind] of expected) await waitsFor(id, kind);
+
+    // The worker's gauge counts them too (the namespace's count: other files' runs may add to it).
+    const metricsUrl = /metrics=(http:\/\/\S+\/metrics)/.exec(fixture.worker.output())?.[1];
+    assert.ok(metricsUrl, fixture.worker.output());
+    const gauge = await eventually('agent_runs_waiting for every kind', async () => {
+      const text = await (await fetch(metricsUrl)).text();
+      const samples = new Map(
+        [...text.matchAll(/^agent_runs_waiting\{kind="(\w+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])]),
+      );
+      return expected.every(([, kind]) => (samples.get(kind) ?? 0) >= 1) ? samples : undefined;
+    });
+    assert.deepEqual([...gauge.keys()].sort(), ['approval', 'consent', 'customer', 'escalation', 'topup']);
 
     // No kind: every run waiting for a person, each with the command that answers it.
     const rows = await inboxUntil([], (r) => expected.every(([id]) => r.some((row) => row.workflow_id === id)));
