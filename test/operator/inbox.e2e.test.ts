@@ -1,14 +1,16 @@
 // The operator's inbox on a real server with a real worker: a run in each wait (an approval, an
 // escalation, a top-up, the customer's message, the customer's consent) is listed by `agent list
 // --waiting` with its kind and the command that answers it; once answered, cancelled or ended it
-// waits for `none`. Exact across a worker restart (the new worker replays the run) and across
+// waits for `none`. Exact across a worker restart (the new worker replays the run), a reset and
 // continue-as-new (the next run says what it waits for). The worker's agent_runs_waiting gauge counts
 // them. A hostile --waiting value is one line.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { runResult } from '../../client/agent-client';
 import { sayToRun } from '../../client/conversation';
 import { AGENT_STATUS, AGENT_WAITING } from '../../common/temporal/search-attributes';
@@ -18,7 +20,7 @@ import { retailTools } from '../../domains/retail/tools/index';
 import { byStep, escalate, final, message, tool } from '../../offline-model/scripted-replies';
 import { agentFixture } from '../helpers/agent-fixture';
 import { runCli } from '../helpers/cli';
-import { eventually } from '../helpers/harness';
+import { eventually, uniqueId } from '../helpers/harness';
 import { billingOf, refundInput, refundOf } from '../helpers/refund-fixtures';
 
 const RETAIL_DB = path.join(mkdtempSync(path.join(os.tmpdir(), 'inbox-e2e-')), 'retail.sqlite');
@@ -193,6 +195,42 @@ describe('agent list --waiting: the runs waiting for a person', () => {
     assert.equal((await attributes(id)).waiting, 'none');
     const events = (await handle.fetchHistory()).events ?? [];
     assert.equal(events.filter((e) => e.workflowTaskFailedEventAttributes).length, 0, 'no nondeterminism');
+  });
+
+  it('after a reset (Temporal CLI) the re-run waits again and says so; answered, none', async () => {
+    const temporal = process.env.TEMPORAL_CLI_PATH;
+    assert.ok(temporal, 'TEMPORAL_CLI_PATH is set by `npm test`');
+    const id = uniqueId('inbox-reset');
+    // By step, so the re-run is answered like the first run.
+    fixture.llm.script(id, byStep({ 1: escalate('a person must decide'), 2: final('Answered.') }));
+    await cli(['run', 'User 42 asked: is my charge right?', '--user', '42', '--id', id, '--max-seconds', '300']);
+    await waitsFor(id, 'escalation');
+    await cli(['answer', id, 'yes']);
+    await eventually('the first run ended', async () => ((await attributes(id)).status === 'ok' ? true : undefined));
+    const ended = await attributes(id);
+    assert.equal(ended.waiting, 'none');
+    await promisify(execFile)(temporal, [
+      'workflow',
+      'reset',
+      '--workflow-id',
+      id,
+      '--type',
+      'FirstWorkflowTask',
+      '--reason',
+      'inbox test re-does the run',
+      '--address',
+      fixture.env.address,
+      '--namespace',
+      fixture.env.namespace,
+    ]);
+    await eventually('the re-run waiting for the escalation', async () => {
+      const now = await attributes(id);
+      return now.runId !== ended.runId && now.waiting === 'escalation' ? true : undefined;
+    });
+    await inboxUntil(['escalation'], (r) => r.some((row) => row.workflow_id === id));
+    await cli(['answer', id, 'yes, again']);
+    await eventually('the re-run ended', async () => ((await attributes(id)).status === 'ok' ? true : undefined));
+    assert.equal((await attributes(id)).waiting, 'none');
   });
 
   it('across continue-as-new the next run says what it waits for', async () => {
