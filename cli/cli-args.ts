@@ -4,7 +4,8 @@
 import { parseArgs as tokenize } from 'node:util';
 import { AgentError, EXIT } from '../client/agent-error';
 
-export type FlagKind = 'boolean' | 'string' | 'int' | 'list';
+/** `optional`: a string that may be left out (`--waiting` alone is ''); the command checks it. */
+export type FlagKind = 'boolean' | 'string' | 'int' | 'list' | 'optional';
 
 export interface FlagSpec {
   kind: FlagKind;
@@ -74,7 +75,8 @@ export function parseArgs<S extends ArgsSpec>(argv: readonly string[], spec: S, 
     };
   }
   // Not strict: parseArgs only splits the words; the checks below say what is wrong in our words.
-  const { tokens } = tokenize({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
+  const args = withOptionalValues(argv, spec);
+  const { tokens } = tokenize({ args, options, strict: false, allowPositionals: true, tokens: true });
 
   const positionals: string[] = [];
   const flags: Record<string, unknown> = {};
@@ -115,8 +117,27 @@ export function parseArgs<S extends ArgsSpec>(argv: readonly string[], spec: S, 
   return { positionals, flags: flags as ParsedFlags<S['flags']>, help };
 }
 
+/**
+ * A flag whose value may be left out, given bare (last, or before another flag), becomes
+ * `--flag=` so that the word after it is not taken for its value.
+ */
+function withOptionalValues(argv: readonly string[], spec: ArgsSpec): string[] {
+  const args = [...argv];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--') break;
+    const name = args[i]!.startsWith('--') ? args[i]!.slice(2) : undefined;
+    if (name === undefined || !Object.prototype.hasOwnProperty.call(spec.flags, name)) continue;
+    if (spec.flags[name]!.kind !== 'optional') continue;
+    const next = args[i + 1];
+    if (next === undefined || next.startsWith('-')) args[i] = `--${name}=`;
+  }
+  return args;
+}
+
 function convert(name: string, flag: FlagSpec, raw: string, hint: string | undefined): unknown {
   switch (flag.kind) {
+    case 'optional':
+      return raw;
     case 'int':
       try {
         return parsePositiveInt(raw, name);

@@ -14,6 +14,7 @@ import {
   AGENT_STEP,
   AGENT_STOP_REASON,
   AGENT_TOOL_CALLS,
+  AGENT_WAITING,
 } from '../common/temporal/search-attributes';
 import { registrationHint } from '../client/search-attribute-check';
 import { EFFECTS_MEMO } from '../common/types';
@@ -57,6 +58,8 @@ export interface RunRow {
   step: number | null;
   tool_calls: number | null;
   principal: string | null;
+  /** What it waits for (AgentWaiting); null for a run without it (started before it was registered). */
+  waiting: string | null;
   /** The run's effects by state (memo `agent_effects`); null for a run without that memo. */
   effects: EffectCounts | null;
 }
@@ -96,6 +99,7 @@ export function rowOf(info: WorkflowExecutionInfo): RunRow {
     step: sa.get(AGENT_STEP) ?? null,
     tool_calls: sa.get(AGENT_TOOL_CALLS) ?? null,
     principal: sa.get(AGENT_PRINCIPAL) ?? null,
+    waiting: sa.get(AGENT_WAITING) ?? null,
     effects: effectCountsOf(info.memo?.[EFFECTS_MEMO]) ?? null,
   };
 }

@@ -22,7 +22,7 @@ import type { AgentInput, AgentResult, AgentState } from '../common/types';
 import { CANCELLED_RESULT_MEMO } from '../common/types';
 import { EMPTY_USAGE } from '../common/cost/budget';
 import type { TemporalEnv } from '../runtime/temporal-env';
-import { AGENT_GOAL, attributePairs, goalAttribute } from '../common/temporal/search-attributes';
+import { AGENT_GOAL, AGENT_WAITING, attributePairs, goalAttribute } from '../common/temporal/search-attributes';
 import { checkSearchAttributes } from './search-attribute-check';
 import { EncryptionCodec } from '../runtime/codec/encryption-codec';
 import { ALL_TOOLS, checkRunInput as checkDomainInput } from '../domains/index';
@@ -114,6 +114,8 @@ async function runStartOptions(
       ? [
           ...attributePairs({ status: 'running', step: 0, toolCalls: 0, principal: input.principal }, ALL_TOOLS),
           ...(check.goal && !encryptsPayloads(client) ? [{ key: AGENT_GOAL, value: goalAttribute(input.goal) }] : []),
+          // Present from the start (it waits for nobody yet): the workflow keeps it current only then.
+          ...(check.waiting ? [{ key: AGENT_WAITING, value: 'none' }] : []),
         ]
       : undefined,
   };

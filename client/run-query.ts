@@ -6,6 +6,8 @@
 //  - a stop reason named without what follows its colon (tool_denied, policy_denied,
 //    invalid_action…) matches every reason of that name (`AgentStopReason STARTS_WITH
 //    'tool_denied:'`); which names those are comes from the stop-reason table.
+//  - waiting kinds are the AgentWaiting search attribute (common/temporal/waiting.ts); without
+//    `none` among them only open runs match: a terminated run keeps the value it had.
 //  - older-than compares StartTime with a fixed instant, computed once: a query run twice selects
 //    the same runs, minus those that ended in between.
 import { AgentError, EXIT } from './agent-error';
@@ -13,6 +15,8 @@ import { WORKFLOW_TYPE } from './run-id';
 import { RUN_STATUSES } from '../common/temporal/search-attributes';
 import type { RunStatus } from '../common/temporal/search-attributes';
 import { STOP_REASON_TABLE } from '../common/stop-reasons';
+import { waitingQuery } from '../common/temporal/waiting';
+import type { WaitKind } from '../common/temporal/waiting';
 
 /**
  * The names of the stop reasons a run records with a suffix after a colon: the table's
@@ -37,6 +41,8 @@ export interface RunFilter {
   startedBefore?: Date;
   /** Temporal says the run is still open (ExecutionStatus = 'Running'). */
   openOnly?: boolean;
+  /** What the run waits for (AgentWaiting), already checked (parseWaitingKinds). */
+  waiting?: readonly WaitKind[];
 }
 
 /** A filter no visibility query can express: an unknown status, characters a query cannot quote. */
@@ -60,7 +66,10 @@ export function isRunStatus(value: string): value is RunStatus {
 
 export function runQuery(filter: RunFilter): string {
   const clauses = [`WorkflowType = '${WORKFLOW_TYPE}'`];
-  if (filter.openOnly) clauses.push(`ExecutionStatus = 'Running'`);
+  const waiting = filter.waiting && filter.waiting.length > 0 ? filter.waiting : undefined;
+  // A run that ended waits for nobody; one terminated mid-wait still says what it waited for.
+  if (filter.openOnly || (waiting && !waiting.includes('none'))) clauses.push(`ExecutionStatus = 'Running'`);
+  if (waiting) clauses.push(waitingQuery(waiting));
 
   if (filter.statuses && filter.statuses.length > 0) {
     const parts: string[] = [];

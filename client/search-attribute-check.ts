@@ -5,6 +5,7 @@
 import type { Client } from '@temporalio/client';
 import {
   AGENT_GOAL,
+  AGENT_WAITING,
   AGENT_SEARCH_ATTRIBUTE_DEFINITIONS,
   OPTIONAL_SEARCH_ATTRIBUTES,
 } from '../common/temporal/search-attributes';
@@ -22,6 +23,8 @@ export interface SearchAttributeCheck {
   missing: string[];
   /** AgentGoal is registered too (optional: the run list's goal column). */
   goal: boolean;
+  /** AgentWaiting is registered too (optional: the operator's inbox, `agent list --waiting`). */
+  waiting: boolean;
   /** Set when the server could not be asked. */
   error?: string;
 }
@@ -33,9 +36,15 @@ export function checkSearchAttributes(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<SearchAttributeCheck> {
   const override = (env.AGENT_SEARCH_ATTRIBUTES ?? '').toLowerCase();
-  if (override === 'on') return Promise.resolve({ available: true, missing: [], goal: true });
+  if (override === 'on') return Promise.resolve({ available: true, missing: [], goal: true, waiting: true });
   if (override === 'off')
-    return Promise.resolve({ available: false, missing: [], goal: false, error: 'AGENT_SEARCH_ATTRIBUTES=off' });
+    return Promise.resolve({
+      available: false,
+      missing: [],
+      goal: false,
+      waiting: false,
+      error: 'AGENT_SEARCH_ATTRIBUTES=off',
+    });
   let pending = cache.get(client);
   if (!pending) {
     pending = ask(client);
@@ -53,10 +62,21 @@ async function ask(client: Client): Promise<SearchAttributeCheck> {
     const absent = AGENT_SEARCH_ATTRIBUTE_DEFINITIONS.filter((d) => custom[d.name] !== TYPE_OF[d.type]);
     const available = absent.every((d) => OPTIONAL_SEARCH_ATTRIBUTES.has(d.name));
     // Each optional attribute on its own: a namespace without AgentWaiting still gets the goal column.
-    const goal = available && !absent.some((d) => d.name === AGENT_GOAL.name);
-    return { available, missing: absent.map((d) => `${d.name}=${d.type}`), goal };
+    const has = (name: string) => available && !absent.some((d) => d.name === name);
+    return {
+      available,
+      missing: absent.map((d) => `${d.name}=${d.type}`),
+      goal: has(AGENT_GOAL.name),
+      waiting: has(AGENT_WAITING.name),
+    };
   } catch (err) {
-    return { available: false, missing: [], goal: false, error: (err as Error).message.split('\n')[0] };
+    return {
+      available: false,
+      missing: [],
+      goal: false,
+      waiting: false,
+      error: (err as Error).message.split('\n')[0],
+    };
   }
 }
 

@@ -192,3 +192,8 @@ export function unreachableMessage(env: TemporalEnv): string {
 export function runUrl(env: Pick<TemporalEnv, 'uiUrl' | 'namespace'>, workflowId: string): string {
   return `${env.uiUrl}/namespaces/${encodeURIComponent(env.namespace)}/workflows/${encodeURIComponent(workflowId)}`;
 }
+
+/** The Web UI's run list filtered by a visibility query (what `agent list --waiting` prints). */
+export function listUrl(env: Pick<TemporalEnv, 'uiUrl' | 'namespace'>, query: string): string {
+  return `${env.uiUrl}/namespaces/${encodeURIComponent(env.namespace)}/workflows?query=${encodeURIComponent(query)}`;
+}

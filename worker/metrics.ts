@@ -5,6 +5,7 @@
 //    Also every LLM attempt the run charged (cost accounting, common/cost/cost.ts): dollars and tokens by
 //    outcome, counted from the run's history, so an attempt that failed after reporting usage counts.
 //  - an activity interceptor around `decide`: LLM latency (per attempt, by outcome) and tokens.
+//  - Temporal's visibility store, when scraped: the runs waiting for a person by kind (waiting-gauge.ts).
 // The SDK's own Temporal metrics come from the Runtime's Prometheus exporter; worker/metrics-server.ts
 // serves both on one port.
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
@@ -17,6 +18,8 @@ import { toolNamedReason } from '../common/stop-reasons';
 import { ALL_TOOLS } from '../domains/index';
 import type { DecideOutput } from '../common/types';
 import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/agent-messages';
+import { waitingCounts } from './waiting-gauge';
+import type { CountRuns } from './waiting-gauge';
 
 export const DECIDE_ACTIVITY = 'decide';
 
@@ -50,7 +53,7 @@ interface Instruments {
   leaseWait: Histogram;
 }
 
-function buildInstruments(defaultMetrics: boolean): Instruments {
+function buildInstruments(defaultMetrics: boolean, countRuns: CountRuns | undefined): Instruments {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = require('prom-client') as typeof PromClient;
   const registry = new Registry();
@@ -58,6 +61,20 @@ function buildInstruments(defaultMetrics: boolean): Instruments {
 
   const counter = <L extends string = never>(name: string, help: string, labelNames: readonly L[] = []) =>
     new Counter<L>({ name, help, labelNames, registers: [registry] });
+  if (countRuns) {
+    const counts = waitingCounts(countRuns);
+    new Gauge({
+      name: 'agent_runs_waiting',
+      help: "Open agent runs waiting for a person, by kind (AgentWaiting: approval, escalation, customer, consent, topup); the namespace's count, the same on every worker: aggregate with max",
+      labelNames: ['kind'] as const,
+      registers: [registry],
+      async collect() {
+        const now = await counts();
+        this.reset();
+        for (const [kind, n] of now ?? []) this.set({ kind }, n);
+      },
+    });
+  }
   return {
     registry,
     runsStarted: counter('agent_runs_started_total', 'Agent runs started (a continue-as-new is not a new run)'),
@@ -121,11 +138,12 @@ function buildInstruments(defaultMetrics: boolean): Instruments {
   };
 }
 
-export function createAgentMetrics(opts: { defaultMetrics?: boolean } = {}): AgentMetrics {
+/** `countRuns`: counts in the namespace's visibility store (the agent_runs_waiting gauge); without it, no gauge. */
+export function createAgentMetrics(opts: { defaultMetrics?: boolean; countRuns?: CountRuns } = {}): AgentMetrics {
   // prom-client takes a few hundred ms of a worker's start to load: built when first needed (a
   // scrape, a run's first event), which is after the worker polls.
   let instruments: Instruments | undefined;
-  const m = () => (instruments ??= buildInstruments(opts.defaultMetrics ?? true));
+  const m = () => (instruments ??= buildInstruments(opts.defaultMetrics ?? true, opts.countRuns));
 
   const limiter: LeaseObserver = {
     waiting: (delta) => m().leasesQueued.inc(delta),

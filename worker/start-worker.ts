@@ -72,14 +72,15 @@ export async function startAgentWorker(opts: StartAgentWorkerOptions): Promise<S
         : {}),
     },
   });
-  const metrics = opts.sdkMetricsPort !== undefined ? createAgentMetrics() : undefined;
-
   let connection: NativeConnection;
   try {
     connection = await NativeConnection.connect(connectionOptions(env));
   } catch (err) {
     throw new Error(`${unreachableMessage(env)} (${(err as Error).message.split('\n')[0]})`, { cause: err });
   }
+  const countRuns = async (query: string) =>
+    Number((await connection.workflowService.countWorkflowExecutions({ namespace: env.namespace, query })).count ?? 0);
+  const metrics = opts.sdkMetricsPort !== undefined ? createAgentMetrics({ countRuns }) : undefined;
   // The fleet-wide LLM rate limit, when one is set: the activities ask the limiter workflow.
   const limiterSettings = limiterSettingsFromEnv(llm, env.taskQueue);
   const limiter = limiterSettings ? await connectLimiter(env, limiterSettings, metrics?.limiter) : undefined;

@@ -1,5 +1,6 @@
 // `agent list`: recent reactAgent runs, newest first, from Temporal's visibility store, filtered
-// by the Agent* search attributes (status, stop reason) and age (cli/run-listing.ts).
+// by the Agent* search attributes (status, stop reason) and age (cli/run-listing.ts); with
+// --waiting, the operator's inbox (cli/inbox.ts).
 import { WORKFLOW_TYPE } from '../../client/run-id';
 import { usageText } from '../cli-args';
 import { defineCommand, line, printJson } from '../cli-context';
@@ -15,6 +16,7 @@ import {
   rowJson,
 } from '../run-listing';
 import type { ChainRow, RunRow } from '../run-listing';
+import { printInbox, WAITING_FLAG, waitingKinds } from '../inbox';
 
 export const DEFAULT_LIST_LIMIT = 20;
 
@@ -23,6 +25,7 @@ const spec = {
   flags: {
     limit: { kind: 'int', help: `how many runs to show (default ${DEFAULT_LIST_LIMIT})` },
     ...FILTER_FLAGS,
+    waiting: WAITING_FLAG,
     query: {
       kind: 'boolean',
       help: "print the visibility query (paste it into the Web UI) instead of running it; its StartTime is the current run's, not the chain's",
@@ -33,15 +36,17 @@ const spec = {
 export const list = defineCommand({
   spec,
   usage: usageText(
-    'agent list [--status S,..] [--stop-reason R,..] [--older-than 10m] [--limit N] [--query] [-o text|json|jsonl]\n' +
+    'agent list [--status S,..] [--stop-reason R,..] [--older-than 10m] [--waiting [KIND,..]] [--limit N] [--query] [-o text|json|jsonl]\n' +
       "(-o json: an array of {workflow_id, run_id, status (Temporal's), start_time, close_time, agent_status, stop_reason,\n" +
-      ' step, tool_calls, principal, effects}, with --older-than also chain_start_time, chain_start_exact; -o jsonl: one per line)',
+      ' step, tool_calls, principal, effects}, with --older-than also chain_start_time, chain_start_exact, with --waiting also\n' +
+      ' waiting, next (the command to type); -o jsonl: one per line)',
     spec,
   ),
   async run(args, ctx) {
     const hint = 'see `agent help list`';
     const limit = args.flags.limit ?? DEFAULT_LIST_LIMIT;
-    const filter = filterFromFlags(args.flags, hint);
+    const waiting = args.flags.waiting === undefined ? undefined : waitingKinds(args.flags.waiting, hint);
+    const filter = { ...filterFromFlags(args.flags, hint), ...(waiting ? { waiting } : {}) };
     const query = queryFor(filter, hint);
     if (args.flags.query) {
       if (ctx.output === 'text') line(ctx.io.stdout, query);
@@ -55,6 +60,12 @@ export const list = defineCommand({
     const byAge = cutoff ? await listRunsByChainAge(client, serverQuery, cutoff, limit, ctx.env.namespace) : undefined;
     const rows: Array<RunRow | ChainRow> = byAge ? byAge.rows : await listRuns(client, query, limit, ctx.env.namespace);
     const filtered = query !== `WorkflowType = '${WORKFLOW_TYPE}'`;
+    if (waiting) {
+      printInbox(ctx, rows, serverQuery);
+      if (ctx.output === 'text' && byAge?.truncated)
+        line(ctx.io.stdout, `(looked at the newest ${MAX_SCAN} runs only: narrow the filter to see older ones)`);
+      return 0;
+    }
 
     if (ctx.output === 'json') {
       printJson(ctx, rows.map(rowJson));

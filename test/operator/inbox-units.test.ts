@@ -1,5 +1,6 @@
 // The inbox's pure parts: `--waiting` kinds (hostile values refused in one line that lists the
-// kinds, never echoed raw), the visibility query, and the command each wait kind answers with.
+// kinds, never echoed raw), the visibility query, the command each wait kind answers with, and the
+// worker's agent_runs_waiting gauge over a stand-in for the visibility store's counts.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fc from 'fast-check';
@@ -11,6 +12,8 @@ import {
   waitingQuery,
 } from '../../common/temporal/waiting';
 import { OPTIONAL_SEARCH_ATTRIBUTES, devServerSearchAttributeFlags } from '../../common/temporal/search-attributes';
+import { waitingCountQuery, waitingCounts } from '../../worker/waiting-gauge';
+import { createAgentMetrics } from '../../worker/metrics';
 
 describe('agent list --waiting kinds', () => {
   it('no kind means every kind a person answers', () => {
@@ -62,5 +65,51 @@ describe('the next command of each wait kind', () => {
   it('AgentWaiting is registered by the dev server and optional', () => {
     assert.ok(devServerSearchAttributeFlags().includes('AgentWaiting=Keyword'));
     assert.ok(OPTIONAL_SEARCH_ATTRIBUTES.has('AgentWaiting'));
+  });
+});
+
+describe('the agent_runs_waiting gauge', () => {
+  it('counts open runs of each kind a person answers, once per cache period whatever the scrapes', async () => {
+    const queries: string[] = [];
+    let nowMs = 0;
+    const counts = waitingCounts(
+      async (query) => {
+        queries.push(query);
+        return queries.length;
+      },
+      1_000,
+      () => nowMs,
+    );
+    const first = await counts();
+    assert.deepEqual([...first!.keys()], [...PERSON_WAIT_KINDS]);
+    assert.deepEqual(queries, PERSON_WAIT_KINDS.map(waitingCountQuery));
+    assert.equal(
+      waitingCountQuery('consent'),
+      `WorkflowType = 'reactAgent' AND ExecutionStatus = 'Running' AND AgentWaiting = "consent"`,
+    );
+    nowMs = 999;
+    assert.equal(await counts(), first, 'served from the cache');
+    assert.equal(queries.length, PERSON_WAIT_KINDS.length);
+    nowMs = 1_000;
+    await counts();
+    assert.equal(queries.length, 2 * PERSON_WAIT_KINDS.length);
+  });
+
+  it('on the registry: a sample per kind; none at all when the server cannot count (never a false zero)', async () => {
+    const counted = createAgentMetrics({
+      defaultMetrics: false,
+      countRuns: async (q) => (q.includes('"topup"') ? 2 : 0),
+    });
+    const text = await counted.registry().metrics();
+    assert.match(text, /^agent_runs_waiting\{kind="topup"\} 2$/m);
+    assert.match(text, /^agent_runs_waiting\{kind="approval"\} 0$/m);
+    const failing = createAgentMetrics({
+      defaultMetrics: false,
+      countRuns: async () => {
+        throw new Error('AgentWaiting is not a search attribute here');
+      },
+    });
+    assert.doesNotMatch(await failing.registry().metrics(), /^agent_runs_waiting\{/m);
+    assert.doesNotMatch(await createAgentMetrics({ defaultMetrics: false }).registry().metrics(), /agent_runs_waiting/);
   });
 });

@@ -39,7 +39,12 @@ async function attributes(id: string) {
 
 describe('search attributes kept current by the workflow', () => {
   it('the dev server, started with flags derived from the table, has every attribute the workflow writes', async () => {
-    assert.deepEqual(await checkSearchAttributes(fixture.client), { available: true, missing: [], goal: true });
+    assert.deepEqual(await checkSearchAttributes(fixture.client), {
+      available: true,
+      missing: [],
+      goal: true,
+      waiting: true,
+    });
   });
 
   it('running: status, step, tool calls, principal; the state query says what it waits for; then the final values', async () => {
@@ -205,7 +210,7 @@ describe('a namespace without the agent search attributes', () => {
     await initNamespace(nsClient.connection, namespace, (line) => lines.push(line));
     const fresh = await connectClient(nsEnv);
     try {
-      assert.deepEqual(await checkSearchAttributes(fresh), { available: true, missing: [], goal: true });
+      assert.deepEqual(await checkSearchAttributes(fresh), { available: true, missing: [], goal: true, waiting: true });
     } finally {
       await fresh.connection.close();
     }

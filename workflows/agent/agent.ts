@@ -44,6 +44,8 @@ import { publishStatus, resultOf, withWindDowns } from './run-result';
 import { logRunEnded, logRunStarted } from '../reporting/run-log';
 import type { Ending } from './run-result';
 import { Waits } from '../conversation/waits';
+import { publishWaiting } from './waiting-attribute';
+import type { WaitKind } from '../../common/temporal/waiting';
 import { joinMcpTools } from '../mcp/run';
 import { toolBackends } from '../calls/tool-backend';
 import type { McpRun } from '../mcp/run';
@@ -86,7 +88,8 @@ class AgentRun {
     this.stateKey = stateKey(info.workflowId, info.firstExecutionRunId, this.domain.statePerConversation === true);
     this.omitted = carried?.omitted ? { ...carried.omitted } : { trace: 0, history: 0 };
     const suggested = () => workflowInfo().continueAsNewSuggested;
-    this.waits = new Waits(approvalTimeoutMs(input.approval_timeout_seconds), carried, suggested);
+    const waiting = (kind: WaitKind) => publishWaiting(input.search_attributes, kind);
+    this.waits = new Waits(approvalTimeoutMs(input.approval_timeout_seconds), carried, suggested, waiting);
     const now = () => ({ running: this.final === undefined, step: this.state.usage.steps });
     this.topUps = new TopUps(input, now);
     this.conversation = new Conversation(input.conversation, carried, this.waits, now);
@@ -106,6 +109,8 @@ class AgentRun {
       agentMetrics.runStarted();
       logRunStarted(this.domain.name, this.state.principal);
     }
+    // A next run of a chain: what it waits for is its own to say (a wait handed on, or none).
+    publishWaiting(this.input.search_attributes, this.waits.kind());
     const clock = {
       startedAtMs: this.startedAtMs,
       humanWaitMs: () => this.waits.humanWaitMs,
@@ -183,7 +188,7 @@ class AgentRun {
         this.setPhase('awaiting_topup', reason);
         return this.waits.topUp(reason, waitSeconds, () => this.topUps.extensions.length > granted);
       },
-      notNeeded: () => (this.waits.topupUntilMs = undefined),
+      notNeeded: () => this.waits.topupNotNeeded(),
     };
     return { topUp };
   }
@@ -269,6 +274,7 @@ class AgentRun {
     this.final = resultOf(ending, state, totals);
     const status: RunStatus = ending.stop_reason === 'cancelled' ? 'cancelled' : ending.status;
     publishStatus(this.input, state.usage, status, ending.stop_reason, state.principal, this.mcp?.names);
+    publishWaiting(this.input.search_attributes, 'none');
     agentMetrics.runEnded(status, ending.stop_reason);
     logRunEnded({
       domain: this.domain.name,

@@ -2,7 +2,7 @@
 //
 // The workflow is versioned by Worker Deployment Versions: a run is pinned to the version that
 // started it and replays on that code, so a change of workflow code ships as a new version and
-// needs no guard. This file starts empty at the 1.0 baseline: every run takes the one path there is.
+// needs no guard. At the 1.0 baseline this file was empty: every run took the one path there was.
 //
 // patched() is only for a change that must reach runs already in flight (a fix for pinned runs
 // that cannot wait for them to end). Then add its id here, in the style below, and branch on
@@ -18,5 +18,14 @@
 //
 // and list the id in PATCH_IDS (test/durability/replay.test.ts refuses a marker not listed there).
 
-/** The patch ids of the workflow code: none at the 1.0 baseline. */
-export const PATCH_IDS: readonly string[] = [];
+/**
+ * The run keeps the AgentWaiting search attribute (the operator's inbox) current: it upserts what it
+ * waits for when that changes, and `none` when it ends. It must reach runs in flight so that the
+ * inbox lists them too: the old path never upserts AgentWaiting, the new one does.
+ *
+ * @since Introduced in 1.1.0 (the Worker Deployment Version that first records it).
+ */
+export const WAITING_ATTRIBUTE_PATCH = 'waiting-attribute';
+
+/** The patch ids of the workflow code. */
+export const PATCH_IDS: readonly string[] = [WAITING_ATTRIBUTE_PATCH];

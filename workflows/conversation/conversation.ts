@@ -168,7 +168,10 @@ export class Conversation {
         const expires = Date.now() + this.idleMs;
         this.question = asked;
         try {
-          if (!arrived() && (await this.customerTurn(arrived, awaiting, about, 'yes', expires, false)) === 'timeout')
+          if (
+            !arrived() &&
+            (await this.customerTurn(arrived, awaiting, about, 'yes', expires, false, 'consent')) === 'timeout'
+          )
             return { reply: 'idle' };
         } finally {
           this.question = undefined;
@@ -183,7 +186,8 @@ export class Conversation {
 
   /**
    * The durable wait for the customer, until `expiresMs`; `waiting` runs once its deadline is set (the
-   * details show it). `handOn`: the wait ends 'continue_as_new' when Temporal suggests it.
+   * details show it). `handOn`: the wait ends 'continue_as_new' when Temporal suggests it; `kind`:
+   * what the inbox shows (the customer's next message, or their yes to a write).
    */
   private customerTurn(
     arrived: () => boolean,
@@ -192,9 +196,10 @@ export class Conversation {
     reply: string,
     expiresMs: number,
     handOn = true,
+    kind: 'customer' | 'consent' = 'customer',
   ): Promise<WaitEnd> {
     const command = `agent say ${workflowInfo().workflowId} ${reply}`;
-    const turn = this.waits.customerTurn(expiresMs, arrived, `${awaited} awaited — ${command}`, handOn);
+    const turn = this.waits.customerTurn(expiresMs, arrived, `${awaited} awaited — ${command}`, handOn, kind);
     waiting();
     return turn;
   }

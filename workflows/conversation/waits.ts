@@ -13,6 +13,7 @@ import type {
 } from '../../common/conversation/approvals';
 import type { BudgetExtension, ExtendRequest } from '../../common/cost/extend';
 import { INVALID_APPROVAL } from '../../common/agent-messages';
+import type { WaitKind } from '../../common/temporal/waiting';
 
 /** A question to a person, before it is asked (the wait adds when it was asked and until when). */
 export type PendingFields = Omit<PendingApproval, 'requested_at' | 'expires_at'>;
@@ -34,22 +35,59 @@ export class Waits {
   awaiting: { pending: PendingApproval; sinceMs: number } | undefined;
   /** Set while the run waits for a top-up. */
   topup: { reason: string; sinceMs: number; expiresMs: number } | undefined;
-  /** Set while the run waits for the customer's next message. */
-  customer: { sinceMs: number; expiresMs: number } | undefined;
+  /** Set while the run waits for the customer's next message (`consent`: their yes to a write). */
+  customer: { sinceMs: number; expiresMs: number; kind: 'customer' | 'consent' } | undefined;
   /** The deadline of a top-up wait handed on by continue-as-new: the next wait keeps it. */
   topupUntilMs: number | undefined;
   private reply: ApprovalAnswer | undefined;
   private readonly answered = new Map<string, AnsweredApproval>();
+  /**
+   * A wait handed on by continue-as-new, until this run takes it up again (or finds it needless):
+   * the inbox keeps showing it across the hand-over instead of `none` for a moment.
+   */
+  private handedOn: WaitKind;
 
   constructor(
     private readonly approvalTimeoutMs: number,
-    carried: { human_wait_ms?: number; topup_declined?: boolean; topup_until_ms?: number } | undefined,
+    carried:
+      | { human_wait_ms?: number; topup_declined?: boolean; topup_until_ms?: number; awaiting_reply?: unknown }
+      | undefined,
     /** Whether Temporal suggests continuing as new now (workflowInfo, recorded in the history: replays the same). */
     private readonly moveOnSuggested: () => boolean,
+    /** Told what the run waits for, each time that may have changed (AgentWaiting). */
+    private readonly changed: (kind: WaitKind) => void = () => undefined,
   ) {
     this.humanWaitMs = carried?.human_wait_ms ?? 0;
     this.topupDeclined = carried?.topup_declined === true;
     this.topupUntilMs = carried?.topup_until_ms;
+    this.handedOn = carried?.awaiting_reply ? 'customer' : carried?.topup_until_ms !== undefined ? 'topup' : 'none';
+  }
+
+  /** What the run waits for now: the kind of the wait going on, or of one handed on to it. */
+  kind(): WaitKind {
+    if (this.awaiting) return this.awaiting.pending.kind === 'escalation' ? 'escalation' : 'approval';
+    if (this.topup) return 'topup';
+    if (this.customer) return this.customer.kind;
+    return this.handedOn;
+  }
+
+  /** The top-up handed on is not needed after all (a top-up came while the runs changed over). */
+  topupNotNeeded(): void {
+    this.topupUntilMs = undefined;
+    if (this.handedOn === 'topup') this.handedOn = 'none';
+    this.changed(this.kind());
+  }
+
+  /** A wait begins: it replaces any handed on. */
+  private began(): void {
+    this.handedOn = 'none';
+    this.changed(this.kind());
+  }
+
+  /** A wait ended (`end` undefined: it threw, e.g. cancelled); one handed on to the next run stays shown. */
+  private ended(end: WaitEnd | undefined, kind: WaitKind): void {
+    if (end === 'continue_as_new') this.handedOn = kind;
+    this.changed(this.kind());
   }
 
   /** Time in the wait going on now, if any (not yet in humanWaitMs). */
@@ -84,6 +122,7 @@ export class Waits {
     const sinceMs = Date.now();
     this.awaiting = { pending, sinceMs };
     this.reply = undefined;
+    this.began();
     try {
       const answered = await condition(() => this.reply !== undefined, this.approvalTimeoutMs, {
         summary: timerSummary,
@@ -93,6 +132,7 @@ export class Waits {
       this.humanWaitMs += Date.now() - sinceMs;
       this.awaiting = undefined;
       this.reply = undefined;
+      this.ended(undefined, 'none');
     }
   }
 
@@ -133,12 +173,14 @@ export class Waits {
     const expiresMs = this.topupUntilMs ?? sinceMs + seconds * 1000;
     this.topupUntilMs = undefined;
     this.topup = { reason, sinceMs, expiresMs };
-    let end: WaitEnd;
+    this.began();
+    let end: WaitEnd | undefined;
     try {
       end = await this.until(granted, expiresMs - sinceMs, 'top-up wait (agent extend)');
     } finally {
       this.humanWaitMs += Date.now() - sinceMs;
       this.topup = undefined;
+      this.ended(end, 'topup');
     }
     if (end === 'timeout') this.topupDeclined = true;
     if (end === 'continue_as_new') this.topupUntilMs = expiresMs;
@@ -149,14 +191,24 @@ export class Waits {
    * Waits up to `timeoutMs` for the customer (`arrived` turns true): a durable timer and condition,
    * however long it takes; `awaited` says what and how to answer on the timer.
    */
-  async customerTurn(expiresMs: number, arrived: () => boolean, awaited: string, handOn: boolean): Promise<WaitEnd> {
+  async customerTurn(
+    expiresMs: number,
+    arrived: () => boolean,
+    awaited: string,
+    handOn: boolean,
+    kind: 'customer' | 'consent' = 'customer',
+  ): Promise<WaitEnd> {
     const sinceMs = Date.now();
-    this.customer = { sinceMs, expiresMs };
+    this.customer = { sinceMs, expiresMs, kind };
+    this.began();
+    let end: WaitEnd | undefined;
     try {
-      return await this.until(arrived, expiresMs - sinceMs, `idle timeout · ${awaited}`, handOn);
+      end = await this.until(arrived, expiresMs - sinceMs, `idle timeout · ${awaited}`, handOn);
+      return end;
     } finally {
       this.humanWaitMs += Date.now() - sinceMs;
       this.customer = undefined;
+      this.ended(end, kind);
     }
   }
 
