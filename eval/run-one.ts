@@ -169,6 +169,7 @@ export async function runTrial(ctx: RunContext, plan: TrialPlan): Promise<TrialR
       approvals: history.entries,
       registry: SUPPORT_TOOLS,
       secrets: secretsFromEnv(),
+      asked: record.decisions,
     }),
   };
 }

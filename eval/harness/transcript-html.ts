@@ -22,6 +22,11 @@ function entryRow(e: TranscriptEntry): string {
     const said = e.text ? `: ${esc(e.text)}` : '';
     return row(`person${by}`, `<strong>${esc(e.decision)}</strong>${asked}${said}`);
   }
+  if ('not_run' in e)
+    return row(
+      'agent (call not run)',
+      `${call(e.call.tool, e.call.args)} → <span class="bad">${esc(e.not_run)}</span>`,
+    );
   if ('final' in e) return row('agent (final)', esc(e.final));
   if ('escalate' in e) return row('agent (escalates)', esc(e.escalate));
   return e.consent

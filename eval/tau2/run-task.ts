@@ -41,6 +41,7 @@ import type { Tau2Task } from './task';
 import { stateQuery } from '../../common/agent-messages';
 import { DOMAINS, registryOfDomain } from '../../domains/index';
 import { secretsFromEnv } from '../../activities/secrets';
+import { runRecordOf } from '../run-record';
 
 /** The retail domain's tools: the sensitive fields their specs declare are redacted in the transcript. */
 const RETAIL_TOOLS = registryOfDomain(DOMAINS.retail!);
@@ -229,7 +230,12 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
     latency_ms: latencyMs,
     prompt_tokens: result?.usage.prompt_tokens ?? 0,
     cached_prompt_tokens: cachedTokensOf(result?.usage),
-    transcript: transcriptOf(result, { approvals: history.entries, registry: RETAIL_TOOLS, secrets: secretsFromEnv() }),
+    transcript: transcriptOf(result, {
+      approvals: history.entries,
+      registry: RETAIL_TOOLS,
+      secrets: secretsFromEnv(),
+      asked: history.input ? runRecordOf(history).decisions : [],
+    }),
     ...(scripted ? { identifier_check: identifierCheck(scripted) } : {}),
     ...(plan.commitFault ? { commit_fault: plan.commitFault } : {}),
     trajectory: trajectoryOf(events),

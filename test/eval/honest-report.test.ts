@@ -193,8 +193,46 @@ describe("a trial's transcript", () => {
       { goal: 'Serve the customer' },
     );
     assert.deepEqual(talk, [{ n: 1, from: 'customer', text: 'hi' }]);
+    // An accepted final answer leaves no history entry: the result's answer closes the transcript.
+    const accepted = transcriptOf(
+      {
+        history: result.history.slice(0, 2),
+        answer: 'Refunded USD 49.00.',
+        trace: [{ step: 3, tool: 'final', args_hash: '', ok: true }],
+      },
+      { goal: 'g' },
+    );
+    assert.deepEqual(accepted.at(-1), { step: 3, from: 'agent', final: 'Refunded USD 49.00.' });
+    assert.equal(transcriptOf({ ...result, answer: 'Refunded USD 49.00.' }).filter((e) => 'final' in e).length, 1);
     // A run that ended without a result still shows its task.
     assert.deepEqual(transcriptOf(undefined, { goal: 'g' }), [{ step: 0, from: 'task', text: 'g' }]);
+  });
+
+  it('shows a call the model asked for that never ran, with why', () => {
+    const { result, approvals } = supportRun(SECRET);
+    const stopped = {
+      ...result,
+      trace: [
+        { step: 5, tool: 'issue_refund', args_hash: 'h', ok: false, stop_reason: 'policy_denied:other_user' as const },
+      ],
+    };
+    const asked = [
+      { step: 1, tool: 'get_user_profile', args: { user_id: 42 } },
+      { step: 5, tool: 'issue_refund', args: { user_id: 7, amount_usd: 500 } },
+      { step: 6 }, // a final answer: not a call
+    ];
+    const entries = transcriptOf(stopped, { approvals, registry, asked });
+    assert.deepEqual(entries.at(-1), {
+      step: 5,
+      from: 'agent',
+      call: { tool: 'issue_refund', args: { user_id: 7, amount_usd: 500 } },
+      not_run: 'policy_denied:other_user',
+    });
+    assert.equal(entries.filter((e) => 'not_run' in e).length, 1);
+    assert.match(
+      transcriptHtml('t', entries, 'policy_denied:other_user', true),
+      /agent \(call not run\)<\/td><td><code>issue_refund\(\{&#34;user_id&#34;:7,&#34;amount_usd&#34;:500\}\)<\/code> → <span class="bad">policy_denied:other_user<\/span>/,
+    );
   });
 
   it('shows in HTML what anyone wrote only as text, never a secret, with the stop reason last', () => {

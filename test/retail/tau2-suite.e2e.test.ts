@@ -139,7 +139,8 @@ describe('npm run eval -- --suite tau2-retail', () => {
       assert.ok(row.cost_usd === null && row.tokens > 0, row.id);
       // The row opens onto the whole conversation: the customer's opening first, every call with its result.
       assert.equal(row.transcript[0]?.from, 'customer', row.id);
-      assert.ok(row.transcript.filter((e) => e.from === 'tool').length > 0, row.id);
+      const trial = report.trials.find((t) => t.workflow_id === row.workflow_id)!;
+      assert.equal(row.transcript.filter((e) => e.from === 'tool').length, trial.tool_calls, row.id);
       assert.ok(html.includes(`<details class="transcript" id="${row.id.replace(/^trial-/, 'transcript-')}"`), row.id);
       assert.equal(row.url, null); // the suite's own dev server ended with it
       assert.ok(html.includes(`<details id="${row.id}"`), row.id);
