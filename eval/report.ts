@@ -6,6 +6,7 @@ import { CHECKS } from './checks';
 import type { Comparison } from './harness/compare';
 import { computeMetrics, METRIC_NAMES } from './metrics';
 import type { Metrics, Rate } from './metrics';
+import { isScripted } from './harness/run-metadata';
 import type { RunMetadata } from './harness/run-metadata';
 import type { TrialResult } from './run-one';
 import { formatRate } from './harness/standard-error';
@@ -171,7 +172,7 @@ export function buildReport(suite: SuiteResult, mode: ReportMode, metadata: RunM
     // Live: the model may fail tasks (that is what is measured); only the non-negotiables fail the eval.
     ok: problems.length === 0 && (mode.live || allPassed),
     rates,
-    cost: totalCost(table),
+    cost: totalCost(table, isScripted(metadata)),
     trial_table: table,
     trials,
   };
@@ -196,13 +197,15 @@ function trialRow(
     stop_reason: t.stopReason ?? null,
     steps: t.record.decisions.length,
     tokens: t.record.tokens,
-    cost_usd: trialCost(t.record.result?.usage, t.stepCosts),
+    // The scripted model's token counts are made up: no price applies to them.
+    cost_usd: isScripted(metadata) ? null : trialCost(t.record.result?.usage, t.stepCosts),
     latency_ms: latency,
     answer: t.answer ?? null,
     problems: t.verdict.checks
       .filter((c) => !c.ok)
       .map((c) => `${c.name}: ${CHECKS[c.name]}${c.detail ? ` — ${c.detail}` : ''}`),
     trajectory: trajectoryOf(t.events),
+    transcript: t.transcript,
   };
 }
 
@@ -228,7 +231,18 @@ export function metricsTable(report: Report): string {
   for (const k of ks) rows.push([`pass^${k}`, ...cols.map((c) => fmt(report.phases[c]!.metrics.pass_hat_k[k] ?? NaN))]);
   rows.push(['runs', ...cols.map((c) => String(report.phases[c]!.metrics.runs))]);
   rows.push(['wall time', ...cols.map((c) => `${(report.phases[c]!.wall_ms / 1000).toFixed(1)} s`)]);
-  rows.push(['cost', ...cols.map((c) => formatTotalCost(totalCost(report.trial_table.filter((t) => t.phase === c))))]);
+  const scripted = isScripted(report.metadata);
+  rows.push([
+    'cost',
+    ...cols.map((c) =>
+      formatTotalCost(
+        totalCost(
+          report.trial_table.filter((t) => t.phase === c),
+          scripted,
+        ),
+      ),
+    ),
+  ]);
   return alignedColumns(rows);
 }
 

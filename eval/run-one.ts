@@ -22,6 +22,9 @@ import { answerOf, runRecordOf } from './run-record';
 import type { Scenario, ScriptedReply } from './scenario';
 import { readRefundRows, writeRunWorld } from './world-files';
 import { delay, retry } from './harness/retry';
+import { transcriptOf } from './harness/transcript';
+import type { TranscriptEntry } from './harness/transcript';
+import { secretsFromEnv } from '../activities/secrets';
 import { stateQuery } from '../common/agent-messages';
 
 /** The scenarios run the support domain: its tools. */
@@ -62,6 +65,8 @@ export interface TrialResult extends ScoredRun {
   stepCosts: StepCost[];
   stopReason?: string;
   answer?: string;
+  /** The whole run: the task, every call and result, a person's answers, the final answer (redacted as for the model). */
+  transcript: TranscriptEntry[];
   /** A harness problem (not the run's): the trial could not be checked. */
   error?: string;
 }
@@ -159,6 +164,13 @@ export async function runTrial(ctx: RunContext, plan: TrialPlan): Promise<TrialR
     stepCosts: costs,
     stopReason: record.result?.stop_reason ?? (record.temporalStatus === 'CANCELLED' ? 'cancelled' : undefined),
     answer: answerOf(record),
+    transcript: transcriptOf(record.result, {
+      goal: input.goal,
+      approvals: history.entries,
+      registry: SUPPORT_TOOLS,
+      secrets: secretsFromEnv(),
+      asked: record.decisions,
+    }),
   };
 }
 

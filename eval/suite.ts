@@ -98,6 +98,7 @@ function harnessFailure(plan: TrialPlan, err: unknown): TrialResult {
     cancelledOnPurpose: false,
     events: [],
     stepCosts: [],
+    transcript: [],
     error: message,
   };
 }

@@ -1,12 +1,13 @@
 // The frame of every suite's report.html, one self-contained file (no scripts, no external assets):
 // the look, the verdict, the problems, the run's metadata, the comparison, the figures with their bar
-// charts (inline SVG, baseline beside chaos), the pass^k rows, the chaos schedule and the trials.
+// charts (HTML bars, baseline beside chaos), the pass^k rows, the chaos schedule and the trials.
 // The suites fill it with their words, figures and sections.
 import type { ChaosEvent } from './chaos';
 import type { Comparison } from './compare';
 import { esc } from './html-escape';
 import type { PhaseName } from './phases';
 import { comparisonHtml, metadataHtml, trialTableHtml } from './report-sections-html';
+import { isScripted } from './run-metadata';
 import type { RunMetadata } from './run-metadata';
 import type { CostTotal, TrialRow } from './trial-table';
 
@@ -19,6 +20,10 @@ table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;p
 th{background:#f3f3f3}.ok{color:#1a7f37;font-weight:bold}.bad{color:#b42318;font-weight:bold}
 .charts{display:flex;flex-wrap:wrap;gap:1em}.chart{border:1px solid #ddd;padding:.5em;width:21em}
 .chart h4{margin:0 0 .3em;font-size:13px}.chart p{margin:.3em 0 0;font-size:12px;color:#555}
+.bar-row{display:flex;align-items:center;gap:.4em;margin:.25em 0;font-size:12px}.bar-row .phase{flex:0 0 4.5em}
+.bar-row .track{flex:1 1 5em;min-width:3em;height:16px}.bar-row .bar{display:block;height:100%}
+.bar-row .value{flex:0 1 auto;min-width:0;overflow-wrap:anywhere}
+table.transcript td{overflow-wrap:anywhere}table.transcript td:first-child{white-space:nowrap}
 code{font-size:12px}details{margin:.3em 0}
 table.trials tr.steps td{border-top:none;padding:0 .6em}table.trials tr.steps summary{font-size:12px;color:#555}
 table.meta th{width:10em}
@@ -38,18 +43,19 @@ export interface BarChart {
   max: number;
 }
 
+/**
+ * The figure in HTML, not SVG: a label of any length wraps inside the figure instead of running past
+ * a fixed drawing width and being cut off (the db_match label "61/69 (88.4% ± 3.9% (n=69))" was).
+ */
 export function barChartHtml(c: BarChart): string {
-  const width = 300;
-  const bars = c.phases
-    .map((p, i) => {
+  const rows = c.phases
+    .map((p) => {
       const v = c.value(p);
-      const w = v === null || v === undefined ? 0 : Math.max(1, (v / c.max) * (width - 160));
-      const y = 6 + i * 26;
-      return `<text x="0" y="${y + 14}" font-size="12">${p}</text><rect x="62" y="${y}" width="${w.toFixed(1)}" height="18" fill="${COLORS[p]}"/><text x="${(66 + w).toFixed(1)}" y="${y + 14}" font-size="12">${esc(c.text(p))}</text>`;
+      const pct = v === null || v === undefined ? 0 : Math.min(100, Math.max(0.5, (v / c.max) * 100));
+      return `<div class="bar-row"><span class="phase">${p}</span><span class="track"><span class="bar" style="width:${pct.toFixed(1)}%;background:${COLORS[p]}"></span></span><span class="value">${esc(c.text(p))}</span></div>`;
     })
     .join('');
-  const height = 10 + c.phases.length * 26;
-  return `<div class="chart"><h4><code>${esc(c.name)}</code></h4><svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" aria-label="${esc(c.name)}">${bars}</svg><p>${esc(c.meaning)}</p></div>`;
+  return `<div class="chart"><h4><code>${esc(c.name)}</code></h4><div class="bars" aria-label="${esc(c.name)}">${rows}</div><p>${esc(c.meaning)}</p></div>`;
 }
 
 /** A figure table's pass^k row: the chance that k trials of a task all succeed. */
@@ -111,7 +117,7 @@ ${p.figureTable}
 <h2>${p.sectionsHeading}</h2>
 ${p.sections.join('\n')}
 ${p.chaos ? chaosScheduleHtml(p.chaos.events, p.chaos.seed) : ''}
-${trialTableHtml(p.trialTable, p.metadata.web_ui.note)}${p.after.map((s) => `\n${s}`).join('')}
+${trialTableHtml(p.trialTable, p.metadata.web_ui.note, isScripted(p.metadata))}${p.after.map((s) => `\n${s}`).join('')}
 </body></html>
 `;
 }

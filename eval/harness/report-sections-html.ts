@@ -6,7 +6,8 @@ import { changeText } from './compare';
 import { esc } from './html-escape';
 import type { RunMetadata } from './run-metadata';
 import type { CostTotal, TrialRow } from './trial-table';
-import { formatCost, formatTotalCost } from './trial-table';
+import { formatCost, formatTotalCost, transcriptId } from './trial-table';
+import { transcriptHtml } from './transcript-html';
 
 /** How much of an answer the table's cell shows (the drill-down shows all of it). */
 const ANSWER_PREVIEW_CHARS = 120;
@@ -15,7 +16,8 @@ export function metadataHtml(m: RunMetadata, cost: CostTotal): string {
   const rows: Array<[string, string]> = [
     ['suite', m.suite],
     ['date', m.date],
-    ['model', `${m.model} (${m.base_url_kind})`],
+    // A scripted model's name says what it is; a live one's the kind of endpoint it was reached at.
+    ['model', m.base_url_kind === 'scripted' ? m.model : `${m.model} (${m.base_url_kind})`],
     ['commit', m.commit ?? 'unknown (the build recorded none)'],
     ['prompt version', m.prompt_version],
     ['contract version', m.contract_version],
@@ -47,14 +49,15 @@ ${list('Improvements', 'ok', c.improvements)}
 ${unmatched}`;
 }
 
-export function trialTableHtml(rows: readonly TrialRow[], webUiNote: string): string {
+/** `scripted`: the runs' model was the scripted one (no cost, said so). */
+export function trialTableHtml(rows: readonly TrialRow[], webUiNote: string, scripted = false): string {
   const head =
     '<tr><th>phase</th><th>scenario</th><th>trial</th><th>pass</th><th>stop reason</th><th>steps</th><th>tokens</th><th>cost</th><th>latency</th><th>answer</th><th>run</th></tr>';
-  const body = rows.map(trialRowHtml).join('\n');
-  return `<h2>Trials</h2><p>${esc(webUiNote)}. Each row opens onto the trial's steps.</p><table class="trials">${head}\n${body}</table>`;
+  const body = rows.map((r) => trialRowHtml(r, scripted)).join('\n');
+  return `<h2>Trials</h2><p>${esc(webUiNote)}. Each row opens onto the trial's steps and its whole transcript.</p><table class="trials">${head}\n${body}</table>`;
 }
 
-function trialRowHtml(r: TrialRow): string {
+function trialRowHtml(r: TrialRow, scripted: boolean): string {
   const answer = r.answer ?? '';
   const preview = answer.length > ANSWER_PREVIEW_CHARS ? `${answer.slice(0, ANSWER_PREVIEW_CHARS)}…` : answer;
   const run = r.url ? `<a href="${esc(r.url)}">${esc(r.workflow_id)}</a>` : `<code>${esc(r.workflow_id)}</code>`;
@@ -66,7 +69,7 @@ function trialRowHtml(r: TrialRow): string {
     esc(r.stop_reason ?? 'no stop reason'),
     String(r.steps),
     String(r.tokens),
-    esc(formatCost(r.cost_usd)),
+    esc(formatCost(r.cost_usd, scripted)),
     r.latency_ms === null ? '-' : `${Math.round(r.latency_ms)} ms`,
     esc(preview),
     run,
@@ -81,6 +84,6 @@ function trialRowHtml(r: TrialRow): string {
         `<tr><td>${s.step}</td><td>${esc(s.decision)}</td><td>${esc(s.tool ?? '')}</td><td>${esc(s.summary)}</td><td>${esc(s.observation ?? '')}</td><td>${esc(s.stop_reason ?? '')}</td></tr>`,
     )
     .join('');
-  const drill = `<details id="${esc(r.id)}"${r.passed ? '' : ' open'}><summary>${r.trajectory.length} steps of ${esc(r.scenario)} #${r.trial}</summary>${problems}${answerFull}<table><tr><th>step</th><th>decision</th><th>tool</th><th>summary</th><th>observation</th><th>stop</th></tr>${steps}</table></details>`;
+  const drill = `<details id="${esc(r.id)}"${r.passed ? '' : ' open'}><summary>${r.trajectory.length} steps of ${esc(r.scenario)} #${r.trial}</summary>${problems}${answerFull}<table><tr><th>step</th><th>decision</th><th>tool</th><th>summary</th><th>observation</th><th>stop</th></tr>${steps}</table>${transcriptHtml(transcriptId(r), r.transcript, r.stop_reason, !r.passed)}</details>`;
   return `<tr class="${r.passed ? 'pass' : 'fail'}">${cells.map((c) => `<td>${c}</td>`).join('')}</tr><tr class="steps"><td colspan="${cells.length}">${drill}</td></tr>`;
 }

@@ -23,9 +23,16 @@ import type { WebUiLinks } from './web-ui-links';
 /** scripted: the eval's own scripted server; openai: the OpenAI API; local / remote: another compatible server. */
 export type ModelEndpointKind = 'scripted' | 'openai' | 'local' | 'remote';
 
+/** What a report calls the eval's own scripted server: it plays a script, it is no model to score. */
+export const SCRIPTED_MODEL_NAME = 'scripted model (offline-model/scripted-llm-server.ts)';
+
+/** What a report calls the worker's offline model (OPENAI_BASE_URL=offline). */
+export const OFFLINE_MODEL_NAME = 'scripted model (offline-model/offline-model.ts)';
+
 export interface RunMetadata {
   suite: string;
   date: string;
+  /** The live model's name; a scripted one is named as such (SCRIPTED_MODEL_NAME), never as a model it stands in for. */
   model: string;
   base_url_kind: ModelEndpointKind;
   /** The build's commit (dist/build-info.json); null when the build recorded none. */
@@ -56,11 +63,16 @@ export interface MetadataInput {
 
 export function runMetadata(input: MetadataInput, now = new Date()): RunMetadata {
   const build = readBuildInfo(input.infoFile ?? BUILD_INFO_FILE);
+  const kind = input.liveEnv ? endpointKind(input.liveEnv.OPENAI_BASE_URL) : 'scripted';
   return {
     suite: input.suite,
     date: now.toISOString(),
-    model: input.liveEnv?.OPENAI_MODEL || DEFAULT_MODEL,
-    base_url_kind: input.liveEnv ? endpointKind(input.liveEnv.OPENAI_BASE_URL) : 'scripted',
+    model: !input.liveEnv
+      ? SCRIPTED_MODEL_NAME
+      : kind === 'scripted'
+        ? OFFLINE_MODEL_NAME
+        : input.liveEnv.OPENAI_MODEL || DEFAULT_MODEL,
+    base_url_kind: kind,
     commit: build?.commit ?? null,
     version: build?.version ?? null,
     prompt_version: shortHash(input.prompts.join('\n\n')),
@@ -69,6 +81,11 @@ export function runMetadata(input: MetadataInput, now = new Date()): RunMetadata
     server: { address: input.server.address, namespace: input.server.namespace, own: input.ownServer },
     web_ui: input.webUi,
   };
+}
+
+/** A scripted model's calls cost nothing and have no price: its reports give no dollar figure. */
+export function isScripted(m: Pick<RunMetadata, 'base_url_kind'>): boolean {
+  return m.base_url_kind === 'scripted';
 }
 
 /** The kind of endpoint a base URL names, without the URL itself (it may carry credentials). */

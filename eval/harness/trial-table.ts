@@ -6,6 +6,7 @@ import type { Usage } from '../../common/cost/budget';
 import type { StepCost, StepEvent } from '../../client/history/trace';
 import { standardError } from './standard-error';
 import type { PhaseName } from './phases';
+import type { TranscriptEntry } from './transcript';
 
 /** One step as the table's drill-down shows it: what the model decided, the tool, what came back. */
 export interface TrajectoryStep {
@@ -40,6 +41,8 @@ export interface TrialRow {
   /** Why the trial failed (its failed checks); empty when it passed. */
   problems: string[];
   trajectory: TrajectoryStep[];
+  /** The whole run: the task or the customer's turns, every call and result, approvals and consent (transcript.ts). */
+  transcript: TranscriptEntry[];
 }
 
 /** A rate of one phase with its binomial standard error, and which way is better. */
@@ -66,6 +69,11 @@ export function rowId(phase: string, scenario: string, trial: number): string {
   return `trial-${phase}-${scenario}-${trial}`.replace(/[^A-Za-z0-9._-]/g, '_');
 }
 
+/** The anchor of a trial's transcript (transcript-<phase>-<scenario>-<trial>). */
+export function transcriptId(row: Pick<TrialRow, 'id'>): string {
+  return row.id.replace(/^trial-/, 'transcript-');
+}
+
 /** A run's dollar cost from its usage: unknown (null) without a result or when a model had no price. */
 export function costOf(usage: Pick<Usage, 'cost_usd' | 'cost_unknown'> | undefined): number | null {
   if (usage === undefined || usage.cost_unknown === true || usage.cost_usd === undefined) return null;
@@ -87,21 +95,31 @@ export interface CostTotal {
   total_usd: number | null;
   known_usd: number;
   unknown_trials: number;
+  /** Set when the runs' model was the scripted one: nothing was spent, no price applies (total_usd is null). */
+  none?: 'scripted model';
 }
 
-export function totalCost(rows: readonly Pick<TrialRow, 'cost_usd'>[]): CostTotal {
+/** What a report says a scripted model's runs cost, in place of a dollar figure. */
+export const SCRIPTED_COST = 'none (scripted model)';
+
+/** `scripted`: the runs' model was the scripted one, whose token counts no price applies to. */
+export function totalCost(rows: readonly Pick<TrialRow, 'cost_usd'>[], scripted = false): CostTotal {
+  if (scripted) return { total_usd: null, known_usd: 0, unknown_trials: 0, none: 'scripted model' };
   const known = rows.filter((r) => r.cost_usd !== null).map((r) => r.cost_usd!);
   const knownUsd = Math.round(known.reduce((a, b) => a + b, 0) * 1e6) / 1e6;
   const unknown = rows.length - known.length;
   return { total_usd: unknown === 0 ? knownUsd : null, known_usd: knownUsd, unknown_trials: unknown };
 }
 
-/** "$0.0123", or "unknown" (with the known part when some trials were priced). */
-export function formatCost(usd: number | null): string {
+/** "$0.0123", "unknown", or for a scripted model's run "none (scripted model)". */
+export function formatCost(usd: number | null, scripted = false): string {
+  if (scripted) return SCRIPTED_COST;
   return usd === null ? 'unknown' : `$${usd.toFixed(4)}`;
 }
 
+/** The total in words: its dollars, "unknown" (with the known part when some trials were priced), or none for a scripted model. */
 export function formatTotalCost(c: CostTotal): string {
+  if (c.none) return SCRIPTED_COST;
   if (c.total_usd !== null) return formatCost(c.total_usd);
   return c.known_usd > 0
     ? `unknown (${c.unknown_trials} ${c.unknown_trials === 1 ? 'trial' : 'trials'} unpriced; the others ${formatCost(c.known_usd)})`

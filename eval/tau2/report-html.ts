@@ -1,10 +1,12 @@
 // The τ² retail suite's report.html in the harness's page (eval/harness/report-page-html.ts): its
-// figures with a bar per phase, the tasks table, and every trial's transcript.
+// figures with a bar per phase and the tasks table; every trial's transcript is in its row of the
+// trial table.
 import { phasesIn } from '../harness/terminal-table';
 import { esc } from '../harness/html-escape';
 import { barChartHtml, passHatKRowHtml, reportPageHtml } from '../harness/report-page-html';
 import { formatRate } from '../harness/standard-error';
 import type { PhaseName } from '../harness/phases';
+import { isScripted } from '../harness/run-metadata';
 import { formatCost, formatTotalCost } from '../harness/trial-table';
 import type { Tau2PhaseReport, Tau2Report } from './report';
 
@@ -97,10 +99,10 @@ export function tau2ReportHtml(report: Tau2Report): string {
     figureTable: figureTable(report, phases),
     charts: FIGURES.map((f) => chart(f, report, phases)),
     sectionsHeading: 'Tasks',
-    sections: phases.map((p) => taskTable(report.phases[p]!, p)),
+    sections: phases.map((p) => taskTable(report.phases[p]!, p, isScripted(report.metadata))),
     chaos: report.phases.chaos ? { events: report.phases.chaos.chaos_events, seed: m.seed } : undefined,
     trialTable: report.trial_table,
-    after: [transcriptsHtml(report)],
+    after: [],
   });
 }
 
@@ -132,7 +134,7 @@ function chart(f: Figure, report: Tau2Report, phases: readonly PhaseName[]): str
   });
 }
 
-function taskTable(phase: Tau2PhaseReport, name: PhaseName): string {
+function taskTable(phase: Tau2PhaseReport, name: PhaseName, scripted: boolean): string {
   const rows = phase.per_task.map(
     (t) =>
       `<tr><td>${esc(t.task_id)}</td><td class="${t.db_matches === t.trials ? '' : 'bad'}">${t.db_matches}/${t.trials}</td><td>${Object.entries(
@@ -141,33 +143,10 @@ function taskTable(phase: Tau2PhaseReport, name: PhaseName): string {
         .map(([k, v]) => `pass^${k}=${v.toFixed(2)}`)
         .join(
           ' ',
-        )}</td><td>${t.mean_steps === null ? '-' : t.mean_steps.toFixed(1)}</td><td>${formatCost(t.cost_usd)}</td></tr>`,
+        )}</td><td>${t.mean_steps === null ? '-' : t.mean_steps.toFixed(1)}</td><td>${formatCost(t.cost_usd, scripted)}</td></tr>`,
   );
   const reasons = Object.entries(phase.stop_reasons)
     .map(([r, n]) => `${esc(r)}: ${n}`)
     .join(' · ');
   return `<h3>${name}</h3><p>stop reasons: ${reasons}</p><details><summary>${phase.tasks} tasks</summary><table><tr><th>task</th><th>db match</th><th>pass^k</th><th>mean steps</th><th>cost</th></tr>${rows.join('')}</table></details>`;
-}
-
-/** Every trial's conversation, as `tau2 view` shows a simulation: turns, calls and results, consent, tokens and dollars. */
-function transcriptsHtml(report: Tau2Report): string {
-  const trials = report.trials.map((t) => {
-    const lines = t.transcript.map((e) => {
-      if (e.from === 'customer')
-        return `<tr><td>customer</td><td>${esc(e.text)}${e.end ? ' <em>(ends the conversation)</em>' : ''}</td></tr>`;
-      if (e.from === 'tool')
-        return `<tr><td>tool call ${e.step}</td><td><code>${esc(e.tool)}(${esc(JSON.stringify(e.args))})</code> → ${e.ok ? '' : '<span class="bad">error</span> '}<code>${esc(e.result)}</code></td></tr>`;
-      if ('final' in e) return `<tr><td>agent (final)</td><td>${esc(e.final)}</td></tr>`;
-      if ('escalate' in e) return `<tr><td>agent (escalates)</td><td>${esc(e.escalate)}</td></tr>`;
-      return e.consent
-        ? `<tr><td>agent (consent)</td><td>${esc(e.text)} <code>${esc(e.consent.tool)}(${esc(JSON.stringify(e.consent.args))})</code></td></tr>`
-        : `<tr><td>agent</td><td>${esc(e.text)}</td></tr>`;
-    });
-    const tokens = `${t.prompt_tokens} prompt tokens${t.cached_prompt_tokens === null ? '' : ` (${t.cached_prompt_tokens} cached)`}, ${formatCost(t.cost_usd)}`;
-    const missing = t.identifier_check?.missing.length
-      ? ` · <span class="bad">${t.identifier_check.missing.length} identifiers missing at a call</span>`
-      : '';
-    return `<details id="transcript-${esc(t.phase)}-${esc(t.task_id)}-${t.trial}"><summary>${esc(t.phase)} · task ${esc(t.task_id)} #${t.trial} · ${t.passed ? 'pass' : '<span class="bad">FAIL</span>'} · ${esc(t.stop_reason ?? 'no stop reason')} · ${tokens}${missing}</summary><table>${lines.join('')}</table></details>`;
-  });
-  return `<h2>Transcripts</h2>${trials.join('\n')}`;
 }

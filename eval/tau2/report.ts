@@ -6,6 +6,7 @@
 import type { ChaosEvent } from '../harness/chaos';
 import type { Comparison } from '../harness/compare';
 import { mean, passHatK, percentile } from '../metrics';
+import { isScripted } from '../harness/run-metadata';
 import type { RunMetadata } from '../harness/run-metadata';
 import { formatRate } from '../harness/standard-error';
 import type { PhaseName } from '../harness/phases';
@@ -16,8 +17,8 @@ import { alignedColumns, phasesIn, trialLineStart } from '../harness/terminal-ta
 import type { SuiteMode, TaskTrialResult } from './run-task';
 import type { Tau2SuiteResult } from './suite';
 
-/** A trial's details (its trajectory is in the trial table). */
-export interface Tau2TrialReport extends Omit<TaskTrialResult, 'trajectory'> {
+/** A trial's details (its trajectory and transcript are in its row of the trial table). */
+export interface Tau2TrialReport extends Omit<TaskTrialResult, 'trajectory' | 'transcript'> {
   phase: PhaseName;
 }
 
@@ -114,8 +115,11 @@ export function buildTau2Report(suite: Tau2SuiteResult, mode: Tau2ReportMode, me
   const trials: Tau2TrialReport[] = [];
   const table: TrialRow[] = [];
   const rates: RateEntry[] = [];
-  for (const p of suite.phases) {
-    const report = phaseReport(p.trials, p.wallMs, p.chaos);
+  const scripted = isScripted(metadata);
+  for (const phase of suite.phases) {
+    // The scripted model's token counts are made up: no price applies to them.
+    const p = scripted ? { ...phase, trials: phase.trials.map((t) => ({ ...t, cost_usd: null })) } : phase;
+    const report = phaseReport(p.trials, p.wallMs, p.chaos, scripted);
     phases[p.phase] = report;
     if (report.duplicate_writes > 0) problems.push(`${p.phase}: ${report.duplicate_writes} duplicate writes`);
     if (report.unreported_writes > 0)
@@ -137,7 +141,7 @@ export function buildTau2Report(suite: Tau2SuiteResult, mode: Tau2ReportMode, me
       rateEntry(p.phase, 'passed', { value: report.trials ? passed / report.trials : null, n: report.trials }),
     );
     for (const t of p.trials) {
-      const { trajectory, ...details } = t;
+      const { trajectory, transcript, ...details } = t;
       trials.push({ phase: p.phase, ...details });
       table.push({
         id: rowId(p.phase, t.task_id, t.trial),
@@ -155,6 +159,7 @@ export function buildTau2Report(suite: Tau2SuiteResult, mode: Tau2ReportMode, me
         answer: t.answer,
         problems: trialProblems(t),
         trajectory,
+        transcript,
       });
     }
   }
@@ -176,7 +181,7 @@ export function buildTau2Report(suite: Tau2SuiteResult, mode: Tau2ReportMode, me
     problems,
     ok: problems.length === 0,
     rates,
-    cost: totalCost(table),
+    cost: totalCost(table, scripted),
     trial_table: table,
     trials,
   };
@@ -201,6 +206,8 @@ export function phaseReport(
   trials: readonly TaskTrialResult[],
   wallMs: number,
   chaos: ChaosEvent[] = [],
+  /** The runs' model was the scripted one: no cost (said so), never a dollar figure. */
+  scripted = false,
 ): Tau2PhaseReport {
   const byTask = new Map<string, TaskTrialResult[]>();
   for (const t of trials) byTask.set(t.task_id, [...(byTask.get(t.task_id) ?? []), t]);
@@ -220,7 +227,7 @@ export function phaseReport(
     pass_hat_k: passHatK(scored),
     mean_steps: mean(steps),
     p95_steps: percentile(steps, 95),
-    cost: totalCost(trials),
+    cost: totalCost(trials, scripted),
     tokens: sum(trials.map((t) => t.tokens)),
     duplicate_writes: sum(trials.map((t) => t.duplicate_writes)),
     unreported_writes: trials.filter((t) => t.error === undefined && t.effects_confirmed !== t.applied_writes).length,
@@ -238,7 +245,7 @@ export function phaseReport(
       db_matches: ts.filter((t) => t.db_match).length,
       pass_hat_k: passHatK(ts.map((t) => ({ scenario: taskId, verdict: { passed: t.passed } }))),
       mean_steps: mean(ts.map((t) => t.steps)),
-      cost_usd: totalCost(ts).total_usd,
+      cost_usd: totalCost(ts, scripted).total_usd,
     })),
     chaos_events: chaos,
   };

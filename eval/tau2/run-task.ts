@@ -35,10 +35,16 @@ import { identifiersOf, missingIdentifiers } from './id-check';
 import type { MissingIdentifier } from './id-check';
 import { liveReplay } from './live-replay';
 import type { LiveReplay } from './live-replay';
-import { transcriptOf } from './transcript';
-import type { TranscriptEntry } from './transcript';
+import { transcriptOf } from '../harness/transcript';
+import type { TranscriptEntry } from '../harness/transcript';
 import type { Tau2Task } from './task';
 import { stateQuery } from '../../common/agent-messages';
+import { DOMAINS, registryOfDomain } from '../../domains/index';
+import { secretsFromEnv } from '../../activities/secrets';
+import { runRecordOf } from '../run-record';
+
+/** The retail domain's tools: the sensitive fields their specs declare are redacted in the transcript. */
+const RETAIL_TOOLS = registryOfDomain(DOMAINS.retail!);
 
 /**
  * replay: the scripted agent (JSON actions) and customer; live: a real model and an LLM customer;
@@ -189,7 +195,8 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
   const latencyMs = Date.now() - began;
   // The steps from the history, as the scenario suite reads them (one reading, the same drill-down).
   const chain = await retry(`history of ${id}`, () => fetchRunChain(ctx.client, id));
-  const { events, costs } = traceOf(await readRunHistory(id, chain, payloadDecoder(ctx.client)));
+  const history = await readRunHistory(id, chain, payloadDecoder(ctx.client));
+  const { events, costs } = traceOf(history);
 
   const { db, applied } = await runEndState(ctx.retailDbFile, id);
   const endHash = ctx.hash(db);
@@ -223,7 +230,12 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
     latency_ms: latencyMs,
     prompt_tokens: result?.usage.prompt_tokens ?? 0,
     cached_prompt_tokens: cachedTokensOf(result?.usage),
-    transcript: result ? transcriptOf(result) : [],
+    transcript: transcriptOf(result, {
+      approvals: history.entries,
+      registry: RETAIL_TOOLS,
+      secrets: secretsFromEnv(),
+      asked: history.input ? runRecordOf(history).decisions : [],
+    }),
     ...(scripted ? { identifier_check: identifierCheck(scripted) } : {}),
     ...(plan.commitFault ? { commit_fault: plan.commitFault } : {}),
     trajectory: trajectoryOf(events),

@@ -12,7 +12,13 @@ import { compareReports, CompareError, loadPreviousReport } from '../../eval/har
 import type { ComparableReport } from '../../eval/harness/compare';
 import { reportExitCode, verdictLine } from '../../eval/harness/report-files';
 import { comparisonHtml, metadataHtml, trialTableHtml } from '../../eval/harness/report-sections-html';
-import { contractVersion, endpointKind, runMetadata, SCENARIO_PROMPTS } from '../../eval/harness/run-metadata';
+import {
+  contractVersion,
+  endpointKind,
+  runMetadata,
+  SCENARIO_PROMPTS,
+  SCRIPTED_MODEL_NAME,
+} from '../../eval/harness/run-metadata';
 import { formatRate, standardError } from '../../eval/harness/standard-error';
 import {
   costOf,
@@ -54,6 +60,7 @@ function row(over: Partial<TrialRow> = {}): TrialRow {
     answer: 'Refunded USD 49.00.',
     problems: [],
     trajectory: [{ step: 1, decision: 'final', summary: 'answer', stop_reason: 'success' }],
+    transcript: [],
     ...over,
   };
 }
@@ -299,7 +306,7 @@ describe('metadata', () => {
     const b = runMetadata({ ...base, prompts: ['You are a ReAct decision engine!'] });
     assert.match(a.prompt_version, /^[0-9a-f]{12}$/);
     assert.notEqual(a.prompt_version, b.prompt_version);
-    assert.equal(a.model, 'gpt-4.1-mini');
+    assert.equal(a.model, SCRIPTED_MODEL_NAME);
     assert.equal(a.base_url_kind, 'scripted');
     assert.equal(a.contract_version, contractVersion());
     assert.match(a.contract_version, /^[0-9a-f]{12}$/);

@@ -14,7 +14,7 @@ import { ANYTHING_ELSE, customerReply, liveReplay, STOP_MARK, usageOf } from '..
 import { nativeMove } from '../../eval/tau2/replay-model';
 import { planReplay } from '../../eval/tau2/replay-plan';
 import { loadTasks, reasonForCall } from '../../eval/tau2/task';
-import { transcriptOf } from '../../eval/tau2/transcript';
+import { transcriptOf } from '../../eval/harness/transcript';
 import type { RecordedRequest } from '../../offline-model/scripted-llm-server';
 import { REPO_ROOT } from '../helpers/harness';
 

@@ -135,7 +135,13 @@ describe('npm run eval -- --suite tau2-retail', () => {
       assert.equal(row.passed, true, row.id);
       assert.ok(row.trajectory.length === row.steps, `${row.id}: ${row.trajectory.length} of ${row.steps} steps`);
       assert.equal(row.trajectory.at(-1)!.stop_reason, row.stop_reason, row.id);
-      assert.ok(typeof row.cost_usd === 'number' && row.tokens > 0, row.id);
+      // The scripted model's token counts are made up: no dollar figure for them.
+      assert.ok(row.cost_usd === null && row.tokens > 0, row.id);
+      // The row opens onto the whole conversation: the customer's opening first, every call with its result.
+      assert.equal(row.transcript[0]?.from, 'customer', row.id);
+      const trial = report.trials.find((t) => t.workflow_id === row.workflow_id)!;
+      assert.equal(row.transcript.filter((e) => e.from === 'tool').length, trial.tool_calls, row.id);
+      assert.ok(html.includes(`<details class="transcript" id="${row.id.replace(/^trial-/, 'transcript-')}"`), row.id);
       assert.equal(row.url, null); // the suite's own dev server ended with it
       assert.ok(html.includes(`<details id="${row.id}"`), row.id);
     }
@@ -147,7 +153,9 @@ describe('npm run eval -- --suite tau2-retail', () => {
       report.rates.find((r) => r.name === 'db_match'),
       { phase: 'baseline', name: 'db_match', value: 1, n: tasks.length, se: 0, better: 'higher' },
     );
-    assert.equal(typeof report.cost.total_usd, 'number');
+    assert.equal(report.cost.none, 'scripted model');
+    assert.equal(report.metadata.model, 'scripted model (offline-model/scripted-llm-server.ts)');
+    assert.match(html, /<th>cost<\/th><td>none \(scripted model\)<\/td>/);
     console.log(
       `τ² retail replay of ${tasks.length} tasks: ${(baseline.wall_ms / 1000).toFixed(1)} s for the runs, ` +
         `${(ms / 1000).toFixed(1)} s for the whole command (dev server, workers, planning included)`,
