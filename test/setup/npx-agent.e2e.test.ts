@@ -3,7 +3,7 @@
 // the project into its own cache first (seconds at every call). Each case builds a project folder
 // of its own (this package.json, dist/ linked to this build's, its own node_modules) and runs real
 // `npx` with an npm cache of its own, offline, so nothing can come from a registry.
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,10 +15,13 @@ import { repoRoot } from '../../local-servers/repo-root';
 const run = promisify(execFile);
 const ROOT = repoRoot();
 const LINK_SCRIPT = path.join(ROOT, 'dist', 'scripts', 'link-cli-bin.js');
+const folders: string[] = [];
+after(() => folders.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
 
 /** A project folder: this package.json, this build's dist/, and node_modules as `modules` says. */
 function projectFolder(modules: 'own' | 'symlink'): { dir: string; cache: string } {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'npx-agent-'));
+  folders.push(base);
   const dir = path.join(base, 'project');
   fs.mkdirSync(dir);
   fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
