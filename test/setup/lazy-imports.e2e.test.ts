@@ -1,6 +1,6 @@
 // What a worker and the CLI load to start: the heavy modules a start does not need are loaded when
 // first used (docs/benchmark.md#worker-start). Each process here runs with a preload that lists the
-// files it loaded when it exits (helpers/loaded-modules.ts); a module imported eagerly again fails.
+// files it loaded when it exits (test/helpers/loaded-modules.ts); a module imported eagerly again fails.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
