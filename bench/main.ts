@@ -5,6 +5,7 @@
 // prints one table and writes bench-results/bench.{json,md}. Progress goes to stderr.
 // docs/benchmark.md explains the method, the tuning and the results. `--help` lists the flags.
 // Each phase is a module of bench/phases/; this file parses the flags, runs them, prints the table.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -119,6 +120,7 @@ function conditions(loadStart: string, serverVersion: string): Record<string, un
     cpus: os.cpus().length,
     cpuModel: os.cpus()[0]?.model?.trim() ?? 'unknown',
     memGiB: (os.totalmem() / 1024 ** 3).toFixed(1),
+    commit: benchedCommit(),
     loadStart,
     loadEnd: loadAvg(),
     node: process.version,
@@ -127,6 +129,21 @@ function conditions(loadStart: string, serverVersion: string): Record<string, un
       JSON.parse(fs.readFileSync(require.resolve('@temporalio/worker/package.json'), 'utf8')) as { version: string }
     ).version,
   };
+}
+
+/** The checkout's commit, so that a report (and bench-compare's rounds) says which code it measured. */
+function benchedCommit(): string {
+  try {
+    const root = path.resolve(__dirname, '..', '..');
+    const sha = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    return dirty.trim() ? `${sha} with uncommitted changes` : sha;
+  } catch {
+    return 'unknown (no git)';
+  }
 }
 
 /** bench.{json,md} (and bench-<label>.{json,md}), then the table on stdout. */

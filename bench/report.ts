@@ -276,7 +276,8 @@ function crashRows(r: Report): string[][] {
 export function conditionsLine(r: Report): string {
   const c = r.conditions as Record<string, string | number>;
   return (
-    `${r.startedAt}, ${r.durationS.toFixed(0)} s, mode ${r.options.mode}${r.label ? `, label ${r.label}` : ''}; ` +
+    `${r.startedAt}, ${r.durationS.toFixed(0)} s, mode ${r.options.mode}${r.label ? `, label ${r.label}` : ''}` +
+    `${c.commit ? `, commit ${c.commit}` : ''}; ` +
     `${c.cpus} CPU(s) ${c.cpuModel}, ${c.memGiB} GiB; load avg ${c.loadStart} at start, ${c.loadEnd} at end; ` +
     `node ${c.node}, ${c.temporal}; worker metrics ${r.options.metrics ? 'on' : 'off'}, search attribute upserts ${r.options.searchAttributes ? 'on' : 'off'}; ` +
     `worker overrides ${JSON.stringify(r.options.workerOverrides)}; ` +

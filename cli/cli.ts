@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The operator's CLI, `agent <command> ...` (package.json "bin"; `npx agent`, or `npm run -s agent --`).
+// The operator's CLI, `agent <command> ...` (`npx agent` through node_modules/.bin/agent, which
+// the build links: scripts/link-cli-bin.ts; or `npm run -s agent --`).
 // Dispatches to a table of commands (one file each under commands/, loaded only when it runs, so
 // a command pays for nothing it does not use); adding a command is one file plus one line in COMMANDS.
 // Flags every command takes (-o, --address, --namespace, --profile) may also come before the command.

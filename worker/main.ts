@@ -3,7 +3,7 @@ import { loadDotEnv } from '../runtime/dotenv';
 import { temporalEnv, describeConnection } from '../runtime/temporal-env';
 import { describeCodec } from '../runtime/data-converter';
 import { requiredLlmConfigFromEnv } from '../activities/decide/llm-config';
-import { describeLimits } from '../activities/limiter/llm-lease';
+import { describeLimits } from '../activities/limiter/limiter-settings';
 import { redactUrl } from '../activities/secrets';
 import { describeDeployment } from './deployment';
 import { metricsHostFromEnv, metricsPortFromEnv, sdkMetricsPortFromEnv, startMetricsServer } from './metrics-server';

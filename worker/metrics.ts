@@ -12,7 +12,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import type * as PromClient from 'prom-client';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { LeaseObserver } from '../activities/limiter/llm-lease';
+import type { LeaseObserver } from '../activities/limiter/limiter-settings';
 import type { AgentMetricsSinks, ToolOutcome } from '../common/temporal/metrics-sink';
 import { toolNamedReason } from '../common/stop-reasons';
 import { ALL_TOOLS } from '../domains/index';

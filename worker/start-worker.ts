@@ -9,8 +9,8 @@ import { connectionOptions, unreachableMessage } from '../runtime/temporal-env';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import type { ActivityDeps } from '../activities';
 import type { LlmConfig } from '../activities/decide/llm-config';
-import { connectLimiter, limiterSettingsFromEnv } from '../activities/limiter/llm-lease';
-import type { LimiterSettings } from '../activities/limiter/llm-lease';
+import { limiterSettingsFromEnv } from '../activities/limiter/limiter-settings';
+import type { LimiterSettings } from '../activities/limiter/limiter-settings';
 import { createAgentWorker } from './create-worker';
 import { becomeCurrentIfNone, deploymentFromEnv, describeDeployment, workerDeploymentOptions } from './deployment';
 import type { AgentDeployment } from './deployment';
@@ -81,9 +81,12 @@ export async function startAgentWorker(opts: StartAgentWorkerOptions): Promise<S
   const countRuns = async (query: string) =>
     Number((await connection.workflowService.countWorkflowExecutions({ namespace: env.namespace, query })).count ?? 0);
   const metrics = opts.sdkMetricsPort !== undefined ? createAgentMetrics({ countRuns }) : undefined;
-  // The fleet-wide LLM rate limit, when one is set: the activities ask the limiter workflow.
+  // The fleet-wide LLM rate limit, when one is set: the activities ask the limiter workflow through a
+  // Temporal client of their own (loaded only then: the client and gRPC cost a tenth of a start).
   const limiterSettings = limiterSettingsFromEnv(llm, env.taskQueue);
-  const limiter = limiterSettings ? await connectLimiter(env, limiterSettings, metrics?.limiter) : undefined;
+  const limiter = limiterSettings
+    ? await (await import('../activities/limiter/llm-lease')).connectLimiter(env, limiterSettings, metrics?.limiter)
+    : undefined;
   const worker = await createAgentWorker({
     connection,
     namespace: env.namespace,

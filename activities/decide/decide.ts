@@ -24,7 +24,7 @@ import { errorUsageFetch } from './error-usage-fetch';
 import { limitedFetch, responseTooLarge } from './limited-fetch';
 import type { LlmConfig } from './llm-config';
 import type { LlmLimiter } from '../limiter/llm-lease';
-import { reservedTokens } from '../limiter/llm-lease';
+import { reservedTokens } from '../limiter/limiter-settings';
 import { scrubSecrets, secretsFromEnv } from '../secrets';
 import { nativeSystemPromptOf, SYSTEM_PROMPT, systemPromptOf } from './system-prompt';
 import { modelPayload } from '../../common/model-view/decision-payload';

@@ -7,7 +7,7 @@
 // A wait never outlives the limiter: if the limiter that queued the request ends (terminated, reset,
 // failed) the decision fails at once with LlmLimiterUnavailable, and if it does not answer for 30 s
 // the attempt fails with it too; the run then ends `llm_error` (docs/rate-limits.md).
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import {
   ApplicationFailure,
@@ -36,19 +36,12 @@ import {
   releaseSignal,
   withdrawSignal,
 } from '../../common/limiter/llm-limiter';
-import type { RateLimits } from '../../common/limiter/rate-limit';
-import { invalidLimits, oversized } from '../../common/limiter/rate-limit';
+import { oversized } from '../../common/limiter/rate-limit';
 import { agentDataConverter } from '../../runtime/data-converter';
-import { readEnv } from '../../runtime/env-vars';
 import type { TemporalEnv } from '../../runtime/temporal-env';
 import { connectionOptions } from '../../runtime/temporal-env';
-import type { LlmConfig } from '../decide/llm-config';
+import type { LeaseObserver, LimiterSettings } from './limiter-settings';
 
-/**
- * Tokens reserved for the completion on top of the prompt estimate. A JSON action is well under
- * this; the real usage is returned to the limiter after the call.
- */
-export const COMPLETION_RESERVE_TOKENS = 1000;
 /** 429s answered inside one attempt (each waits for the limiter again) before the attempt fails. */
 const MAX_RATE_LIMITED_CALLS = 6;
 /**
@@ -72,23 +65,6 @@ const ASK_TIMEOUT_MS = UPDATE_WAIT_MS + 10_000;
 /** Why a queued decision fails when the limiter that queued it is gone. */
 const LIMITER_ENDED =
   'it ended (terminated, reset or failed) while this decision waited in its queue; the next decision starts a fresh one';
-
-/** The worker's Prometheus metrics of the limiter (worker/metrics.ts); all optional. */
-export interface LeaseObserver {
-  /** +1 when a decision starts waiting for a lease, -1 when it stops. */
-  waiting(delta: 1 | -1): void;
-  granted(waitMs: number, tokens: number): void;
-  paused(): void;
-}
-
-export interface LimiterSettings {
-  scope: string;
-  limits: RateLimits;
-  /** The task queue the limiter workflow is started on (the worker's own). */
-  taskQueue: string;
-  /** LIMITER_SILENCE_MS unless told (tests). */
-  silenceMs?: number;
-}
 
 /** A rate-limited provider answer: how long to pause everyone (ms), else undefined. */
 export type RateLimitedAfter = (err: unknown) => number | undefined;
@@ -316,51 +292,6 @@ function withTimeout(signal: AbortSignal, ms: number): AbortSignal {
 /** Further back in the queue, look less often: 0.25 s near the head, at most every 3 s. */
 export function pollIntervalMs(position: number): number {
   return Math.min(3000, Math.max(250, 50 * position));
-}
-
-/**
- * Tokens to reserve for a prompt of these characters (about 4 characters a token, rounded up) and its
- * completion: the run's completion cap when it sends one (a dollar budget caps each decision), else
- * COMPLETION_RESERVE_TOKENS.
- */
-export function reservedTokens(promptChars: number, completionCap?: number): number {
-  return Math.ceil(promptChars / 4) + (completionCap ?? COMPLETION_RESERVE_TOKENS);
-}
-
-/** The limiter the worker's environment asks for; undefined when no limit is set (the default). */
-export function limiterSettingsFromEnv(
-  llm: LlmConfig,
-  taskQueue: string,
-  env: NodeJS.ProcessEnv = process.env,
-): LimiterSettings | undefined {
-  const limits: RateLimits = {
-    tokens_per_minute: readEnv('AGENT_LLM_TPM', env),
-    requests_per_minute: readEnv('AGENT_LLM_RPM', env),
-    max_in_flight: readEnv('AGENT_LLM_MAX_IN_FLIGHT', env),
-    lease_ttl_ms: (readEnv('AGENT_LLM_LEASE_TTL_SECONDS', env) ?? llm.timeoutMs / 1000 + 30) * 1000,
-  };
-  if (limits.tokens_per_minute + limits.requests_per_minute + limits.max_in_flight === 0) return undefined;
-  // The limiter refuses limits it cannot work with: say so when the worker starts, not at each decision.
-  const problem = invalidLimits(limits);
-  if (problem) throw new Error(`the LLM rate limit: ${problem}`);
-  const scope =
-    readEnv('AGENT_LLM_LIMIT_SCOPE', env) === 'api-key'
-      ? // Never the key itself: a hash names it (workflow ids are visible to every operator).
-        `key-${createHash('sha256').update(llm.apiKey).digest('hex').slice(0, 12)}`
-      : llm.model;
-  return { scope, limits, taskQueue };
-}
-
-/** For the worker's ready line: `gpt-4.1-mini (30000 TPM, 500 RPM, lease TTL 90 s)`. */
-export function describeLimits(settings: LimiterSettings): string {
-  const l = settings.limits;
-  const parts = [
-    l.tokens_per_minute ? `${l.tokens_per_minute} TPM` : '',
-    l.requests_per_minute ? `${l.requests_per_minute} RPM` : '',
-    l.max_in_flight ? `${l.max_in_flight} in flight` : '',
-    `lease TTL ${l.lease_ttl_ms / 1000} s`,
-  ];
-  return `${settings.scope} (${parts.filter(Boolean).join(', ')})`;
 }
 
 /** A client of its own for the activities (the worker's NativeConnection cannot serve a Client). */

@@ -4,10 +4,10 @@
 // process spawn). A connection that fails is
 // retired: the next call connects again, and the old one closes once its last call is over. One
 // idle for a while is closed; all close when the worker shuts down. A cancelled call leaves its
-// connection open, so the SDK's notifications/cancelled goes out on it.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+// connection open, so the SDK's notifications/cancelled goes out on it. The MCP SDK is loaded with
+// the first connection, not with the worker (it costs about a third of a worker's start).
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpConnection } from '../../common/mcp/config';
-import { transportFor } from './transport';
 
 /** Connections kept at most: the least recently used is retired first. */
 const MAX_CONNECTIONS = 32;
@@ -93,15 +93,19 @@ export class McpPool {
   private open(key: string, server: string, connection: McpConnection, signal: AbortSignal): Pooled {
     const old = this.pooled.get(key);
     if (old) this.retire(key, old);
-    const client = new Client({ name: 'durable-react-agent', version: '0.1.0' });
-    const entry: Pooled = { client: Promise.resolve(client), inUse: 0, retired: false };
     // The connection outlives the call that opened it: bounded by its own timeout as well.
-    entry.client = (async () => {
+    const connected = (async () => {
+      const [{ Client }, { transportFor }] = await Promise.all([
+        import('@modelcontextprotocol/sdk/client/index.js'),
+        import('./transport'),
+      ]);
+      const client = new Client({ name: 'durable-react-agent', version: '0.1.0' });
       const transport = transportFor(server, connection, this.env);
       await client.connect(transport, { signal: AbortSignal.any([signal, AbortSignal.timeout(CONNECT_TIMEOUT_MS)]) });
       client.onclose = () => this.retire(key, entry);
       return client;
     })();
+    const entry: Pooled = { client: connected, inUse: 0, retired: false };
     entry.client.catch(() => this.retire(key, entry));
     this.pooled.set(key, entry);
     for (const [oldest, other] of this.pooled) {

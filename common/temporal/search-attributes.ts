@@ -9,8 +9,8 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import type { SearchAttributePair } from '@temporalio/common';
 import { toolNamedReason } from '../stop-reasons';
 import { displaySafe } from '../text/visible-text';
-import { registeredToolOr } from '../tools/tool-catalog';
-import type { ToolRegistry } from '../tools/tool-catalog';
+import { registeredToolOr } from '../tools/registry';
+import type { ToolRegistry } from '../tools/registry';
 
 // The table: each attribute once, with its type. Everything else is derived from AGENT_SEARCH_ATTRIBUTE_KEYS:
 // the definitions the client checks for, the dev server's --search-attribute flags

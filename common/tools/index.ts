@@ -2,27 +2,10 @@
 // (the catalog). Which tools exist is the domain's business (domains/<name>/tools/).
 import { z } from 'zod';
 import type { CatalogEntry, JsonSchema } from './catalog-entry';
-import type { ToolDefinition, ToolSpec } from './tool';
+import type { ToolSpec } from './tool';
 
-export type ToolRegistry = Readonly<Record<string, ToolDefinition>>;
-
-/** The tools by name. */
-export function registryOf<Services>(tools: readonly ToolDefinition<Services>[]): ToolRegistry {
-  const registry: Record<string, ToolDefinition> = {};
-  for (const tool of tools) {
-    if (Object.prototype.hasOwnProperty.call(registry, tool.name)) throw new Error(`two tools named ${tool.name}`);
-    registry[tool.name] = tool as ToolDefinition;
-  }
-  return registry;
-}
-
-/** The registry's entry for `name`, never an inherited property. */
-export function specOf<Spec extends ToolSpec>(
-  registry: Readonly<Record<string, Spec>>,
-  name: string,
-): Spec | undefined {
-  return Object.prototype.hasOwnProperty.call(registry, name) ? registry[name] : undefined;
-}
+export { registryOf, specOf } from './registry';
+export type { ToolRegistry } from './registry';
 
 /** The model's view of a tool's arguments: the JSON Schema of what it must send. */
 export function argsSchemaOf(tool: ToolSpec): JsonSchema {

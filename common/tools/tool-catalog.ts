@@ -5,9 +5,8 @@ import { seenCallHash, stableJson } from './hash';
 import type { CatalogEntry } from './catalog-entry';
 import type { ToolDefinition, ToolSpec } from './tool';
 import { catalogEntryOf, specOf } from './index';
-import type { ToolRegistry } from './index';
 
-export { registryOf, specOf } from './index';
+export { registeredToolOr, registryOf, specOf } from './registry';
 export type { ToolRegistry } from './index';
 export type {
   EffectFaults,
@@ -38,11 +37,6 @@ export function loopSignatureFor(
     }
     return seenCallHash(`${name}:${stableJson(folded)}`);
   };
-}
-
-/** Search attributes carry registry names only: a model-invented tool name becomes `unknown`. */
-export function registeredToolOr(registry: ToolRegistry, name: string, fallback = 'unknown'): string {
-  return specOf(registry, name) ? name : fallback;
 }
 
 /**

@@ -26,7 +26,7 @@ import {
   windowUsage,
   withdraw,
 } from '../../common/limiter/rate-limit';
-import { COMPLETION_RESERVE_TOKENS, reservedTokens } from '../../activities/limiter/llm-lease';
+import { COMPLETION_RESERVE_TOKENS, reservedTokens } from '../../activities/limiter/limiter-settings';
 import type { LimiterState, RateLimits } from '../../common/limiter/rate-limit';
 
 const limits = (over: Partial<RateLimits> = {}): RateLimits => ({
@@ -499,7 +499,7 @@ describe('requests cannot loosen the limits nor hold more than a minute (propert
   });
 });
 
-describe('the reservation of one decision (activities/limiter/llm-lease.ts)', () => {
+describe('the reservation of one decision (activities/limiter/limiter-settings.ts)', () => {
   it('is the prompt estimate plus the completion cap the run sent, else the default reserve', () => {
     // 400 characters: 100 tokens of prompt.
     assert.equal(reservedTokens(400), 100 + COMPLETION_RESERVE_TOKENS);

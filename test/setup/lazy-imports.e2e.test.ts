@@ -1,0 +1,77 @@
+// What a worker and the CLI load to start: the heavy modules a start does not need are loaded when
+// first used (docs/benchmark.md#worker-start). Each process here runs with a preload that lists the
+// files it loaded when it exits (test/helpers/loaded-modules.ts); a module imported eagerly again fails.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { final, profile } from '../../offline-model/scripted-replies';
+import { agentFixture } from '../helpers/agent-fixture';
+import { runCli } from '../helpers/cli';
+import { DIST } from '../helpers/harness';
+
+const fixture = agentFixture({ queue: 'lazy-imports', worker: false });
+
+const PRELOAD = path.join(DIST, 'test', 'helpers', 'loaded-modules.js');
+const MCP_SDK = /node_modules\/@modelcontextprotocol\/sdk\//;
+const LEASE = /dist\/activities\/limiter\/llm-lease\.js$/;
+const ZOD = /node_modules\/zod\//;
+const OPENAI = /node_modules\/openai\//;
+const WORKER_SDK = /node_modules\/@temporalio\/worker\//;
+
+/** The environment that makes a child list what it loaded, and the list's file. */
+function listing(): { env: Record<string, string>; loaded: () => string[] } {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'lazy-imports-')), 'loaded.txt');
+  return {
+    env: { NODE_OPTIONS: `--require ${PRELOAD}`, LOADED_MODULES_FILE: file },
+    loaded: () => {
+      const files = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+      return files;
+    },
+  };
+}
+
+function matching(files: string[], pattern: RegExp): string[] {
+  return files.filter((f) => pattern.test(f));
+}
+
+describe('lazy imports', () => {
+  it('a worker that ran a run without MCP servers or a rate limit never loaded the MCP SDK nor the lease client', async () => {
+    const { env, loaded } = listing();
+    const worker = fixture.startWorker(env);
+    await worker.ready;
+    const { result } = await fixture.run([profile(), final('You are on the pro plan.')]);
+    assert.equal(result.stop_reason, 'success');
+    await worker.stop();
+    const files = loaded();
+    assert.ok(
+      files.some((f) => f.endsWith(path.join('dist', 'worker', 'main.js'))),
+      'the listing is not the worker',
+    );
+    assert.deepEqual(matching(files, MCP_SDK).slice(0, 3), [], 'the MCP SDK was loaded');
+    assert.deepEqual(matching(files, LEASE), [], 'the rate limit lease was loaded without a rate limit');
+  });
+
+  it('with a rate limit set, the worker loads the lease at start (the listing sees a lazy module when it is used)', async () => {
+    const { env, loaded } = listing();
+    const worker = fixture.startWorker({ ...env, AGENT_LLM_TPM: '1000000' });
+    await worker.ready;
+    await worker.stop();
+    assert.equal(matching(loaded(), LEASE).length, 1);
+  });
+
+  it('`agent list -o json` loads no zod, openai, MCP SDK nor worker SDK', async () => {
+    const { env, loaded } = listing();
+    const cli = await runCli(fixture.env, ['list', '-o', 'json'], env);
+    assert.equal(cli.code, 0, cli.stderr);
+    const files = loaded();
+    assert.ok(
+      files.some((f) => f.endsWith(path.join('dist', 'cli', 'commands', 'list.js'))),
+      'the listing is not the CLI',
+    );
+    for (const heavy of [ZOD, OPENAI, MCP_SDK, WORKER_SDK])
+      assert.deepEqual(matching(files, heavy).slice(0, 3), [], `agent list loaded ${heavy.source}`);
+  });
+});
