@@ -6,11 +6,17 @@
 // CLI and worker without an endpoint (or with OTEL_SDK_DISABLED=true) export nothing.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from '@temporalio/client';
+import type { WorkflowClientInterceptor } from '@temporalio/client';
+import type { Payload } from '@temporalio/common';
+import { extendUpdate, stateQuery } from '../../common/agent-messages';
 import { final, tool } from '../../offline-model/scripted-replies';
 import { makeTempDir } from '../../local-servers/child-processes';
 import { startJaeger, waitForJaeger } from '../../local-servers/jaeger';
 import type { JaegerServer } from '../../local-servers/jaeger';
-import { eventually, uniqueId } from '../helpers/harness';
+import { DIST, eventually, uniqueId } from '../helpers/harness';
 import { agentFixture } from '../helpers/agent-fixture';
 import { runCli } from '../helpers/cli';
 
@@ -61,26 +67,53 @@ async function services(): Promise<string[]> {
 const tag = (span: JaegerSpan, key: string) => span.tags.find((t) => t.key === key)?.value;
 const named = (trace: JaegerTrace, name: string) => trace.spans.filter((s) => s.operationName === name);
 
-/** Starts a worker and runs `agent run ... --wait` with these OTEL_* settings; the run's id. */
-async function tracedRun(otel: Record<string, string>, cliOtel: Record<string, string> = otel): Promise<string> {
+/** Preloaded into the CLI and the worker by NODE_OPTIONS: counts the OTel modules each loaded. */
+const PROBE = path.join(DIST, 'test', 'helpers', 'otel-module-probe.js');
+
+/**
+ * Starts a worker and runs `agent run ... --wait` `runs` times on it (a second run reuses the worker's
+ * workflow context) with these OTEL_* settings; the runs' ids.
+ */
+async function tracedRuns(
+  otel: Record<string, string>,
+  cliOtel: Record<string, string> = otel,
+  runs = 1,
+): Promise<string[]> {
   const worker = fixture.startWorker({ OPENAI_API_KEY: API_KEY, ...otel });
+  const ids: string[] = [];
   try {
     await worker.ready;
-    const id = uniqueId('otel-run');
-    fixture.llm.script(id, [
-      tool('get_user_profile', { user_id: 42 }),
-      final(`Anna's plan is pro. (key ${API_KEY}, Bearer ${API_KEY})`),
-    ]);
-    const run = await runCli(
-      fixture.env,
-      ['run', 'User 42 asked: which plan am I on?', '--user', '42', '--id', id, '--wait'],
-      cliOtel,
-    );
-    assert.equal(run.code, 0, run.stderr);
-    return id;
+    for (let i = 0; i < runs; i++) {
+      const id = uniqueId('otel-run');
+      fixture.llm.script(id, [
+        tool('get_user_profile', { user_id: 42 }),
+        final(`Anna's plan is pro. (key ${API_KEY}, Bearer ${API_KEY})`),
+      ]);
+      const run = await runCli(
+        fixture.env,
+        ['run', 'User 42 asked: which plan am I on?', '--user', '42', '--id', id, '--wait'],
+        cliOtel,
+      );
+      assert.equal(run.code, 0, run.stderr);
+      ids.push(id);
+    }
+    return ids;
   } finally {
     await worker.stop();
   }
+}
+
+async function tracedRun(otel: Record<string, string>, cliOtel: Record<string, string> = otel): Promise<string> {
+  return (await tracedRuns(otel, cliOtel))[0]!;
+}
+
+/** What the probe wrote: OTel modules loaded per process (the CLI's and the worker's). */
+function probed(file: string): { script: string; loaded: number }[] {
+  return fs
+    .readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { script: string; loaded: number });
 }
 
 /** The one trace that holds the run's start, once it holds every span the run makes. */
@@ -93,6 +126,7 @@ async function runTrace(cliService: string, id: string): Promise<JaegerTrace> {
       if (!trace) return undefined;
       const complete =
         named(trace, 'RunWorkflow:reactAgent').length === 1 &&
+        named(trace, 'step 2').length === 1 &&
         trace.spans.filter((s) => s.operationName.startsWith('chat ')).length === 2 &&
         named(trace, 'execute_tool get_user_profile').length === 1;
       return complete ? trace : undefined;
@@ -105,11 +139,16 @@ describe('OpenTelemetry traces in Jaeger', () => {
   it('one trace from `agent run` through the workflow to every activity, with GenAI and tool spans; no content by default', async () => {
     const suffix = uniqueId('svc');
     const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint };
-    const id = await tracedRun(
+    const ids = await tracedRuns(
       { ...otel, OTEL_SERVICE_NAME: `worker-${suffix}` },
       { ...otel, OTEL_SERVICE_NAME: `cli-${suffix}` },
+      2,
     );
-    const trace = await runTrace(`cli-${suffix}`, id);
+    // The second run shares the worker's workflow context with the first: traced the same.
+    const [first, second] = [await runTrace(`cli-${suffix}`, ids[0]!), await runTrace(`cli-${suffix}`, ids[1]!)];
+    assert.notEqual(first.traceID, second.traceID, 'a trace per run');
+    const id = ids[1]!;
+    const trace = second;
     const serviceOf = (span: JaegerSpan) => trace.processes[span.processID]?.serviceName;
 
     // The client's start is the root; the workflow runs under it; every activity under the workflow.
@@ -129,11 +168,21 @@ describe('OpenTelemetry traces in Jaeger', () => {
       'RunActivity:get_user_profile',
     ]);
     const byId = new Map(trace.spans.map((s) => [s.spanID, s]));
+    const parentOf = (span: JaegerSpan) => byId.get(span.references[0]?.spanID ?? '');
+    // A span per step, under the workflow; each step's activities under it.
+    const steps = trace.spans.filter((s) => /^step \d+$/.test(s.operationName));
+    assert.deepEqual(steps.map((s) => s.operationName).sort(), ['step 1', 'step 2']);
+    for (const step of steps) assert.equal(parentOf(step)?.operationName, 'RunWorkflow:reactAgent');
     for (const span of runActivities) {
-      const scheduled = byId.get(span.references[0]!.spanID)!;
+      const scheduled = parentOf(span)!;
       assert.equal(scheduled.operationName, span.operationName.replace('RunActivity', 'StartActivity'));
-      assert.equal(byId.get(scheduled.references[0]!.spanID)?.operationName, 'RunWorkflow:reactAgent');
+      assert.match(parentOf(scheduled)?.operationName ?? '', /^step \d+$/);
     }
+    assert.equal(
+      parentOf(parentOf(parentOf(named(trace, 'execute_tool get_user_profile')[0]!)!)!)?.operationName,
+      'step 1',
+      'the tool call is step 1',
+    );
 
     // A GenAI span per decision, inside its activity.
     const chats = trace.spans.filter((s) => s.operationName.startsWith('chat '));
@@ -201,8 +250,11 @@ describe('OpenTelemetry traces in Jaeger', () => {
 
   it('without an endpoint, or with OTEL_SDK_DISABLED=true, the CLI and the worker export nothing', async () => {
     const suffix = uniqueId('off');
+    const probeOff = path.join(makeTempDir('otel-probe-'), 'off.jsonl');
+    const probeOn = path.join(path.dirname(probeOff), 'on.jsonl');
+    const probe = (file: string) => ({ NODE_OPTIONS: `--require ${PROBE}`, OTEL_PROBE_FILE: file });
     const ids = [
-      await tracedRun({ OTEL_SERVICE_NAME: `unset-${suffix}` }),
+      await tracedRun({ OTEL_SERVICE_NAME: `unset-${suffix}`, ...probe(probeOff) }),
       await tracedRun({
         OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint,
         OTEL_SDK_DISABLED: 'true',
@@ -214,12 +266,89 @@ describe('OpenTelemetry traces in Jaeger', () => {
     const tracedId = await tracedRun({
       OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint,
       OTEL_SERVICE_NAME: `marker-${marker}`,
+      ...probe(probeOn),
     });
+    // Without an endpoint neither the CLI nor the worker loads an OTel module; with one, both do.
+    const off = probed(probeOff);
+    const on = probed(probeOn);
+    for (const script of ['cli.js', 'main.js']) {
+      assert.ok(off.some((p) => p.script.endsWith(script)) && on.some((p) => p.script.endsWith(script)), script);
+    }
+    assert.deepEqual(
+      off.filter((p) => p.loaded > 0),
+      [],
+    );
+    assert.ok(
+      on.every((p) => p.loaded > 0),
+      JSON.stringify(on),
+    );
     await runTrace(`marker-${marker}`, tracedId);
     const names = await services();
     assert.ok(!names.some((n) => n.endsWith(suffix)), `no service of the untraced runs: ${names.join(', ')}`);
     for (const id of ids) {
       for (const service of names) assert.deepEqual(await traces(service, { temporalWorkflowId: id }), [], id);
+    }
+  });
+});
+
+describe('hostile trace headers', () => {
+  /** Headers no tracing client writes: not JSON, not an object, an object of numbers, another encoding. */
+  const HOSTILE: Payload[] = [
+    { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('{not json') },
+    { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('42') },
+    { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('{"traceparent": 7}') },
+    { metadata: { encoding: Buffer.from('binary/plain') }, data: Buffer.from([0xff, 0x00, 0x13]) },
+    { metadata: {}, data: Buffer.from('x') },
+  ];
+  const TRACE_HEADER = '_tracer-data';
+
+  /** A client that sends `header` as the trace header of every update and query. */
+  function hostileClient(header: Payload): Client {
+    const inject: WorkflowClientInterceptor = {
+      startUpdate: (input, next) => next({ ...input, headers: { ...input.headers, [TRACE_HEADER]: header } }),
+      query: (input, next) => next({ ...input, headers: { ...input.headers, [TRACE_HEADER]: header } }),
+    };
+    return new Client({
+      connection: fixture.client.connection,
+      namespace: fixture.env.namespace,
+      interceptors: { workflow: [inject] },
+    });
+  }
+
+  it('a traced run answers updates and queries whose trace header it cannot read, and ends normally', async () => {
+    const suffix = uniqueId('svc');
+    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, OTEL_SERVICE_NAME: `hostile-${suffix}` };
+    const worker = fixture.startWorker({ OPENAI_API_KEY: API_KEY, ...otel });
+    try {
+      await worker.ready;
+      const id = uniqueId('otel-hostile');
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      fixture.llm.script(id, async (_req, index) => {
+        if (index === 0) return tool('get_user_profile', { user_id: 42 });
+        await gate; // the second decision waits while the hostile calls arrive
+        return final('Done.');
+      });
+      const started = await runCli(
+        fixture.env,
+        ['run', 'User 42 asked: which plan am I on?', '--user', '42', '--id', id],
+        otel,
+      );
+      assert.equal(started.code, 0, started.stderr);
+      await fixture.llm.waitFor((r) => r.workflowId === id && r.step === 2, 30_000);
+      for (const header of HOSTILE) {
+        const handle = hostileClient(header).workflow.getHandle(id);
+        const receipt = await handle.executeUpdate(extendUpdate, { args: [{ steps: 1, reason: 'hostile header' }] });
+        assert.ok(receipt, 'the update was answered');
+        assert.ok(await handle.query(stateQuery), 'the query was answered');
+      }
+      release();
+      const result = (await fixture.client.workflow.getHandle(id).result()) as { stop_reason: string };
+      assert.equal(result.stop_reason, 'success');
+      // Still one trace, still whole: the run's spans reached Jaeger.
+      await runTrace(`hostile-${suffix}`, id);
+    } finally {
+      await worker.stop();
     }
   });
 });

@@ -22,12 +22,15 @@ import type {
   WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
 import { workflowInfo } from '@temporalio/workflow';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { Headers } from '@temporalio/common';
 import {
   OpenTelemetryInboundInterceptor,
   OpenTelemetryOutboundInterceptor,
   OpenTelemetryInternalsInterceptor,
 } from '@temporalio/interceptors-opentelemetry/lib/workflow';
 import { LIMITER_WORKFLOW_TYPE } from '../../common/limiter/llm-limiter';
+import { forgetRun, markRunTraced } from './step-span';
 
 /** The header the SDK's client interceptor writes the caller's span context into. */
 export const TRACE_HEADER = '_tracer-data';
@@ -40,15 +43,17 @@ interface RunTracing {
 
 /** The workflow interceptors the SDK calls once per run (workflowInterceptorModules). */
 export const interceptors = (): WorkflowInterceptors => {
-  if (workflowInfo().workflowType === LIMITER_WORKFLOW_TYPE) return {};
+  const { workflowType, runId } = workflowInfo();
+  if (workflowType === LIMITER_WORKFLOW_TYPE) return {};
   const run: RunTracing = {};
   return {
-    inbound: [tracedInbound(run)],
+    inbound: [tracedInbound(run, runId)],
     outbound: [tracedOutbound(run)],
     internals: [
       {
         // The SDK's dispose is async but only disables the run's context manager before calling next.
         dispose: (input, next) => {
+          forgetRun(runId);
           if (run.inbound) void new OpenTelemetryInternalsInterceptor().dispose(input, next);
           else next(input);
         },
@@ -57,23 +62,53 @@ export const interceptors = (): WorkflowInterceptors => {
   };
 };
 
-function tracedInbound(run: RunTracing): WorkflowInboundCallsInterceptor {
+/**
+ * The input with its trace header only if the header is what the SDK's interceptors can read (a JSON
+ * object of strings): any caller may put anything there, and the SDK's interceptors throw on what
+ * they cannot decode, which would fail the workflow task of every later attempt and wedge the run.
+ * An unreadable header is dropped: the call is handled, untraced (a start with one: the run is not traced).
+ */
+export function withReadableTraceHeader<T extends { headers: Headers }>(input: T): T {
+  const header = input.headers[TRACE_HEADER];
+  if (header === undefined || isCarrier(header)) return input;
+  const headers = { ...input.headers };
+  delete headers[TRACE_HEADER];
+  return { ...input, headers };
+}
+
+function isCarrier(header: Headers[string]): boolean {
+  try {
+    const value: unknown = defaultPayloadConverter.fromPayload(header);
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      Object.values(value).every((v) => typeof v === 'string')
+    );
+  } catch {
+    return false;
+  }
+}
+
+function tracedInbound(run: RunTracing, runId: string): WorkflowInboundCallsInterceptor {
   return {
-    execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>) {
+    execute(given: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>) {
+      const input = withReadableTraceHeader(given);
       if (input.headers[TRACE_HEADER] === undefined) return next(input);
       // Built only now: the SDK's tracer provider is created by the first interceptor constructed.
       run.inbound = new OpenTelemetryInboundInterceptor();
       run.outbound = new OpenTelemetryOutboundInterceptor();
+      markRunTraced(runId);
       return run.inbound.execute(input, next);
     },
     handleSignal: (input: SignalInput, next: Next<WorkflowInboundCallsInterceptor, 'handleSignal'>) =>
-      run.inbound ? run.inbound.handleSignal(input, next) : next(input),
+      run.inbound ? run.inbound.handleSignal(withReadableTraceHeader(input), next) : next(input),
     handleUpdate: (input: UpdateInput, next: Next<WorkflowInboundCallsInterceptor, 'handleUpdate'>) =>
-      run.inbound ? run.inbound.handleUpdate(input, next) : next(input),
+      run.inbound ? run.inbound.handleUpdate(withReadableTraceHeader(input), next) : next(input),
     validateUpdate: (input: UpdateInput, next: Next<WorkflowInboundCallsInterceptor, 'validateUpdate'>) =>
-      run.inbound ? run.inbound.validateUpdate(input, next) : next(input),
+      run.inbound ? run.inbound.validateUpdate(withReadableTraceHeader(input), next) : next(input),
     handleQuery: (input: QueryInput, next: Next<WorkflowInboundCallsInterceptor, 'handleQuery'>) =>
-      run.inbound ? run.inbound.handleQuery(input, next) : next(input),
+      run.inbound ? run.inbound.handleQuery(withReadableTraceHeader(input), next) : next(input),
   };
 }
 
