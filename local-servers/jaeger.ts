@@ -3,7 +3,7 @@
 // (/api/traces) and its UI, with in-memory storage. Built from Go source like the Temporal server:
 // `go install` refuses the module (its go.mod has a replace directive), so the module is downloaded
 // and built in its own folder. The build takes ~15 minutes cold on 2 cores; `.ci/run` starts it in
-// the background right after `npm run build` (scripts/build-jaeger.ts), and a test waits for it.
+// the background right after `npm run build` (`node dist/local-servers/jaeger.js`), and a test waits for it.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -140,7 +140,7 @@ async function freePorts(n: number): Promise<number[]> {
   return ports;
 }
 
-/** The all-in-one configuration of the module (cmd/jaeger/internal/all-in-one.yaml), reduced to OTLP HTTP and the query API on the given ports. */
+/** The all-in-one configuration of the Jaeger module (its all-in-one.yaml), reduced to OTLP HTTP and the query API on the given ports. */
 function jaegerConfig(p: { otlp: number; query: number; queryGrpc: number; health: number }): string {
   return `service:
   extensions: [jaeger_storage, jaeger_query, healthcheckv2]
