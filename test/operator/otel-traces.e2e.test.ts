@@ -91,7 +91,8 @@ async function tracedRuns(
       ]);
       const run = await runCli(
         fixture.env,
-        ['run', 'User 42 asked: which plan am I on?', '--user', '42', '--id', id, '--wait'],
+        // The goal carries the key as an operator might paste it: the prompt on a span must not.
+        ['run', `User 42 asked: which plan am I on? (Bearer ${API_KEY})`, '--user', '42', '--id', id, '--wait'],
         cliOtel,
       );
       assert.equal(run.code, 0, run.stderr);
@@ -243,7 +244,7 @@ describe('OpenTelemetry traces in Jaeger', () => {
     assert.match(String(tag(second, 'gen_ai.output.messages')), /plan is pro/, 'the answer is there');
 
     const text = JSON.stringify(trace);
-    assert.ok(!text.includes(API_KEY), 'the API key the model echoed is masked');
+    assert.ok(!text.includes(API_KEY), 'the API key the goal carried and the model echoed is masked');
     // The model wrote the name in its answer itself (not a tool's field): only the observation's is redacted.
     assert.equal(text.split(SENSITIVE_NAME).length - 1, 1, 'the name appears only in the answer the model wrote');
   });
