@@ -12,7 +12,8 @@ import { Client } from '@temporalio/client';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { extendUpdate, stateQuery } from '../../common/agent-messages';
-import { final, tool } from '../../offline-model/scripted-replies';
+import { byStep, final, message, tool } from '../../offline-model/scripted-replies';
+import { chat } from '../helpers/chat';
 import { makeTempDir } from '../../local-servers/child-processes';
 import { startJaeger, waitForJaeger } from '../../local-servers/jaeger';
 import type { JaegerServer } from '../../local-servers/jaeger';
@@ -213,6 +214,49 @@ describe('OpenTelemetry traces in Jaeger', () => {
     const text = JSON.stringify(trace);
     assert.ok(!text.includes(API_KEY), 'the API key is not exported');
     assert.ok(!text.includes(SENSITIVE_NAME), 'no content at all by default');
+  });
+
+  it("`agent chat`: the conversation run is one trace from the chat's start, its four decisions and the tool call in it", async () => {
+    const suffix = uniqueId('svc');
+    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, OTEL_SERVICE_NAME: `chat-${suffix}` };
+    const worker = fixture.startWorker({ OPENAI_API_KEY: API_KEY, ...otel });
+    const id = uniqueId('otel-chat');
+    try {
+      await worker.ready;
+      fixture.llm.script(
+        id,
+        byStep({
+          1: message('Hello! How can I help you today?'),
+          2: tool('get_user_profile', { user_id: 42 }),
+          3: message('You are on the pro plan. Anything else?'),
+          4: final('Goodbye!'),
+        }),
+      );
+      const out = await chat(
+        fixture.env,
+        ['--user', '42', '--id', id, '--max-steps', '6'],
+        'What plan am I on?\nNo, thanks.\n',
+        otel,
+      );
+      assert.equal(out.code, 0, out.stderr);
+    } finally {
+      await worker.stop();
+    }
+    const trace = await eventually(
+      `the trace of the conversation ${id}`,
+      async () =>
+        (await traces(`chat-${suffix}`, { temporalWorkflowId: id })).find(
+          (t) =>
+            named(t, 'RunWorkflow:reactAgent').length === 1 &&
+            t.spans.filter((s) => s.operationName.startsWith('chat ')).length === 4 &&
+            named(t, 'execute_tool get_user_profile').length === 1,
+        ),
+      30_000,
+    );
+    const roots = trace.spans.filter((s) => s.references.length === 0);
+    assert.equal(roots.length, 1, 'one root');
+    assert.match(roots[0]!.operationName, /Workflow:reactAgent$/, "the chat's start is the root");
+    assert.ok(!JSON.stringify(trace).includes(API_KEY));
   });
 
   it('with content capture on: the prompt, the answer and the observation as the model reads them, sensitive fields redacted, the key masked', async () => {
