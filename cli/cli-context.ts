@@ -10,6 +10,7 @@ import { terminalSafe } from './terminal-text';
 import { connectionOptions, unreachableMessage } from '../runtime/temporal-env';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import { AgentError } from '../client/agent-error';
+import { clientTracingFromEnv } from '../client/client-tracing';
 
 export interface Writable {
   write(text: string): unknown;
@@ -102,8 +103,22 @@ export async function connectClient(
     }
     throw unreachable(env);
   }
+  // Spans exported when an OTLP endpoint is set (OTEL_EXPORTER_OTLP_ENDPOINT): the run's trace starts here.
+  let tracing: Awaited<ReturnType<typeof clientTracingFromEnv>>;
+  try {
+    tracing = await clientTracingFromEnv(processEnv);
+  } catch (err) {
+    await close();
+    throw err;
+  }
   // Encrypts and decrypts payloads when AGENT_CODEC_KEYS / AGENT_CODEC_KEY_FILE is set, like the worker.
-  return { client: newClient(connection, env.namespace, processEnv), close };
+  return {
+    client: newClient(connection, env.namespace, processEnv, tracing?.interceptors),
+    close: async () => {
+      await close();
+      await tracing?.shutdown();
+    },
+  };
 }
 
 /** True if something accepts TCP connections at host:port; odd addresses are left to gRPC to judge. */

@@ -1,6 +1,7 @@
 // The one place that turns settings into a Temporal client, so the CLI, the demo and the tests
 // read and write payloads as the worker does (runtime/data-converter.ts).
 import { Client, Connection } from '@temporalio/client';
+import type { WorkflowClientInterceptor } from '@temporalio/client';
 import { agentDataConverter } from '../runtime/data-converter';
 import { connectionOptions } from '../runtime/temporal-env';
 import type { TemporalEnv } from '../runtime/temporal-env';
@@ -10,8 +11,15 @@ export function newClient(
   connection: Connection,
   namespace: string,
   processEnv: NodeJS.ProcessEnv = process.env,
+  /** The OpenTelemetry client interceptor when tracing is on (client/client-tracing.ts). */
+  workflowInterceptors: WorkflowClientInterceptor[] = [],
 ): Client {
-  return new Client({ connection, namespace, dataConverter: agentDataConverter(processEnv) });
+  return new Client({
+    connection,
+    namespace,
+    dataConverter: agentDataConverter(processEnv),
+    ...(workflowInterceptors.length > 0 ? { interceptors: { workflow: workflowInterceptors } } : {}),
+  });
 }
 
 /** Connects to env.address and returns a client for env.namespace; close it with client.connection.close(). */

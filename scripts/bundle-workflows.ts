@@ -13,6 +13,7 @@ import {
   PREBUILT_BUNDLES,
   PREBUILT_DEVTOOL,
   WORKFLOWS_PATH,
+  WORKFLOW_INTERCEPTOR_MODULES,
   bundleStaleness,
   inputsNow,
 } from '../worker/workflow-bundle';
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
     const { bundleWorkflowCode } = await import('@temporalio/worker');
     const { code } = await bundleWorkflowCode({
       workflowsPath: WORKFLOWS_PATH,
+      workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
       failureConverterPath: bundle.failureConverterPath,
       logger: warningsOnly(),
       webpackConfigHook: withDevtool,

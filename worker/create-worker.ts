@@ -10,6 +10,8 @@ import { agentDataConverter } from '../runtime/data-converter';
 import { NO_METRICS_SINKS } from './metrics';
 import type { AgentMetrics } from './metrics';
 import { workflowCode } from './workflow-bundle';
+import { NO_TRACE_SINKS } from './tracing';
+import type { WorkerTracing } from './tracing';
 
 export interface AgentWorkerOptions {
   connection: NativeConnection;
@@ -18,6 +20,8 @@ export interface AgentWorkerOptions {
   deps: ActivityDeps;
   /** The agent's Prometheus metrics (worker/metrics.ts): registers its workflow sink and activity interceptor. */
   metrics?: AgentMetrics;
+  /** OpenTelemetry tracing (worker/tracing.ts); without it, spans a traced run's workflow exports are dropped. */
+  tracing?: WorkerTracing;
   /** Activity interceptors run inside the metrics one (the eval worker's tool faults: eval/worker.ts). */
   activityInterceptors?: ActivityInterceptorsFactory[];
   /** Extra Worker options (tests, benchmarks); the defaults below are the shipped tuning. */
@@ -39,6 +43,7 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
   // The first is the outermost: the metrics see what the workflow sees.
   const activityInterceptors = [
     ...(opts.metrics ? [opts.metrics.activityInterceptor] : []),
+    ...(opts.tracing?.activityInterceptors ?? []),
     ...(opts.activityInterceptors ?? []),
   ];
   log(code.description);
@@ -63,8 +68,12 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     // (its own errors fail it too: workflows/limiter/llm-limiter.ts; docs/rate-limits.md).
     workflowFailureErrorTypes: { '*': [], [LIMITER_WORKFLOW_TYPE]: ['NondeterminismError'] },
     // The workflow always calls its metrics sink (common/temporal/metrics-sink.ts): register one either way.
-    sinks: opts.metrics?.sinks ?? NO_METRICS_SINKS,
-    ...(activityInterceptors.length > 0 ? { interceptors: { activity: activityInterceptors } } : {}),
+    sinks: { ...(opts.metrics?.sinks ?? NO_METRICS_SINKS), ...(opts.tracing?.sinks ?? NO_TRACE_SINKS) },
+    interceptors: {
+      ...(activityInterceptors.length > 0 ? { activity: activityInterceptors } : {}),
+      // Code bundled at start takes the interceptor modules a prebuilt bundle was made with.
+      ...(code.workflowModules ? { workflowModules: code.workflowModules } : {}),
+    },
     ...opts.overrides,
   });
 }

@@ -19,6 +19,8 @@ import type { LogSettings } from './logger';
 import { createAgentMetrics } from './metrics';
 import type { AgentMetrics } from './metrics';
 import { mcpPool } from '../activities/mcp/pool';
+import { secretsFromEnv } from '../activities/secrets';
+import { workerTracingFromEnv } from './tracing';
 
 export interface StartAgentWorkerOptions {
   env: TemporalEnv;
@@ -87,7 +89,13 @@ export async function startAgentWorker(opts: StartAgentWorkerOptions): Promise<S
   const limiter = limiterSettings
     ? await (await import('../activities/limiter/llm-lease')).connectLimiter(env, limiterSettings, metrics?.limiter)
     : undefined;
+  // OpenTelemetry, when an OTLP endpoint is set (OTEL_EXPORTER_OTLP_ENDPOINT): loaded only then.
+  const tracing = workerTracingFromEnv(process.env, {
+    model: llm.model,
+    secrets: [llm.apiKey, ...secretsFromEnv()].filter((s): s is string => typeof s === 'string' && s.length > 0),
+  });
   const worker = await createAgentWorker({
+    tracing,
     connection,
     namespace: env.namespace,
     taskQueue: env.taskQueue,
@@ -124,6 +132,7 @@ export async function startAgentWorker(opts: StartAgentWorkerOptions): Promise<S
     } finally {
       await limiter?.close();
       await mcpPool.close();
+      await tracing.shutdown(); // the spans still batched
       await connection.close();
     }
   };

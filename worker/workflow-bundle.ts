@@ -19,6 +19,14 @@ const DIST = path.resolve(__dirname, '..');
 /** The workflow code's entry (every workflow type the task queue serves). */
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
+/**
+ * The workflow interceptor modules every bundle carries: OpenTelemetry tracing, active only in runs
+ * started with a trace context (workflows/tracing/otel-interceptors.ts).
+ */
+export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
+  require.resolve('../workflows/tracing/otel-interceptors'),
+];
+
 /** The compiled code a bundle is made of: workflow code may import only these folders (ESLint zones). */
 export const BUNDLED_DIRS: readonly string[] = ['workflows', 'common', 'domains'].map((dir) => path.join(DIST, dir));
 
@@ -41,6 +49,8 @@ export const PREBUILT_BUNDLES: readonly PrebuiltBundle[] = [
 
 export interface WorkflowCode {
   options: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'>;
+  /** For code bundled at start: the interceptor modules to bundle with it (a prebuilt bundle has them). */
+  workflowModules?: string[];
   /** true when a prebuilt bundle is used */
   prebuilt: boolean;
   /** One line for the worker's log: which code it runs, or why it bundles at start. */
@@ -62,6 +72,7 @@ export function bundleOptions(bundle: PrebuiltBundle): Record<string, string> {
     sdk: sdk.version,
     devtool: PREBUILT_DEVTOOL,
     failureConverter: bundle.failureConverterPath ? path.relative(DIST, bundle.failureConverterPath) : 'default',
+    interceptors: WORKFLOW_INTERCEPTOR_MODULES.map((m) => path.relative(DIST, m)).join(','),
   };
 }
 
@@ -107,6 +118,7 @@ export function workflowCode(
   const bundle = bundleFor(dataConverter);
   const fromSource = (why: string): WorkflowCode => ({
     options: { workflowsPath: domainFolders.length > 0 ? entryWithDomains(domainFolders) : WORKFLOWS_PATH },
+    workflowModules: [...WORKFLOW_INTERCEPTOR_MODULES],
     prebuilt: false,
     description: `bundling the workflow code at start, which takes seconds: ${why} (\`npm run build\` prebuilds it)`,
   });

@@ -43,6 +43,7 @@ import {
   UNPRICED_MODEL,
   modelViewQuery,
 } from '../../common/agent-messages';
+import { reportDecisionDetails } from '../../runtime/telemetry/decision-details';
 
 const HEARTBEAT_EVERY_MS = 250;
 /**
@@ -132,6 +133,13 @@ async function answerOf(llm: Llm, input: DecideInput, ctx: Context, book: Attemp
   book.estimate.prompt_tokens = estimateTokens(prompt) + overheadTokens();
   book.estimate.completion_tokens = maxCompletion ?? COMPLETION_CAP_TOKENS;
   const completion = await completionOf(llm, request, maxCompletion, ctx, book);
+  // The GenAI span of a traced worker (worker/genai-spans.ts); nothing listens otherwise.
+  reportDecisionDetails(ctx, {
+    messages: request.messages,
+    finishReasons: (completion.choices ?? []).flatMap((c) =>
+      typeof c.finish_reason === 'string' ? [c.finish_reason] : [],
+    ),
+  });
   const answer = completion.choices?.[0]?.message;
   const content = request.tools
     ? answer && request.actionText(answer)

@@ -9,6 +9,7 @@ export function chat(
   env: Pick<TemporalEnv, 'address' | 'namespace' | 'taskQueue'>,
   args: string[],
   lines: string,
+  extraEnv: Record<string, string> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [path.join(DIST, 'cli', 'cli.js'), 'chat', ...args], {
     env: {
@@ -16,6 +17,7 @@ export function chat(
       TEMPORAL_ADDRESS: env.address,
       TEMPORAL_NAMESPACE: env.namespace,
       TEMPORAL_TASK_QUEUE: env.taskQueue,
+      ...extraEnv,
     },
   });
   let stdout = '';

@@ -55,6 +55,7 @@ import { DEFAULT_MAX_REPEATS, readScopeKey, readsIn, readsShown, repeatAnswer, w
 import { loopSignature } from '../../domains/index';
 import type { ConversationPort } from '../conversation/conversation';
 import type { Transcript } from '../../common/conversation/conversation';
+import { inStepSpan } from '../tracing/step-span';
 
 /** Steps per run before it continues as new, unless the input says otherwise. */
 export const DEFAULT_CONTINUE_AS_NEW_EVERY = 100;
@@ -193,7 +194,8 @@ export async function runLoop<R>(p: LoopPorts<R>): Promise<R> {
       stepsAtStart = p.state.usage.steps;
       continue;
     }
-    const ended = await runStep(p, start, rules, mode);
+    // A span per step in a traced run (workflows/tracing/step-span.ts); nothing otherwise.
+    const ended = await inStepSpan(start.step, () => runStep(p, start, rules, mode));
     if (ended) return ended.result;
   }
 }
