@@ -131,10 +131,11 @@ function encryptsPayloads(client: Client): boolean {
 
 /**
  * Temporal's default is 10 s. A hung (not dead) worker keeps its polls open and is handed the run's
- * next workflow tasks, each lost only when this timeout passes, often two or three in a row: with 10 s
- * a cancel reached the workflow 20-33 s late. The agent's workflow tasks take milliseconds.
+ * next workflow tasks (its sticky poll, then one of its normal ones), each lost only when this timeout
+ * passes: with 10 s a cancel reached the workflow 20-33 s late, with 4 s a hung worker still cost a
+ * run 8 s. The agent's workflow tasks take milliseconds; a slow one is retried, not lost.
  */
-export const WORKFLOW_TASK_TIMEOUT = '4 seconds';
+export const WORKFLOW_TASK_TIMEOUT = '2 seconds';
 
 export async function existingRun(client: Client, workflowId: string): Promise<WorkflowHandle<typeof reactAgent>> {
   checkRunId(workflowId);

@@ -1,19 +1,22 @@
 // `npm test`: one fresh Temporal dev server for the whole run, then `node --test` over dist/test/**/*.test.js.
-// Arguments select files: `--e2e` (tests that start processes: `*.e2e.test.ts`), `--unit` (the
-// in-process rest), `--browser` (`*.browser.e2e.test.ts`), and substrings of their paths (any one
-// matches). Browser tests run only where Chromium is installed; AGENT_REQUIRE_BROWSER=1 (CI) makes a
-// missing Chromium a failure instead of one line saying what was skipped (local-servers/browser-tests.ts).
+// With no argument it runs the in-process tests and the core end-to-end set (scripts/test-selection.ts:
+// one file per headline guarantee); `--all` runs every file (.ci/run). Arguments select files from the
+// whole suite: `--e2e` (tests that start processes: `*.e2e.test.ts`), `--unit` (the in-process rest),
+// `--browser` (`*.browser.e2e.test.ts`), and substrings of their paths (any one matches). Browser tests
+// run only where Chromium is installed; AGENT_REQUIRE_BROWSER=1 (CI) makes a missing Chromium a failure
+// instead of one line saying what was skipped (local-servers/browser-tests.ts).
 // `--server postgres`: the durability profile on the PostgreSQL-backed multi-service server
-// (local-servers/postgres-server.ts) instead of the dev server; `*.postgres.e2e.test.ts` run only there.
+// (local-servers/postgres-server.ts) instead of the dev server; `*.postgres.e2e` files run only there.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { browserSelection, isBrowserTest } from '../local-servers/browser-tests';
+import { browserSelection } from '../local-servers/browser-tests';
 import { startDevServer } from '../local-servers/dev-server';
 import { repoRoot } from '../local-servers/repo-root';
 import { findOrBuildTemporalCli } from '../local-servers/temporal-cli';
 import { startPostgresServer } from '../local-servers/postgres-server';
 import type { TemporalServerHandle } from '../local-servers/server-handle';
+import { CORE_E2E, isDefaultRun, needsPostgres, parseTestArgs, selectTests } from './test-selection';
 
 function collectTests(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
@@ -26,61 +29,16 @@ function collectTests(dir: string): string[] {
   return out.sort();
 }
 
-const isE2e = (file: string): boolean => /\.e2e\.test\.js$/.test(file);
-const needsPostgres = (file: string): boolean => /\.postgres\.e2e\.test\.js$/.test(file);
-
-/**
- * What `--server postgres` runs when no file is named: the tests of what the server's storage must
- * keep (crash, server restart, cancel, approvals, exactly-once refunds, operators' replay) and the
- * faults only this server can show (`*.postgres.e2e`).
- */
-const POSTGRES_PROFILE = [
-  'worker-crash.e2e',
-  'server-restart.e2e',
-  'kill-switch.e2e',
-  'cancel-faults.e2e',
-  'approval-reset.e2e',
-  'refund-approvals-cli.e2e',
-  'refund-effects.e2e',
-  'temporal-cli-ops.e2e',
-  'replay.test',
-  '.postgres.e2e',
-];
-
-type ServerKind = 'dev' | 'postgres';
-
-function serverKind(args: string[]): { kind: ServerKind; rest: string[] } | { error: string } {
-  const rest: string[] = [];
-  let kind: string = 'dev';
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--server') kind = args[++i] ?? '';
-    else if (a.startsWith('--server=')) kind = a.slice('--server='.length);
-    else rest.push(a);
-  }
-  if (kind !== 'dev' && kind !== 'postgres')
-    return { error: `--server: expected dev or postgres, got ${JSON.stringify(kind)}` };
-  return { kind, rest };
-}
-const KINDS = new Map<string, (file: string) => boolean>([
-  ['--e2e', isE2e],
-  ['--unit', (file) => !isE2e(file)],
-  ['--browser', isBrowserTest],
-]);
-
 async function main(): Promise<number> {
   const root = repoRoot();
   const distTest = path.join(root, 'dist', 'test');
-  const parsed = serverKind(process.argv.slice(2));
-  if ('error' in parsed) {
-    console.error(`test: ${parsed.error}`);
+  const args = parseTestArgs(process.argv.slice(2));
+  if ('error' in args) {
+    console.error(`test: ${args.error}`);
     return 1;
   }
-  const { kind: server_kind, rest: args } = parsed;
-  const kinds = args.filter((a) => KINDS.has(a));
-  const filters = args.filter((a) => !KINDS.has(a));
+  const server_kind = args.server;
 
-  // dist/ keeps compiled files of deleted sources: only run tests whose test/*.ts still exists.
   const all = collectTests(distTest).filter((f) => {
     const src = path.join(root, path.relative(path.join(root, 'dist'), f)).replace(/\.js$/, '.ts');
     return fs.existsSync(src);
@@ -91,22 +49,22 @@ async function main(): Promise<number> {
     );
     return 1;
   }
-  const wanted = filters.length === 0 && kinds.length === 0 && server_kind === 'postgres' ? POSTGRES_PROFILE : filters;
-  const selected = all.filter(
-    (f) =>
-      (kinds.length === 0 || kinds.some((k) => KINDS.get(k)!(f))) &&
-      (wanted.length === 0 || wanted.some((a) => path.relative(root, f).includes(a))) &&
-      (server_kind === 'postgres' || !needsPostgres(f)),
-  );
+  const relative = all.map((f) => path.relative(root, f));
+  const selected = selectTests(relative, args).map((f) => path.join(root, f));
   const postgresOnly = all.filter(needsPostgres).filter((f) => !selected.includes(f));
-  if (server_kind === 'dev' && postgresOnly.length > 0 && filters.length === 0) {
+  if (server_kind === 'dev' && postgresOnly.length > 0 && (args.all || args.filters.length === 0)) {
     console.error(
       `test: ${postgresOnly.length} test file(s) need the PostgreSQL-backed server and run with \`npm test -- --server postgres\`: ${postgresOnly.map((f) => path.basename(f)).join(', ')}`,
     );
   }
+  if (server_kind === 'dev' && isDefaultRun(args)) {
+    console.error(
+      `test: the core set: the in-process tests and ${CORE_E2E.length} end-to-end files, one per guarantee (test/README.md); \`npm test -- --all\` runs all ${all.length - postgresOnly.length} files`,
+    );
+  }
   if (selected.length === 0) {
     console.error(
-      `test: no test file matches ${args.map((a) => JSON.stringify(a)).join(', ')} (have: ${all.map((f) => path.relative(distTest, f)).join(', ')})`,
+      `test: no test file matches ${[...args.kinds, ...args.filters].map((a) => JSON.stringify(a)).join(', ')} (have: ${all.map((f) => path.relative(distTest, f)).join(', ')})`,
     );
     return 1;
   }

@@ -30,6 +30,9 @@ export interface AgentWorkerOptions {
   log?: (line: string) => void;
 }
 
+/** Activity polls a worker holds open: what a hung one can swallow (docs/runtime-semantics.md#a-hung-worker). */
+export const ACTIVITY_POLLS = 1;
+
 export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worker> {
   const log = opts.log ?? ((line) => processLog('worker').info(`worker: ${line}`));
   // Payloads are encrypted whenever a codec key is configured (the codec runs outside the sandbox).
@@ -63,6 +66,11 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     // 2 s keeps crash recovery within ~5 s; a saturated worker pays with more workflow task
     // timeouts and replays (docs/benchmark.md has the numbers both ways).
     stickyQueueScheduleToStartTimeout: '2 seconds',
+    // A hung worker (SIGSTOP, a frozen VM) keeps its open activity polls, and the server hands each
+    // one a task it never runs: every retry it swallows costs a run a heartbeat timeout. One poll
+    // caps that at one; most activities never use a poll (eager dispatch in the reply to the
+    // workflow task). The SDK's maxConcurrentActivityTaskPolls is ignored (TS SDK 1.24): this is the knob.
+    activityTaskPollerBehavior: { type: 'simple-maximum', maximum: ACTIVITY_POLLS },
     // A limiter that cannot replay its own history (a code change that broke it) fails where it is
     // seen and the next decision starts a fresh one, rather than every decision waiting on it
     // (its own errors fail it too: workflows/limiter/llm-limiter.ts; docs/rate-limits.md).

@@ -10,9 +10,9 @@ import { invalidLimits, invalidRequest, validId } from './rate-limit';
 export const LIMITER_WORKFLOW_TYPE = 'llmLimiter';
 export const LIMITER_ID_PREFIX = 'llm-limiter:';
 /**
- * The limiter's workflow task timeout, the runs' own (client/agent-client.ts WORKFLOW_TASK_TIMEOUT):
- * a task lost with a dead worker is retried elsewhere after 4 s, not Temporal's default 10 s, while
- * every decision of the fleet waits on it.
+ * The limiter's workflow task timeout, short like the runs' own (client/agent-client.ts
+ * WORKFLOW_TASK_TIMEOUT, 2 s): a task lost with a dead worker is retried elsewhere after 4 s, not
+ * Temporal's default 10 s, while every decision of the fleet waits on it.
  */
 export const LIMITER_WORKFLOW_TASK_TIMEOUT = '4 seconds';
 

@@ -73,8 +73,8 @@ type Fault =
 
 /**
  * The stated bound for a cancel or a deadline with a hung worker: the heartbeat timeout (2 s), up to
- * three workflow tasks lost to the hung worker's open polls (3 x the 4 s workflow task timeout that
- * startRun sets), and 6 s for the reconcile and the machine's load.
+ * three workflow tasks lost to the hung worker's open polls (3 x 4 s: startRun's workflow task timeout
+ * was 4 s when this was measured, 2 s now), and 6 s for the reconcile and the machine's load.
  */
 const HUNG_BOUND_MS = (2 + 3 * 4 + 6) * 1000;
 /** search_policy's first attempt waits this long (AGENT_TOOL_PAUSE_MS), under its 10 s start-to-close. */

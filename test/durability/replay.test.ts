@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { DeterminismViolationError } from '@temporalio/workflow';
+import type { WorkflowInfo } from '@temporalio/workflow';
 import { Worker } from '@temporalio/worker';
 import { NO_METRICS_SINKS } from '../../worker/metrics';
 import { workflowCode } from '../../worker/workflow-bundle';
@@ -61,6 +62,31 @@ describe('replay of recorded histories', () => {
   });
 
   it('counts the same cost on replay: every attempt of the history charged once, none twice', async () => {
+    // What the workflow charges when a worker replays it (a new worker, a retried workflow task): the
+    // sink is called during this replay, so it sees every charge the replay makes. One replay worker
+    // for every history (the prebuilt bundle), the charges told apart by workflow id.
+    const charges = new Map<string, AttemptCharge[]>(files.map((file) => [file, []]));
+    const replays = Worker.runReplayHistories(
+      {
+        ...workflowCode(undefined).options,
+        sinks: {
+          agentMetrics: {
+            ...NO_METRICS_SINKS.agentMetrics,
+            llmAttempt: {
+              fn: (info: WorkflowInfo, outcome: string, prompt: number, completion: number, cost: number) => {
+                const charge = { prompt_tokens: prompt, completion_tokens: completion, cost_usd: cost };
+                charges
+                  .get(info.workflowId)
+                  ?.push({ step: 0, attempt: 0, outcome: outcome as AttemptCharge['outcome'], ...charge });
+              },
+              callDuringReplay: true,
+            },
+          },
+        },
+      },
+      files.map((file) => ({ workflowId: file, history: load(file) })),
+    );
+    for await (const replay of replays) assert.equal(replay.error, undefined, replay.workflowId);
     const checked: string[] = [];
     for (const file of files) {
       const history = load(file);
@@ -73,28 +99,7 @@ describe('replay of recorded histories', () => {
         const payload = completed ?? failed;
         return payload?.data ? ledgerOf(JSON.parse(Buffer.from(payload.data).toString('utf8'))) : [];
       });
-      // What the workflow charges when a worker replays it (a new worker, a retried workflow task):
-      // the sink is called during this replay, so it sees every charge the replay makes.
-      const charged: AttemptCharge[] = [];
-      await Worker.runReplayHistory(
-        {
-          workflowsPath: require.resolve('../../workflows'),
-          sinks: {
-            agentMetrics: {
-              ...NO_METRICS_SINKS.agentMetrics,
-              llmAttempt: {
-                fn: (_info, outcome: string, prompt: number, completion: number, cost: number) => {
-                  const charge = { prompt_tokens: prompt, completion_tokens: completion, cost_usd: cost };
-                  charged.push({ step: 0, attempt: 0, outcome: outcome as AttemptCharge['outcome'], ...charge });
-                },
-                callDuringReplay: true,
-              },
-            },
-          },
-        },
-        history,
-        file,
-      );
+      const charged = charges.get(file)!;
       const sum = (list: AttemptCharge[]) => Math.round(list.reduce((s, a) => s + a.cost_usd, 0) * 1e9) / 1e9;
       assert.equal(charged.length, recorded.length, `${file}: one charge per recorded attempt`);
       assert.equal(result.usage.charged_attempts ?? 0, recorded.length, file);

@@ -1,7 +1,8 @@
 // How a tool call's activity runs: timeouts, heartbeats, retries, cancellation.
 //
 // A hung worker (SIGSTOP, a frozen VM) keeps its open long polls, and the server goes on handing
-// it tasks it never runs: one retry per activity poll it held (the SDK holds up to 10 per worker).
+// it tasks it never runs: one retry per activity poll it held (the agent's worker holds one,
+// worker/create-worker.ts; the SDK's default is 10, and other workers may poll this queue).
 // So every tool heartbeats against a short heartbeat timeout, which notices such an attempt in
 // 2 s instead of at its start-to-close timeout, and a call gets enough attempts to get past every
 // poll a hung worker can hold, inside a schedule-to-close bound.
@@ -11,7 +12,7 @@ import type { ToolSpec } from '../../common/tools/tool-catalog';
 
 /** A dead attempt is noticed after this long without a heartbeat (a tool beats every 250 ms). */
 export const TOOL_HEARTBEAT_TIMEOUT_S = 2;
-/** Activity polls one worker may hold open (the SDK's default maximum): the retries a hung worker can swallow. */
+/** Activity polls one worker may hold open (the SDK's default maximum, not the agent worker's 1): the retries a hung worker can swallow. */
 export const HUNG_WORKER_POLLS = 10;
 /** Longest wait before a retry, so that a run of dead attempts costs little more than their heartbeat timeouts. */
 const MAX_RETRY_INTERVAL_S = 1;
