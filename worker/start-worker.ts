@@ -58,6 +58,15 @@ export interface StartedAgentWorker {
   run(onPolling?: () => void | Promise<void>): Promise<void>;
 }
 
+/** The worker's connection; an unreachable server is one line that says which and why. */
+async function connectOrExplain(env: StartAgentWorkerOptions['env']): Promise<NativeConnection> {
+  try {
+    return await NativeConnection.connect(connectionOptions(env));
+  } catch (err) {
+    throw new Error(`${unreachableMessage(env)} (${(err as Error).message.split('\n')[0]})`, { cause: err });
+  }
+}
+
 export async function startAgentWorker(opts: StartAgentWorkerOptions): Promise<StartedAgentWorker> {
   const { env, llm } = opts;
   const log = opts.log ?? ((line: string) => processLog('worker').info(`worker: ${line}`));
@@ -74,12 +83,7 @@ export async function startAgentWorker(opts: StartAgentWorkerOptions): Promise<S
         : {}),
     },
   });
-  let connection: NativeConnection;
-  try {
-    connection = await NativeConnection.connect(connectionOptions(env));
-  } catch (err) {
-    throw new Error(`${unreachableMessage(env)} (${(err as Error).message.split('\n')[0]})`, { cause: err });
-  }
+  const connection = await connectOrExplain(env);
   const countRuns = async (query: string) =>
     Number((await connection.workflowService.countWorkflowExecutions({ namespace: env.namespace, query })).count ?? 0);
   const metrics = opts.sdkMetricsPort !== undefined ? createAgentMetrics({ countRuns }) : undefined;
