@@ -19,7 +19,8 @@ export function forgetRun(runId: string): void {
 
 /** Runs `fn` inside the span of step `step` when the run is traced; else just runs it. */
 export function inStepSpan<T>(step: number, fn: () => Promise<T>): Promise<T> {
-  if (!tracedRuns.has(workflowInfo().runId)) return fn();
+  // No traced run in this context (the usual case, and the loop's in-process tests): no lookup.
+  if (tracedRuns.size === 0 || !tracedRuns.has(workflowInfo().runId)) return fn();
   return trace
     .getTracer('durable-react-agent')
     .startActiveSpan(`step ${step}`, { attributes: { 'agent.step': step } }, async (span) => {
