@@ -9,7 +9,8 @@ import path from 'node:path';
 import { final, profile } from '../../offline-model/scripted-replies';
 import { agentFixture } from '../helpers/agent-fixture';
 import { runCli } from '../helpers/cli';
-import { DIST } from '../helpers/harness';
+import { DIST, connectClient } from '../helpers/harness';
+import { initNamespace } from '../../local-servers/namespace';
 
 const fixture = agentFixture({ queue: 'lazy-imports', worker: false });
 
@@ -63,8 +64,17 @@ describe('lazy imports', () => {
   });
 
   it('`agent list -o json` loads no zod, openai, MCP SDK nor worker SDK', async () => {
+    // A namespace of its own: the shared one holds other files' encrypted runs, which `list` refuses
+    // to show without their codec key.
+    const namespace = 'lazy-imports-list';
+    const admin = await connectClient(fixture.env);
+    try {
+      await initNamespace(admin.connection, namespace);
+    } finally {
+      await admin.connection.close();
+    }
     const { env, loaded } = listing();
-    const cli = await runCli(fixture.env, ['list', '-o', 'json'], env);
+    const cli = await runCli({ ...fixture.env, namespace }, ['list', '-o', 'json'], env);
     assert.equal(cli.code, 0, cli.stderr);
     const files = loaded();
     assert.ok(
