@@ -55,7 +55,7 @@ import { DEFAULT_MAX_REPEATS, readScopeKey, readsIn, readsShown, repeatAnswer, w
 import { loopSignature } from '../../domains/index';
 import type { ConversationPort } from '../conversation/conversation';
 import type { Transcript } from '../../common/conversation/conversation';
-import { inStepSpan } from '../tracing/step-span';
+import { inStepSpan, stepEvent } from '../tracing/step-span';
 
 /** Steps per run before it continues as new, unless the input says otherwise. */
 export const DEFAULT_CONTINUE_AS_NEW_EVERY = 100;
@@ -353,6 +353,10 @@ async function toolStep<R>(p: LoopPorts<R>, call: AdmittedCall, needsApproval: b
       return undefined;
     }
     const consent = consentMove(call, await p.conversation!.consent(call.step, { tool: call.name, args: call.args }));
+    stepEvent('consent', {
+      'gen_ai.tool.name': call.name,
+      'agent.consent': consent.next === 'call_tool' ? 'given' : consent.next === 'stop' ? consent.reason : 'declined',
+    });
     if (consent.next === 'stop') return { result: stopMove(p, consent) };
     if (consent.next === 'declined') {
       // Not made: when the model proposes it again, the customer is asked again (no loop).
@@ -378,6 +382,7 @@ async function toolStep<R>(p: LoopPorts<R>, call: AdmittedCall, needsApproval: b
       ...(typeof amount === 'number' ? { amount_usd: amount } : {}),
     });
     approval = await p.askPerson(pending);
+    stepEvent('approval', { 'gen_ai.tool.name': call.name, 'agent.approval': approval?.decision ?? 'timeout' });
     const answered = approvalMove(call, pending, approval, () => p.policy(call.name, call.args));
     if (answered.next === 'stop') return { result: stopMove(p, answered) };
     if (answered.next === 'rejected') {
@@ -450,6 +455,12 @@ async function callTool<R>(
 }
 
 function recordEffect<R>(p: LoopPorts<R>, effect: EffectEntry): void {
+  stepEvent('effect', {
+    'gen_ai.tool.name': effect.tool,
+    'agent.effect.state': effect.state,
+    'agent.effect.via': effect.via,
+    'agent.idempotency_key': effect.idempotency_key,
+  });
   p.state.effects.push(effect);
   p.record.effects(p.state.effects);
 }
