@@ -20,6 +20,8 @@ import type { JaegerServer } from '../../local-servers/jaeger';
 import { DIST, eventually, uniqueId } from '../helpers/harness';
 import { agentFixture } from '../helpers/agent-fixture';
 import { runCli } from '../helpers/cli';
+import { pendingApproval } from '../../client/approvals';
+import { billingOf, finalAnswer, refundOf, refundRunArgs } from '../helpers/refund-fixtures';
 
 /** The worker's API key: sent to the scripted model, echoed back by it, never exported. */
 const API_KEY = `sk-otel${uniqueId('secret').replace(/-/g, '')}`;
@@ -30,6 +32,7 @@ let jaeger: JaegerServer;
 const fixture = agentFixture({
   queue: 'otel',
   worker: false,
+  refunds: true,
   prepare: async () => {
     // .ci/run builds Jaeger in the background while the other Go builds run: wait for it.
     jaeger = await startJaeger({ logDir: makeTempDir('jaeger-'), binary: await waitForJaeger(30 * 60_000) });
@@ -44,6 +47,8 @@ interface JaegerSpan {
   operationName: string;
   references: { refType: string; spanID: string }[];
   tags: { key: string; value: unknown }[];
+  /** OpenTelemetry span events: Jaeger shows each as a log whose `event` field is its name. */
+  logs?: { fields: { key: string; value: unknown }[] }[];
   processID: string;
 }
 interface JaegerTrace {
@@ -67,6 +72,11 @@ async function services(): Promise<string[]> {
 
 const tag = (span: JaegerSpan, key: string) => span.tags.find((t) => t.key === key)?.value;
 const named = (trace: JaegerTrace, name: string) => trace.spans.filter((s) => s.operationName === name);
+/** The span's events, each as {event name, its fields}. */
+const eventsOf = (span: JaegerSpan) =>
+  (span.logs ?? []).map(
+    (log) => Object.fromEntries(log.fields.map((f) => [f.key, f.value])) as Record<string, unknown>,
+  );
 
 /** Preloaded into the CLI and the worker by NODE_OPTIONS: counts the OTel modules each loaded. */
 const PROBE = path.join(DIST, 'test', 'helpers', 'otel-module-probe.js');
@@ -257,6 +267,61 @@ describe('OpenTelemetry traces in Jaeger', () => {
     assert.equal(roots.length, 1, 'one root');
     assert.match(roots[0]!.operationName, /Workflow:reactAgent$/, "the chat's start is the root");
     assert.ok(!JSON.stringify(trace).includes(API_KEY));
+  });
+
+  it('an approval and the refund it let through are events on their step; a cancel is one on the step it cut', async () => {
+    const suffix = uniqueId('svc');
+    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, OTEL_SERVICE_NAME: `events-${suffix}` };
+    const worker = fixture.startWorker({ OPENAI_API_KEY: API_KEY, ...otel });
+    const user = fixture.refunds.nextUser();
+    const refundId = uniqueId('otel-refund');
+    const cancelId = uniqueId('otel-cancel');
+    try {
+      await worker.ready;
+      fixture.llm.script(refundId, [billingOf(user), refundOf(user, 49), finalAnswer()]);
+      const started = await runCli(fixture.env, refundRunArgs(user, refundId, 120), otel);
+      assert.equal(started.code, 0, started.stderr);
+      const handle = fixture.client.workflow.getHandle(refundId);
+      await eventually('the refund awaiting approval', () => pendingApproval(handle));
+      const approved = await runCli(fixture.env, ['approve', refundId], otel);
+      assert.equal(approved.code, 0, approved.stderr);
+      await handle.result();
+
+      fixture.llm.script(cancelId, [tool('get_user_profile', { user_id: 42 }), { hang: true }]);
+      const run = await runCli(fixture.env, ['run', 'User 42 asked: my plan?', '--user', '42', '--id', cancelId], otel);
+      assert.equal(run.code, 0, run.stderr);
+      await fixture.llm.waitFor(
+        (r) => r.workflowId === cancelId && (r.idempotencyKey ?? '').endsWith(':decide:2'),
+        30_000,
+      );
+      const cancelled = await runCli(fixture.env, ['cancel', cancelId, '--wait', '60s'], otel);
+      assert.equal(cancelled.code, 0, cancelled.stdout + cancelled.stderr);
+    } finally {
+      await worker.stop();
+    }
+    const stepWith = async (id: string, step: string, event: string) =>
+      eventually(
+        `${id}'s ${step} span with its ${event} event in Jaeger`,
+        async () => {
+          for (const t of await traces(`events-${suffix}`, { temporalWorkflowId: id }))
+            for (const span of named(t, step)) if (eventsOf(span).some((e) => e.event === event)) return span;
+          return undefined;
+        },
+        30_000,
+      );
+    const refundStep = await stepWith(refundId, 'step 2', 'approval');
+    const events = eventsOf(refundStep);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      ['approval', 'effect'],
+    );
+    assert.equal(events[0]!['agent.approval'], 'approve');
+    assert.equal(events[0]!['gen_ai.tool.name'], 'issue_refund');
+    assert.equal(events[1]!['agent.effect.state'], 'confirmed');
+    assert.equal(events[1]!['agent.effect.via'], 'tool');
+    assert.match(String(events[1]!['agent.idempotency_key']), /issue_refund/);
+    const cancelStep = await stepWith(cancelId, 'step 2', 'cancel');
+    assert.ok(eventsOf(cancelStep).some((e) => e.event === 'cancel'));
   });
 
   it('with content capture on: the prompt, the answer and the observation as the model reads them, sensitive fields redacted, the key masked', async () => {
