@@ -7,7 +7,7 @@ import type { RecordedRequest, Reply, Script } from './scripted-llm-server';
 import { final, message, tool } from './scripted-replies';
 import { requestView } from './request-view';
 import type { RequestView, SeenStep } from './request-view';
-import { refundApprovalDemoModel } from './offline-model';
+import { findKey, refundApprovalDemoModel } from './offline-model';
 
 export const OFFLINE_GREETING = 'Hello! How can I help you today?';
 
@@ -104,15 +104,4 @@ function dataOf(step: SeenStep): unknown {
   } catch {
     return data;
   }
-}
-
-/** A key's value in an object or, breadth first, in the objects it holds. */
-function findKey(value: unknown, key: string): unknown {
-  if (typeof value !== 'object' || value === null) return undefined;
-  if (!Array.isArray(value) && key in value) return (value as Record<string, unknown>)[key];
-  for (const child of Object.values(value)) {
-    const found = findKey(child, key);
-    if (found !== undefined) return found;
-  }
-  return undefined;
 }

@@ -171,7 +171,7 @@ function latestData(history: HistoryEntry[], name: string): unknown {
 }
 
 // Tools may wrap their results ({user: {...}}, {billing: {...}}), so look one level deep or more.
-function findKey(value: unknown, key: string): unknown {
+export function findKey(value: unknown, key: string): unknown {
   if (typeof value !== 'object' || value === null) return undefined;
   if (!Array.isArray(value) && key in value) return (value as Record<string, unknown>)[key];
   for (const child of Object.values(value)) {
