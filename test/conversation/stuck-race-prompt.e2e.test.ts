@@ -4,12 +4,12 @@
 // when listed and that escalates to a person while the operator reads the list is cancelled anyway.
 // Reproduce: a run whose model answers slowly; `agent cancel --stuck --older-than 1ms --no-wait`
 // in a terminal; the run escalates (awaiting_approval) before the operator types "y".
-import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { agentFixture } from '../helpers/agent-fixture';
 import { DIST, eventually } from '../helpers/harness';
+import { spawnOnTerminal } from '../helpers/pseudo-terminal';
 import { escalate } from '../../offline-model/scripted-replies';
 import { runState } from '../../client/agent-client';
 
@@ -38,14 +38,11 @@ describe('cancel --stuck and a run that starts waiting for a person before the c
       '1ms',
       '--no-wait',
     ];
-    const child = spawn('script', ['-qfec', cli.map((a) => `'${a}'`).join(' '), '/dev/null'], {
-      env: {
-        ...process.env,
-        TEMPORAL_ADDRESS: fixture.env.address,
-        TEMPORAL_NAMESPACE: fixture.env.namespace,
-        TEMPORAL_TASK_QUEUE: fixture.env.taskQueue,
-      },
-      stdio: ['pipe', 'pipe', 'pipe'],
+    const child = spawnOnTerminal(cli, {
+      ...process.env,
+      TEMPORAL_ADDRESS: fixture.env.address,
+      TEMPORAL_NAMESPACE: fixture.env.namespace,
+      TEMPORAL_TASK_QUEUE: fixture.env.taskQueue,
     });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import type { TemporalEnv } from '../../runtime/temporal-env';
 import { DIST } from './harness';
+import { spawnOnTerminal } from './pseudo-terminal';
 
 /** `agent chat ARGS` with `lines` piped into its stdin, on `env`; never rejects (killed after 90 s). */
 export function chat(
@@ -57,10 +58,8 @@ export function chatSession(
   opts: { terminal?: boolean } = {},
 ): ChatSession {
   const command = [process.execPath, path.join(DIST, 'cli', 'cli.js'), 'chat', ...args];
-  const quoted = command.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  // `script -qefc CMD /dev/null`: CMD on a fresh pseudo-terminal, its exit code script's own.
   const child = opts.terminal
-    ? spawn('script', ['-qefc', quoted, '/dev/null'], { env: { ...process.env, ...envOf(env) } })
+    ? spawnOnTerminal(command, { ...process.env, ...envOf(env) })
     : spawn(command[0]!, command.slice(1), { env: { ...process.env, ...envOf(env) } });
   let output = '';
   let stdout = '';

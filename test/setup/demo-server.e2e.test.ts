@@ -11,6 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { freePort } from '../../local-servers/free-port';
 import { eventually, REPO_ROOT } from '../helpers/harness';
+import { spawnOnTerminal } from '../helpers/pseudo-terminal';
 
 const DEMO_TIMEOUT_MS = 180_000;
 const LINK = /Open the run in the Temporal Web UI: (http:\/\/\S+)/;
@@ -34,9 +35,7 @@ async function startDemo(args: string[], terminal = false): Promise<Demo> {
   };
   for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'TEMPORAL_UI_URL', 'AGENT_CODEC_KEYS']) delete env[name];
   const command = [process.execPath, path.join(REPO_ROOT, 'dist', 'scripts', 'demo.js'), ...args];
-  const child = terminal
-    ? spawn('script', ['-qefc', command.map((part) => `'${part}'`).join(' '), '/dev/null'], { env })
-    : spawn(command[0]!, command.slice(1), { env });
+  const child = terminal ? spawnOnTerminal(command, env) : spawn(command[0]!, command.slice(1), { env });
   let log = '';
   child.stdout.on('data', (c: Buffer) => (log += c.toString()));
   child.stderr.on('data', (c: Buffer) => (log += c.toString()));
