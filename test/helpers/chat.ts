@@ -55,12 +55,12 @@ export interface ChatSession {
 export function chatSession(
   env: Pick<TemporalEnv, 'address' | 'namespace' | 'taskQueue'>,
   args: string[],
-  opts: { terminal?: boolean } = {},
+  opts: { terminal?: boolean; extraEnv?: Record<string, string> } = {},
 ): ChatSession {
   const command = [process.execPath, path.join(DIST, 'cli', 'cli.js'), 'chat', ...args];
   const child = opts.terminal
-    ? spawnOnTerminal(command, { ...process.env, ...envOf(env) })
-    : spawn(command[0]!, command.slice(1), { env: { ...process.env, ...envOf(env) } });
+    ? spawnOnTerminal(command, { ...process.env, ...envOf(env), ...opts.extraEnv })
+    : spawn(command[0]!, command.slice(1), { env: { ...process.env, ...envOf(env), ...opts.extraEnv } });
   let output = '';
   let stdout = '';
   const watchers = new Set<() => void>();

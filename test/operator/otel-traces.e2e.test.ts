@@ -13,7 +13,7 @@ import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { extendUpdate, stateQuery } from '../../common/agent-messages';
 import { byStep, final, message, tool } from '../../offline-model/scripted-replies';
-import { chat } from '../helpers/chat';
+import { chat, chatSession } from '../helpers/chat';
 import { makeTempDir } from '../../local-servers/child-processes';
 import { startJaeger, waitForJaeger } from '../../local-servers/jaeger';
 import type { JaegerServer } from '../../local-servers/jaeger';
@@ -322,6 +322,79 @@ describe('OpenTelemetry traces in Jaeger', () => {
     assert.match(String(events[1]!['agent.idempotency_key']), /issue_refund/);
     const cancelStep = await stepWith(cancelId, 'step 2', 'cancel');
     assert.ok(eventsOf(cancelStep).some((e) => e.event === 'cancel'));
+
+    // The refund's own span carries its effect outcome, as the activity that made it observed it.
+    const refundCall = await eventually(
+      `${refundId}'s execute_tool issue_refund span in Jaeger`,
+      async () => {
+        for (const t of await traces(`events-${suffix}`, { temporalWorkflowId: refundId }))
+          for (const span of named(t, 'execute_tool issue_refund')) return span;
+        return undefined;
+      },
+      30_000,
+    );
+    assert.equal(tag(refundCall, 'agent.tool.outcome'), 'ok');
+    assert.equal(tag(refundCall, 'agent.effect.state'), 'confirmed');
+    assert.equal(tag(refundCall, 'agent.effect.via'), 'tool');
+    assert.equal(tag(refundCall, 'agent.idempotency_key'), events[1]!['agent.idempotency_key']);
+  });
+
+  it("a customer's yes to a write is a consent event on its step; the write's span has its effect outcome", async () => {
+    const suffix = uniqueId('svc');
+    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, OTEL_SERVICE_NAME: `consent-${suffix}` };
+    const retailDb = path.join(makeTempDir('otel-retail-'), 'retail.sqlite');
+    const worker = fixture.startWorker({ OPENAI_API_KEY: API_KEY, AGENT_RETAIL_DB: retailDb, ...otel });
+    const id = uniqueId('otel-consent');
+    // τ²-bench's retail data: ivan_santos_6635's pending order.
+    const cancel = { order_id: '#W8770097', reason: 'no longer needed' };
+    try {
+      await worker.ready;
+      fixture.llm.script(
+        id,
+        byStep({
+          1: message('Hello! How can I help you today?'),
+          2: tool('find_user_id_by_email', { email: 'ivan.santos3158@example.com' }),
+          3: tool('cancel_pending_order', cancel),
+          4: final('Your order is cancelled.'),
+        }),
+      );
+      const session = chatSession(
+        fixture.env,
+        ['--domain', 'retail', '--allow', 'all', '--id', id, '--max-steps', '8'],
+        {
+          extraEnv: otel,
+        },
+      );
+      await session.shows(/agent: Hello!/);
+      session.type('Please cancel order #W8770097, my email is ivan.santos3158@example.com');
+      await session.shows(/Reply "yes" to confirm/);
+      session.type('yes');
+      await session.shows(/conversation ended: success/);
+      session.end();
+      const out = await session.done;
+      assert.equal(out.code, 0, out.output);
+    } finally {
+      await worker.stop();
+    }
+    const found = await eventually(
+      `${id}'s consent event and the write's span in Jaeger`,
+      async () => {
+        for (const t of await traces(`consent-${suffix}`, { temporalWorkflowId: id })) {
+          const step = named(t, 'step 3').find((s) => eventsOf(s).some((e) => e.event === 'consent'));
+          const [write] = named(t, 'execute_tool cancel_pending_order');
+          if (step && write) return { step, write };
+        }
+        return undefined;
+      },
+      30_000,
+    );
+    const consent = eventsOf(found.step).filter((e) => e.event === 'consent');
+    assert.equal(consent.length, 1);
+    assert.equal(consent[0]!['gen_ai.tool.name'], 'cancel_pending_order');
+    assert.equal(consent[0]!['agent.consent'], 'given');
+    assert.equal(tag(found.write, 'agent.effect.state'), 'confirmed');
+    assert.equal(tag(found.write, 'agent.effect.via'), 'tool');
+    assert.ok(!JSON.stringify(eventsOf(found.step)).includes('W8770097'), 'no content in the events');
   });
 
   it('with content capture on: the prompt, the answer and the observation as the model reads them, sensitive fields redacted, the key masked', async () => {
