@@ -233,6 +233,79 @@ describe('agent list --waiting: the runs waiting for a person', () => {
     assert.equal((await attributes(id)).waiting, 'none');
   });
 
+  it('after a reset to a later workflow task (the one that took the answer), the re-run still waits and says so', async () => {
+    const temporal = process.env.TEMPORAL_CLI_PATH;
+    assert.ok(temporal, 'TEMPORAL_CLI_PATH is set by `npm test`');
+    const id = uniqueId('inbox-reset-late');
+    fixture.llm.script(
+      id,
+      byStep({
+        1: escalate('a person must decide first'),
+        2: tool('get_user_profile', { user_id: 42 }),
+        3: escalate('a person must decide again'),
+        4: final('Answered twice.'),
+      }),
+    );
+    await cli(['run', 'User 42 asked: is my charge right?', '--user', '42', '--id', id, '--max-seconds', '300']);
+    await waitsFor(id, 'escalation');
+    await cli(['answer', id, 'first answer']);
+    // The second wait: its decision was asked for, then the run waits again.
+    await fixture.llm.waitFor((r) => r.workflowId === id && r.step === 3, 30_000);
+    await waitsFor(id, 'escalation');
+    await cli(['answer', id, 'second answer']);
+    await eventually('the first run ended', async () => ((await attributes(id)).status === 'ok' ? true : undefined));
+    const ended = await attributes(id);
+    assert.equal(ended.waiting, 'none');
+
+    // The workflow task that took the second answer: the last one completed before its acceptance.
+    const events = (await fixture.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+    const accepted = events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
+    assert.equal(accepted.length, 2, 'two answers');
+    const acceptedAt = Number(accepted[1]!.eventId);
+    const tookAnswer = events
+      .filter((e) => e.workflowTaskCompletedEventAttributes && Number(e.eventId) < acceptedAt)
+      .at(-1)!;
+    const waitingUpserts = events.filter((e) =>
+      Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}).includes(
+        'AgentWaiting',
+      ),
+    );
+    assert.ok(
+      waitingUpserts.filter((e) => Number(e.eventId) < Number(tookAnswer.eventId)).length >= 3,
+      'escalation, none, escalation before the reset point',
+    );
+    // Without re-applying the answer: the operator re-does it.
+    await promisify(execFile)(temporal, [
+      'workflow',
+      'reset',
+      '--workflow-id',
+      id,
+      '--event-id',
+      String(tookAnswer.eventId),
+      '--reapply-exclude',
+      'Update',
+      '--reason',
+      'inbox test re-does the second answer',
+      '--address',
+      fixture.env.address,
+      '--namespace',
+      fixture.env.namespace,
+    ]);
+    const reset = await eventually('the re-run', async () => {
+      const now = await attributes(id);
+      return now.runId !== ended.runId ? now : undefined;
+    });
+    // Exact from the re-run's first moment: the value of the point it was reset to, never `none`.
+    assert.equal(reset.waiting, 'escalation');
+    assert.equal(reset.status, 'running');
+    await inboxUntil(['escalation'], (r) => r.some((row) => row.workflow_id === id));
+    await cli(['answer', id, 'second answer, again']);
+    await eventually('the re-run ended', async () => ((await attributes(id)).status === 'ok' ? true : undefined));
+    assert.equal((await attributes(id)).waiting, 'none');
+    const rerun = (await fixture.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+    assert.equal(rerun.filter((e) => e.workflowTaskFailedEventAttributes).length, 1, 'only the reset failed a task');
+  });
+
   it('across continue-as-new the next run says what it waits for', async () => {
     const { id } = await fixture.start([message('Hello, how can I help?'), message('Anything else?')], {
       conversation: {},
