@@ -19,7 +19,9 @@ import {
 import { registrationHint } from '../client/search-attribute-check';
 import { EFFECTS_MEMO } from '../common/types';
 import type { EffectCounts } from '../common/types';
-import { effectCountsOf } from './format-effects';
+import { effectCountsOf, formatEffectCounts } from './format-effects';
+import { terminalSafe } from './terminal-text';
+import { tolerantClient, undecodableReasonOf } from '../client/tolerant-client';
 import { mapPool } from '../client/concurrency';
 import { chainStart, describeChain } from '../client/run-chain';
 import type { ChainStart, RunChain } from '../client/run-chain';
@@ -60,8 +62,10 @@ export interface RunRow {
   principal: string | null;
   /** What it waits for (AgentWaiting); null for a run without it (started before it was registered). */
   waiting: string | null;
-  /** The run's effects by state (memo `agent_effects`); null for a run without that memo. */
+  /** The run's effects by state (memo `agent_effects`); null for a run without that memo, or one not decodable. */
   effects: EffectCounts | null;
+  /** Why its memo could not be read (encrypted under a key this process lacks); absent when it could. */
+  undecodable?: string;
 }
 
 /** Flags to a filter; `now` is read once, so "older than" is a fixed instant. */
@@ -88,6 +92,9 @@ export function queryFor(filter: RunFilter, hint: string): string {
 
 export function rowOf(info: WorkflowExecutionInfo): RunRow {
   const sa = info.typedSearchAttributes;
+  const undecodable = Object.values(info.memo ?? {})
+    .map(undecodableReasonOf)
+    .find((reason) => reason !== undefined);
   return {
     workflow_id: info.workflowId,
     run_id: info.runId,
@@ -100,8 +107,29 @@ export function rowOf(info: WorkflowExecutionInfo): RunRow {
     tool_calls: sa.get(AGENT_TOOL_CALLS) ?? null,
     principal: sa.get(AGENT_PRINCIPAL) ?? null,
     waiting: sa.get(AGENT_WAITING) ?? null,
-    effects: effectCountsOf(info.memo?.[EFFECTS_MEMO]) ?? null,
+    effects: undecodableReasonOf(info.memo?.[EFFECTS_MEMO])
+      ? null
+      : (effectCountsOf(info.memo?.[EFFECTS_MEMO]) ?? null),
+    ...(undecodable !== undefined ? { undecodable } : {}),
   };
+}
+
+/** The EFFECTS cell: `undecodable` when the memo could not be read. */
+export function effectsCell(row: RunRow): string {
+  return row.undecodable !== undefined && row.effects === null ? 'undecodable' : formatEffectCounts(row.effects);
+}
+
+/**
+ * One line after a listing with rows whose memo could not be decoded: how many, and why (which key
+ * id is missing); undefined when every row was read.
+ */
+export function undecodableNote(rows: readonly RunRow[]): string | undefined {
+  const reasons = rows.map((r) => r.undecodable).filter((r): r is string => r !== undefined);
+  if (reasons.length === 0) return undefined;
+  const why = [...new Set(reasons)].join('; ');
+  return terminalSafe(
+    `${reasons.length} of ${rows.length} row(s) could not be decoded (their effects shown as undecodable; id, status, times and search attributes are read without a key): ${why}`,
+  );
 }
 
 /** A row with its chain: the first run id (for cancel) and when the chain started. */
@@ -128,6 +156,7 @@ export function rowJson(row: RunRow | ChainRow): Record<string, unknown> {
     tool_calls: row.tool_calls,
     principal: row.principal,
     effects: row.effects,
+    ...(row.undecodable !== undefined ? { undecodable: row.undecodable } : {}),
     ...chain,
   };
 }
@@ -135,7 +164,7 @@ export function rowJson(row: RunRow | ChainRow): Record<string, unknown> {
 /** Up to `limit` matching runs, newest first. A server without the Agent* attributes gets a clear message. */
 export async function listRuns(client: Client, query: string, limit: number, namespace: string): Promise<RunRow[]> {
   const rows: RunRow[] = [];
-  for await (const row of scanRuns(client, query, namespace, Math.min(limit, 1000))) {
+  for await (const row of scanRuns(tolerantClient(client), query, namespace, Math.min(limit, 1000))) {
     rows.push(row);
     if (rows.length >= limit) break;
   }
@@ -160,15 +189,16 @@ export async function listRunsByChainAge(
   namespace: string,
 ): Promise<{ rows: ChainRow[]; scanned: number; truncated: boolean }> {
   const rows: ChainRow[] = [];
+  const reader = tolerantClient(client); // describing a run decodes its memo too
   let scanned = 0;
   let chunk: RunRow[] = [];
   const judge = async () => {
-    for (const row of await withChainStarts(client, chunk, IN_FLIGHT)) {
+    for (const row of await withChainStarts(reader, chunk, IN_FLIGHT)) {
       if (row.chain_start.at < cutoff && rows.length < limit) rows.push(row);
     }
     chunk = [];
   };
-  for await (const row of scanRuns(client, query, namespace, 1000)) {
+  for await (const row of scanRuns(reader, query, namespace, 1000)) {
     chunk.push(row);
     scanned++;
     if (chunk.length >= CHUNK) await judge();
@@ -193,6 +223,7 @@ export async function withChainStarts(client: Client, rows: readonly RunRow[], i
   return judged.filter((r): r is ChainRow => r !== undefined);
 }
 
+/** `client` lists through tolerantClient: one run whose memo this process cannot decrypt must not hide the others. */
 async function* scanRuns(client: Client, query: string, namespace: string, pageSize: number): AsyncGenerator<RunRow> {
   try {
     for await (const info of client.workflow.list({ query, pageSize })) yield rowOf(info);

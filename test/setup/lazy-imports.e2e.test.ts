@@ -64,8 +64,8 @@ describe('lazy imports', () => {
   });
 
   it('`agent list -o json` loads no zod, openai, MCP SDK nor worker SDK', async () => {
-    // A namespace of its own: the shared one holds other files' encrypted runs, which `list` refuses
-    // to show without their codec key.
+    // A namespace of its own: the shared one holds other files' encrypted runs, which `list` would
+    // decode (and mark) too.
     const namespace = 'lazy-imports-list';
     const admin = await connectClient(fixture.env);
     try {
