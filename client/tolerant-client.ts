@@ -28,7 +28,7 @@ export function undecodableReasonOf(value: unknown): string | undefined {
 }
 
 /** The codecs in order, each payload on its own: one that fails becomes the marker, the rest decode. */
-class MarkingCodec implements PayloadCodec {
+export class MarkingCodec implements PayloadCodec {
   constructor(private readonly codecs: readonly PayloadCodec[]) {}
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
