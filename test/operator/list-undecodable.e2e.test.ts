@@ -105,6 +105,12 @@ describe('agent list with a run encrypted under a key the CLI lacks', () => {
     assert.doesNotMatch(lines.find((l) => l.startsWith(readable)) ?? '', /undecodable/);
     assert.match(lines.at(-1)!, /^1 of 2 row\(s\) could not be decoded .*which this process does not have/);
 
+    // The inbox's listing too: both rows, then the same note after the query and the Web UI link.
+    const inbox = await runCli(underK1, ['list', '--waiting', 'none'], ONLY_K1);
+    assert.equal(inbox.code, 0, inbox.stderr);
+    assert.ok(inbox.stdout.includes(readable) && inbox.stdout.includes(hidden), inbox.stdout);
+    assert.match(inbox.stdout.trimEnd().split('\n').at(-1)!, /^1 of 2 row\(s\) could not be decoded .*key "k2"/);
+
     // By chain age each run is described too (its memo decoded again): the same rows, the same mark.
     const old = await runCli(underK1, ['list', '--older-than', '1s', '-o', 'json'], ONLY_K1);
     assert.equal(old.code, 0, old.stderr);
