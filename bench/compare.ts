@@ -62,6 +62,17 @@ export function figuresOf(report: Report): Map<string, number> {
     out.set('worker CPU by its first poll (ms)', report.workerStart.cpuMs.median);
   }
   if (report.cli) out.set(`CLI cold start, agent ${report.cli.args.join(' ')} (ms)`, report.cli.medianMs);
+  const { cancel } = report;
+  if (cancel) {
+    out.set('cancel → LLM request aborted, client API (ms)', cancel.api.abortMs.median);
+    out.set('cancel → run closed, client API (ms)', cancel.api.closedMs.median);
+    if (cancel.cli) {
+      if (cancel.cli.requestedMs)
+        out.set('cancel → recorded by the server, `agent cancel` (ms)', cancel.cli.requestedMs.median);
+      out.set('cancel → LLM request aborted, `agent cancel` (ms)', cancel.cli.abortMs.median);
+      out.set('cancel → run closed, `agent cancel` (ms)', cancel.cli.closedMs.median);
+    }
+  }
   return out;
 }
 

@@ -213,7 +213,7 @@ function cancelRows(r: Report): string[][] {
       out.push([
         'cancel → LLM request aborted',
         `\`agent cancel\` CLI (a new node process), n=${c.cli.abortMs.n}${c.cli.failed ? `, ${c.cli.failed} failed` : ''}`,
-        `run closed ${ms(c.cli.closedMs.median)} median`,
+        `${c.cli.requestedMs ? `recorded ${ms(c.cli.requestedMs.median)}, ` : ''}run closed ${ms(c.cli.closedMs.median)} median`,
         ms(c.cli.abortMs.median),
         ms(c.cli.abortMs.p95),
         '≤ 1 s median',

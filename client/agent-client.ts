@@ -1,13 +1,7 @@
 // What the CLI, the demo and the tests do with runs: start, read state, wait for the result,
 // cancel, list. One place, so every caller gets the same semantics (a cancelled run's result is
 // rebuilt from the memo the workflow left).
-import { randomUUID } from 'node:crypto';
-import {
-  WorkflowFailedError,
-  WorkflowNotFoundError,
-  CancelledFailure,
-  WithStartWorkflowOperation,
-} from '@temporalio/client';
+import { WorkflowNotFoundError, WithStartWorkflowOperation } from '@temporalio/client';
 import type {
   WorkflowHandle,
   WorkflowHandleWithFirstExecutionRunId,
@@ -18,9 +12,7 @@ import { AgentError, EXIT } from './agent-error';
 import type { reactAgent } from '../workflows/agent/agent';
 import { checkFirstMessage } from '../common/conversation/conversation';
 import type { SayRequest } from '../common/conversation/conversation';
-import type { AgentInput, AgentResult, AgentState } from '../common/types';
-import { CANCELLED_RESULT_MEMO } from '../common/types';
-import { EMPTY_USAGE } from '../common/cost/budget';
+import type { AgentInput, AgentState } from '../common/types';
 import type { TemporalEnv } from '../runtime/temporal-env';
 import { AGENT_GOAL, AGENT_WAITING, attributePairs, goalAttribute } from '../common/temporal/search-attributes';
 import { checkSearchAttributes } from './search-attribute-check';
@@ -30,6 +22,8 @@ import { runSummary } from './run-summary';
 import { checkRunId, RunNotFoundError, WORKFLOW_TYPE } from './run-id';
 import { sayUpdate, stateQuery } from '../common/agent-messages';
 
+// Waiting for a result and cancelling live in run-control.ts (light to load, for `cancel`); here for every caller.
+export { cancelRun, runResult } from './run-control';
 // The run id's rules and errors live in run-id.ts (light to load, for `list`); here for every caller.
 export { checkRunId, InvalidRunIdError, MAX_WORKFLOW_ID_CHARS, RunNotFoundError, WORKFLOW_TYPE } from './run-id';
 
@@ -151,58 +145,4 @@ export async function existingRun(client: Client, workflowId: string): Promise<W
 
 export async function runState(handle: WorkflowHandle): Promise<AgentState> {
   return handle.query(stateQuery);
-}
-
-/** Waits for the run to end; a cancelled run yields its partial result with stop_reason "cancelled". */
-export async function runResult(handle: WorkflowHandle<typeof reactAgent>): Promise<AgentResult> {
-  try {
-    return await handle.result();
-  } catch (err) {
-    if (err instanceof WorkflowFailedError && err.cause instanceof CancelledFailure) {
-      const description = await handle.describe();
-      const memo = description.memo?.[CANCELLED_RESULT_MEMO] as AgentResult | undefined;
-      if (memo) return memo;
-      // Cancelled before the workflow could write its memo (e.g. before its first task ran).
-      return emptyCancelledResult();
-    }
-    throw err;
-  }
-}
-
-function emptyCancelledResult(): AgentResult {
-  return {
-    status: 'stopped',
-    stop_reason: 'cancelled',
-    trace: [],
-    history: [],
-    usage: { ...EMPTY_USAGE },
-    budget: { max_steps: 0, max_tool_calls: 0, max_seconds: 0, max_tokens: 0, max_usd: 0 },
-  };
-}
-
-/**
- * The kill switch. The reason is recorded in the run's history (WorkflowExecutionCancelRequested).
- * It reaches the current run of the workflow id; with `firstExecutionRunId`, only while that run
- * belongs to the chain that started with it (never a newer run that reuses the id).
- */
-export async function cancelRun(
-  client: Client,
-  workflowId: string,
-  reason = 'cancelled by operator',
-  firstExecutionRunId?: string,
-): Promise<void> {
-  checkRunId(workflowId);
-  try {
-    await client.workflowService.requestCancelWorkflowExecution({
-      namespace: client.options.namespace,
-      workflowExecution: { workflowId },
-      ...(firstExecutionRunId ? { firstExecutionRunId } : {}),
-      reason,
-      identity: client.options.identity,
-      requestId: randomUUID(),
-    });
-  } catch (err) {
-    if ((err as { code?: number }).code === 5) throw new RunNotFoundError(workflowId); // gRPC NOT_FOUND
-    throw err;
-  }
 }

@@ -13,13 +13,23 @@ export interface CancelTrial {
   via: 'api' | 'cli';
   waitBeforeCancelMs: number;
   abortMs: number;
+  /** Cancel issued → the server recorded it (WorkflowExecutionCancelRequested): the CLI's share. */
+  requestedMs: number;
   closedMs: number;
   ok: boolean;
 }
 
+export interface CancelSummary {
+  abortMs: Summary;
+  /** Absent in reports from before it was measured. */
+  requestedMs?: Summary;
+  closedMs: Summary;
+  failed: number;
+}
+
 export interface CancelReport {
-  api: { abortMs: Summary; closedMs: Summary; failed: number };
-  cli?: { abortMs: Summary; closedMs: Summary; failed: number };
+  api: CancelSummary;
+  cli?: CancelSummary;
   trials: CancelTrial[];
 }
 
@@ -70,12 +80,15 @@ export async function phaseCancel(ctx: Ctx): Promise<CancelReport> {
       }
       const result = await runResult(handle).catch(() => undefined);
       const history = await handle.fetchHistory();
-      const closeEvent = (history.events ?? []).find((e) => e.workflowExecutionCanceledEventAttributes);
+      const events = history.events ?? [];
+      const closeEvent = events.find((e) => e.workflowExecutionCanceledEventAttributes);
       const closedMs = closeEvent ? tsToMs(closeEvent.eventTime) - cancelledAt : NaN;
+      const requestEvent = events.find((e) => e.workflowExecutionCancelRequestedEventAttributes);
+      const requestedMs = requestEvent ? tsToMs(requestEvent.eventTime) - cancelledAt : NaN;
       good = good && result?.stop_reason === 'cancelled' && closeEvent !== undefined;
-      trials.push({ via, waitBeforeCancelMs: wait, abortMs, closedMs, ok: good });
+      trials.push({ via, waitBeforeCancelMs: wait, abortMs, requestedMs, closedMs, ok: good });
       progress(
-        `cancel ${n + 1}/${plan.length} (${via}): LLM request aborted after ${ms(abortMs)}, run closed after ${ms(closedMs)}${good ? '' : ' (FAILED)'}`,
+        `cancel ${n + 1}/${plan.length} (${via}): recorded after ${ms(requestedMs)}, LLM request aborted after ${ms(abortMs)}, run closed after ${ms(closedMs)}${good ? '' : ' (FAILED)'}`,
       );
     }
   } finally {
@@ -86,6 +99,7 @@ export async function phaseCancel(ctx: Ctx): Promise<CancelReport> {
     const good = ts.filter((t) => t.ok);
     return {
       abortMs: summarize(good.map((t) => t.abortMs)),
+      requestedMs: summarize(good.map((t) => t.requestedMs)),
       closedMs: summarize(good.map((t) => t.closedMs)),
       failed: ts.length - good.length,
     };

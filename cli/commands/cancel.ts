@@ -22,7 +22,6 @@ import { effectCountsOf, formatEffectCounts } from '../format-effects';
 import { describeChain } from '../../client/run-chain';
 import { diagnose, stuckFacts } from '../stuck-diagnosis';
 import { EFFECTS_MEMO } from '../../common/types';
-import { cancelStuck } from './cancel-stuck';
 
 const DEFAULT_REASON = 'cancelled by operator';
 const DEFAULT_TERMINATE_REASON = 'terminated by operator (agent cancel --terminate)';
@@ -91,6 +90,8 @@ export const cancel = defineCommand({
       if (args.positionals.length > 0) throw new UsageError('give either a run ID or --stuck, not both', HINT);
       if (flags.terminate)
         throw new UsageError('--terminate ends one run at a time: agent cancel ID --terminate', HINT);
+      // Loaded only for a batch: `cancel ID` is timed from the moment it is typed.
+      const { cancelStuck } = await import('./cancel-stuck');
       return cancelStuck({ ...flags, waitMs: waitMsOf(flags) }, ctx);
     }
     const batchOnly = (['older-than', 'dry-run', 'yes', 'include-waiting'] as const).find(

@@ -22,6 +22,11 @@ export interface SessionOptions {
   server?: Pick<TemporalEnv, 'address' | 'namespace' | 'uiUrl'>;
   /** The workers' environment beyond the model's and the world folder's (AGENT_EVAL_DIR). */
   workerEnv?: (worldDir: string) => Record<string, string>;
+  /**
+   * Work of the suite's own (planning) done while the worker processes boot: they load their code for
+   * seconds, and this process would otherwise only wait for them.
+   */
+  whileWorkersStart?: () => void;
   log: (line: string) => void;
 }
 
@@ -69,7 +74,12 @@ export async function withSession<T>(opts: SessionOptions, body: (session: Sessi
     const modelEnv = opts.live ? pick(opts.live, MODEL_VARS) : { OPENAI_BASE_URL: llm!.baseUrl };
     fleet = new WorkerFleet(env, { ...modelEnv, AGENT_EVAL_DIR: worldDir, ...opts.workerEnv?.(worldDir) });
     opts.log(`starting ${opts.workers} workers ...`);
-    await fleet.start(opts.workers);
+    const started = fleet.start(opts.workers); // spawned now; ready later
+    try {
+      opts.whileWorkersStart?.();
+    } finally {
+      await started;
+    }
     client = await createClient(env);
     const own = server;
     return await body({

@@ -39,6 +39,7 @@ import { transcriptOf } from '../harness/transcript';
 import type { TranscriptEntry } from '../harness/transcript';
 import type { Tau2Task } from './task';
 import { stateQuery } from '../../common/agent-messages';
+import { AGENT_WAITING } from '../../common/temporal/search-attributes';
 import { DOMAINS, registryOfDomain } from '../../domains/index';
 import { secretsFromEnv } from '../../activities/secrets';
 import { runRecordOf } from '../run-record';
@@ -198,10 +199,12 @@ export async function runTaskTrial(ctx: TaskContext, plan: TaskTrialPlan): Promi
   const history = await readRunHistory(id, chain, payloadDecoder(ctx.client));
   const { events, costs } = traceOf(history);
 
-  const { db, applied } = await runEndState(ctx.retailDbFile, id);
-  const endHash = ctx.hash(db);
-  if (plan.dump && ctx.dumpDir)
-    writeFileSync(path.join(ctx.dumpDir, `${plan.task.id}.json`), `${pyJsonDumps(db as unknown as PyJson)}\n`);
+  const { read, applied } = await runEndState(ctx.retailDbFile, id, (db) => ({
+    endHash: ctx.hash(db),
+    dumped: plan.dump && ctx.dumpDir ? pyJsonDumps(db as unknown as PyJson) : undefined,
+  }));
+  const { endHash, dumped } = read;
+  if (dumped !== undefined) writeFileSync(path.join(ctx.dumpDir!, `${plan.task.id}.json`), `${dumped}\n`);
   const dbMatch = endHash === plan.expected.hash;
   const duplicates = Math.max(0, applied - plan.expected.writes);
   const confirmed = (result?.effects ?? []).filter((e) => e.state === 'confirmed');
@@ -258,6 +261,9 @@ async function converse(
   let answered = 0; // the number of the last agent turn answered
   while (!done()) {
     await delay(POLL_MS);
+    const waiting = await waitingFor(handle);
+    if (waiting === 'ended') return;
+    if (waiting === 'other') continue;
     const state = await handle.query(stateQuery).catch(() => undefined);
     if (!state) continue; // the server or the workers are down for a moment
     if (state.status !== 'running') return;
@@ -283,6 +289,20 @@ async function converse(
     if (last.consent) ctx.onConsent?.(id, last.consent.tool);
     answered = after;
   }
+}
+
+/**
+ * Whether the run may wait for the customer, from its description: the server answers that alone, where
+ * a Query is a workflow task on a worker, and the customer polls every few hundred milliseconds for the
+ * whole run. `customer` also when the run does not say (no AgentWaiting attribute: a server without it)
+ * or the server is down for a moment: the Query decides then.
+ */
+async function waitingFor(handle: WorkflowHandle<typeof reactAgent>): Promise<'ended' | 'customer' | 'other'> {
+  const description = await handle.describe().catch(() => undefined);
+  if (!description) return 'customer';
+  if (description.status.name !== 'RUNNING') return 'ended';
+  const kind = description.typedSearchAttributes.get(AGENT_WAITING);
+  return kind === undefined || kind === 'customer' || kind === 'consent' ? 'customer' : 'other';
 }
 
 /** Sends a message; on a failure, sends it again only if the run's state shows it did not arrive. */

@@ -13,6 +13,7 @@ import { WriteChaos } from '../harness/write-chaos';
 import type { SuiteRunOptions, SuiteRunResult } from '../harness/suite-options';
 import type { CustomerLlm } from './customer';
 import type { RetailDB } from '../../domains/retail/db';
+import { loadRetailDb } from '../../domains/retail/initial-db';
 import { DbHasher } from './db-hash';
 import { expectedState } from './expected';
 import type { ExpectedState } from './expected';
@@ -45,16 +46,28 @@ interface PreparedTask {
 }
 
 export async function runTau2Suite(opts: Tau2SuiteOptions): Promise<Tau2SuiteResult> {
-  const planningBegan = Date.now();
-  const hasher = new DbHasher();
-  const hash = (db: RetailDB) => hasher.hash(db);
-  const prepared = opts.tasks.map((task) => ({ task, expected: expectedState(task, hash), replay: planReplay(task) }));
-  const planningMs = Date.now() - planningBegan;
+  let hasher: DbHasher | undefined;
+  const hash = (db: RetailDB) => hasher!.hash(db);
+  let prepared: PreparedTask[] = [];
+  let planningMs = 0;
+  // Every task's expected end state and replay plan, computed while the workers boot (withSession).
+  const plan = () => {
+    const began = Date.now();
+    const base = loadRetailDb(); // read only: the plans and the hasher share one copy
+    hasher = new DbHasher(base);
+    prepared = opts.tasks.map((task) => ({
+      task,
+      expected: expectedState(task, hash),
+      replay: planReplay(task, base),
+    }));
+    planningMs = Date.now() - began;
+  };
   if (opts.dumpDir) mkdirSync(opts.dumpDir, { recursive: true });
   const live = opts.mode === 'live' ? opts.live : undefined;
   const retailDb = (worldDir: string) => path.join(worldDir, 'retail.sqlite');
   const session = { name: 'tau2', live, workers: opts.workers, server: opts.server, log: opts.log };
-  return withSession({ ...session, workerEnv: (dir) => ({ [RETAIL_DB_ENV]: retailDb(dir) }) }, async (s) => {
+  const workerEnv = (dir: string) => ({ [RETAIL_DB_ENV]: retailDb(dir) });
+  return withSession({ ...session, workerEnv, whileWorkersStart: plan }, async (s) => {
     const ctx: TaskContext = {
       client: s.client,
       env: s.env,

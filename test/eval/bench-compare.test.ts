@@ -57,6 +57,27 @@ describe('bench-compare', () => {
     assert.equal(figuresOf({} as Report).size, 0);
   });
 
+  it("compares the cancel phase's figures, the CLI's `recorded` one only where a report has it", () => {
+    const summary = (median: number) => ({ median });
+    const cancel = (closed: number, recorded?: number) =>
+      ({
+        cancel: {
+          api: { abortMs: summary(200), closedMs: summary(250), failed: 0 },
+          cli: {
+            abortMs: summary(closed - 20),
+            closedMs: summary(closed),
+            ...(recorded === undefined ? {} : { requestedMs: summary(recorded) }),
+            failed: 0,
+          },
+          trials: [],
+        },
+      }) as unknown as Report;
+    const rows = comparisonRows([cancel(1000)], [cancel(800, 600), cancel(900, 500)]);
+    assert.deepEqual(row(rows, 'cancel → run closed, `agent cancel` (ms)')?.slice(1), ['1000.0', '850.0', '0.85']);
+    assert.deepEqual(row(rows, 'cancel → recorded by the server, `agent cancel` (ms)')?.slice(1), ['—', '550.0', '—']);
+    assert.deepEqual(row(rows, 'cancel → run closed, client API (ms)')?.slice(1), ['250.0', '250.0', '1.00']);
+  });
+
   it('refuses a command line without exactly one commit or with a bad --rounds, and passes what follows -- to the bench', () => {
     assert.deepEqual(parseCompareArgs(['eeaf7fb', '--rounds', '3', '--', '--crash-trials', '1']), {
       commit: 'eeaf7fb',

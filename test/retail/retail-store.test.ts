@@ -1,8 +1,8 @@
 // The retail store on both backends, real databases each: a SQLite file and a PostgreSQL database.
 // Each write once per idempotency key, the first outcome for a repeated key, a settled key never
-// applied, and connections racing (as worker processes do): one key from two connections, several
-// keys of one conversation at once, a write against its run's settle; a Python int kept through
-// storage, so the database hashes like τ²-bench's.
+// applied, a write that throws half-way leaving nothing behind, and connections racing (as worker
+// processes do): one key from two connections, several keys of one conversation at once, a write
+// against its run's settle; a Python int kept through storage, so the database hashes like τ²-bench's.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -112,6 +112,26 @@ for (const backend of [sqlite(), postgres()]) {
       assert.deepEqual(
         (await a.writesOf(runKey)).map((w) => w.state),
         ['applied', 'refused'],
+      );
+    });
+
+    it('a write that throws half-way commits nothing: the same connection reads the database as before, and the key stays free', async () => {
+      const store = connect();
+      const runKey = nextRun();
+      // A first write: the connection now holds the run's own copy (the SQLite store changes it in place).
+      await store.write(runKey, `${runKey}:1`, 'cancel_pending_order', cancelling(PENDING[0]!));
+      const broken: Apply = (db) => {
+        db.orders[PENDING[1]!]!.status = 'cancelled';
+        throw new Error('the tool broke half-way');
+      };
+      await assert.rejects(store.write(runKey, `${runKey}:2`, 'cancel_pending_order', broken), /broke half-way/);
+      assert.equal(await store.read(runKey, (db) => db.orders[PENDING[1]!]!.status), 'pending');
+      assert.equal((await store.database(runKey)).orders[PENDING[0]!]!.status, 'cancelled');
+      const retried = await store.write(runKey, `${runKey}:2`, 'cancel_pending_order', cancelling(PENDING[1]!));
+      assert.equal(retried.record.state, 'applied');
+      assert.deepEqual(
+        (await store.writesOf(runKey)).map((w) => w.state),
+        ['applied', 'applied'],
       );
     });
 

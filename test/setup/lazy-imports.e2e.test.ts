@@ -20,6 +20,8 @@ const LEASE = /dist\/activities\/limiter\/llm-lease\.js$/;
 const ZOD = /node_modules\/zod\//;
 const OPENAI = /node_modules\/openai\//;
 const WORKER_SDK = /node_modules\/@temporalio\/worker\//;
+/** Every domain's tools: what starting a run checks against, not what a cancel needs. */
+const DOMAINS = /dist\/domains\//;
 
 /** The environment that makes a child list what it loaded, and the list's file. */
 function listing(): { env: Record<string, string>; loaded: () => string[] } {
@@ -83,5 +85,22 @@ describe('lazy imports', () => {
     );
     for (const heavy of [ZOD, OPENAI, MCP_SDK, WORKER_SDK])
       assert.deepEqual(matching(files, heavy).slice(0, 3), [], `agent list loaded ${heavy.source}`);
+  });
+
+  it('`agent cancel ID` (the kill switch, timed from the moment it is typed) loads no zod, domain, openai, MCP SDK nor worker SDK', async () => {
+    // No worker: the run waits for its first workflow task, and the cancel is recorded all the same.
+    const { id, handle } = await fixture.start([final('never asked')]);
+    const { env, loaded } = listing();
+    const cli = await runCli(fixture.env, ['cancel', id, '--no-wait', '--reason', 'lazy imports'], env);
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.match(cli.stdout, /cancel requested for/);
+    const files = loaded();
+    assert.ok(
+      files.some((f) => f.endsWith(path.join('dist', 'cli', 'commands', 'cancel.js'))),
+      'the listing is not the CLI',
+    );
+    for (const heavy of [ZOD, DOMAINS, OPENAI, MCP_SDK, WORKER_SDK])
+      assert.deepEqual(matching(files, heavy).slice(0, 3), [], `agent cancel loaded ${heavy.source}`);
+    await handle.terminate('lazy imports: no worker to end it');
   });
 });
