@@ -1,38 +1,47 @@
 // The action contract: the only shapes a model answer may take. The model is untrusted input,
 // so its text is parsed and checked here, inside the workflow, and anything else ends the run
 // with an explicit invalid_action:* reason (one spelling and precedence, docs/runtime-semantics.md).
+import { sharedAcrossRuns } from './shared-across-runs';
 import { z } from 'zod';
 import type { InvalidActionKind } from './stop-reasons';
 import { hasVisibleText } from './text/visible-text';
 
-const argsSchema = z.record(z.string(), z.unknown());
+const argsSchema = sharedAcrossRuns('common/contract:argsSchema', () => z.record(z.string(), z.unknown()));
 
-export const toolActionSchema = z.strictObject({
-  kind: z.literal('tool'),
-  name: z.string().min(1),
-  args: argsSchema.nullish(),
-});
+export const toolActionSchema = sharedAcrossRuns('common/contract:toolActionSchema', () =>
+  z.strictObject({
+    kind: z.literal('tool'),
+    name: z.string().min(1),
+    args: argsSchema.nullish(),
+  }),
+);
 
-export const finalActionSchema = z.strictObject({
-  kind: z.literal('final'),
-  answer: z.string().refine((s) => s.trim().length > 0),
-});
+export const finalActionSchema = sharedAcrossRuns('common/contract:finalActionSchema', () =>
+  z.strictObject({
+    kind: z.literal('final'),
+    answer: z.string().refine((s) => s.trim().length > 0),
+  }),
+);
 
 /** Hands the run to a person, who answers through the same approval update as a tool approval. */
-export const escalateActionSchema = z.strictObject({
-  kind: z.literal('escalate'),
-  reason: z.string().refine((s) => s.trim().length > 0),
-});
+export const escalateActionSchema = sharedAcrossRuns('common/contract:escalateActionSchema', () =>
+  z.strictObject({
+    kind: z.literal('escalate'),
+    reason: z.string().refine((s) => s.trim().length > 0),
+  }),
+);
 
 /**
  * A message to the customer: only in a conversation run (ContractOptions.message). Its text must
  * show, as a customer's must: a message of zero-width characters would leave the customer looking
  * at nothing while the run waits for an answer.
  */
-export const messageActionSchema = z.strictObject({
-  kind: z.literal('message'),
-  text: z.string().refine(hasVisibleText),
-});
+export const messageActionSchema = sharedAcrossRuns('common/contract:messageActionSchema', () =>
+  z.strictObject({
+    kind: z.literal('message'),
+    text: z.string().refine(hasVisibleText),
+  }),
+);
 
 /**
  * decision_summary: an optional one-line summary of the action, in the model's words, for operators
@@ -41,7 +50,9 @@ export const messageActionSchema = z.strictObject({
  * with the final-validator patch (before it, the key was extra_keys).
  */
 export const DECISION_SUMMARY_MAX_CHARS = 160;
-const decisionSummary = z.string().transform(boundedSummary).optional();
+const decisionSummary = sharedAcrossRuns('common/contract:decisionSummary', () =>
+  z.string().transform(boundedSummary).optional(),
+);
 
 const toolWithSummary = toolActionSchema.extend({ decision_summary: decisionSummary });
 const finalWithSummary = finalActionSchema.extend({ decision_summary: decisionSummary });

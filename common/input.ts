@@ -1,6 +1,7 @@
 // The workflow's input, validated once at its entry (and by the CLI before it starts a run). Every
 // number has a floor and a ceiling: a value a timer or a loop cannot take would otherwise throw
 // inside workflow code, and a workflow task that throws is retried forever (a run no cancel ends).
+import { sharedAcrossRuns } from './shared-across-runs';
 import { z } from 'zod';
 import { mcpConfigSchema } from './mcp/config';
 import { conversationInputSchema } from './conversation/conversation';
@@ -37,87 +38,93 @@ export const INPUT_LIMITS = {
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 
-const budgetSchema = z.strictObject({
-  max_steps: int(1, INPUT_LIMITS.max_steps).optional(),
-  max_tool_calls: int(1, INPUT_LIMITS.max_tool_calls).optional(),
-  max_seconds: int(1, INPUT_LIMITS.max_seconds).optional(),
-  /** 0 = no token limit. */
-  max_tokens: int(0, INPUT_LIMITS.max_tokens).optional(),
-  /** 0 = no dollar limit. */
-  max_usd: z.number().finite().min(0).max(INPUT_LIMITS.max_usd).optional(),
-  /** Repeats of one read with nothing new in between before loop_detected; default 2, 0 = none. */
-  max_repeats: int(0, INPUT_LIMITS.max_repeats).optional(),
-});
+const budgetSchema = sharedAcrossRuns('common/input:budgetSchema', () =>
+  z.strictObject({
+    max_steps: int(1, INPUT_LIMITS.max_steps).optional(),
+    max_tool_calls: int(1, INPUT_LIMITS.max_tool_calls).optional(),
+    max_seconds: int(1, INPUT_LIMITS.max_seconds).optional(),
+    /** 0 = no token limit. */
+    max_tokens: int(0, INPUT_LIMITS.max_tokens).optional(),
+    /** 0 = no dollar limit. */
+    max_usd: z.number().finite().min(0).max(INPUT_LIMITS.max_usd).optional(),
+    /** Repeats of one read with nothing new in between before loop_detected; default 2, 0 = none. */
+    max_repeats: int(0, INPUT_LIMITS.max_repeats).optional(),
+  }),
+);
 
 /**
  * What a run carries into the next when it continues as new. Loose on purpose (it is written by
  * the workflow itself, and by older versions of it); the entry check below makes sure a client
  * cannot send it.
  */
-const carriedSchema = z.object({
-  started_at_ms: z.number().finite(),
-  // Numbers, and the bounded per-attempt detail (usage.attempts).
-  usage: z.record(z.string(), z.union([z.number(), z.array(z.unknown())])),
-  trace: z.array(z.unknown()),
-  history: z.array(z.unknown()),
-  seen_calls: z.array(z.string()),
-  human_wait_ms: z.number().finite().nonnegative().optional(),
-});
+const carriedSchema = sharedAcrossRuns('common/input:carriedSchema', () =>
+  z.object({
+    started_at_ms: z.number().finite(),
+    // Numbers, and the bounded per-attempt detail (usage.attempts).
+    usage: z.record(z.string(), z.union([z.number(), z.array(z.unknown())])),
+    trace: z.array(z.unknown()),
+    history: z.array(z.unknown()),
+    seen_calls: z.array(z.string()),
+    human_wait_ms: z.number().finite().nonnegative().optional(),
+  }),
+);
 
-export const agentInputSchema = z.strictObject({
-  goal: z.string().trim().min(1, 'the goal must not be empty').max(INPUT_LIMITS.goal_chars),
-  /** The domain the run works in (domains/index.ts); default support. */
-  domain: z.string().max(64).optional(),
-  /**
-   * The principal the run acts for: an opaque id, in the form the domain checks at entry. Absent in
-   * a domain that learns it from authentication (retail).
-   */
-  principal: z.string().min(1, 'the principal must not be empty').max(INPUT_LIMITS.principal_chars).optional(),
-  budget: budgetSchema.optional(),
-  /** Tools the model may call; anything else is denied. */
-  allow: z
-    .array(z.string())
-    .max(INPUT_LIMITS.allow_entries)
-    .refine((names) => new Set(names).size === names.length, 'allow lists a tool twice'),
-  /** Attempts per LLM decision (timeouts, 429, 5xx) before the run stops; default 3. */
-  llm_max_attempts: int(1, INPUT_LIMITS.llm_max_attempts).optional(),
-  /**
-   * Set by the client when the namespace has the Agent* search attributes registered; only then
-   * does the run upsert them (see common/temporal/search-attributes.ts).
-   */
-  search_attributes: z.boolean().optional(),
-  /**
-   * The model's context budget in estimated tokens (common/model-view/model-view.ts): past it the oldest tool
-   * results are compacted in what the model reads; default DEFAULT_CONTEXT_TOKENS.
-   */
-  context_tokens: int(INPUT_LIMITS.context_tokens_min, INPUT_LIMITS.context_tokens).optional(),
-  /** Continue-as-new after this many steps in one run (history hygiene); default 100. */
-  continue_as_new_every: int(1, INPUT_LIMITS.continue_as_new_every).optional(),
-  /** How long a call needing approval (or an escalation) waits for a person; default 3600. */
-  approval_timeout_seconds: int(1, INPUT_LIMITS.approval_timeout_seconds).optional(),
-  /**
-   * Opt-in: when a budget runs out (or the run would wind down), wait this long for an operator's
-   * `agent extend` before winding down or stopping; absent: no wait.
-   */
-  topup_wait_seconds: int(1, INPUT_LIMITS.topup_wait_seconds).optional(),
-  /**
-   * The final validator: off, warn or enforce (common/validator/final-validator.ts). Default: enforce when a
-   * tool whose results state facts is allowed, warn otherwise.
-   */
-  validator: z.enum(VALIDATOR_MODES).optional(),
-  /**
-   * Present: the run is a conversation with a customer (common/conversation/conversation.ts): the model may send
-   * messages, and the run waits for the customer's answers up to the idle timeout (default 3600 s).
-   */
-  conversation: conversationInputSchema.optional(),
-  /**
-   * MCP servers the run may use, and per tool what the gateway must know (common/mcp/config.ts);
-   * tools the config does not allow are denied. Names environment variables, never secrets.
-   */
-  mcp: mcpConfigSchema.optional(),
-  /** Set by the workflow itself when it continues as new. */
-  carried: carriedSchema.passthrough().optional(),
-});
+export const agentInputSchema = sharedAcrossRuns('common/input:agentInputSchema', () =>
+  z.strictObject({
+    goal: z.string().trim().min(1, 'the goal must not be empty').max(INPUT_LIMITS.goal_chars),
+    /** The domain the run works in (domains/index.ts); default support. */
+    domain: z.string().max(64).optional(),
+    /**
+     * The principal the run acts for: an opaque id, in the form the domain checks at entry. Absent in
+     * a domain that learns it from authentication (retail).
+     */
+    principal: z.string().min(1, 'the principal must not be empty').max(INPUT_LIMITS.principal_chars).optional(),
+    budget: budgetSchema.optional(),
+    /** Tools the model may call; anything else is denied. */
+    allow: z
+      .array(z.string())
+      .max(INPUT_LIMITS.allow_entries)
+      .refine((names) => new Set(names).size === names.length, 'allow lists a tool twice'),
+    /** Attempts per LLM decision (timeouts, 429, 5xx) before the run stops; default 3. */
+    llm_max_attempts: int(1, INPUT_LIMITS.llm_max_attempts).optional(),
+    /**
+     * Set by the client when the namespace has the Agent* search attributes registered; only then
+     * does the run upsert them (see common/temporal/search-attributes.ts).
+     */
+    search_attributes: z.boolean().optional(),
+    /**
+     * The model's context budget in estimated tokens (common/model-view/model-view.ts): past it the oldest tool
+     * results are compacted in what the model reads; default DEFAULT_CONTEXT_TOKENS.
+     */
+    context_tokens: int(INPUT_LIMITS.context_tokens_min, INPUT_LIMITS.context_tokens).optional(),
+    /** Continue-as-new after this many steps in one run (history hygiene); default 100. */
+    continue_as_new_every: int(1, INPUT_LIMITS.continue_as_new_every).optional(),
+    /** How long a call needing approval (or an escalation) waits for a person; default 3600. */
+    approval_timeout_seconds: int(1, INPUT_LIMITS.approval_timeout_seconds).optional(),
+    /**
+     * Opt-in: when a budget runs out (or the run would wind down), wait this long for an operator's
+     * `agent extend` before winding down or stopping; absent: no wait.
+     */
+    topup_wait_seconds: int(1, INPUT_LIMITS.topup_wait_seconds).optional(),
+    /**
+     * The final validator: off, warn or enforce (common/validator/final-validator.ts). Default: enforce when a
+     * tool whose results state facts is allowed, warn otherwise.
+     */
+    validator: z.enum(VALIDATOR_MODES).optional(),
+    /**
+     * Present: the run is a conversation with a customer (common/conversation/conversation.ts): the model may send
+     * messages, and the run waits for the customer's answers up to the idle timeout (default 3600 s).
+     */
+    conversation: conversationInputSchema.optional(),
+    /**
+     * MCP servers the run may use, and per tool what the gateway must know (common/mcp/config.ts);
+     * tools the config does not allow are denied. Names environment variables, never secrets.
+     */
+    mcp: mcpConfigSchema.optional(),
+    /** Set by the workflow itself when it continues as new. */
+    carried: carriedSchema.passthrough().optional(),
+  }),
+);
 
 export type InputCheck = { ok: true } | { ok: false; error: string };
 

@@ -12,6 +12,7 @@ import { writeInputs } from '../worker/bundle-inputs';
 import {
   PREBUILT_BUNDLES,
   PREBUILT_DEVTOOL,
+  PRELOADED_MODULES,
   WORKFLOWS_PATH,
   WORKFLOW_INTERCEPTOR_MODULES,
   bundleStaleness,
@@ -35,6 +36,7 @@ async function main(): Promise<void> {
     const { code } = await bundleWorkflowCode({
       workflowsPath: WORKFLOWS_PATH,
       workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+      preloadModules: [...PRELOADED_MODULES],
       failureConverterPath: bundle.failureConverterPath,
       logger: warningsOnly(),
       webpackConfigHook: withDevtool,

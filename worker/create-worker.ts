@@ -3,6 +3,7 @@ import { processLog } from '../runtime/process-log';
 import { Worker } from '@temporalio/worker';
 import type { ActivityInterceptorsFactory, WorkerOptions, NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { VIEW_HANDOFF_SINKS } from '../activities/decide/view-handoff';
 import { registerDomainFolders } from '../domains/backends';
 import { LIMITER_WORKFLOW_TYPE } from '../common/limiter/llm-limiter';
 import type { ActivityDeps } from '../activities';
@@ -76,7 +77,12 @@ export async function createAgentWorker(opts: AgentWorkerOptions): Promise<Worke
     // (its own errors fail it too: workflows/limiter/llm-limiter.ts; docs/rate-limits.md).
     workflowFailureErrorTypes: { '*': [], [LIMITER_WORKFLOW_TYPE]: ['NondeterminismError'] },
     // The workflow always calls its metrics sink (common/temporal/metrics-sink.ts): register one either way.
-    sinks: { ...(opts.metrics?.sinks ?? NO_METRICS_SINKS), ...(opts.tracing?.sinks ?? NO_TRACE_SINKS) },
+    // The view handoff: a decision on this worker reads its view from memory, not by a Query.
+    sinks: {
+      ...(opts.metrics?.sinks ?? NO_METRICS_SINKS),
+      ...(opts.tracing?.sinks ?? NO_TRACE_SINKS),
+      ...VIEW_HANDOFF_SINKS,
+    },
     interceptors: {
       ...(activityInterceptors.length > 0 ? { activity: activityInterceptors } : {}),
       // Code bundled at start takes the interceptor modules a prebuilt bundle was made with.

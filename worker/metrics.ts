@@ -19,6 +19,7 @@ import { ALL_TOOLS } from '../domains/index';
 import type { DecideOutput } from '../common/types';
 import { LLM_REJECTED, LLM_RETRYABLE, LLM_TIMEOUT } from '../common/agent-messages';
 import { waitingCounts } from './waiting-gauge';
+import { viewReads } from '../activities/decide/view-handoff';
 import type { CountRuns } from './waiting-gauge';
 
 export const DECIDE_ACTIVITY = 'decide';
@@ -76,7 +77,7 @@ function buildInstruments(defaultMetrics: boolean, countRuns: CountRuns | undefi
     });
   }
   return {
-    registry,
+    registry: withViewReads(registry, Counter),
     runsStarted: counter('agent_runs_started_total', 'Agent runs started (a continue-as-new is not a new run)'),
     runsEnded: counter(
       'agent_runs_ended_total',
@@ -136,6 +137,21 @@ function buildInstruments(defaultMetrics: boolean, countRuns: CountRuns | undefi
       registers: [registry],
     }),
   };
+}
+
+/** The registry, with how decide activities read their views (activities/decide/view-handoff.ts), counted when scraped. */
+function withViewReads(registry: Registry, Counter: typeof PromClient.Counter): Registry {
+  new Counter({
+    name: 'agent_model_view_reads_total',
+    help: "How decide activities read their run's view: handoff (from the workflow on this worker, in memory) or query (the model_view Query)",
+    labelNames: ['via'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const via of ['handoff', 'query'] as const) this.inc({ via }, viewReads[via]);
+    },
+  });
+  return registry;
 }
 
 /** `countRuns`: counts in the namespace's visibility store (the agent_runs_waiting gauge); without it, no gauge. */

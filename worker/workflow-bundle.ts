@@ -27,6 +27,15 @@ export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
   require.resolve('../workflows/tracing/otel-interceptors'),
 ];
 
+/**
+ * What the workflow thread evaluates once, at its start, and shares (frozen) between runs instead of
+ * evaluating it again for each run it starts or replays: workflows/preloaded.ts, which names the
+ * libraries (zod was a quarter of that per-run evaluation: docs/benchmark.md, the per-step cost).
+ * Schemas built with zod stay per run: zod fills a schema's methods in on first use, which a frozen
+ * schema would refuse.
+ */
+export const PRELOADED_MODULES: readonly string[] = [require.resolve('../workflows/preloaded')];
+
 /** The compiled code a bundle is made of: workflow code may import only these folders (ESLint zones). */
 export const BUNDLED_DIRS: readonly string[] = ['workflows', 'common', 'domains'].map((dir) => path.join(DIST, dir));
 
@@ -48,7 +57,7 @@ export const PREBUILT_BUNDLES: readonly PrebuiltBundle[] = [
 ];
 
 export interface WorkflowCode {
-  options: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'>;
+  options: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bundlerOptions'>;
   /** For code bundled at start: the interceptor modules to bundle with it (a prebuilt bundle has them). */
   workflowModules?: string[];
   /** true when a prebuilt bundle is used */
@@ -73,6 +82,7 @@ export function bundleOptions(bundle: PrebuiltBundle): Record<string, string> {
     devtool: PREBUILT_DEVTOOL,
     failureConverter: bundle.failureConverterPath ? path.relative(DIST, bundle.failureConverterPath) : 'default',
     interceptors: WORKFLOW_INTERCEPTOR_MODULES.map((m) => path.relative(DIST, m)).join(','),
+    preload: PRELOADED_MODULES.map((m) => path.relative(DIST, m)).join(','),
   };
 }
 
@@ -117,7 +127,10 @@ export function workflowCode(
 ): WorkflowCode {
   const bundle = bundleFor(dataConverter);
   const fromSource = (why: string): WorkflowCode => ({
-    options: { workflowsPath: domainFolders.length > 0 ? entryWithDomains(domainFolders) : WORKFLOWS_PATH },
+    options: {
+      workflowsPath: domainFolders.length > 0 ? entryWithDomains(domainFolders) : WORKFLOWS_PATH,
+      bundlerOptions: { preloadModules: [...PRELOADED_MODULES] },
+    },
     workflowModules: [...WORKFLOW_INTERCEPTOR_MODULES],
     prebuilt: false,
     description: `bundling the workflow code at start, which takes seconds: ${why} (\`npm run build\` prebuilds it)`,

@@ -44,6 +44,7 @@ import {
   modelViewQuery,
 } from '../../common/agent-messages';
 import { reportDecisionDetails } from '../../runtime/telemetry/decision-details';
+import { takeView, viewReads } from './view-handoff';
 
 const HEARTBEAT_EVERY_MS = 250;
 /**
@@ -289,7 +290,10 @@ async function requestOf(input: DecideInput, mode: ToolMode, ctx: Context): Prom
   };
 }
 
-/** The run's state the view is rendered from: a Query on the decision's own run (its workflow answers from memory). */
+/**
+ * The run's state the view is rendered from: handed over by the workflow when it scheduled this
+ * decision on this worker (view-handoff.ts), else a Query on the decision's own run (its workflow answers from memory).
+ */
 async function viewOf(ctx: Context, view: ViewRef): Promise<ViewSource> {
   const run = ctx.info.workflowExecution;
   if (!run)
@@ -297,6 +301,12 @@ async function viewOf(ctx: Context, view: ViewRef): Promise<ViewSource> {
       message: 'decide ran outside a workflow: no run to read the view of',
       nonRetryable: true,
     });
+  const handed = takeView(run, ctx.info.activityId, view);
+  if (handed) {
+    viewReads.handoff++;
+    return handed;
+  }
+  viewReads.query++;
   try {
     return await ctx.client.workflow.getHandle(run.workflowId, run.runId).query(modelViewQuery, view);
   } catch (err) {

@@ -2,6 +2,7 @@
 // `say` Updates are its turns (the transcript); after a message the run waits durably for the
 // customer's next one, up to the idle timeout. Pure code (the Update is defined in common/agent-messages.ts); the waiting
 // lives in workflows/conversation/conversation.ts. Semantics: docs/conversations.md.
+import { sharedAcrossRuns } from '../shared-across-runs';
 import { z } from 'zod';
 import type { ConsentRequest } from './consent';
 import { hasVisibleText } from '../text/visible-text';
@@ -11,10 +12,14 @@ export const DEFAULT_IDLE_TIMEOUT_SECONDS = 3600;
 export const MAX_IDLE_TIMEOUT_SECONDS = 30 * 86_400;
 
 /** The run input's `conversation` block: present, the run is a conversation. */
-export const conversationInputSchema = z.strictObject({
-  /** How long the run waits for the customer's next message before it ends idle_timeout. */
-  idle_timeout_seconds: z.number().int().min(1).max(MAX_IDLE_TIMEOUT_SECONDS).optional(),
-});
+export const conversationInputSchema = sharedAcrossRuns(
+  'common/conversation/conversation:conversationInputSchema',
+  () =>
+    z.strictObject({
+      /** How long the run waits for the customer's next message before it ends idle_timeout. */
+      idle_timeout_seconds: z.number().int().min(1).max(MAX_IDLE_TIMEOUT_SECONDS).optional(),
+    }),
+);
 export type ConversationInput = z.output<typeof conversationInputSchema>;
 
 export const CONVERSATION_LIMITS = {
@@ -108,11 +113,13 @@ export interface AppliedSay {
   n: number;
 }
 
-const sayRequestSchema = z.strictObject({
-  text: z.string().max(CONVERSATION_LIMITS.text_chars).optional(),
-  end: z.boolean().optional(),
-  seen: z.number().int().nonnegative().optional(),
-});
+const sayRequestSchema = sharedAcrossRuns('common/conversation/conversation:sayRequestSchema', () =>
+  z.strictObject({
+    text: z.string().max(CONVERSATION_LIMITS.text_chars).optional(),
+    end: z.boolean().optional(),
+    seen: z.number().int().nonnegative().optional(),
+  }),
+);
 
 /** What the run's state allows (the validator's second argument). */
 export interface SayContext {

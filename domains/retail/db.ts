@@ -2,6 +2,7 @@
 // names, order and types follow the pydantic models; optional fields are null when absent, as model_dump()
 // writes them. Every number is a Python float (all numeric fields of the model are floats), except where a
 // tool stores a Python int in a float field (see PythonInt).
+import { sharedAcrossRuns } from '../../common/shared-across-runs';
 import { z } from 'zod';
 import { PythonInt } from './python/int';
 
@@ -123,56 +124,70 @@ export interface RetailDB {
 // The pydantic validation of a stored database (RetailDB.load): unknown fields of the nested models are
 // dropped (pydantic's default), unknown top-level fields refused (tau2's DB forbids extras), absent optional
 // fields become null. Objects come out in the models' field order.
-const options = z.record(z.string(), z.string());
-const variant = z.object({ item_id: z.string(), options, available: z.boolean(), price: z.number() });
-const product = z.object({ name: z.string(), product_id: z.string(), variants: z.record(z.string(), variant) });
-const address = z.object({
-  address1: z.string(),
-  address2: z.string(),
-  city: z.string(),
-  country: z.string(),
-  state: z.string(),
-  zip: z.string(),
-});
-const paymentMethod = z.discriminatedUnion('source', [
-  z.object({ source: z.literal('credit_card'), id: z.string(), brand: z.string(), last_four: z.string() }),
-  z.object({ source: z.literal('gift_card'), id: z.string(), balance: z.number() }),
-  z.object({ source: z.literal('paypal'), id: z.string() }),
-]);
-const user = z.object({
-  user_id: z.string(),
-  name: z.object({ first_name: z.string(), last_name: z.string() }),
-  address,
-  email: z.string(),
-  payment_methods: z.record(z.string(), paymentMethod),
-  orders: z.array(z.string()),
-});
+const options = sharedAcrossRuns('domains/retail/db:options', () => z.record(z.string(), z.string()));
+const variant = sharedAcrossRuns('domains/retail/db:variant', () =>
+  z.object({ item_id: z.string(), options, available: z.boolean(), price: z.number() }),
+);
+const product = sharedAcrossRuns('domains/retail/db:product', () =>
+  z.object({ name: z.string(), product_id: z.string(), variants: z.record(z.string(), variant) }),
+);
+const address = sharedAcrossRuns('domains/retail/db:address', () =>
+  z.object({
+    address1: z.string(),
+    address2: z.string(),
+    city: z.string(),
+    country: z.string(),
+    state: z.string(),
+    zip: z.string(),
+  }),
+);
+const paymentMethod = sharedAcrossRuns('domains/retail/db:paymentMethod', () =>
+  z.discriminatedUnion('source', [
+    z.object({ source: z.literal('credit_card'), id: z.string(), brand: z.string(), last_four: z.string() }),
+    z.object({ source: z.literal('gift_card'), id: z.string(), balance: z.number() }),
+    z.object({ source: z.literal('paypal'), id: z.string() }),
+  ]),
+);
+const user = sharedAcrossRuns('domains/retail/db:user', () =>
+  z.object({
+    user_id: z.string(),
+    name: z.object({ first_name: z.string(), last_name: z.string() }),
+    address,
+    email: z.string(),
+    payment_methods: z.record(z.string(), paymentMethod),
+    orders: z.array(z.string()),
+  }),
+);
 const optional = <T extends z.ZodType>(schema: T) => schema.nullable().default(null);
-const order = z.object({
-  order_id: z.string(),
-  user_id: z.string(),
-  address,
-  items: z.array(
-    z.object({ name: z.string(), product_id: z.string(), item_id: z.string(), price: z.number(), options }),
-  ),
-  status: z.enum(ORDER_STATUSES),
-  fulfillments: z.array(z.object({ tracking_id: z.array(z.string()), item_ids: z.array(z.string()) })),
-  payment_history: z.array(
-    z.object({ transaction_type: z.enum(['payment', 'refund']), amount: z.number(), payment_method_id: z.string() }),
-  ),
-  cancel_reason: optional(z.enum(CANCEL_REASONS)),
-  exchange_items: optional(z.array(z.string())),
-  exchange_new_items: optional(z.array(z.string())),
-  exchange_payment_method_id: optional(z.string()),
-  exchange_price_difference: optional(z.number()),
-  return_items: optional(z.array(z.string())),
-  return_payment_method_id: optional(z.string()),
-});
-export const retailDbSchema = z.strictObject({
-  products: z.record(z.string(), product),
-  users: z.record(z.string(), user),
-  orders: z.record(z.string(), order),
-});
+const order = sharedAcrossRuns('domains/retail/db:order', () =>
+  z.object({
+    order_id: z.string(),
+    user_id: z.string(),
+    address,
+    items: z.array(
+      z.object({ name: z.string(), product_id: z.string(), item_id: z.string(), price: z.number(), options }),
+    ),
+    status: z.enum(ORDER_STATUSES),
+    fulfillments: z.array(z.object({ tracking_id: z.array(z.string()), item_ids: z.array(z.string()) })),
+    payment_history: z.array(
+      z.object({ transaction_type: z.enum(['payment', 'refund']), amount: z.number(), payment_method_id: z.string() }),
+    ),
+    cancel_reason: optional(z.enum(CANCEL_REASONS)),
+    exchange_items: optional(z.array(z.string())),
+    exchange_new_items: optional(z.array(z.string())),
+    exchange_payment_method_id: optional(z.string()),
+    exchange_price_difference: optional(z.number()),
+    return_items: optional(z.array(z.string())),
+    return_payment_method_id: optional(z.string()),
+  }),
+);
+export const retailDbSchema = sharedAcrossRuns('domains/retail/db:retailDbSchema', () =>
+  z.strictObject({
+    products: z.record(z.string(), product),
+    users: z.record(z.string(), user),
+    orders: z.record(z.string(), order),
+  }),
+);
 
 /** A database from its stored JSON (parsed), validated as RetailDB.model_validate does. */
 export function parseRetailDb(raw: unknown): RetailDB {

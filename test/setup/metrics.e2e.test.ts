@@ -91,6 +91,10 @@ describe('worker metrics endpoint', () => {
       'agent_llm_attempts_charged_total{outcome="ok"}': 6,
       'agent_llm_charged_tokens_total{kind="prompt"}': 6 * 100,
       'agent_llm_charged_tokens_total{kind="completion"}': 6 * 20,
+      // Each decision read its view from the workflow that scheduled it on this worker (no Query);
+      // the attempt after the 429 found it taken and asked by the model_view Query.
+      'agent_model_view_reads_total{via="handoff"}': 6,
+      'agent_model_view_reads_total{via="query"}': 1,
     };
     assert.deepEqual(Object.fromEntries(Object.keys(expected).map((k) => [k, samples.get(k)])), expected);
     assert.ok((samples.get('agent_llm_request_duration_seconds_sum{outcome="ok"}') ?? 0) > 0);

@@ -99,6 +99,7 @@ class AgentRun {
       cutOff: () => this.cut.isCutOff(),
       throwIfCutOff: () => this.cut.check(),
       charge: (attempts) => charge(this.state, attempts, recordAttempts),
+      view: (ref) => this.modelView(ref),
     });
   }
 

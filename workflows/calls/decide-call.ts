@@ -16,7 +16,8 @@ import type { LlmPricing } from '../../common/cost/cost';
 import { checkAttemptCharged, withSignalled } from '../../common/cost/attempt-charged';
 import { llmFailureStop } from '../../common/temporal/llm-failure-stop';
 import type { Tagged } from '../../common/temporal/step-tag';
-import type { ViewRef } from '../../common/model-view/model-view';
+import type { ViewRef, ViewSource } from '../../common/model-view/model-view';
+import { offerView } from '../../common/model-view/view-handoff';
 import type { DecideInput, DecideOutput, DecisionPayload } from '../../common/types';
 import { decideSummary } from '../reporting/activity-summary';
 import { decideActivityOptions, decideMaxAttempts } from './decide-options';
@@ -32,6 +33,8 @@ export interface DecisionHooks {
   cutOff(): boolean;
   throwIfCutOff(): void;
   charge(attempts: readonly AttemptCharge[]): void;
+  /** The model_view Query's answer for a planned view: handed to the decide activity with it. */
+  view(ref: ViewRef): ViewSource;
 }
 
 export class Decisions {
@@ -62,8 +65,9 @@ export class Decisions {
     leftUsd?: number,
     view?: ViewRef,
   ): Promise<DecideOutput | DecideStop> {
+    const activityId = `${step}-decide`;
     const { decide } = proxyActivities<{ decide: DecideFn }>({
-      activityId: `${step}-decide`,
+      activityId,
       summary: decideSummary(step, this.hooks.left(), view),
       ...decideActivityOptions(this.maxRequests),
     });
@@ -72,6 +76,8 @@ export class Decisions {
     // The ledger the activity reported, plus the paid attempts it Signalled and the ledger lacks.
     const ledger = (attempts: readonly AttemptCharge[]): AttemptCharge[] => withSignalled(attempts, signalled);
     this.deciding = { step, signalled };
+    // The activity reads this view from memory when it runs on this worker, else by the Query.
+    if (view) offerView(activityId, view, () => this.hooks.view(view));
     let decision: DecideOutput;
     try {
       decision = await decide({

@@ -24,16 +24,26 @@ import type {
 import { workflowInfo } from '@temporalio/workflow';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { Headers } from '@temporalio/common';
-import {
+import type * as OtelWorkflow from '@temporalio/interceptors-opentelemetry/lib/workflow';
+import type {
   OpenTelemetryInboundInterceptor,
   OpenTelemetryOutboundInterceptor,
-  OpenTelemetryInternalsInterceptor,
 } from '@temporalio/interceptors-opentelemetry/lib/workflow';
 import { LIMITER_WORKFLOW_TYPE } from '../../common/limiter/llm-limiter';
 import { forgetRun, markRunTraced } from './step-span';
 
 /** The header the SDK's client interceptor writes the caller's span context into. */
 export const TRACE_HEADER = '_tracer-data';
+
+/**
+ * The SDK's workflow interceptors and the OpenTelemetry SDK under them, loaded by a traced run only:
+ * a workflow's modules are evaluated again for every run a worker starts or replays, and these were
+ * a sixth of that for runs that never trace (docs/benchmark.md, the per-step cost).
+ */
+function otelWorkflow(): typeof OtelWorkflow {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded by a traced run only
+  return require('@temporalio/interceptors-opentelemetry/lib/workflow') as typeof OtelWorkflow;
+}
 
 /** One run's tracing: off until its start is seen to carry a trace context. */
 interface RunTracing {
@@ -54,7 +64,7 @@ export const interceptors = (): WorkflowInterceptors => {
         // The SDK's dispose is async but only disables the run's context manager before calling next.
         dispose: (input, next) => {
           forgetRun(runId);
-          if (run.inbound) void new OpenTelemetryInternalsInterceptor().dispose(input, next);
+          if (run.inbound) void new (otelWorkflow().OpenTelemetryInternalsInterceptor)().dispose(input, next);
           else next(input);
         },
       },
@@ -96,8 +106,9 @@ function tracedInbound(run: RunTracing, runId: string): WorkflowInboundCallsInte
       const input = withReadableTraceHeader(given);
       if (input.headers[TRACE_HEADER] === undefined) return next(input);
       // Built only now: the SDK's tracer provider is created by the first interceptor constructed.
-      run.inbound = new OpenTelemetryInboundInterceptor();
-      run.outbound = new OpenTelemetryOutboundInterceptor();
+      const otel = otelWorkflow();
+      run.inbound = new otel.OpenTelemetryInboundInterceptor();
+      run.outbound = new otel.OpenTelemetryOutboundInterceptor();
       markRunTraced(runId);
       return run.inbound.execute(input, next);
     },
