@@ -313,12 +313,14 @@ class RunReader {
 function localActivityData(payloads: Payloads): { activityType?: string; attempt?: number; scheduledAtMs?: number } {
   const payload = payloads?.[0];
   if (!payload?.data) return {};
-  let data: Record<string, unknown>;
+  let parsed: unknown;
   try {
-    data = JSON.parse(Buffer.from(payload.data).toString('utf8')) as Record<string, unknown>;
+    parsed = JSON.parse(Buffer.from(payload.data).toString('utf8'));
   } catch {
     return {};
   }
+  if (typeof parsed !== 'object' || parsed === null) return {};
+  const data = parsed as Record<string, unknown>;
   const type = data.activity_type ?? data.activityType;
   const attempt = data.attempt;
   const scheduled = data.original_schedule_time ?? data.originalScheduleTime;
