@@ -310,7 +310,12 @@ class RunReader {
 }
 
 /** What the SDK's core records of a local activity besides its result (its `data` detail, plain JSON). */
-function localActivityData(payloads: Payloads): { activityType?: string; attempt?: number; scheduledAtMs?: number } {
+export function localActivityData(payloads: Payloads): {
+  activityType?: string;
+  attempt?: number;
+  scheduledAtMs?: number;
+  completedAtMs?: number;
+} {
   const payload = payloads?.[0];
   if (!payload?.data) return {};
   let parsed: unknown;
@@ -325,7 +330,10 @@ function localActivityData(payloads: Payloads): { activityType?: string; attempt
   const attempt = data.attempt;
   const scheduled = data.original_schedule_time ?? data.originalScheduleTime;
   const scheduledAtMs = typeof scheduled === 'string' ? Date.parse(scheduled) : timestampMs(scheduled);
+  const completed = data.complete_time ?? data.completeTime;
+  const completedAtMs = typeof completed === 'string' ? Date.parse(completed) : timestampMs(completed);
   return {
+    ...(completedAtMs !== undefined && Number.isFinite(completedAtMs) ? { completedAtMs } : {}),
     ...(typeof type === 'string' ? { activityType: type } : {}),
     ...(typeof attempt === 'number' && Number.isSafeInteger(attempt) && attempt > 0 ? { attempt } : {}),
     ...(scheduledAtMs !== undefined && Number.isFinite(scheduledAtMs) ? { scheduledAtMs } : {}),
