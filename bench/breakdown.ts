@@ -1,10 +1,11 @@
 // Where a durable run's time went, read from its history.
 import { tsToMs } from '@temporalio/common/lib/time';
 import type { temporal } from '@temporalio/proto';
-import { localActivityData } from '../client/history/read-history';
-import { LOCAL_ACTIVITY_MARKER } from '../common/temporal/local-call';
 
-/** Where the time of one durable run went, from its history (server timestamps; a local tool call's own, from its marker). */
+/**
+ * Where the time of one durable run went, from its history (server timestamps). A read-only tool
+ * run as a local activity has no events of its own: its time is inside the workflow task's run.
+ */
 export interface Breakdown {
   serverMs: number;
   activityQueueMs: number;
@@ -42,15 +43,6 @@ export function breakdown(events: temporal.api.history.v1.IHistoryEvent[]): Brea
         const isDecide = s.activityTaskScheduledEventAttributes?.activityType?.name === 'decide';
         if (isDecide) b.decideMs += t(e) - t(st);
         else b.toolMs += t(e) - t(st);
-      }
-    }
-    // A local tool call ran inside the workflow task before this marker: its time is the tool's, not the task's.
-    const marker = e.markerRecordedEventAttributes;
-    if (marker?.markerName === LOCAL_ACTIVITY_MARKER) {
-      const { scheduledAtMs, completedAtMs } = localActivityData(marker.details?.data?.payloads);
-      if (scheduledAtMs !== undefined && completedAtMs !== undefined && completedAtMs >= scheduledAtMs) {
-        b.toolMs += completedAtMs - scheduledAtMs;
-        b.wftRunMs -= completedAtMs - scheduledAtMs;
       }
     }
     if (e.workflowTaskStartedEventAttributes) {

@@ -208,7 +208,9 @@ class RunReader {
         ...(echo?.idempotency_key ? { idempotency_key: echo.idempotency_key } : {}),
         trace: tag,
       },
-      scheduledAtMs: data.scheduledAtMs ?? atMs,
+      // The marker's own time: the SDK's original_schedule_time is taken on another clock (it can
+      // come after complete_time), so a local call is placed where the workflow task recorded it.
+      scheduledAtMs: atMs,
       attempts: data.attempt ?? 1,
       local: true,
     };
@@ -310,12 +312,7 @@ class RunReader {
 }
 
 /** What the SDK's core records of a local activity besides its result (its `data` detail, plain JSON). */
-export function localActivityData(payloads: Payloads): {
-  activityType?: string;
-  attempt?: number;
-  scheduledAtMs?: number;
-  completedAtMs?: number;
-} {
+function localActivityData(payloads: Payloads): { activityType?: string; attempt?: number } {
   const payload = payloads?.[0];
   if (!payload?.data) return {};
   let parsed: unknown;
@@ -328,24 +325,10 @@ export function localActivityData(payloads: Payloads): {
   const data = parsed as Record<string, unknown>;
   const type = data.activity_type ?? data.activityType;
   const attempt = data.attempt;
-  const scheduled = data.original_schedule_time ?? data.originalScheduleTime;
-  const scheduledAtMs = typeof scheduled === 'string' ? Date.parse(scheduled) : timestampMs(scheduled);
-  const completed = data.complete_time ?? data.completeTime;
-  const completedAtMs = typeof completed === 'string' ? Date.parse(completed) : timestampMs(completed);
   return {
-    ...(completedAtMs !== undefined && Number.isFinite(completedAtMs) ? { completedAtMs } : {}),
     ...(typeof type === 'string' ? { activityType: type } : {}),
     ...(typeof attempt === 'number' && Number.isSafeInteger(attempt) && attempt > 0 ? { attempt } : {}),
-    ...(scheduledAtMs !== undefined && Number.isFinite(scheduledAtMs) ? { scheduledAtMs } : {}),
   };
-}
-
-function timestampMs(value: unknown): number | undefined {
-  const ts = value as { seconds?: unknown; nanos?: unknown } | null | undefined;
-  if (typeof ts !== 'object' || ts === null) return undefined;
-  const seconds = Number(ts.seconds);
-  const nanos = Number(ts.nanos ?? 0);
-  return Number.isFinite(seconds) && Number.isFinite(nanos) ? seconds * 1000 + Math.floor(nanos / 1e6) : undefined;
 }
 
 function closedStatus(e: HistoryEvent): string | undefined {
