@@ -1,6 +1,6 @@
 // Read-only tools run as local activities (issue 32): the run's history records each read as a
 // MarkerRecorded event in the workflow's own task, with the same idempotency key a normal activity
-// would carry, while the effect (issue_refund) stays a normal activity. `agent trace` still lists
+// would carry, while the effect (issue_refund) and a read that opted out (search_policy) stay normal activities. `agent trace` still lists
 // every call with its arguments, and a cancel reaches a local read in flight (no heartbeat needed).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -91,6 +91,7 @@ describe('read-only tools as local activities', () => {
     const id = uniqueId('local-tools');
     fixture.llm.script(id, [
       billingOf(user),
+      tool('get_user_profile', { user_id: user }),
       tool('search_policy', { query: 'refund policy' }),
       refundOf(user),
       finalAnswer(),
@@ -104,8 +105,9 @@ describe('read-only tools as local activities', () => {
       result.trace.map((t) => [t.step, t.tool, t.ok]),
       [
         [1, 'get_user_billing', true],
-        [2, 'search_policy', true],
-        [3, 'issue_refund', true],
+        [2, 'get_user_profile', true],
+        [3, 'search_policy', true],
+        [4, 'issue_refund', true],
       ],
     );
 
@@ -114,11 +116,14 @@ describe('read-only tools as local activities', () => {
     const locals = await localCalls(events);
     assert.deepEqual(
       locals.map((c) => c.type),
-      ['get_user_billing', 'search_policy'],
+      ['get_user_billing', 'get_user_profile'],
     );
+    // The effect, and the read that opted out (localActivity: false), are normal activities.
     const scheduled = scheduledTypes(events);
-    assert.ok(scheduled.includes('issue_refund'), `scheduled: ${scheduled.join(', ')}`);
-    assert.ok(!scheduled.includes('get_user_billing') && !scheduled.includes('search_policy'), scheduled.join(', '));
+    assert.deepEqual(
+      scheduled.filter((t) => t !== 'decide'),
+      ['search_policy', 'issue_refund'],
+    );
 
     // Each read carried the key a normal activity would: <workflow id>:<step>:<tool>:<args hash>.
     for (const [i, call] of locals.entries()) {
@@ -137,12 +142,14 @@ describe('read-only tools as local activities', () => {
       tools.map((s) => [s.step, s.tool, s.observation?.status]),
       [
         [1, 'get_user_billing', 'ok'],
-        [2, 'search_policy', 'ok'],
-        [3, 'issue_refund', 'ok'],
+        [2, 'get_user_profile', 'ok'],
+        [3, 'search_policy', 'ok'],
+        [4, 'issue_refund', 'ok'],
       ],
     );
     assert.equal(tools[0]!.argumentDigest, digest({ user_id: user }));
-    assert.equal(tools[1]!.argumentDigest, digest({ query: 'refund policy' }));
+    assert.equal(tools[1]!.argumentDigest, digest({ user_id: user }));
+    assert.equal(tools[2]!.argumentDigest, digest({ query: 'refund policy' }));
   });
 
   it('a cancel reaches a local read in flight at once, without heartbeats', async () => {
