@@ -44,7 +44,9 @@ export function callToolActivity(
   const summary = toolCallSummary(call, left);
   // A read-only tool runs in the workflow's own task: the same input, key, gateway before it and
   // the same retries, one server round trip less (workflows/agent/patches.ts LOCAL_TOOLS_PATCH).
-  if (runsAsLocalActivity(spec) && patched(LOCAL_TOOLS_PATCH)) {
+  // Not once the run is pinned to a kind of store: only a worker on that store may answer, and a
+  // local activity cannot move to another worker (a normal one's refused attempt is retried elsewhere).
+  if (store === undefined && runsAsLocalActivity(spec) && patched(LOCAL_TOOLS_PATCH)) {
     const local = proxyLocalActivities<Record<string, ToolFn>>({ summary, ...localToolActivityOptions(spec) });
     return local[call.name]!(input).then(withoutLocalCall);
   }
