@@ -2,7 +2,10 @@
 import { tsToMs } from '@temporalio/common/lib/time';
 import type { temporal } from '@temporalio/proto';
 
-/** Where the time of one durable run went, from its history (server timestamps). */
+/**
+ * Where the time of one durable run went, from its history (server timestamps). A read-only tool
+ * run as a local activity has no events of its own: its time is inside the workflow task's run.
+ */
 export interface Breakdown {
   serverMs: number;
   activityQueueMs: number;

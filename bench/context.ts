@@ -40,12 +40,14 @@ export function startWorker(
   taskQueue: string,
   what: string,
   extraEnv: Record<string, string> = {},
+  /** Another build's dist/ (the floor phase's agent before a change); default: this one. */
+  dist = DIST,
 ): BenchWorker {
   const n = ++ctx.workerCount;
   const logFile = path.join(ctx.logDir, `worker-${n}-${what}.log`);
   const fd = fs.openSync(logFile, 'a');
   const spawnedAt = Date.now();
-  const proc = fork(path.join(DIST, 'bench', 'worker.js'), [], {
+  const proc = fork(path.join(dist, 'bench', 'worker.js'), [], {
     env: {
       ...process.env,
       TEMPORAL_ADDRESS: ctx.server.address,

@@ -26,6 +26,7 @@ import { phaseCancel } from './phases/cancel';
 import { phaseCrash } from './phases/crash';
 import { phaseHistory } from './phases/history';
 import { phaseLimiter } from './phases/limiter';
+import { phaseFloor } from './phases/floor';
 import { phaseOverhead } from './phases/overhead';
 import { phaseThroughput } from './phases/throughput';
 import { execFileP, progress, t0 } from './process';
@@ -81,6 +82,7 @@ function codecConverter(opts: Options): DataConverter | undefined {
 async function runPhases(ctx: Ctx, connection: Connection, report: Report): Promise<void> {
   const { opts, server, llm } = ctx;
   if (opts.phases.includes('overhead')) report.overhead = await phaseOverhead(ctx);
+  if (opts.phases.includes('floor')) report.floor = await phaseFloor(ctx);
   if (opts.phases.includes('throughput')) report.throughput = await phaseThroughput(ctx);
   if (opts.phases.includes('history')) {
     report.history = await phaseHistory(ctx);

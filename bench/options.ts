@@ -9,9 +9,19 @@ export type CrashMode = 'restart' | 'standby';
 const CRASH_MODES: CrashMode[] = ['restart', 'standby'];
 
 export type Phase =
-  'overhead' | 'throughput' | 'history' | 'payload' | 'cancel' | 'crash' | 'start' | 'cli' | 'limiter';
+  'overhead' | 'floor' | 'throughput' | 'history' | 'payload' | 'cancel' | 'crash' | 'start' | 'cli' | 'limiter';
 /** The default phases; `limiter` (a few minutes of 429s) runs only when asked for. */
-export const ALL_PHASES: Phase[] = ['overhead', 'throughput', 'history', 'payload', 'cancel', 'crash', 'start', 'cli'];
+export const ALL_PHASES: Phase[] = [
+  'overhead',
+  'floor',
+  'throughput',
+  'history',
+  'payload',
+  'cancel',
+  'crash',
+  'start',
+  'cli',
+];
 const KNOWN_PHASES: Phase[] = [...ALL_PHASES, 'limiter'];
 
 export interface Options {
@@ -39,6 +49,8 @@ export interface Options {
   serverArgs: string[];
   /** postgres: a folder laid out like deploy/ (the configuration to measure); default the repository's. */
   deployDir: string | undefined;
+  /** floor: another build's dist/ whose agent worker runs as a third side (the agent before a change). */
+  floorBefore: string | undefined;
   /** postgres: extra PostgreSQL settings (`name=value`). */
   postgresSettings: string[];
   label: string | undefined;
@@ -60,9 +72,9 @@ export const HELP = `npm run bench -- [flags]
   --quick                  small trial counts, C = 1,10,100 (about 2-3 minutes)
   --server dev|postgres    the Temporal dev server (default), or the multi-service server on PostgreSQL
   --phases a,b             subset of ${KNOWN_PHASES.join(',')} (default: all but limiter)
-  --trials N               overhead: paired trials per latency (quick 3, full 15)
-  --warmup N               overhead: discarded warm-up pairs (2)
-  --latencies a,b,c        overhead: decision latencies in ms (0,50,500)
+  --trials N               overhead, floor: paired trials per latency (quick 3, full 15)
+  --warmup N               overhead, floor: discarded warm-up pairs (2)
+  --latencies a,b,c        overhead, floor: decision latencies in ms (0,50,500)
   --steps N                decisions per scenario run (5: 4 tool calls + final answer)
   --concurrency a,b        throughput: concurrent runs (quick 1,10,100; full 1,10,100,500), after one warm-up run
   --throughput-trials N    throughput: trials per level, fresh worker each (quick 1, full 2)
@@ -83,6 +95,7 @@ export const HELP = `npm run bench -- [flags]
   --server-dc k=v          extra dev server dynamic config (e.g. system.enableActivityEagerExecution=true)
   --sqlite-pragma k=v      extra dev server SQLite pragma (e.g. journal_mode=wal)
   --server-arg=x           extra raw dev server argument (repeatable; with = when it starts with -)
+  --floor-before dir       floor: also bench the agent worker of another build's dist/ (e.g. main's), same run
   --deploy-dir dir         postgres: configuration from dir/temporal, dir/dynamicconfig, dir/postgres (default deploy/)
   --pg-setting k=v         postgres: extra PostgreSQL setting (e.g. synchronous_commit=off; repeatable)
   --codec module           module exporting \`dataConverter\` (payload codec) for client and workers
@@ -126,7 +139,16 @@ const REPEATED_FLAGS = [
   'worker-node-arg',
   'pg-setting',
 ] as const;
-const STRING_FLAGS = ['phases', 'crash-modes', 'codec', 'label', 'out', 'server', 'deploy-dir'] as const;
+const STRING_FLAGS = [
+  'phases',
+  'crash-modes',
+  'codec',
+  'label',
+  'out',
+  'server',
+  'deploy-dir',
+  'floor-before',
+] as const;
 
 function numbers(flag: string, value: string): number[] {
   return value
@@ -206,6 +228,7 @@ export function parseBenchArgs(argv: string[]): Options {
     sqlitePragmas: repeated('sqlite-pragma'),
     serverArgs: repeated('server-arg'),
     deployDir: text('deploy-dir') !== undefined ? path.resolve(text('deploy-dir')!) : undefined,
+    floorBefore: text('floor-before') !== undefined ? path.resolve(text('floor-before')!) : undefined,
     postgresSettings: repeated('pg-setting'),
     label: text('label')?.replace(/[^A-Za-z0-9._-]/g, '_'),
     outDir: path.resolve(text('out') ?? path.join(REPO, 'bench-results')),

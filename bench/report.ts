@@ -6,6 +6,7 @@ import type { PayloadSize } from './payload-size';
 import { bytes, markdownTable, median, ms, secs, signed } from './stats';
 import type { CrashMode, Options } from './options';
 import type { OverheadLevel } from './phases/overhead';
+import type { FloorLevel } from './phases/floor';
 import type { ThroughputTrial } from './phases/throughput';
 import type { HistoryReport } from './phases/history';
 import type { CancelReport } from './phases/cancel';
@@ -19,6 +20,7 @@ export interface Report {
   conditions: Record<string, unknown>;
   options: Options;
   overhead?: OverheadLevel[];
+  floor?: FloorLevel[];
   throughput?: ThroughputTrial[];
   history?: HistoryReport;
   historyWithCodec?: string;
@@ -40,6 +42,7 @@ function yesNo(cond: boolean | undefined): string {
 export function rows(r: Report): string[][] {
   return [
     ...overheadRows(r),
+    ...floorRows(r),
     ...startRows(r),
     ...throughputRows(r),
     ...payloadRows(r),
@@ -70,6 +73,40 @@ function overheadRows(r: Report): string[][] {
     ]);
   }
   return out;
+}
+
+/** Rows: the agent's step against a bare workflow running the same activities, a row per LLM latency. */
+function floorRows(r: Report): string[][] {
+  const before = (r.floor ?? []).flatMap((l) =>
+    l.before
+      ? [
+          [
+            'agent step / Temporal floor, before',
+            `LLM ${l.latencyMs} ms, the agent of ${l.before.dist}`,
+            `before ${ms(l.before.perStepMs.median)}/step vs bare workflow ${ms(l.floorPerStepMs.median)}/step; ` +
+              `CPU/step: worker ${ms(l.before.cpuPerStepMs)}; events/run ${l.before.events}`,
+            `×${l.before.ratio.toFixed(2)}`,
+            `${ms(l.before.perStepMs.p95)}`,
+            '—',
+            '—',
+          ],
+        ]
+      : [],
+  );
+  return [...floorNow(r), ...before];
+}
+
+function floorNow(r: Report): string[][] {
+  return (r.floor ?? []).map((l) => [
+    'agent step / Temporal floor',
+    `LLM ${l.latencyMs} ms, ${l.steps}-step run, n=${l.agentPerStepMs.n}${l.failed ? `, ${l.failed} failed` : ''}`,
+    `agent ${ms(l.agentPerStepMs.median)}/step vs bare workflow ${ms(l.floorPerStepMs.median)}/step; ` +
+      `CPU/step: agent worker ${ms(l.cpuPerStepMs.agent)}, floor worker ${ms(l.cpuPerStepMs.floor)}; events/run ${l.events.agent} vs ${l.events.floor}`,
+    `×${l.ratio.toFixed(2)}`,
+    `${ms(l.agentPerStepMs.p95)} vs ${ms(l.floorPerStepMs.p95)}`,
+    l.latencyMs === 0 ? '≤ 0.6×' : '—',
+    yesNo(l.latencyMs === 0 ? l.ratio <= 0.6 : undefined),
+  ]);
 }
 
 /** Rows: cold starts: the CLI and the worker. */

@@ -2,6 +2,7 @@
 // `npm run worker`, the same prebuilt workflow bundle) plus what a benchmark needs around it:
 //  - BENCH_WORKER_OVERRIDES: JSON of extra Worker options (the tuning experiments);
 //  - BENCH_DATA_CONVERTER: a module exporting `dataConverter` (hook for the payload codec);
+//  - BENCH_WORKFLOWS=floor: the floor phase's bare workflow (bench/floor/floor-workflow.ts) instead of the agent;
 //  - metrics on, as `npm run worker` has them by default (the SDK's Prometheus exporter and the
 //    agent's own registry and sink; nobody scrapes them here); BENCH_WORKER_METRICS=off turns them off;
 //  - IPC: {type:'ready'} once the worker polls; {type:'stats'} -> its own CPU time and RSS, measured
@@ -23,6 +24,11 @@ async function main(): Promise<void> {
     const mod = require(process.env.BENCH_DATA_CONVERTER) as { dataConverter?: WorkerOptions['dataConverter'] };
     if (!mod.dataConverter) throw new Error(`${process.env.BENCH_DATA_CONVERTER} exports no dataConverter`);
     overrides.dataConverter = mod.dataConverter;
+  }
+  if (process.env.BENCH_WORKFLOWS === 'floor') {
+    // The floor phase's bare workflow instead of the agent's (bundled now: it is not in the prebuilt bundle).
+    overrides.workflowBundle = undefined;
+    overrides.workflowsPath = require.resolve('./floor/floor-workflow');
   }
   const withMetrics = process.env.BENCH_WORKER_METRICS !== 'off';
   // AGENT_LLM_TPM and friends, as `npm run worker` reads them (the limiter phase sets them).

@@ -10,6 +10,7 @@ import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { envelope } from '../activities/tools/envelope';
 import { HEARTBEAT_EVERY_MS, sleepUnlessAborted } from '../activities/tools/tool-activity';
 import { stepTagOf } from '../common/temporal/step-tag';
+import { LOCAL_CALL_FIELD, localCallOf } from '../common/temporal/local-call';
 import type { Observation } from '../common/types';
 import { DOMAINS, registryOfDomain } from '../domains/index';
 import { COMMIT_FAULTS } from './faults';
@@ -73,7 +74,12 @@ async function injected(
       // The answer is replaced, under the real source's name: the tool ran (a refund did commit),
       // only what came back is wrong, as with a faulty or lagging backend.
       const real = await run();
-      const answer = (data: unknown, ok = fault.ok ?? true) => envelope(name, real.source, ok, data);
+      // A local call's echo of its input (common/temporal/local-call.ts) stays: the run's record reads its args there.
+      const echo = localCallOf(real);
+      const answer = (data: unknown, ok = fault.ok ?? true) => {
+        const replaced = envelope(name, real.source, ok, data);
+        return echo ? { ...replaced, [LOCAL_CALL_FIELD]: echo } : replaced;
+      };
       if (fault.kind === 'oversized') return answer({ blob: 'x'.repeat(fault.bytes ?? 100_000) }, true);
       if (fault.kind === 'malformed') return answer(fault.data ?? BROKEN_RECORD);
       // stale, conflicting, empty: a plausible answer that disagrees with the source of truth.

@@ -4,7 +4,7 @@
 // heartbeating and ends early when the activity is cancelled (the call then never runs), so a
 // cancelled attempt frees its worker slot at once. Effectful tools are never wrapped: they have
 // their own knobs (AGENT_REFUND_PAUSE_*), which model a hung attempt, not a slow one.
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import { ALL_TOOLS } from '../../domains/index';
 import type { Observation, ToolInput } from '../../common/types';
 import { readEnv } from '../../runtime/env-vars';
@@ -42,7 +42,11 @@ export function withToolPause<T extends Record<string, ToolFn>>(tools: T, pause:
     wrapped[name] = {
       [name]: async (input: ToolInput): Promise<Observation> => {
         const ctx = Context.current();
-        if (ctx.info.attempt === 1) await pauseUnlessCancelled(ctx, pause.ms);
+        if (ctx.info.attempt === 1) {
+          // Said in the worker's log: a drill (a kill, a cancel) knows the call is in flight, and under which key.
+          log.info(`tool pause: ${name}`, { idempotencyKey: input.idempotency_key });
+          await pauseUnlessCancelled(ctx, pause.ms);
+        }
         return tool(input);
       },
     }[name]!;

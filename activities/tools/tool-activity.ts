@@ -8,6 +8,7 @@ import { temporal } from '@temporalio/proto';
 import type { EffectFaults, ToolContext, ToolDefinition } from '../../common/tools/tool';
 import type { Observation, ReconcileInput, ReconcileOutput, ToolInput } from '../../common/types';
 import { envelope } from './envelope';
+import { withLocalCall } from '../../common/temporal/local-call';
 import { TOOL_BAD_ARGS } from '../../common/agent-messages';
 
 export type ToolFn = (input: ToolInput) => Promise<Observation>;
@@ -34,7 +35,9 @@ export function toolActivity<Services>(tool: ToolDefinition<Services>, deps: Too
       // heartbeat timeout, not at its start-to-close. An effect beats itself, with its progress.
       const beat = tool.effectful ? undefined : setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
       try {
-        return await tool.handler(parsed.data, toolContext(tool.name, deps, activity), input);
+        const observation = await tool.handler(parsed.data, toolContext(tool.name, deps, activity), input);
+        // A local activity's history keeps no input: its step tag and arguments ride back in the result.
+        return activity.info.isLocal ? withLocalCall(observation, input) : observation;
       } finally {
         clearInterval(beat);
       }

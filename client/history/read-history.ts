@@ -13,7 +13,8 @@ import { tsToMs } from '@temporalio/common/lib/time';
 import { stepTagOf } from '../../common/temporal/step-tag';
 import type { StepTag } from '../../common/temporal/step-tag';
 import { CANCELLED_RESULT_MEMO } from '../../common/types';
-import type { AgentInput, AgentResult } from '../../common/types';
+import type { AgentInput, AgentResult, Observation } from '../../common/types';
+import { LOCAL_ACTIVITY_MARKER, localCallOf, withoutLocalCall } from '../../common/temporal/local-call';
 import type { ApprovalAnswer, ApprovalReceipt } from '../../common/conversation/approvals';
 
 export type HistoryEvent = NonNullable<History['events']>[number];
@@ -34,6 +35,8 @@ export interface ActivityRecord {
   scheduledAtMs: number;
   /** The attempt that reported last (1 = no retry). */
   attempts: number;
+  /** A local activity (a read-only tool call recorded as a marker): no scheduled event of its own. */
+  local?: boolean;
 }
 
 export type ActivityEnd = 'failed' | 'timed_out' | 'cancelled';
@@ -96,6 +99,9 @@ type Attributes<K extends keyof HistoryEvent> = NonNullable<HistoryEvent[K]>;
 class RunReader {
   private readonly scheduled = new Map<string, ActivityRecord>();
   private readonly updateInputs = new Map<string, Payloads>();
+  /** The step of the last decision scheduled: a local tool call without its echo belongs to it. */
+  private lastDecideStep: number | undefined;
+  private lastDecideTagged = false;
 
   constructor(
     private readonly history: RunHistory,
@@ -118,6 +124,8 @@ class RunReader {
       e.activityTaskCanceledEventAttributes
     )
       return this.activityEnded(e, atMs);
+    if (e.markerRecordedEventAttributes?.markerName === LOCAL_ACTIVITY_MARKER)
+      return this.localActivity(e.markerRecordedEventAttributes, id, atMs);
     if (e.workflowExecutionUpdateAcceptedEventAttributes) {
       this.updateInputs.set(
         id,
@@ -165,7 +173,58 @@ class RunReader {
       attempts: 1,
     };
     this.scheduled.set(id, activity);
+    if (tag.role === 'decide') {
+      this.lastDecideStep = tag.step;
+      this.lastDecideTagged = own !== undefined;
+    }
     this.history.entries.push({ kind: 'scheduled', atMs, activity });
+  }
+
+  /**
+   * A local activity (a read-only tool call): one marker with its result or its failure, no input.
+   * Its step tag and arguments are in the result's echo (common/temporal/local-call.ts); a failed
+   * one has no result, and belongs to the step of the last decision read.
+   */
+  private async localActivity(
+    marker: Attributes<'markerRecordedEventAttributes'>,
+    id: string,
+    atMs: number,
+  ): Promise<void> {
+    const data = localActivityData(marker.details?.data?.payloads);
+    const name = data.activityType ?? '?';
+    const result = marker.failure ? undefined : await this.decode(marker.details?.result?.payloads);
+    const echo = localCallOf(result);
+    const tag =
+      echo?.trace ??
+      (this.lastDecideStep !== undefined ? { step: this.lastDecideStep, role: 'tool' as const } : undefined);
+    if (tag === undefined) return;
+    const activity: ActivityRecord = {
+      step: tag.step,
+      role: tag.role,
+      name,
+      tagged: echo !== undefined || this.lastDecideTagged,
+      input: {
+        args: echo?.args ?? {},
+        ...(echo?.idempotency_key ? { idempotency_key: echo.idempotency_key } : {}),
+        trace: tag,
+      },
+      // The marker's own time: the SDK's original_schedule_time is taken on another clock (it can
+      // come after complete_time), so a local call is placed where the workflow task recorded it.
+      scheduledAtMs: atMs,
+      attempts: data.attempt ?? 1,
+      local: true,
+    };
+    this.scheduled.set(`local-${id}`, activity);
+    this.history.entries.push({ kind: 'scheduled', atMs: activity.scheduledAtMs, activity });
+    if (marker.failure) {
+      const cancelled = marker.failure.canceledFailureInfo !== undefined && marker.failure.canceledFailureInfo !== null;
+      const timedOut = marker.failure.timeoutFailureInfo ?? marker.failure.cause?.timeoutFailureInfo;
+      const how: ActivityEnd = cancelled ? 'cancelled' : timedOut ? 'timed_out' : 'failed';
+      const message = marker.failure.cause?.message ?? marker.failure.message ?? 'unknown error';
+      this.history.entries.push({ kind: 'ended', atMs, activity, how, ...(how === 'failed' ? { message } : {}) });
+      return;
+    }
+    this.history.entries.push({ kind: 'completed', atMs, activity, result: withoutLocalCall(result as Observation) });
   }
 
   private attemptStarted(taskStarted: Attributes<'activityTaskStartedEventAttributes'>): void {
@@ -250,6 +309,26 @@ class RunReader {
       if (status !== 'CONTINUED_AS_NEW') this.history.closedAtMs = atMs;
     }
   }
+}
+
+/** What the SDK's core records of a local activity besides its result (its `data` detail, plain JSON). */
+function localActivityData(payloads: Payloads): { activityType?: string; attempt?: number } {
+  const payload = payloads?.[0];
+  if (!payload?.data) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(payload.data).toString('utf8'));
+  } catch {
+    return {};
+  }
+  if (typeof parsed !== 'object' || parsed === null) return {};
+  const data = parsed as Record<string, unknown>;
+  const type = data.activity_type ?? data.activityType;
+  const attempt = data.attempt;
+  return {
+    ...(typeof type === 'string' ? { activityType: type } : {}),
+    ...(typeof attempt === 'number' && Number.isSafeInteger(attempt) && attempt > 0 ? { attempt } : {}),
+  };
 }
 
 function closedStatus(e: HistoryEvent): string | undefined {

@@ -37,6 +37,12 @@ export interface ToolOptions {
    * acknowledge, and it must honour its idempotency key.
    */
   effectful?: boolean;
+  /**
+   * A read-only tool runs as a local activity (in the workflow's own task: no server round trip to
+   * schedule and complete it) unless this is false: a read that may take seconds (a remote search)
+   * says so here and runs as a normal activity. Ignored for an effect, which is always a normal one.
+   */
+  localActivity?: boolean;
   /** The run pauses until an operator approves or rejects this exact call (`agent approve|reject`). */
   needsApproval?: boolean;
   /** Dot paths into the tool's observation data that the model and the logs never see (`*` = any key). */

@@ -11,6 +11,7 @@ import type { RefundRecord } from '../../domains/support/backend/refunds/service
 import { VOIDED } from '../../domains/support/backend/refunds/service';
 import type { AgentResult, EffectOutcome } from '../../common/types';
 import { eventually } from './harness';
+import { localActivityType } from './history-scan';
 import type { WorkerProcess } from '../../local-servers/worker-process';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -314,8 +315,10 @@ export function afterCut(
   const index = events.indexOf(cut);
   return {
     atMs,
+    // A local activity (a read-only tool) that completed after the cut ran after it too.
     scheduled: events.slice(index).flatMap((e) => {
-      const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
+      const local = e.markerRecordedEventAttributes?.failure ? undefined : localActivityType(e);
+      const name = e.activityTaskScheduledEventAttributes?.activityType?.name ?? local;
       return name ? [name] : [];
     }),
     llmRequests: requests.filter((r) => r.receivedAt > atMs),

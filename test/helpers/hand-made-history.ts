@@ -91,6 +91,36 @@ export class HandMadeHistory {
     return this;
   }
 
+  /**
+   * A read run as a local activity: one core_local_activity marker, with the SDK's marker data and
+   * the result echoing the call (common/temporal/local-call.ts); a failed one has a failure, no result.
+   */
+  localTool(step: number, name: string, args: Record<string, unknown>, outcome: ToolOutcome, attempt = 1): this {
+    const data = { seq: this.nextId, attempt, activity_id: String(this.nextId), activity_type: name };
+    const details: Record<string, { payloads: Payload[] }> = {
+      data: { payloads: [enc(data)] },
+    };
+    let failure: object | undefined;
+    if ('observation' in outcome) {
+      const result = {
+        tool: name,
+        source: 'hand-made',
+        trust: 'untrusted_data',
+        bytes: 10,
+        truncated: false,
+        ...outcome.observation,
+        local_call: { trace: { step, role: 'tool' }, args, idempotency_key: `k:${step}:${name}` },
+      };
+      details.result = { payloads: [enc(result)] };
+    } else if (outcome.failed === 'timed_out') failure = { message: 'timed out', timeoutFailureInfo: {} };
+    else if (outcome.failed === 'cancelled') failure = { message: 'cancelled', canceledFailureInfo: {} };
+    else failure = { message: 'activity failed', cause: { message: 'boom' } };
+    this.push({
+      markerRecordedEventAttributes: { markerName: 'core_local_activity', details, ...(failure ? { failure } : {}) },
+    });
+    return this;
+  }
+
   /** The lookup by key a run makes before it ends with an effect's outcome unknown. */
   reconcile(step: number, tool: string): this {
     const id = this.schedule(`reconcile_${tool}`, {

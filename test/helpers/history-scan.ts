@@ -38,10 +38,23 @@ export function metadataText(p: Payload, key: string): string | undefined {
   return v ? Buffer.from(v).toString('utf8') : undefined;
 }
 
-/** The activity types a history scheduled, in order (a run's tools, decisions, reconciles). */
+/**
+ * The activity types a history ran, in order (a run's tools, decisions, reconciles): its scheduled
+ * activities and its local ones (a read-only tool's marker, recorded when the call ended).
+ */
 export function scheduledActivityTypes(events: temporal.api.history.v1.IHistoryEvent[]): string[] {
   return events.flatMap((e) => {
-    const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
+    const name = e.activityTaskScheduledEventAttributes?.activityType?.name ?? localActivityType(e);
     return name ? [name] : [];
   });
+}
+
+/** The activity type of a local activity's marker (the SDK's own JSON in its `data` detail), else undefined. */
+export function localActivityType(e: temporal.api.history.v1.IHistoryEvent): string | undefined {
+  const marker = e.markerRecordedEventAttributes;
+  if (marker?.markerName !== 'core_local_activity') return undefined;
+  const data = marker.details?.data?.payloads?.[0]?.data;
+  if (!data) return undefined;
+  const parsed = JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string };
+  return parsed.activity_type;
 }

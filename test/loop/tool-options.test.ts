@@ -15,7 +15,15 @@ import { SEED_DATA } from '../../domains/support/seed-data';
 import { supportDomain } from '../../domains/support/index';
 import { defineTool } from '../../common/tools/tool';
 import type { ToolDefinition } from '../../common/tools/tool';
-import { HUNG_WORKER_POLLS, TOOL_HEARTBEAT_TIMEOUT_S, toolActivityOptions } from '../../workflows/calls/tool-options';
+import {
+  HUNG_WORKER_POLLS,
+  LOCAL_RETRY_THRESHOLD_MS,
+  LOCAL_TOOL_TIMEOUT_S,
+  localToolActivityOptions,
+  runsAsLocalActivity,
+  TOOL_HEARTBEAT_TIMEOUT_S,
+  toolActivityOptions,
+} from '../../workflows/calls/tool-options';
 
 const RUNS_FOR_MS = 1_000;
 
@@ -85,6 +93,29 @@ describe('a tool call on a fleet where a worker may hang', () => {
         cancellationType: 'WAIT_CANCELLATION_COMPLETED',
         retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumAttempts: spec.maxAttempts },
       });
+    }
+  });
+});
+
+describe('read-only tools as local activities', () => {
+  it('which tools: reads unless they opt out; never an effect', () => {
+    const local = supportDomain.tools.filter((t) => runsAsLocalActivity(t)).map((t) => t.name);
+    assert.deepEqual(local.sort(), ['get_user_billing', 'get_user_profile']);
+    assert.equal(runsAsLocalActivity({ ...slowTool(true), localActivity: true }), false, 'an effect never is');
+    assert.equal(runsAsLocalActivity(slowTool(false)), true);
+    assert.equal(runsAsLocalActivity({ ...slowTool(false), localActivity: false }), false);
+  });
+
+  it("the tool's attempts, each cut short, retried in the task only while the backoff is short", () => {
+    for (const timeoutSeconds of [1, 5, 10, 30]) {
+      const spec = { ...slowTool(false), timeoutSeconds };
+      const o = localToolActivityOptions(spec);
+      const s = (d: Duration | undefined) => msToNumber(d!) / 1000;
+      assert.equal(s(o.startToCloseTimeout), Math.min(timeoutSeconds, LOCAL_TOOL_TIMEOUT_S));
+      assert.equal(o.retry!.maximumAttempts, spec.maxAttempts);
+      assert.equal(msToNumber(o.localRetryThreshold!), LOCAL_RETRY_THRESHOLD_MS);
+      assert.ok(s(o.scheduleToCloseTimeout) >= spec.maxAttempts * s(o.startToCloseTimeout));
+      assert.equal(o.cancellationType, 'TRY_CANCEL');
     }
   });
 });

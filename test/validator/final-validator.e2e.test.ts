@@ -268,7 +268,9 @@ describe('the final validator', () => {
     const summaries: string[] = [];
     for (const e of events ?? []) {
       const summary = e.userMetadata?.summary;
-      if (!e.activityTaskScheduledEventAttributes || !summary?.data) continue;
+      // A read-only tool's summary is on its local activity marker.
+      const local = e.markerRecordedEventAttributes?.markerName === 'core_local_activity';
+      if (!(e.activityTaskScheduledEventAttributes || local) || !summary?.data) continue;
       summaries.push(JSON.parse(Buffer.from(summary.data).toString('utf8')) as string);
     }
     const budget = resolveBudget(undefined);

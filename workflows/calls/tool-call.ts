@@ -1,6 +1,12 @@
 // A tool call as an activity, and the lookup by idempotency key that settles an effect whose call
 // was cut off or failed.
-import { ActivityFailure, CancellationScope, proxyActivities } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  CancellationScope,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+} from '@temporalio/workflow';
 import type { Remaining } from '../../common/cost/budget';
 import type { Tagged } from '../../common/temporal/step-tag';
 import { ALL_TOOLS } from '../../domains/index';
@@ -9,7 +15,9 @@ import { toolCallSummary } from '../reporting/activity-summary';
 import { effectFromReconcile } from '../agent/effects';
 import type { EffectCall } from '../agent/effects';
 import type { AdmittedCall } from '../agent/step';
-import { toolActivityOptions } from './tool-options';
+import { withoutLocalCall } from '../../common/temporal/local-call';
+import { LOCAL_TOOLS_PATCH } from '../agent/patches';
+import { localToolActivityOptions, runsAsLocalActivity, toolActivityOptions } from './tool-options';
 
 type ToolFn = (input: Tagged<ToolInput>) => Promise<Observation>;
 type ReconcileFn = (input: Tagged<ReconcileInput>) => Promise<ReconcileOutput>;
@@ -25,20 +33,29 @@ export function callToolActivity(
   store?: string,
 ): Promise<Observation> {
   const spec = ALL_TOOLS[call.name]!;
-  const tools = proxyActivities<Record<string, ToolFn>>({
-    activityId: `${call.step}-${call.name}`,
-    summary: toolCallSummary(call, left),
-    ...toolActivityOptions(spec),
-  });
-  const tool = tools[call.name]!;
-  return tool({
+  const input: Tagged<ToolInput> = {
     args: call.args,
     idempotency_key: idempotencyKey,
     principal,
     ...(stateKey !== undefined ? { state_key: stateKey } : {}),
     ...(store !== undefined ? { store } : {}),
     trace: { step: call.step, role: 'tool' },
+  };
+  const summary = toolCallSummary(call, left);
+  // A read-only tool runs in the workflow's own task: the same input, key, gateway before it and
+  // the same retries, one server round trip less (workflows/agent/patches.ts LOCAL_TOOLS_PATCH).
+  // Not once the run is pinned to a kind of store: only a worker on that store may answer, and a
+  // local activity cannot move to another worker (a normal one's refused attempt is retried elsewhere).
+  if (store === undefined && runsAsLocalActivity(spec) && patched(LOCAL_TOOLS_PATCH)) {
+    const local = proxyLocalActivities<Record<string, ToolFn>>({ summary, ...localToolActivityOptions(spec) });
+    return local[call.name]!(input).then(withoutLocalCall);
+  }
+  const tools = proxyActivities<Record<string, ToolFn>>({
+    activityId: `${call.step}-${call.name}`,
+    summary,
+    ...toolActivityOptions(spec),
   });
+  return tools[call.name]!(input);
 }
 
 /** Whom the object the call would change belongs to (the tool's `owner_<tool>` activity), or null: no such object. */

@@ -7,7 +7,7 @@
 // 2 s instead of at its start-to-close timeout, and a call gets enough attempts to get past every
 // poll a hung worker can hold, inside a schedule-to-close bound.
 import { ActivityCancellationType } from '@temporalio/workflow';
-import type { ActivityOptions } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 import type { ToolSpec } from '../../common/tools/tool-catalog';
 
 /** A dead attempt is noticed after this long without a heartbeat (a tool beats every 250 ms). */
@@ -51,6 +51,39 @@ export function toolActivityOptions(spec: ToolSpec): ActivityOptions {
       backoffCoefficient: 2,
       maximumInterval: seconds(MAX_RETRY_INTERVAL_S),
       maximumAttempts: spec.maxAttempts + HUNG_WORKER_POLLS,
+    },
+  };
+}
+
+/** A local tool call's attempt is cut off after this long at most: a slow read holds up its workflow task no longer. */
+export const LOCAL_TOOL_TIMEOUT_S = 5;
+/** A local retry whose backoff would be longer waits on a server timer instead of in the workflow task. */
+export const LOCAL_RETRY_THRESHOLD_MS = 500;
+
+/** Whether calls to `spec` run as local activities (a read-only tool that did not opt out). */
+export function runsAsLocalActivity(spec: ToolSpec): boolean {
+  return spec.effectful !== true && spec.localActivity !== false;
+}
+
+/**
+ * The local activity options of a read-only call: the tool's attempts, each cut at
+ * LOCAL_TOOL_TIMEOUT_S, retried inside the workflow task while the backoff is short, and cancelled
+ * with the step's scope (a local activity needs no heartbeat to hear of it). No hung-worker
+ * allowance: a local activity runs on the worker that holds the workflow task, and a hung worker
+ * loses the whole task (it times out and another worker runs the attempt again, under the same key).
+ */
+export function localToolActivityOptions(spec: ToolSpec): LocalActivityOptions {
+  const attemptS = Math.min(spec.timeoutSeconds, LOCAL_TOOL_TIMEOUT_S);
+  return {
+    startToCloseTimeout: `${attemptS} seconds`,
+    scheduleToCloseTimeout: `${spec.maxAttempts * (attemptS + MAX_RETRY_INTERVAL_S)} seconds`,
+    localRetryThreshold: `${LOCAL_RETRY_THRESHOLD_MS} milliseconds`,
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+    retry: {
+      initialInterval: '200 milliseconds',
+      backoffCoefficient: 2,
+      maximumInterval: `${MAX_RETRY_INTERVAL_S} seconds`,
+      maximumAttempts: spec.maxAttempts,
     },
   };
 }

@@ -7,6 +7,9 @@ export const searchPolicy = defineSupportTool({
   description: 'Search refund and billing policy snippets',
   args: z.strictObject({ query: z.string().trim().min(1).max(500) }),
   ...LOOKUP_OPTIONS,
+  // A search, not a lookup by key: against a real search service it can take seconds, so it runs as a
+  // normal activity (heartbeats, the hung-worker allowance) rather than inside the workflow task.
+  localActivity: false,
   freeText: ['query'],
   async handler({ query }, ctx) {
     const matches = rankPolicies((await ctx.services.data()).policies, query);
