@@ -131,9 +131,10 @@ describe('the Temporal Web UI', () => {
       // The static summary (who, what) heads the run's page.
       await page.getByText(staticSummary, { exact: false }).first().waitFor({ timeout: UI_TIMEOUT_MS });
       // Each summary goes on with the step event's fields (decision, policy, what is left): prefixes here.
+      // The profile read is a local activity (read-only): the UI shows its marker with the same summary.
       for (const text of [
         'decide • step 1: decide · left:',
-        `get_user_profile • step 1: get_user_profile (${profileHash}) · tool_call, policy allowed · left:`,
+        `step 1: get_user_profile (${profileHash}) · tool_call, policy allowed · left:`,
         'decide • step 2: decide · left:',
         `search_policy • step 2: search_policy (${policyHash}) · tool_call, policy allowed · left:`,
         'decide • step 3: decide · left:',
