@@ -6,11 +6,9 @@
 // them. A hostile --waiting value is one line.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { promisify } from 'node:util';
 import { runResult } from '../../client/agent-client';
 import { sayToRun } from '../../client/conversation';
 import { AGENT_STATUS, AGENT_WAITING } from '../../common/temporal/search-attributes';
@@ -20,6 +18,7 @@ import { retailTools } from '../../domains/retail/tools/index';
 import { byStep, escalate, final, message, tool } from '../../offline-model/scripted-replies';
 import { agentFixture } from '../helpers/agent-fixture';
 import { runCli } from '../helpers/cli';
+import { temporalCli } from '../helpers/temporal-cli-run';
 import { eventually, uniqueId } from '../helpers/harness';
 import { billingOf, refundInput, refundOf } from '../helpers/refund-fixtures';
 
@@ -198,8 +197,6 @@ describe('agent list --waiting: the runs waiting for a person', () => {
   });
 
   it('after a reset (Temporal CLI) the re-run waits again and says so; answered, none', async () => {
-    const temporal = process.env.TEMPORAL_CLI_PATH;
-    assert.ok(temporal, 'TEMPORAL_CLI_PATH is set by `npm test`');
     const id = uniqueId('inbox-reset');
     // By step, so the re-run is answered like the first run.
     fixture.llm.script(id, byStep({ 1: escalate('a person must decide'), 2: final('Answered.') }));
@@ -209,7 +206,7 @@ describe('agent list --waiting: the runs waiting for a person', () => {
     await eventually('the first run ended', async () => ((await attributes(id)).status === 'ok' ? true : undefined));
     const ended = await attributes(id);
     assert.equal(ended.waiting, 'none');
-    await promisify(execFile)(temporal, [
+    const resetCli = await temporalCli(fixture.env, [
       'workflow',
       'reset',
       '--workflow-id',
@@ -218,11 +215,8 @@ describe('agent list --waiting: the runs waiting for a person', () => {
       'FirstWorkflowTask',
       '--reason',
       'inbox test re-does the run',
-      '--address',
-      fixture.env.address,
-      '--namespace',
-      fixture.env.namespace,
     ]);
+    assert.equal(resetCli.code, 0, resetCli.stderr);
     await eventually('the re-run waiting for the escalation', async () => {
       const now = await attributes(id);
       return now.runId !== ended.runId && now.waiting === 'escalation' ? true : undefined;
@@ -234,8 +228,6 @@ describe('agent list --waiting: the runs waiting for a person', () => {
   });
 
   it('after a reset to a later workflow task (the one that took the answer), the re-run still waits and says so', async () => {
-    const temporal = process.env.TEMPORAL_CLI_PATH;
-    assert.ok(temporal, 'TEMPORAL_CLI_PATH is set by `npm test`');
     const id = uniqueId('inbox-reset-late');
     fixture.llm.script(
       id,
@@ -275,7 +267,7 @@ describe('agent list --waiting: the runs waiting for a person', () => {
       'escalation, none, escalation before the reset point',
     );
     // Without re-applying the answer: the operator re-does it.
-    await promisify(execFile)(temporal, [
+    const resetCli = await temporalCli(fixture.env, [
       'workflow',
       'reset',
       '--workflow-id',
@@ -286,11 +278,8 @@ describe('agent list --waiting: the runs waiting for a person', () => {
       'Update',
       '--reason',
       'inbox test re-does the second answer',
-      '--address',
-      fixture.env.address,
-      '--namespace',
-      fixture.env.namespace,
     ]);
+    assert.equal(resetCli.code, 0, resetCli.stderr);
     const reset = await eventually('the re-run', async () => {
       const now = await attributes(id);
       return now.runId !== ended.runId ? now : undefined;
