@@ -9,8 +9,11 @@ import { makeTempDir, spawnLogged, terminate, waitReady } from './child-processe
 import type { Running } from './child-processes';
 import type { TemporalServerHandle } from './server-handle';
 
+/** Per history shard; the same value as deploy/dynamicconfig/production.yaml's. */
+export const TRANSFER_QUEUE_POLLS_PER_SECOND = 1000;
+
 /** Dynamic config for local runs: new search attributes visible at once, update-with-start allowed. */
-const DYNAMIC_CONFIG: Record<string, string> = {
+export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, string>> = {
   'system.forceSearchAttributesCacheRefreshOnRead': 'true',
   'frontend.enableUpdateWorkflowExecution': 'true',
   'frontend.enableUpdateWorkflowExecutionAsyncAccepted': 'true',
@@ -18,6 +21,11 @@ const DYNAMIC_CONFIG: Record<string, string> = {
   // The worker gets the activity a workflow task schedules in the reply to that task, instead of
   // through a task-queue round trip: less latency and server work per step (docs/benchmark.md).
   'system.enableActivityEagerExecution': 'true',
+  // The workflow task that follows a finished activity reaches matching through the history
+  // service's transfer queue, whose reader is rate-limited per shard (20 loads/s by default). A run
+  // loads it once per step: after a one-second burst every step waited ~30 ms for that limiter,
+  // half an agent step at 0 ms LLM latency (docs/benchmark.md#the-transfer-queues-poll-limit).
+  'history.transferProcessorMaxPollRPS': String(TRANSFER_QUEUE_POLLS_PER_SECOND),
 };
 
 /**
@@ -152,7 +160,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     '--log-level',
     'warn',
     ...devServerSearchAttributeFlags(),
-    ...Object.entries(DYNAMIC_CONFIG).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${v}`]),
+    ...Object.entries(DEV_SERVER_DYNAMIC_CONFIG).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${v}`]),
     ...(opts.codecEndpoint ? ['--ui-codec-endpoint', opts.codecEndpoint] : []),
     ...SQLITE_PRAGMAS.flatMap((p) => ['--sqlite-pragma', p]),
     ...(opts.extraArgs ?? []),

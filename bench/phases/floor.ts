@@ -12,6 +12,8 @@ import { ok, runDurable } from '../durable-run';
 import type { DurableRun } from '../durable-run';
 import { decidePayloads, floorPlan } from '../floor/floor-plan';
 import type { FloorStep } from '../floor/floor-plan';
+import { breakdown } from '../breakdown';
+import type { Breakdown } from '../breakdown';
 import { progress } from '../process';
 import { median, ms, summarize } from '../stats';
 import type { Summary, WorkerStats } from '../stats';
@@ -28,8 +30,23 @@ export interface FloorLevel {
   cpuPerStepMs: { agent: number; floor: number };
   /** history events per run, median */
   events: { agent: number; floor: number };
+  /** Where each side's step went, from its histories (medians per step, server timestamps). */
+  breakdownPerStepMs: { agent: StepBreakdown; floor: StepBreakdown };
   /** With --floor-before: the other build's agent, in the same rounds. */
   before?: { dist: string; perStepMs: Summary; ratio: number; cpuPerStepMs: number; events: number };
+}
+
+type StepBreakdown = Omit<Breakdown, 'events' | 'serverMs'>;
+
+function perStep(bs: Breakdown[], steps: number): StepBreakdown {
+  const per = (k: keyof StepBreakdown) => Math.round((median(bs.map((b) => b[k])) / steps) * 10) / 10;
+  return {
+    activityQueueMs: per('activityQueueMs'),
+    decideMs: per('decideMs'),
+    toolMs: per('toolMs'),
+    wftQueueMs: per('wftQueueMs'),
+    wftRunMs: per('wftRunMs'),
+  };
 }
 
 const cpuMs = (s: WorkerStats) => (s.cpuUserUs + s.cpuSystemUs) / 1000;
@@ -108,8 +125,8 @@ function runAgent(ctx: Ctx, tq: string, latency: number): Promise<DurableRun> {
   return runDurable(ctx, envFor(ctx, tq), id, runInput(ctx, ctx.opts.steps));
 }
 
-async function eventCount(ctx: Ctx, id: string, runId: string): Promise<number> {
-  return (await ctx.client.workflow.getHandle(id, runId).fetchHistory()).events?.length ?? 0;
+async function historyOf(ctx: Ctx, id: string, runId: string): Promise<Breakdown> {
+  return breakdown((await ctx.client.workflow.getHandle(id, runId).fetchHistory()).events ?? []);
 }
 
 async function floorLevel(sides: Sides, latency: number): Promise<FloorLevel> {
@@ -120,6 +137,8 @@ async function floorLevel(sides: Sides, latency: number): Promise<FloorLevel> {
   const floorMs: number[] = [];
   const beforeMs: number[] = [];
   const events = { agent: [] as number[], floor: [] as number[], before: [] as number[] };
+  const histories = { agent: [] as Breakdown[], floor: [] as Breakdown[] };
+  const runs: Array<{ a: DurableRun; f: { id: string; runId: string }; b?: DurableRun }> = [];
   let failed = 0;
   let cpu0 = { agent: 0, floor: 0, before: 0 };
   for (let trial = 0; trial < opts.warmup + opts.trials; trial++) {
@@ -146,12 +165,16 @@ async function floorLevel(sides: Sides, latency: number): Promise<FloorLevel> {
     }
     agentMs.push(a!.ms / opts.steps);
     floorMs.push(f!.ms / opts.steps);
-    events.agent.push(await eventCount(ctx, a!.id, a!.runId));
-    events.floor.push(await eventCount(ctx, f!.id, f!.runId));
-    if (b) {
-      beforeMs.push(b.ms / opts.steps);
-      events.before.push(await eventCount(ctx, b.id, b.runId));
-    }
+    runs.push({ a: a!, f: f!, b });
+    if (b) beforeMs.push(b.ms / opts.steps);
+  }
+  // Histories are read after the trials, so that no read runs between two measured runs.
+  for (const { a, f, b } of runs) {
+    histories.agent.push(await historyOf(ctx, a.id, a.runId));
+    histories.floor.push(await historyOf(ctx, f.id, f.runId));
+    events.agent.push(histories.agent.at(-1)!.events);
+    events.floor.push(histories.floor.at(-1)!.events);
+    if (b) events.before.push((await historyOf(ctx, b.id, b.runId)).events);
   }
   const stepsRun = Math.max(1, agentMs.length * opts.steps);
   const level: FloorLevel = {
@@ -166,6 +189,7 @@ async function floorLevel(sides: Sides, latency: number): Promise<FloorLevel> {
       floor: (cpuMs(await floor.stats()) - cpu0.floor) / stepsRun,
     },
     events: { agent: median(events.agent), floor: median(events.floor) },
+    breakdownPerStepMs: { agent: perStep(histories.agent, opts.steps), floor: perStep(histories.floor, opts.steps) },
     ...(sides.before
       ? {
           before: {
@@ -182,11 +206,15 @@ async function floorLevel(sides: Sides, latency: number): Promise<FloorLevel> {
   return level;
 }
 
+const where = (b: StepBreakdown) =>
+  `workflow task queued ${ms(b.wftQueueMs)} + run ${ms(b.wftRunMs)}, decide ${ms(b.decideMs)}, tools ${ms(b.toolMs)}`;
+
 function report(level: FloorLevel): void {
   progress(
     `floor @${level.latencyMs} ms: agent ${ms(level.agentPerStepMs.median)}/step vs floor ${ms(level.floorPerStepMs.median)}/step (×${level.ratio.toFixed(2)}); ` +
       `CPU/step: agent worker ${ms(level.cpuPerStepMs.agent)}, floor worker ${ms(level.cpuPerStepMs.floor)}; ` +
-      `events/run ${level.events.agent} vs ${level.events.floor}` +
+      `events/run ${level.events.agent} vs ${level.events.floor}; ` +
+      `per step (history): agent ${where(level.breakdownPerStepMs.agent)}, floor ${where(level.breakdownPerStepMs.floor)}` +
       (level.before
         ? `; before (${level.before.dist}): ${ms(level.before.perStepMs.median)}/step (×${level.before.ratio.toFixed(2)}), ` +
           `CPU/step ${ms(level.before.cpuPerStepMs)}, events/run ${level.before.events}`
