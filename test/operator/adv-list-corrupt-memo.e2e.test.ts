@@ -1,0 +1,54 @@
+// Adversary: `agent list` must not let one run's unreadable memo hide the others (docs/cli.md, the
+// paragraph on a memo the CLI cannot decode). Here the memo is not encrypted under a missing key but
+// written by another client of the namespace as a payload no converter reads: JSON that does not
+// parse, and an encoding nobody knows. Any client may start a run of the agent's workflow type.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { final } from '../../offline-model/scripted-replies';
+import { EFFECTS_MEMO } from '../../common/types';
+import { WORKFLOW_TYPE } from '../../client/run-id';
+import { agentFixture } from '../helpers/agent-fixture';
+import { runCli } from '../helpers/cli';
+import { eventually } from '../helpers/harness';
+
+const fixture = agentFixture({ queue: 'adv-list-corrupt' });
+
+function utf8(s: string): Uint8Array {
+  return new TextEncoder().encode(s);
+}
+
+async function startWithRawMemo(id: string, encoding: string, data: string): Promise<void> {
+  await fixture.client.workflowService.startWorkflowExecution({
+    namespace: fixture.env.namespace,
+    workflowId: id,
+    workflowType: { name: WORKFLOW_TYPE },
+    // A queue no worker polls: the run stays open, listed as any other.
+    taskQueue: { name: `${fixture.env.taskQueue}-nobody` },
+    requestId: randomUUID(),
+    memo: { fields: { [EFFECTS_MEMO]: { metadata: { encoding: utf8(encoding) }, data: utf8(data) } } },
+  });
+}
+
+describe('agent list with a memo no converter reads', () => {
+  it('lists the other rows and says which could not be read', async () => {
+    const good = await fixture.run([final('fine')]);
+    const badJson = `adv-bad-json-${randomUUID().slice(0, 8)}`;
+    const badEncoding = `adv-bad-enc-${randomUUID().slice(0, 8)}`;
+    await startWithRawMemo(badJson, 'json/plain', '{"confirmed": 1,');
+    await startWithRawMemo(badEncoding, 'binary/zstd', 'garbage');
+    for (const output of ['text', 'json', 'jsonl']) {
+      const shown = await eventually(`agent list -o ${output} to show both runs`, async () => {
+        const r = await runCli(fixture.env, ['list', '--limit', '1000', '-o', output]);
+        if (r.code !== 0) return r; // a failure is what the assertions below report
+        return r.stdout.includes(badJson) && r.stdout.includes(badEncoding) && r.stdout.includes(good.id)
+          ? r
+          : undefined;
+      });
+      assert.equal(shown.code, 0, `-o ${output}: ${shown.stderr}`);
+      assert.ok(shown.stdout.includes(good.id), shown.stdout);
+      assert.doesNotMatch(shown.stderr + shown.stdout, /at .*\.js:\d+/, 'no stack trace');
+      assert.match(output === 'text' ? shown.stdout : shown.stderr, /2 of \d+ row\(s\) could not be decoded/);
+    }
+  });
+});
