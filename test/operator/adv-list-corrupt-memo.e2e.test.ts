@@ -52,3 +52,36 @@ describe('agent list with a memo no converter reads', () => {
     }
   });
 });
+
+describe('agent list with a broken codec key file', () => {
+  it('fails with one line naming the file, never a stack trace or the key', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'adv-keyfile-'));
+    const secret = 'c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0MTI=';
+    const cases = [
+      '',
+      '{',
+      '[]',
+      '{"keys":null}',
+      '{"active":"k1","keys":{"k1":"short"}}',
+      `{"active":"k9","keys":{"k1":"${secret}"}}`,
+      `{"active":"k1","keys":{"k1":${JSON.stringify(secret.slice(0, 20))}}}`,
+      '{"active":"\\u001b[31mk","keys":{"\\u001b[31mk":"short"}}',
+    ];
+    for (const [i, content] of cases.entries()) {
+      const file = join(dir, `keys-${i}.json`);
+      writeFileSync(file, content);
+      const r = await runCli(fixture.env, ['list', '--limit', '1'], { AGENT_CODEC_KEY_FILE: file });
+      assert.notEqual(r.code, 0, `${content}: ${r.stdout}`);
+      const text = r.stderr.trim();
+      assert.equal(text.split('\n').length, 1, `${content}: ${text}`);
+      assert.doesNotMatch(text, /at .*\.js:\d+|\u001b/, `${content}: ${text}`);
+      assert.ok(!text.includes(secret.slice(0, 20)), `${content}: the key leaked: ${text}`);
+    }
+    const missing = await runCli(fixture.env, ['list'], { AGENT_CODEC_KEY_FILE: join(dir, 'none.json') });
+    assert.notEqual(missing.code, 0);
+    assert.equal(missing.stderr.trim().split('\n').length, 1, missing.stderr);
+  });
+});
