@@ -27,6 +27,12 @@ async function startWithRawMemo(id: string, encoding: string, data: string): Pro
     taskQueue: { name: `${fixture.env.taskQueue}-nobody` },
     requestId: randomUUID(),
     memo: { fields: { [EFFECTS_MEMO]: { metadata: { encoding: utf8(encoding) }, data: utf8(data) } } },
+    // Waiting for an approval: `agent list --waiting` (the inbox) lists it too.
+    searchAttributes: {
+      indexedFields: {
+        AgentWaiting: { metadata: { encoding: utf8('json/plain'), type: utf8('Keyword') }, data: utf8('"approval"') },
+      },
+    },
   });
 }
 
@@ -37,19 +43,25 @@ describe('agent list with a memo no converter reads', () => {
     const badEncoding = `adv-bad-enc-${randomUUID().slice(0, 8)}`;
     await startWithRawMemo(badJson, 'json/plain', '{"confirmed": 1,');
     await startWithRawMemo(badEncoding, 'binary/zstd', 'garbage');
-    for (const output of ['text', 'json', 'jsonl']) {
-      const shown = await eventually(`agent list -o ${output} to show both runs`, async () => {
-        const r = await runCli(fixture.env, ['list', '--limit', '1000', '-o', output]);
-        if (r.code !== 0) return r; // a failure is what the assertions below report
-        return r.stdout.includes(badJson) && r.stdout.includes(badEncoding) && r.stdout.includes(good.id)
-          ? r
-          : undefined;
-      });
-      assert.equal(shown.code, 0, `-o ${output}: ${shown.stderr}`);
-      assert.ok(shown.stdout.includes(good.id), shown.stdout);
-      assert.doesNotMatch(shown.stderr + shown.stdout, /at .*\.js:\d+/, 'no stack trace');
-      assert.match(output === 'text' ? shown.stdout : shown.stderr, /2 of \d+ row\(s\) could not be decoded/);
-    }
+    for (const flags of [[], ['--older-than', '1s'], ['--waiting'], ['--waiting', 'approval', '--older-than', '1s']])
+      for (const output of ['text', 'json', 'jsonl']) {
+        const args = ['list', ...flags, '--limit', '1000', '-o', output];
+        const inbox = flags.includes('--waiting'); // the good run waits for nothing: not in the inbox
+        const shown = await eventually(`agent ${args.join(' ')} to show the runs`, async () => {
+          const r = await runCli(fixture.env, args);
+          if (r.code !== 0) return r; // a failure is what the assertions below report
+          return r.stdout.includes(badJson) && r.stdout.includes(badEncoding) && (inbox || r.stdout.includes(good.id))
+            ? r
+            : undefined;
+        });
+        assert.equal(shown.code, 0, `${args.join(' ')}: ${shown.stderr}`);
+        assert.doesNotMatch(shown.stderr + shown.stdout, /at .*\.js:\d+/, 'no stack trace');
+        assert.match(
+          output === 'text' ? shown.stdout : shown.stderr,
+          /2 of \d+ row\(s\) could not be decoded/,
+          `${args.join(' ')}: ${shown.stdout}${shown.stderr}`,
+        );
+      }
   });
 });
 
