@@ -10,17 +10,23 @@ import { LOCAL_ACTIVITY_MARKER } from '../../common/temporal/local-call';
 import { agentFixture } from '../helpers/agent-fixture';
 import { temporalCli } from '../helpers/temporal-cli-run';
 
+interface ShownEvent {
+  markerRecordedEventAttributes?: { markerName?: string };
+  activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
+}
+
 const fixture = agentFixture({ queue: 'adv-local-gateway' });
 
 async function toolEvents(id: string): Promise<{ markers: number; activities: number }> {
   const shown = await temporalCli(fixture.env, ['workflow', 'show', '--workflow-id', id, '-o', 'json']);
   assert.equal(shown.code, 0, shown.stderr);
-  const events = (JSON.parse(shown.stdout) as { events: Array<Record<string, any>> }).events;
+  const events = (JSON.parse(shown.stdout) as { events: ShownEvent[] }).events;
   return {
     markers: events.filter((e) => e.markerRecordedEventAttributes?.markerName === LOCAL_ACTIVITY_MARKER).length,
     activities: events.filter(
       (e) =>
-        e.activityTaskScheduledEventAttributes && e.activityTaskScheduledEventAttributes.activityType.name !== 'decide',
+        e.activityTaskScheduledEventAttributes &&
+        e.activityTaskScheduledEventAttributes.activityType?.name !== 'decide',
     ).length,
   };
 }

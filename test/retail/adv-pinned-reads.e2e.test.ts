@@ -14,6 +14,11 @@ import { agentFixture } from '../helpers/agent-fixture';
 import { temporalCli } from '../helpers/temporal-cli-run';
 
 const RETAIL_DB = path.join(mkdtempSync(path.join(os.tmpdir(), 'adv-pinned-')), 'retail.sqlite');
+interface ShownEvent {
+  markerRecordedEventAttributes?: { markerName?: string };
+  activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
+}
+
 const fixture = agentFixture({ queue: 'adv-pinned', workerEnv: { AGENT_RETAIL_DB: RETAIL_DB } });
 const IVAN = { user_id: 'ivan_santos_6635', email: 'ivan.santos3158@example.com', order: '#W8770097' };
 
@@ -42,7 +47,7 @@ describe('a retail run pinned to its store', () => {
     );
     const shown = await temporalCli(fixture.env, ['workflow', 'show', '--workflow-id', id, '-o', 'json']);
     assert.equal(shown.code, 0, shown.stderr);
-    const events = (JSON.parse(shown.stdout) as { events: Array<Record<string, any>> }).events;
+    const events = (JSON.parse(shown.stdout) as { events: ShownEvent[] }).events;
     const scheduled = events
       .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name as string | undefined)
       .filter((n): n is string => n !== undefined && n !== 'decide');
