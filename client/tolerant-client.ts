@@ -41,13 +41,24 @@ export class MarkingCodec implements PayloadCodec {
         try {
           let out = [payload];
           for (const codec of [...this.codecs].reverse()) out = await codec.decode(out);
-          return out[0]!;
+          const decoded = out[0]!;
+          // The SDK converts the payload next, and one it cannot (another client's memo: an unknown
+          // encoding, JSON that does not parse) would fail the whole listing just the same.
+          try {
+            defaultPayloadConverter.fromPayload(decoded);
+          } catch {
+            return marker('its payload is in no encoding this process reads, or malformed');
+          }
+          return decoded;
         } catch (err) {
           // The codec's own words name the missing key id (never the key); anything else, not its text.
-          const reason = err instanceof PayloadDecryptError ? err.message : 'the codec could not decode it';
-          return defaultPayloadConverter.toPayload({ [UNDECODABLE_KEY]: reason });
+          return marker(err instanceof PayloadDecryptError ? err.message : 'the codec could not decode it');
         }
       }),
     );
   }
+}
+
+function marker(reason: string): Payload {
+  return defaultPayloadConverter.toPayload({ [UNDECODABLE_KEY]: reason });
 }

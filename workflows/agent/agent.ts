@@ -293,7 +293,9 @@ class AgentRun {
   modelView(ref?: ViewRef): ViewSource {
     const { history, principal } = this.state;
     const domain = this.mcp?.domain ?? this.domain;
-    const source = viewSourceOf(this.input, domain, history, this.conversation.carried(), principal);
+    // As the plan saw it: turns that came (or were dropped) since do not change a decision's view.
+    const transcript = ref ? this.conversation.asOf(ref.turns) : this.conversation.carried();
+    const source = viewSourceOf(this.input, domain, history, transcript, principal);
     return viewForQuery(source, this.registry(), ref);
   }
 

@@ -19,6 +19,7 @@ import type {
   SayReceipt,
   SayRequest,
   Transcript,
+  Turn,
 } from '../../common/conversation/conversation';
 import { consentQuestion } from '../../common/conversation/consent';
 import type { ConsentRequest } from '../../common/conversation/consent';
@@ -56,6 +57,12 @@ export class Conversation {
   private replyWait: AwaitingReply | undefined;
   /** The consent question waiting for its answer (its turn number): a `say` written before it is refused. */
   private question: number | undefined;
+  /**
+   * The last turns the kept bound dropped. Customer messages that arrive while a decision is in
+   * flight (at most `unanswered`) can push out turns its view showed: its retry, reading the view by
+   * the Query, gets them back from here (asOf), and sees what its first attempt saw.
+   */
+  private dropped: Turn[] = [];
 
   constructor(
     readonly input: ConversationInput | undefined,
@@ -93,7 +100,7 @@ export class Conversation {
     // Validators do not run on replay: the handler checks again (same state, same outcome).
     const say = this.validate(raw);
     const awaited = this.waits.customer !== undefined;
-    this.transcript = withTurn(this.transcript, {
+    this.append({
       from: 'customer',
       text: say.text ?? '',
       step: this.run().step,
@@ -109,6 +116,28 @@ export class Conversation {
   private repeat(): AppliedSay | undefined {
     const id = currentUpdateInfo()?.id;
     return id === undefined ? undefined : this.applied.find((applied) => applied.id === id);
+  }
+
+  /** One more turn; the turns the kept bound drops are remembered for a while (`dropped`). */
+  private append(turn: Omit<Turn, 'n'>): void {
+    const before = this.transcript.turns;
+    this.transcript = withTurn(this.transcript, turn);
+    const first = this.transcript.turns[0]?.n ?? Infinity;
+    const gone = before.filter((t) => t.n < first);
+    if (gone.length > 0) this.dropped = [...this.dropped, ...gone].slice(-2 * CONVERSATION_LIMITS.unanswered);
+  }
+
+  /**
+   * The transcript as it was when its last turn was `lastTurn` (a planned view's `turns`): what the
+   * model_view Query answers from, so that a decision reads the same view whenever it asks.
+   */
+  asOf(lastTurn: number): Transcript | undefined {
+    const t = this.carried();
+    if (t === undefined || lastTurn >= t.total) return t;
+    const turns = [...this.dropped, ...t.turns]
+      .filter((turn) => turn.n <= lastTurn)
+      .slice(-CONVERSATION_LIMITS.kept_turns);
+    return { ...t, turns, total: lastTurn };
   }
 
   /** The transcript a conversation carries into its next run and its result; undefined: not a conversation. */
@@ -138,7 +167,7 @@ export class Conversation {
       message: async (step, text) => {
         // A wait handed on by the previous run (or resumed in place) has its message sent already.
         if (this.replyWait === undefined) {
-          this.transcript = withTurn(this.transcript, { from: 'agent', text: boundedMessage(text), step });
+          this.append({ from: 'agent', text: boundedMessage(text), step });
           this.replyWait = { step, text, shown: this.shown, expires_ms: Date.now() + this.idleMs };
         }
         awaiting();
@@ -156,7 +185,7 @@ export class Conversation {
       awaitingReply: () => this.replyWait && { step: this.replyWait.step, text: this.replyWait.text },
       consent: async (step, request) => {
         const text = consentQuestion(request);
-        this.transcript = withTurn(this.transcript, { from: 'agent', text, step, consent: request });
+        this.append({ from: 'agent', text, step, consent: request });
         awaiting();
         // Only a message written after the question answers it (one sent earlier did not see it).
         const asked = this.transcript.total;
