@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { createClient } from '../../client/connect';
+import { initNamespace } from '../../local-servers/namespace';
 import { temporalEnv } from '../../runtime/temporal-env';
 import type { TemporalEnv } from '../../runtime/temporal-env';
 import { defaultAllowedToolsOf } from '../../domains/index';
@@ -27,6 +28,16 @@ export function testEnv(taskQueue: string, overrides: Partial<TemporalEnv> = {})
 /** A client like the CLI's: it encrypts and decrypts payloads when codecEnv configures a key. */
 export async function connectClient(env: TemporalEnv, codecEnv: NodeJS.ProcessEnv = process.env): Promise<Client> {
   return createClient(env, codecEnv);
+}
+
+/** Registers `namespace` (and the agent's search attributes) on env's server: a file whose listings must be exact. */
+export async function ensureNamespace(env: TemporalEnv, namespace: string): Promise<void> {
+  const admin = await connectClient(env);
+  try {
+    await initNamespace(admin.connection, namespace);
+  } finally {
+    await admin.connection.close();
+  }
 }
 
 export const REFUND_GOAL =

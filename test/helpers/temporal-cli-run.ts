@@ -22,3 +22,21 @@ export async function temporalCli(env: TemporalEnv, args: string[]): Promise<Tem
     );
   });
 }
+
+/** `temporal workflow reset --type FirstWorkflowTask`: an operator re-does a run from its start. */
+export function resetToFirstWorkflowTask(
+  env: TemporalEnv,
+  workflowId: string,
+  reason: string,
+): Promise<TemporalCliResult> {
+  return temporalCli(env, [
+    'workflow',
+    'reset',
+    '--workflow-id',
+    workflowId,
+    '--type',
+    'FirstWorkflowTask',
+    '--reason',
+    reason,
+  ]);
+}

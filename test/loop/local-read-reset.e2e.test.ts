@@ -9,7 +9,7 @@ import { runResult, runState } from '../../client/agent-client';
 import { agentFixture } from '../helpers/agent-fixture';
 import { runCli } from '../helpers/cli';
 import { eventually } from '../helpers/harness';
-import { temporalCli } from '../helpers/temporal-cli-run';
+import { resetToFirstWorkflowTask } from '../helpers/temporal-cli-run';
 
 const fixture = agentFixture({ queue: 'adv-local-reset', workerEnv: { AGENT_TOOL_PAUSE_MS: '4000' } });
 
@@ -25,16 +25,7 @@ describe('a reset in the middle of a local read', () => {
     await eventually('the run to call its tool', async () =>
       (await runState(handle)).phase === 'calling_tool' ? true : undefined,
     );
-    const reset = await temporalCli(fixture.env, [
-      'workflow',
-      'reset',
-      '--workflow-id',
-      id,
-      '--type',
-      'FirstWorkflowTask',
-      '--reason',
-      'adversary',
-    ]);
+    const reset = await resetToFirstWorkflowTask(fixture.env, id, 'adversary');
     assert.equal(reset.code, 0, reset.stderr);
     const result = await runResult(fixture.client.workflow.getHandle(id));
     assert.equal(result.stop_reason, 'success', JSON.stringify(result));

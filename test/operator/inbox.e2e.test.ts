@@ -18,7 +18,7 @@ import { retailTools } from '../../domains/retail/tools/index';
 import { byStep, escalate, final, message, tool } from '../../offline-model/scripted-replies';
 import { agentFixture } from '../helpers/agent-fixture';
 import { runCli } from '../helpers/cli';
-import { temporalCli } from '../helpers/temporal-cli-run';
+import { resetToFirstWorkflowTask, temporalCli } from '../helpers/temporal-cli-run';
 import { eventually, uniqueId } from '../helpers/harness';
 import { billingOf, refundInput, refundOf } from '../helpers/refund-fixtures';
 
@@ -206,16 +206,7 @@ describe('agent list --waiting: the runs waiting for a person', () => {
     await eventually('the first run ended', async () => ((await attributes(id)).status === 'ok' ? true : undefined));
     const ended = await attributes(id);
     assert.equal(ended.waiting, 'none');
-    const resetCli = await temporalCli(fixture.env, [
-      'workflow',
-      'reset',
-      '--workflow-id',
-      id,
-      '--type',
-      'FirstWorkflowTask',
-      '--reason',
-      'inbox test re-does the run',
-    ]);
+    const resetCli = await resetToFirstWorkflowTask(fixture.env, id, 'inbox test re-does the run');
     assert.equal(resetCli.code, 0, resetCli.stderr);
     await eventually('the re-run waiting for the escalation', async () => {
       const now = await attributes(id);

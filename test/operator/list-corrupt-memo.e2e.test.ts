@@ -10,11 +10,10 @@ import { randomUUID } from 'node:crypto';
 import { final } from '../../offline-model/scripted-replies';
 import { EFFECTS_MEMO } from '../../common/types';
 import { WORKFLOW_TYPE } from '../../client/run-id';
-import { initNamespace } from '../../local-servers/namespace';
 import type { TemporalEnv } from '../../runtime/temporal-env';
 import { agentFixture } from '../helpers/agent-fixture';
 import { runCli } from '../helpers/cli';
-import { connectClient, eventually, uniqueId } from '../helpers/harness';
+import { ensureNamespace, eventually, uniqueId } from '../helpers/harness';
 
 const NAMESPACE = uniqueId('list-corrupt-memo');
 let own: TemporalEnv;
@@ -22,12 +21,7 @@ const fixture = agentFixture({
   queue: 'list-corrupt-memo',
   worker: false,
   setup: async (f) => {
-    const admin = await connectClient(f.env);
-    try {
-      await initNamespace(admin.connection, NAMESPACE);
-    } finally {
-      await admin.connection.close();
-    }
+    await ensureNamespace(f.env, NAMESPACE);
     own = { ...f.queue('own'), namespace: NAMESPACE };
     await f.startWorker({}, own).ready;
   },

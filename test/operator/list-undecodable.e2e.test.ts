@@ -6,12 +6,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { escalate } from '../../offline-model/scripted-replies';
-import { initNamespace } from '../../local-servers/namespace';
 import type { TemporalEnv } from '../../runtime/temporal-env';
 import { agentFixture } from '../helpers/agent-fixture';
 import { runCli } from '../helpers/cli';
 import { codecEnv, newKey } from '../helpers/codec';
-import { connectClient, eventually, uniqueId } from '../helpers/harness';
+import { ensureNamespace, eventually, uniqueId } from '../helpers/harness';
 
 const K1 = newKey();
 const K2 = newKey();
@@ -28,12 +27,7 @@ const fixture = agentFixture({
   queue: 'list-undecodable',
   worker: false,
   setup: async (f) => {
-    const admin = await connectClient(f.env);
-    try {
-      await initNamespace(admin.connection, NAMESPACE);
-    } finally {
-      await admin.connection.close();
-    }
+    await ensureNamespace(f.env, NAMESPACE);
     underK1 = { ...f.queue('k1'), namespace: NAMESPACE };
     underK2 = { ...f.queue('k2'), namespace: NAMESPACE };
     for (const [on, active] of [

@@ -4,8 +4,6 @@
 // still holds exactly one confirmed refund (the re-run's refund reconciles by the shared key).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { byStep } from '../../offline-model/scripted-replies';
 import { existingRun } from '../../client/agent-client';
 import { pendingApproval } from '../../client/approvals';
@@ -13,9 +11,8 @@ import type { AgentResult } from '../../common/types';
 import { eventually, uniqueId } from '../helpers/harness';
 import { agentFixture } from '../helpers/agent-fixture';
 import { runCli } from '../helpers/cli';
+import { resetToFirstWorkflowTask } from '../helpers/temporal-cli-run';
 import { billingOf, finalAnswer, refundOf, refundRunArgs } from '../helpers/refund-fixtures';
-
-const exec = promisify(execFile);
 
 const fixture = agentFixture({ queue: 'reset', refunds: true });
 
@@ -37,8 +34,6 @@ async function pendingIn(id: string, notRunId?: string) {
 
 describe('temporal workflow reset, then agent approve', () => {
   it('the re-run waits for approval again, takes it, completes; still exactly one confirmed refund', async () => {
-    const temporal = process.env.TEMPORAL_CLI_PATH;
-    assert.ok(temporal, 'TEMPORAL_CLI_PATH is set by `npm test`');
     const user = fixture.refunds.nextUser();
     const id = uniqueId('reset-refund');
     // By step, so the re-run is answered like the first run.
@@ -56,20 +51,8 @@ describe('temporal workflow reset, then agent approve', () => {
     );
 
     // The operator re-does the run with Temporal's own CLI.
-    await exec(temporal, [
-      'workflow',
-      'reset',
-      '--workflow-id',
-      id,
-      '--type',
-      'FirstWorkflowTask',
-      '--reason',
-      'operator re-does the refund run',
-      '--address',
-      fixture.env.address,
-      '--namespace',
-      fixture.env.namespace,
-    ]);
+    const reset = await resetToFirstWorkflowTask(fixture.env, id, 'operator re-does the refund run');
+    assert.equal(reset.code, 0, reset.stderr);
     const again = await pendingIn(id, firstRunId);
     assert.equal(again.id, first.id, 'the re-run waits for the same call');
 

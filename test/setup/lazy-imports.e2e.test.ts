@@ -9,8 +9,7 @@ import path from 'node:path';
 import { final, profile } from '../../offline-model/scripted-replies';
 import { agentFixture } from '../helpers/agent-fixture';
 import { runCli } from '../helpers/cli';
-import { DIST, connectClient } from '../helpers/harness';
-import { initNamespace } from '../../local-servers/namespace';
+import { DIST, ensureNamespace } from '../helpers/harness';
 
 const fixture = agentFixture({ queue: 'lazy-imports', worker: false });
 
@@ -69,12 +68,7 @@ describe('lazy imports', () => {
     // A namespace of its own: the shared one holds other files' encrypted runs, which `list` would
     // decode (and mark) too.
     const namespace = 'lazy-imports-list';
-    const admin = await connectClient(fixture.env);
-    try {
-      await initNamespace(admin.connection, namespace);
-    } finally {
-      await admin.connection.close();
-    }
+    await ensureNamespace(fixture.env, namespace);
     const { env, loaded } = listing();
     const cli = await runCli({ ...fixture.env, namespace }, ['list', '-o', 'json'], env);
     assert.equal(cli.code, 0, cli.stderr);
