@@ -1,6 +1,6 @@
-// The README's first conversation, offline: a worker with OPENAI_BASE_URL=offline (no key, no model
+// The first conversation of docs/getting-started.md, offline: a worker with OPENAI_BASE_URL=offline (no key, no model
 // service) plays the retail chat. A person at a terminal (a pseudo-terminal, util-linux `script`)
-// sees the greeting and the `you: ` prompt, types the README's lines, is asked the consent question
+// sees the greeting and the `you: ` prompt, types its lines, is asked the consent question
 // and sees the conversation end after the yes; the order is cancelled in the store, once. Asked
 // anything else, the model says in one line what it can play and the chat goes on.
 import { describe, it } from 'node:test';
@@ -17,7 +17,7 @@ import { chatSession } from '../helpers/chat';
 import { uniqueId } from '../helpers/harness';
 
 const RETAIL_DB = path.join(mkdtempSync(path.join(os.tmpdir(), 'offline-chat-')), 'retail.sqlite');
-// The README's lines (τ²-bench's retail data: ivan_santos_6635's pending order).
+// Its lines (τ²-bench's retail data: ivan_santos_6635's pending order).
 const ORDER = '#W8770097';
 const REQUEST = `Please cancel order ${ORDER}, I no longer need it. My email is ivan.santos3158@example.com`;
 const README_ARGS = ['--domain', 'retail', '--allow', 'all', '--max-steps', '40', '--max-tool-calls', '30'];
@@ -39,7 +39,7 @@ const screen = (output: string) => output.replace(/\r/g, '').split('\n');
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('the first conversation, offline, at a terminal', () => {
-  it("the README's retail chat: greeting, you:, the consent question, the yes, the end; the order cancelled once", async () => {
+  it("docs/getting-started.md's retail chat: greeting, you:, the consent question, the yes, the end; the order cancelled once", async () => {
     const id = uniqueId('offline-chat');
     const session = chatSession(on, ['--id', id, ...README_ARGS], { terminal: true });
     // Nothing is answered before anything is typed: the greeting, then the prompt.
