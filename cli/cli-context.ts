@@ -82,9 +82,14 @@ export async function connectClient(
   // Loaded here, not at the top: commands that never connect (help, --query) start faster.
   const { Connection } = await import('@temporalio/client');
   const { newClient } = await import('../client/connect');
+  const { clientGrpcInterceptors } = await import('../client/closing-run-retry');
   let connection: Connection;
   try {
-    connection = await Connection.connect({ ...connectionOptions(env), connectTimeout: CONNECT_TIMEOUT_MS });
+    connection = await Connection.connect({
+      ...connectionOptions(env),
+      interceptors: clientGrpcInterceptors(),
+      connectTimeout: CONNECT_TIMEOUT_MS,
+    });
   } catch {
     throw unreachable(env);
   }

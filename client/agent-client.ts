@@ -6,6 +6,7 @@ import type {
   WorkflowHandle,
   WorkflowHandleWithFirstExecutionRunId,
   WorkflowStartOptions,
+  WorkflowExecutionDescription,
   Client,
 } from '@temporalio/client';
 import { AgentError, EXIT } from './agent-error';
@@ -141,6 +142,32 @@ export async function existingRun(client: Client, workflowId: string): Promise<W
     throw err;
   }
   return handle;
+}
+
+/** The run now going on under `workflowId`, described: one round trip; RunNotFoundError when there is none. */
+export async function describeExistingRun(client: Client, workflowId: string): Promise<WorkflowExecutionDescription> {
+  checkRunId(workflowId);
+  try {
+    return await client.workflow.getHandle(workflowId).describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError(workflowId);
+    throw err;
+  }
+}
+
+/**
+ * A handle on the chain `described` belongs to (its first run's id), not on one run: a request
+ * reaches the chain's current run, the next one when this one continues as new meanwhile, and never
+ * a later chain started under the same workflow id. Pinned to the run on a server without chain ids.
+ */
+export function chainHandle(
+  client: Client,
+  described: WorkflowExecutionDescription,
+): WorkflowHandle<typeof reactAgent> {
+  const firstExecutionRunId = described.raw.workflowExecutionInfo?.firstRunId || undefined;
+  return firstExecutionRunId
+    ? client.workflow.getHandle<typeof reactAgent>(described.workflowId, undefined, { firstExecutionRunId })
+    : client.workflow.getHandle<typeof reactAgent>(described.workflowId, described.runId);
 }
 
 export async function runState(handle: WorkflowHandle): Promise<AgentState> {

@@ -4,6 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import { agentDataConverter } from '../runtime/data-converter';
 import { connectionOptions } from '../runtime/temporal-env';
+import { clientGrpcInterceptors } from './closing-run-retry';
 import type { TemporalEnv } from '../runtime/temporal-env';
 
 /** A client on an existing connection, with the data converter from the environment. */
@@ -25,6 +26,6 @@ export function newClient(
 /** Connects to env.address and returns a client for env.namespace; close it with client.connection.close(). */
 export async function createClient(env: TemporalEnv, processEnv: NodeJS.ProcessEnv = process.env): Promise<Client> {
   const dataConverter = agentDataConverter(processEnv); // a bad key config fails before we connect
-  const connection = await Connection.connect(connectionOptions(env));
+  const connection = await Connection.connect({ ...connectionOptions(env), interceptors: clientGrpcInterceptors() });
   return new Client({ connection, namespace: env.namespace, dataConverter });
 }

@@ -4,11 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
-import type { reactAgent } from '../workflows/agent/agent';
 import type { SayReceipt, SayRequest } from '../common/conversation/conversation';
 import { updateRefusal } from './update-refusal';
 import { AgentError } from './agent-error';
-import { existingRun } from './agent-client';
+import { chainHandle, describeExistingRun } from './agent-client';
 import { sayUpdate } from '../common/agent-messages';
 
 /** The run did not take the message: it has ended, is no conversation, or refused it. */
@@ -18,19 +17,21 @@ export class SayError extends AgentError {}
 const SAY_ATTEMPTS = 8;
 
 /**
- * Sends the customer's message to the run now going on under `workflowId`. A run that is closing
- * (it continues as new) refuses the Update, or has closed by the time it arrives: the message then
- * goes to the chain's next run, under the same Update id, so a run that did apply it answers it as
- * a duplicate (the chain remembers the ids it applied): applied once, whichever run takes it.
+ * Sends the customer's message to the conversation now going on under `workflowId`. It is addressed
+ * to the conversation's chain (its first run's id), not to one run: a run that is closing (it
+ * continues as new) refuses the Update, or aborts it, and the retry lands on the chain's next run,
+ * under the same Update id, so a run that did apply it answers it as a duplicate (the chain
+ * remembers the ids it applied): applied once, whichever run takes it. Another conversation later
+ * started under the same workflow id is another chain: the message never reaches it.
  */
 export async function sayToRun(client: Client, workflowId: string, message: SayRequest): Promise<SayReceipt> {
   const updateId = randomUUID();
   for (let attempt = 1; ; attempt++) {
-    const description = await (await existingRun(client, workflowId)).describe();
+    const description = await describeExistingRun(client, workflowId);
     if (description.status.name !== 'RUNNING')
       throw new SayError(`run ${workflowId} has ended (${description.status.name}): the conversation is over`);
-    // The run just read, by its id: the message reaches that run or none.
-    const handle = client.workflow.getHandle<typeof reactAgent>(workflowId, description.runId);
+    // The chain just read: its current run takes the message, or none of its runs does.
+    const handle = chainHandle(client, description);
     try {
       return await handle.executeUpdate(sayUpdate, { args: [message], updateId });
     } catch (err) {

@@ -3,21 +3,21 @@
 // have, no readable reason) is an ExtendError with one line, and changes nothing in the run.
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
-import type { reactAgent } from '../workflows/agent/agent';
 import { updateRefusal } from './update-refusal';
 import { AgentError } from './agent-error';
 import type { ExtendReceipt, ExtendRequest } from '../common/cost/extend';
-import { existingRun } from './agent-client';
+import { chainHandle, describeExistingRun } from './agent-client';
 import { extendUpdate } from '../common/agent-messages';
 
 /** The run cannot take the top-up: it has ended, or its validator refused it. */
 export class ExtendError extends AgentError {}
 
 export async function extendRun(client: Client, workflowId: string, request: ExtendRequest): Promise<ExtendReceipt> {
-  const description = await (await existingRun(client, workflowId)).describe();
+  const description = await describeExistingRun(client, workflowId);
   if (description.status.name !== 'RUNNING')
     throw new ExtendError(`run ${workflowId} has ended (${description.status.name}): a top-up cannot resume it`);
-  const handle = client.workflow.getHandle<typeof reactAgent>(workflowId, description.runId);
+  // The chain just read: its current run takes the top-up (a run continuing as new hands it on).
+  const handle = chainHandle(client, description);
   try {
     return await handle.executeUpdate(extendUpdate, { args: [request] });
   } catch (err) {

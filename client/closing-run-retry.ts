@@ -1,0 +1,42 @@
+// The client's gRPC retries: the SDK's own, except for one answer. A run that continues as new
+// refuses an Update or a signal with RESOURCE_EXHAUSTED "workflow is closing" (or aborts one it had
+// admitted), and its successor exists when that answer is sent. The SDK backs off 1 s, then up to
+// 5 s, for every RESOURCE_EXHAUSTED: ten attempts, about 40 s, before the caller hears of it. Here
+// that answer is retried after tens of milliseconds and given up after about 3 s, so a request to
+// the chain lands on the next run at once and one pinned to the closed run fails fast.
+import { defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
+import type { GrpcRetryOptions } from '@temporalio/client';
+
+// The gRPC types as the SDK names them (@grpc/grpc-js is the SDK's dependency, not ours).
+type StatusObject = Parameters<GrpcRetryOptions['delayFunction']>[1];
+type Interceptor = ReturnType<typeof makeGrpcRetryInterceptor>;
+
+const GRPC_RESOURCE_EXHAUSTED = 8;
+
+/** The server's answer for a run that is closing (service/history/consts ErrWorkflowClosing). */
+export function isRunClosing(status: Pick<StatusObject, 'code' | 'details'>): boolean {
+  return status.code === GRPC_RESOURCE_EXHAUSTED && /workflow is closing/.test(status.details);
+}
+
+const CLOSING_FIRST_DELAY_MS = 50;
+const CLOSING_MAX_DELAY_MS = 500;
+
+/**
+ * The SDK's retry options, with short delays for a closing run. Written out: the SDK's
+ * defaultGrpcRetryOptions ignores a maxIntervalMs given to it (1.24.0), so it cannot cap them.
+ */
+export function closingAwareRetryOptions(): GrpcRetryOptions {
+  const sdk = defaultGrpcRetryOptions();
+  return {
+    delayFunction: (attempt, status) =>
+      isRunClosing(status)
+        ? Math.min(CLOSING_MAX_DELAY_MS, CLOSING_FIRST_DELAY_MS * 1.7 ** attempt) * (0.8 + Math.random() * 0.4)
+        : sdk.delayFunction(attempt, status),
+    retryableDecider: sdk.retryableDecider,
+  };
+}
+
+/** The interceptors for a client Connection (not the worker's NativeConnection, which has its own). */
+export function clientGrpcInterceptors(): Interceptor[] {
+  return [makeGrpcRetryInterceptor(closingAwareRetryOptions())];
+}
