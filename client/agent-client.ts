@@ -170,6 +170,11 @@ export function chainHandle(
     : client.workflow.getHandle<typeof reactAgent>(described.workflowId, described.runId);
 }
 
+/** The chain's id (its first run's id), or undefined from a server that does not say it. */
+export function chainOf(described: WorkflowExecutionDescription): string | undefined {
+  return described.raw.workflowExecutionInfo?.firstRunId || undefined;
+}
+
 export async function runState(handle: WorkflowHandle): Promise<AgentState> {
   return handle.query(stateQuery);
 }

@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import type { SayReceipt, SayRequest } from '../common/conversation/conversation';
 import { updateRefusal } from './update-refusal';
 import { AgentError } from './agent-error';
-import { chainHandle, describeExistingRun } from './agent-client';
+import { chainHandle, chainOf, describeExistingRun } from './agent-client';
 import { sayUpdate } from '../common/agent-messages';
 
 /** The run did not take the message: it has ended, is no conversation, or refused it. */
@@ -26,10 +26,15 @@ const SAY_ATTEMPTS = 8;
  */
 export async function sayToRun(client: Client, workflowId: string, message: SayRequest): Promise<SayReceipt> {
   const updateId = randomUUID();
+  let chain: string | undefined;
   for (let attempt = 1; ; attempt++) {
     const description = await describeExistingRun(client, workflowId);
     if (description.status.name !== 'RUNNING')
       throw new SayError(`run ${workflowId} has ended (${description.status.name}): the conversation is over`);
+    // A retry that finds another chain under the id: that is another conversation, not this one.
+    if (attempt > 1 && chainOf(description) !== chain)
+      throw new SayError(`run ${workflowId} has ended: the conversation is over (another one now runs under its id)`);
+    chain = chainOf(description);
     // The chain just read: its current run takes the message, or none of its runs does.
     const handle = chainHandle(client, description);
     try {

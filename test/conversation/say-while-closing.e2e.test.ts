@@ -5,7 +5,9 @@
 // It used to take 37-41 s: the SDK's gRPC retries backed off on the run that had closed.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { runResult, runState } from '../../client/agent-client';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { chainHandle, runResult, runState } from '../../client/agent-client';
+import { sayUpdate } from '../../common/agent-messages';
 import { sayToRun } from '../../client/conversation';
 import { byStep, message, profile } from '../../offline-model/scripted-replies';
 import { agentFixture } from '../helpers/agent-fixture';
@@ -49,5 +51,30 @@ describe('say while the run continues as new', () => {
     assert.equal(result.stop_reason, 'customer_ended');
     const texts = result.conversation!.turns.filter((t) => t.from === 'customer' && t.text).map((t) => t.text);
     assert.deepEqual(texts, ['Please look me up, I am user 42.', 'I am still here.'], 'each message applied once');
+  });
+
+  it('a message for a conversation that ended never reaches the next one started under its id', async () => {
+    const script = byStep({ 1: message('Hello! How can I help?') }, message('Noted.'));
+    const first = await fixture.start(script, { conversation: {} });
+    await eventually('the greeting', async () =>
+      (await runState(first.handle)).phase === 'awaiting_customer' ? true : undefined,
+    );
+    const described = await first.handle.describe();
+    await sayToRun(fixture.client, first.id, { end: true });
+    assert.equal((await runResult(first.handle)).stop_reason, 'customer_ended');
+    const second = await fixture.start(script, { conversation: {} }, { id: first.id });
+    await eventually('the second greeting', async () =>
+      (await runState(second.handle)).phase === 'awaiting_customer' ? true : undefined,
+    );
+    // What sayToRun sends on after reading the first conversation: addressed to its chain.
+    await assert.rejects(
+      chainHandle(fixture.client, described).executeUpdate(sayUpdate, { args: [{ text: 'for the first one' }] }),
+      WorkflowNotFoundError,
+    );
+    assert.equal(
+      (await runState(second.handle)).conversation!.customer_messages,
+      0,
+      'the second conversation got nothing',
+    );
   });
 });
