@@ -47,6 +47,43 @@ export const POSTGRES_PROFILE: readonly string[] = [
   '.postgres.e2e',
 ];
 
+/**
+ * Files that run alone, one at a time, before the others run two at a time on the same server (each
+ * of those has a task queue of its own, and a namespace of its own where it must count every run):
+ * these act on or count every run of the shared namespace, so a neighbour's runs would be cancelled
+ * or counted, or they time a fault against a machine nobody else is using.
+ */
+export const RUNS_ALONE: readonly CoreFile[] = [
+  { file: 'test/operator/operator-cli.e2e.test.ts', guarantee: '`cancel --stuck` over the whole namespace' },
+  { file: 'test/operator/stuck-kinds.e2e.test.ts', guarantee: '`cancel --stuck` over the whole namespace' },
+  { file: 'test/conversation/stuck-race-yes.e2e.test.ts', guarantee: '`cancel --stuck --yes` over the namespace' },
+  { file: 'test/conversation/stuck-race-prompt.e2e.test.ts', guarantee: '`cancel --stuck` over the namespace' },
+  { file: 'test/operator/cli-fuzz.e2e.test.ts', guarantee: 'fuzzed `cancel` and `list` over the namespace' },
+  { file: 'test/operator/inbox.e2e.test.ts', guarantee: 'counts every waiting run of the namespace' },
+  { file: 'test/operator/effects-cli.e2e.test.ts', guarantee: "finds its runs among the namespace's last 200" },
+  { file: 'test/operator/search-attributes.e2e.test.ts', guarantee: 'counts the runs a visibility query matches' },
+  { file: 'test/durability/hung-worker.e2e.test.ts', guarantee: 'times the cost of a hung worker' },
+  { file: 'test/durability/fault-matrix.e2e.test.ts', guarantee: 'times each fault against a healthy round' },
+  { file: 'test/operator/kill-switch.e2e.test.ts', guarantee: 'times a cancel from the CLI to the closed run' },
+];
+
+/** A file of RUNS_ALONE (repository-relative), compiled (`dist/test/...js`) or not. */
+export const runsAlone = (file: string): boolean =>
+  RUNS_ALONE.some((c) => file.replace(/^dist\//, '').replace(/\.js$/, '.ts') === c.file);
+
+/** How many files run at once beside RUNS_ALONE: AGENT_TEST_CONCURRENCY, else 2 on the dev server, 1 on PostgreSQL. */
+export function sharedConcurrency(
+  server: ServerKind,
+  env: NodeJS.ProcessEnv = process.env,
+): number | { error: string } {
+  const raw = env.AGENT_TEST_CONCURRENCY;
+  if (raw === undefined || raw === '') return server === 'dev' ? 2 : 1;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 8)
+    return { error: `AGENT_TEST_CONCURRENCY: expected 1 to 8, got ${JSON.stringify(raw)}` };
+  return n;
+}
+
 /** Tests that start processes (`*.e2e.test.ts`, compiled or not). */
 export const isE2e = (file: string): boolean => /\.e2e\.test\.[jt]s$/.test(file);
 /** Tests that run only on the PostgreSQL-backed server. */

@@ -16,7 +16,15 @@ import { repoRoot } from '../local-servers/repo-root';
 import { findOrBuildTemporalCli } from '../local-servers/temporal-cli';
 import { startPostgresServer } from '../local-servers/postgres-server';
 import type { TemporalServerHandle } from '../local-servers/server-handle';
-import { CORE_E2E, isDefaultRun, needsPostgres, parseTestArgs, selectTests } from './test-selection';
+import {
+  CORE_E2E,
+  isDefaultRun,
+  needsPostgres,
+  parseTestArgs,
+  runsAlone,
+  selectTests,
+  sharedConcurrency,
+} from './test-selection';
 
 function collectTests(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
@@ -38,6 +46,11 @@ async function main(): Promise<number> {
     return 1;
   }
   const server_kind = args.server;
+  const concurrency = sharedConcurrency(server_kind);
+  if (typeof concurrency !== 'number') {
+    console.error(`test: ${concurrency.error}`);
+    return 1;
+  }
 
   const all = collectTests(distTest).filter((f) => {
     const src = path.join(root, path.relative(path.join(root, 'dist'), f)).replace(/\.js$/, '.ts');
@@ -93,42 +106,66 @@ async function main(): Promise<number> {
     `test: Temporal ${server_kind === 'postgres' ? 'server on PostgreSQL' : 'dev server'} ${server.address} (namespace ${server.namespace}, UI ${server.uiUrl ?? 'none'}, healthy in ${Date.now() - t0} ms, log ${server.logFile}); ${files.length} test file(s)`,
   );
 
-  const child = spawn(process.execPath, ['--test', '--test-concurrency=1', ...files], {
-    cwd: root,
-    stdio: 'inherit',
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: server.address,
-      TEMPORAL_NAMESPACE: server.namespace,
-      TEMPORAL_UI_URL: server.uiUrl ?? '',
-      TEMPORAL_CLI_PATH: cliPath,
-      AGENT_TEST_SERVER: server_kind,
-      // The PostgreSQL-backed server's Prometheus endpoint (server-tuning.postgres.e2e reads it).
-      AGENT_TEST_SERVER_METRICS_URL: 'metricsUrl' in server ? String(server.metricsUrl) : '',
-      // The refunds ledger deploy/setup-postgres.sh made in the server's PostgreSQL.
-      ...(server.ledgerUrl ? { AGENT_TEST_REFUNDS_DATABASE_URL: server.ledgerUrl } : {}),
-    },
-  });
-  // Ctrl-C reaches the child through the terminal; a plain SIGTERM to us must be passed on.
-  const forward = (sig: NodeJS.Signals): void => {
-    child.kill(sig);
+  // The files of RUNS_ALONE one at a time, then the others `concurrency` at a time, on the same server.
+  const alone = files.filter((f) => runsAlone(path.relative(root, f)));
+  const shared = files.filter((f) => !alone.includes(f));
+  const serverEnv = {
+    ...process.env,
+    TEMPORAL_ADDRESS: server.address,
+    TEMPORAL_NAMESPACE: server.namespace,
+    TEMPORAL_UI_URL: server.uiUrl ?? '',
+    TEMPORAL_CLI_PATH: cliPath,
+    AGENT_TEST_SERVER: server_kind,
+    // The PostgreSQL-backed server's Prometheus endpoint (server-tuning.postgres.e2e reads it).
+    AGENT_TEST_SERVER_METRICS_URL: 'metricsUrl' in server ? String(server.metricsUrl) : '',
+    // The refunds ledger deploy/setup-postgres.sh made in the server's PostgreSQL.
+    ...(server.ledgerUrl ? { AGENT_TEST_REFUNDS_DATABASE_URL: server.ledgerUrl } : {}),
   };
-  process.on('SIGINT', forward);
-  process.on('SIGTERM', forward);
-
-  const code = await new Promise<number>((resolve) => {
-    child.once('error', (err) => {
-      console.error(`test: could not run node --test: ${err.message}`);
-      resolve(1);
-    });
-    child.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
-  });
+  let code = 0;
+  for (const [batch, n] of [
+    [alone, 1],
+    [shared, concurrency],
+  ] as const) {
+    if (batch.length === 0 || interrupted) continue;
+    console.error(`test: ${batch.length} file(s), ${n === 1 ? 'one at a time' : `${n} at a time`}`);
+    code = Math.max(code, await nodeTest(root, batch, n, serverEnv));
+  }
   await (server.stopAll ?? server.stop)();
   if (code !== 0) {
     process.env.TEMPORAL_KEEP_DEV_DB = '1'; // read by the exit hook that otherwise deletes the temp dir
     console.error(`test: failed (exit ${code}); dev server log kept at ${server.logFile}`);
   }
   return code;
+}
+
+let interrupted = false;
+
+/** `node --test` over `files`, `concurrency` files at once; its exit code (1 if it could not start). */
+async function nodeTest(root: string, files: string[], concurrency: number, env: NodeJS.ProcessEnv): Promise<number> {
+  const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], {
+    cwd: root,
+    stdio: 'inherit',
+    env,
+  });
+  // Ctrl-C reaches the child through the terminal; a plain SIGTERM to us must be passed on.
+  const forward = (sig: NodeJS.Signals): void => {
+    interrupted = true; // and no batch after this one starts
+    child.kill(sig);
+  };
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  try {
+    return await new Promise<number>((resolve) => {
+      child.once('error', (err) => {
+        console.error(`test: could not run node --test: ${err.message}`);
+        resolve(1);
+      });
+      child.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
+    });
+  } finally {
+    process.off('SIGINT', forward);
+    process.off('SIGTERM', forward);
+  }
 }
 
 main().then(

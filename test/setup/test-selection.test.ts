@@ -13,7 +13,10 @@ import {
   needsPostgres,
   parseTestArgs,
   POSTGRES_PROFILE,
+  RUNS_ALONE,
+  runsAlone,
   selectTests,
+  sharedConcurrency,
 } from '../../scripts/test-selection';
 import type { TestArgs } from '../../scripts/test-selection';
 import { REPO_ROOT } from '../helpers/harness';
@@ -34,6 +37,33 @@ function args(argv: string[]): TestArgs {
 
 describe('npm test: the core set and --all', () => {
   const files = testFiles();
+
+  it('the files that run alone exist, and every file that cancels stuck runs in the shared namespace is one', () => {
+    for (const { file, guarantee } of RUNS_ALONE) {
+      assert.ok(files.includes(file) && isE2e(file), `${file} exists`);
+      assert.ok(guarantee.length > 0);
+      assert.ok(runsAlone(file) && runsAlone(`dist/${file.replace(/\.ts$/, '.js')}`), file);
+    }
+    // `cancel --stuck` acts on every run of its namespace: beside another file it would cancel that file's runs.
+    const stuck = files.filter((f) => isE2e(f) && readFileSync(path.join(REPO_ROOT, f), 'utf8').includes("'--stuck'"));
+    assert.ok(stuck.length >= 4, stuck.join(' '));
+    for (const f of stuck) {
+      const src = readFileSync(path.join(REPO_ROOT, f), 'utf8');
+      assert.ok(runsAlone(f) || /ensureNamespace\(|namespace: /.test(src), `${f}: cancels --stuck beside other files`);
+    }
+  });
+
+  it('the other files run two at a time on the dev server, one at a time on PostgreSQL, or AGENT_TEST_CONCURRENCY', () => {
+    assert.equal(sharedConcurrency('dev', {}), 2);
+    assert.equal(sharedConcurrency('postgres', {}), 1);
+    assert.equal(sharedConcurrency('dev', { AGENT_TEST_CONCURRENCY: '1' }), 1);
+    assert.equal(sharedConcurrency('postgres', { AGENT_TEST_CONCURRENCY: '3' }), 3);
+    for (const bad of ['0', '9', '1.5', 'two', ' '])
+      assert.match(
+        (sharedConcurrency('dev', { AGENT_TEST_CONCURRENCY: bad }) as { error: string }).error,
+        /^AGENT_TEST_CONCURRENCY: expected 1 to 8, got /,
+      );
+  });
 
   it('the core set is one end-to-end file per guarantee, each a file that runs on the dev server', () => {
     assert.ok(CORE_E2E.length > 0);
