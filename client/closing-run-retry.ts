@@ -4,13 +4,14 @@
 // 5 s, for every RESOURCE_EXHAUSTED: ten attempts, about 40 s, before the caller hears of it. Here
 // that answer is retried after tens of milliseconds and given up after about 3 s, so a request to
 // the chain lands on the next run at once and one pinned to the closed run fails fast.
-import { defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
+import { defaultGrpcRetryOptions, makeGrpcRetryInterceptor, WorkflowNotFoundError } from '@temporalio/client';
 import type { GrpcRetryOptions } from '@temporalio/client';
 
 // The gRPC types as the SDK names them (@grpc/grpc-js is the SDK's dependency, not ours).
 type StatusObject = Parameters<GrpcRetryOptions['delayFunction']>[1];
 type Interceptor = ReturnType<typeof makeGrpcRetryInterceptor>;
 
+const GRPC_NOT_FOUND = 5;
 const GRPC_RESOURCE_EXHAUSTED = 8;
 
 /** The server's answer for a run that is closing (service/history/consts ErrWorkflowClosing). */
@@ -30,7 +31,7 @@ export function closingAwareRetryOptions(): GrpcRetryOptions {
   return {
     delayFunction: (attempt, status) =>
       isRunClosing(status)
-        ? Math.min(CLOSING_MAX_DELAY_MS, CLOSING_FIRST_DELAY_MS * 1.7 ** attempt) * (0.8 + Math.random() * 0.4)
+        ? Math.min(CLOSING_MAX_DELAY_MS, CLOSING_FIRST_DELAY_MS * 1.7 ** (attempt - 1)) * (0.8 + Math.random() * 0.4)
         : sdk.delayFunction(attempt, status),
     retryableDecider: sdk.retryableDecider,
   };
@@ -39,4 +40,19 @@ export function closingAwareRetryOptions(): GrpcRetryOptions {
 /** The interceptors for a client Connection (not the worker's NativeConnection, which has its own). */
 export function clientGrpcInterceptors(): Interceptor[] {
   return [makeGrpcRetryInterceptor(closingAwareRetryOptions())];
+}
+
+/**
+ * An Update that failed because its run was closing or had closed, so it was not applied:
+ * RESOURCE_EXHAUSTED ("workflow is closing", retries spent) while the run continues as new, or
+ * NOT_FOUND once it has closed (the run is gone, or the server aborted the Update as it closed).
+ */
+export function isClosingRunError(err: unknown): boolean {
+  if (err instanceof WorkflowNotFoundError) return true;
+  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === GRPC_RESOURCE_EXHAUSTED || code === GRPC_NOT_FOUND) return true;
+    if (typeof code === 'number') return false;
+  }
+  return false;
 }

@@ -2,10 +2,11 @@
 // run has kept. Shared by `agent say`, `agent chat` and the tests. Every refusal is a SayError with
 // one line, and changes nothing in the run.
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Client } from '@temporalio/client';
 import type { SayReceipt, SayRequest } from '../common/conversation/conversation';
 import { updateRefusal } from './update-refusal';
+import { isClosingRunError } from './closing-run-retry';
 import { AgentError } from './agent-error';
 import { chainHandle, chainOf, describeExistingRun } from './agent-client';
 import { sayUpdate } from '../common/agent-messages';
@@ -43,26 +44,9 @@ export async function sayToRun(client: Client, workflowId: string, message: SayR
       if (err instanceof WorkflowUpdateFailedError) {
         throw new SayError(`run ${workflowId} refused the message: ${updateRefusal(err)}`);
       }
-      if (!runClosing(err) || attempt >= SAY_ATTEMPTS) throw err;
+      if (!isClosingRunError(err) || attempt >= SAY_ATTEMPTS) throw err;
       // The next run starts as this one closes: a short, growing pause before reading the chain again.
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
     }
   }
 }
-
-/**
- * The Update failed because its run was closing or had just closed: RESOURCE_EXHAUSTED ("workflow
- * is closing") while the run continues as new, or NOT_FOUND once it has.
- */
-function runClosing(err: unknown): boolean {
-  if (err instanceof WorkflowNotFoundError) return true;
-  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (code === GRPC_RESOURCE_EXHAUSTED || code === GRPC_NOT_FOUND) return true;
-    if (typeof code === 'number') return false;
-  }
-  return false;
-}
-
-const GRPC_NOT_FOUND = 5;
-const GRPC_RESOURCE_EXHAUSTED = 8;
