@@ -199,7 +199,10 @@ function packageVersion(file: string): string {
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
-async function describeError(err: unknown, env: TemporalEnv | undefined): Promise<{ message: string; code: number }> {
+export async function describeError(
+  err: unknown,
+  env: TemporalEnv | undefined,
+): Promise<{ message: string; code: number }> {
   // Ours (usage, no such run, a bad run id or input, a refused answer...): each carries its exit code.
   if (err instanceof AgentError)
     return { message: err.hint ? `${err.message}; ${err.hint}` : err.message, code: err.exitCode };
@@ -219,6 +222,9 @@ async function describeError(err: unknown, env: TemporalEnv | undefined): Promis
   if (env && grpcCode === 14)
     return { message: `lost the connection to Temporal at ${env.address}; is it still running?`, code: EXIT.ERROR };
   if (env && grpcCode === 4) return { message: `Temporal at ${env.address} did not answer in time`, code: EXIT.ERROR };
+  // An Update or signal to a run continuing as new, its retries spent (client/closing-run-retry.ts).
+  if (grpcCode === 8 && /workflow is closing/.test(causeMessages(err)))
+    return { message: 'the run was continuing as new: nothing was applied; send it again', code: EXIT.ERROR };
   return { message: firstLine(err instanceof Error ? err.message : String(err)), code: EXIT.ERROR };
 }
 
@@ -235,6 +241,14 @@ export function oneLine(text: string, max = 300): string {
     );
   const chars = Array.from(escaped);
   return chars.length > max ? `${chars.slice(0, max).join('')}… (${chars.length - max} more characters)` : escaped;
+}
+
+/** The messages of an error and its causes, for matching the server's text under the SDK's wrapping. */
+function causeMessages(err: unknown): string {
+  const out: string[] = [];
+  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++)
+    out.push(String((e as { message?: unknown }).message ?? ''));
+  return out.join('\n');
 }
 
 function firstLine(text: string): string {
