@@ -69,7 +69,7 @@ describe('adv5: agent say while the server restarts under a run continuing as ne
       const body = JSON.stringify(req.body);
       return req.step === 1 ? billing() : body.includes(LAST) ? final('Bye.') : message('Anything else?');
     };
-    const { handle } = await fixture.start(
+    await fixture.start(
       script,
       { conversation: {}, continue_as_new_every: 1, budget: { max_steps: 10, max_seconds: 240, max_repeats: 0 } },
       { id },
