@@ -11,7 +11,7 @@ import type {
 } from '@temporalio/client';
 import { AgentError, EXIT } from './agent-error';
 import type { reactAgent } from '../workflows/agent/agent';
-import { checkFirstMessage } from '../common/conversation/conversation';
+import { checkFirstMessage, firstMessageUpdateId } from '../common/conversation/conversation';
 import type { SayRequest } from '../common/conversation/conversation';
 import type { AgentInput, AgentState } from '../common/types';
 import type { TemporalEnv } from '../runtime/temporal-env';
@@ -79,7 +79,7 @@ export async function startConversation(
   });
   await client.workflow.executeUpdateWithStart(sayUpdate, {
     args: [first],
-    updateId: `${workflowId}:first-message`,
+    updateId: firstMessageUpdateId(workflowId),
     startWorkflowOperation: start,
   });
   return start.workflowHandle();

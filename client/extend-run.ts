@@ -6,7 +6,7 @@ import type { Client } from '@temporalio/client';
 import { updateRefusal } from './update-refusal';
 import { AgentError } from './agent-error';
 import type { ExtendReceipt, ExtendRequest } from '../common/cost/extend';
-import { describeExistingRun } from './agent-client';
+import { chainOf, describeExistingRun } from './agent-client';
 import { isClosingRunError } from './closing-run-retry';
 import type { reactAgent } from '../workflows/agent/agent';
 import { extendUpdate } from '../common/agent-messages';
@@ -31,9 +31,13 @@ export async function extendRun(client: Client, workflowId: string, request: Ext
     if (!isClosingRunError(err)) throw err;
     // The run closed before it took the top-up: nothing was granted. Say why, in one line.
     const now = await describeExistingRun(client, workflowId).catch(() => undefined);
-    if (now?.status.name === 'RUNNING')
+    if (now?.status.name === 'RUNNING' && chainOf(now) === chainOf(description))
       throw new ExtendError(
         `run ${workflowId} continued as new as the top-up arrived: nothing was granted; send it again`,
+      );
+    if (now?.status.name === 'RUNNING')
+      throw new ExtendError(
+        `run ${workflowId} has ended: another run now goes on under its id; a top-up cannot resume it`,
       );
     throw new ExtendError(`run ${workflowId} has ended (${now?.status.name ?? 'gone'}): a top-up cannot resume it`);
   }

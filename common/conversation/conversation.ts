@@ -47,6 +47,21 @@ export const CONVERSATION_LIMITS = {
   remembered_updates: 20,
 } as const;
 
+/** The Update id of a conversation's first message (startConversation): remembered for the whole chain. */
+export const firstMessageUpdateId = (workflowId: string): string => `${workflowId}:first-message`;
+
+/**
+ * The `say` Updates a chain remembers after one more: the last `remembered_updates`, and the first
+ * message's, which a repeated startConversation may send at any later time.
+ */
+export function rememberedAfter<T extends { id: string }>(applied: readonly T[], next: T, workflowId: string): T[] {
+  const first = firstMessageUpdateId(workflowId);
+  const all = [...applied, next];
+  const recent = all.slice(-CONVERSATION_LIMITS.remembered_updates);
+  const kept = all.find((a) => a.id === first);
+  return kept && !recent.includes(kept) ? [kept, ...recent] : recent;
+}
+
 export type Speaker = 'agent' | 'customer';
 
 export interface Turn {

@@ -9,6 +9,7 @@ import {
   DEFAULT_IDLE_TIMEOUT_SECONDS,
   EMPTY_TRANSCRIPT,
   lastAgentMessage,
+  rememberedAfter,
   unansweredOf,
   withTurn,
 } from '../../common/conversation/conversation';
@@ -108,7 +109,7 @@ export class Conversation {
     });
     const id = currentUpdateInfo()?.id;
     if (id !== undefined)
-      this.applied = [...this.applied, { id, n: this.transcript.total }].slice(-CONVERSATION_LIMITS.remembered_updates);
+      this.applied = rememberedAfter(this.applied, { id, n: this.transcript.total }, workflowInfo().workflowId);
     return { n: this.transcript.total, awaited, ended: ended() };
   }
 

@@ -1,4 +1,4 @@
-// BREAKS on 2026-12-07 code: `agent extend` prints `agent: workflow execution not found` (the server's
+// Broke 2026-12-07 (adversary round), fixed the same day: `agent extend` prints `agent: workflow execution not found` (the server's
 // text, no run id, while a run does exist under the id); the top-up is rightly not granted.
 // Adversary (docs/conversations.md, "A message sent as the run continues as new": say and extend
 // address the conversation's chain, and never reach a later conversation started under the same

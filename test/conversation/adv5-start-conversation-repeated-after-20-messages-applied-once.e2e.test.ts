@@ -1,4 +1,4 @@
-// BREAKS on 2026-12-07 code: the first message is two turns (1 and 47): the chain remembers only the
+// Broke 2026-12-07 (adversary round), fixed the same day: the first message is two turns (1 and 47): the chain remembers only the
 // last 20 say Update ids, and `<workflow id>:first-message` has slid out.
 // Adversary (docs/conversations.md, "Starting with the customer's first message": startConversation
 // repeated (its answer lost) reaches the same run and the same message once, also after the run

@@ -1,4 +1,4 @@
-// BREAKS on 2026-12-07 code: `agent extend` prints `agent: workflow update was aborted by closing workflow`
+// Broke 2026-12-07 (adversary round), fixed the same day: `agent extend` prints `agent: workflow update was aborted by closing workflow`
 // (the server's text, no run id), where `agent say` says `run ID has ended (TERMINATED): ...`.
 // Adversary (docs/conversations.md, "A message sent as the run continues as new"; what the
 // customer or operator sees on a failure is one clear line, never a raw gRPC error): `agent say`

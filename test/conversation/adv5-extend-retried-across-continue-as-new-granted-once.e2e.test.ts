@@ -1,4 +1,4 @@
-// BREAKS on 2026-12-07 code: one `extend`, two top-ups (extensions: 2, max_steps 10 -> 20).
+// Broke 2026-12-07 (adversary round), fixed the same day: one `extend`, two top-ups (extensions: 2, max_steps 10 -> 20).
 // Adversary (docs/conversations.md, "A message sent as the run continues as new": `say` and `agent
 // extend` address the chain, not one run, and a message is applied once whichever run takes it).
 // An operator's `extend` is applied by run 1; its answer is lost on the way back (the connection

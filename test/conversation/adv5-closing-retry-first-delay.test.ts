@@ -1,4 +1,4 @@
-// BREAKS on 2026-12-07 code: the first retry of "workflow is closing" waits 85 ms (68-102 ms with
+// Broke 2026-12-07 (adversary round), fixed the same day: the first retry of "workflow is closing" waits 85 ms (68-102 ms with
 // jitter), not the 50 ms docs/conversations.md promises: the SDK calls delayFunction with attempt 1
 // for the first retry, and 50 * 1.7 ** 1 = 85.
 // Adversary (docs/conversations.md, "A message sent as the run continues as new": the client
