@@ -82,7 +82,7 @@ export async function connectClient(
   // Loaded here, not at the top: commands that never connect (help, --query) start faster.
   const { Connection } = await import('@temporalio/client');
   const { newClient } = await import('../client/connect');
-  const { clientGrpcInterceptors } = await import('../client/closing-run-retry');
+  const { clientGrpcInterceptors } = await import('../runtime/closing-run-retry');
   let connection: Connection;
   try {
     connection = await Connection.connect({

@@ -222,7 +222,7 @@ export async function describeError(
   if (env && grpcCode === 14)
     return { message: `lost the connection to Temporal at ${env.address}; is it still running?`, code: EXIT.ERROR };
   if (env && grpcCode === 4) return { message: `Temporal at ${env.address} did not answer in time`, code: EXIT.ERROR };
-  // An Update or signal to a run continuing as new, its retries spent (client/closing-run-retry.ts).
+  // An Update or signal to a run continuing as new, its retries spent (runtime/closing-run-retry.ts).
   if (grpcCode === 8 && /workflow is closing/.test(causeMessages(err)))
     return { message: 'the run was continuing as new: nothing was applied; send it again', code: EXIT.ERROR };
   return { message: firstLine(err instanceof Error ? err.message : String(err)), code: EXIT.ERROR };

@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import { agentDataConverter } from '../runtime/data-converter';
 import { connectionOptions } from '../runtime/temporal-env';
-import { clientGrpcInterceptors } from './closing-run-retry';
+import { clientGrpcInterceptors } from '../runtime/closing-run-retry';
 import type { TemporalEnv } from '../runtime/temporal-env';
 
 /** A client on an existing connection, with the data converter from the environment. */

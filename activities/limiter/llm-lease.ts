@@ -39,6 +39,7 @@ import {
 import { oversized } from '../../common/limiter/rate-limit';
 import { agentDataConverter } from '../../runtime/data-converter';
 import type { TemporalEnv } from '../../runtime/temporal-env';
+import { clientGrpcInterceptors } from '../../runtime/closing-run-retry';
 import { connectionOptions } from '../../runtime/temporal-env';
 import type { LeaseObserver, LimiterSettings } from './limiter-settings';
 
@@ -300,7 +301,12 @@ export async function connectLimiter(
   settings: LimiterSettings,
   observer?: LeaseObserver,
 ): Promise<{ limiter: LlmLimiter; close: () => Promise<void> }> {
-  const connection = await Connection.connect(connectionOptions(temporal));
+  // Closing-aware retries: an acquire that meets the limiter's continue-as-new reaches the next run
+  // within tens of milliseconds, where the SDK's own retries would wait 1 s and more.
+  const connection = await Connection.connect({
+    ...connectionOptions(temporal),
+    interceptors: clientGrpcInterceptors(),
+  });
   const client = new Client({ connection, namespace: temporal.namespace, dataConverter: agentDataConverter() });
   return { limiter: new LlmLimiter(client, settings, observer), close: () => connection.close() };
 }

@@ -61,7 +61,9 @@ export const extend = defineCommand({
     else
       line(
         ctx.io.stdout,
-        `extended ${workflowId} (top-up ${receipt.extensions}): budget now ${formatBudget(receipt.budget)}`,
+        receipt.duplicate
+          ? `${workflowId} had granted this top-up already (top-up ${receipt.extensions}): budget now ${formatBudget(receipt.budget)}`
+          : `extended ${workflowId} (top-up ${receipt.extensions}): budget now ${formatBudget(receipt.budget)}`,
       );
     return 0;
   },

@@ -37,11 +37,24 @@ export interface BudgetExtension extends ExtendRequest {
   /** The step the run had reached. */
   step: number;
   at: string;
+  /**
+   * The `extend` Update that granted it. Carried across continue-as-new with the top-up, so a repeat
+   * of that Update (its answer lost) reaching a later run of the chain is answered, not granted again.
+   */
+  update_id?: string;
+}
+
+/** The top-ups as the result and the state Query report them: the Update ids stay in the chain's state. */
+export function reportedExtensions(extensions: readonly BudgetExtension[]): BudgetExtension[] {
+  return extensions.map(({ update_id, ...shown }) => (void update_id, shown));
 }
 
 export interface ExtendReceipt {
   budget: Budget;
+  /** Which top-up this is (1 for the first). */
   extensions: number;
+  /** A repeat of an Update the chain had granted: answered again, nothing more granted. */
+  duplicate?: true;
 }
 
 const AMOUNTS = ['usd', 'steps', 'tool_calls', 'seconds', 'tokens'] as const;

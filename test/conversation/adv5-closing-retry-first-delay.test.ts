@@ -6,7 +6,7 @@
 // retry options as the SDK's interceptor calls them (attempt 1 is the first retry).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { closingAwareRetryOptions } from '../../client/closing-run-retry';
+import { closingAwareRetryOptions } from '../../runtime/closing-run-retry';
 
 const CLOSING = { code: 8, details: 'workflow is closing', metadata: undefined } as never;
 

@@ -1,4 +1,6 @@
-// Broke 2026-12-07 (adversary round), fixed the same day: one `extend`, two top-ups (extensions: 2, max_steps 10 -> 20).
+// Broke 2026-12-07 (adversary round): one `extend`, two top-ups (extensions: 2, max_steps 10 -> 20).
+// Fixed by pinning extend to its run; since the same day extend addresses the chain again and every
+// top-up carries its Update id across continue-as-new: run 2 answers the repeat (`duplicate`).
 // Adversary (docs/conversations.md, "A message sent as the run continues as new": `say` and `agent
 // extend` address the chain, not one run, and a message is applied once whichever run takes it).
 // An operator's `extend` is applied by run 1; its answer is lost on the way back (the connection

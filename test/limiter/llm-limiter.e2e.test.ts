@@ -21,7 +21,7 @@ import {
   releaseSignal,
 } from '../../common/limiter/llm-limiter';
 import type { LimiterInput } from '../../common/limiter/llm-limiter';
-import { LlmLimiter } from '../../activities/limiter/llm-lease';
+import { connectLimiter, LlmLimiter } from '../../activities/limiter/llm-lease';
 import { Worker } from '@temporalio/worker';
 import { NO_METRICS_SINKS } from '../../worker/metrics';
 import { workflowCode } from '../../worker/workflow-bundle';
@@ -38,13 +38,20 @@ const MODEL = uniqueId('limiter-e2e-model');
 const CAN_MODEL = uniqueId('limiter-can-model');
 const TERMINATE_MODEL = uniqueId('limiter-terminate-model');
 const SIZE_MODEL = uniqueId('limiter-size-model');
+const CLOSING_MODEL = uniqueId('limiter-closing-model');
 // A worker refuses a model it cannot price (docs/cost.md): these made-up models get a price.
 const PRICES_DIR = mkdtempSync(path.join(tmpdir(), 'limiter-prices-'));
 const PRICES_FILE = path.join(PRICES_DIR, 'prices.json');
 const PRICE = { input_usd_per_mtok: 0.4, output_usd_per_mtok: 1.6 };
 writeFileSync(
   PRICES_FILE,
-  JSON.stringify({ [MODEL]: PRICE, [CAN_MODEL]: PRICE, [TERMINATE_MODEL]: PRICE, [SIZE_MODEL]: PRICE }),
+  JSON.stringify({
+    [MODEL]: PRICE,
+    [CAN_MODEL]: PRICE,
+    [TERMINATE_MODEL]: PRICE,
+    [SIZE_MODEL]: PRICE,
+    [CLOSING_MODEL]: PRICE,
+  }),
 );
 // Long enough for a new run to queue while the dead leases are held, on a loaded machine.
 const TTL_SECONDS = 30;
@@ -289,6 +296,53 @@ describe('LLM rate limiter', () => {
       await fixture.client.workflow.getHandle(workflowId, handle.firstExecutionRunId).fetchHistory(),
       workflowId,
     );
+  });
+
+  it("a lease asked as the limiter continues as new is granted by the next run at once, not after the SDK's 1 s backoff", async () => {
+    // The activities' own connection (connectLimiter), as a worker's decide activity uses it, against
+    // a limiter of its own that continues as new every 40 events, driven by 6 holders at once: an
+    // acquire (an update-with-start) that meets the closing run hears RESOURCE_EXHAUSTED "Update-with-
+    // Start could not be executed", "workflow is closing" inside; the SDK's retries waited 1.4 s and
+    // more before asking again (slowest leases 1.9-2.6 s), the closing-aware ones 50 ms (0.5 s).
+    const on = fixture.queue('limiter-closing');
+    const worker = fixture.startWorker({ ...LIMITED, OPENAI_MODEL: CLOSING_MODEL }, on);
+    await worker.ready;
+    const scope = `${CLOSING_MODEL}-driven`;
+    const workflowId = limiterWorkflowId(scope);
+    const limits = { tokens_per_minute: 0, requests_per_minute: 0, max_in_flight: 0, lease_ttl_ms: 60_000 };
+    await fixture.client.workflow.start(LIMITER_WORKFLOW_TYPE, {
+      workflowId,
+      taskQueue: on.taskQueue,
+      args: [{ scope, limits, continue_as_new_after_events: 40 } satisfies LimiterInput],
+    });
+    const { limiter, close } = await connectLimiter(on, { scope, limits, taskQueue: on.taskQueue });
+    const waits: number[] = [];
+    const runsOfChain = async () => {
+      let runs = 0;
+      for await (const _ of fixture.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs++;
+      return runs;
+    };
+    try {
+      const holder = async () => {
+        const started = Date.now();
+        await limiter.run({
+          tokens: 100,
+          signal: AbortSignal.timeout(30_000),
+          call: async () => (waits.push(Date.now() - started), 'ok'),
+          usedTokens: () => 50,
+          rateLimited: () => undefined,
+        });
+      };
+      while ((await runsOfChain()) < 8) await Promise.all(Array.from({ length: 6 }, holder));
+    } finally {
+      await close();
+    }
+    waits.sort((a, b) => a - b);
+    const slowest = waits.slice(-3);
+    console.log(
+      `limiter closing: ${waits.length} leases over ${await runsOfChain()} runs; slowest ${slowest.join(', ')} ms`,
+    );
+    assert.ok(slowest.at(-1)! < 1_200, `a lease took ${slowest.at(-1)} ms: the closing run's answer was retried late`);
   });
 
   it('terminated under waiting runs: they end llm_error within seconds; the next decision starts a fresh limiter', async () => {

@@ -1,5 +1,5 @@
 // What the CLI prints when an Update or a signal reached a run continuing as new after the client's
-// retries (client/closing-run-retry.ts): one line that says nothing was applied, not the server's text.
+// retries (runtime/closing-run-retry.ts): one line that says nothing was applied, not the server's text.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeError } from '../../cli/cli';

@@ -4,6 +4,7 @@
 import { domainOf, registryOfDomain } from '../../domains/index';
 import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Budget, Usage } from '../../common/cost/budget';
+import { reportedExtensions } from '../../common/cost/extend';
 import type { BudgetExtension } from '../../common/cost/extend';
 import { attributePairs } from '../../common/temporal/search-attributes';
 import type { RunStatus } from '../../common/temporal/search-attributes';
@@ -38,7 +39,7 @@ export function resultOf(ending: Ending, state: LoopState, totals: RunTotals): A
     effects: state.effects,
     ...(omitted.trace + omitted.history > 0 ? { omitted } : {}),
     ...(lastWindDown ? { wind_down: { step: lastWindDown[0], reason: lastWindDown[1] } } : {}),
-    ...(extensions.length > 0 ? { extensions: [...extensions] } : {}),
+    ...(extensions.length > 0 ? { extensions: reportedExtensions(extensions) } : {}),
     ...(totals.conversation ? { conversation: totals.conversation } : {}),
   };
 }

@@ -1,6 +1,6 @@
 // A run's budget: the operator's, fixed at the start, plus the top-ups granted by the `extend`
 // Update (`agent extend`), in order, carried across continue-as-new.
-import { ApplicationFailure } from '@temporalio/workflow';
+import { ApplicationFailure, currentUpdateInfo } from '@temporalio/workflow';
 import { INVALID_TOP_UP } from '../../common/agent-messages';
 import { resolveBudget } from '../../common/cost/budget';
 import type { Budget } from '../../common/cost/budget';
@@ -37,6 +37,8 @@ export class TopUps {
 
   /** The `extend` Update's validator: a refusal is not in the history. */
   validate(request: unknown): void {
+    // A repeat of an Update a run of this chain granted is answered (by the handler), not checked again.
+    if (this.repeat() >= 0) return;
     const { running } = this.now();
     const error = checkExtend(request, { granted: this.granted.length, running, budget: this.budget });
     if (error) throw ApplicationFailure.create({ type: INVALID_TOP_UP, message: error, nonRetryable: true });
@@ -44,9 +46,17 @@ export class TopUps {
 
   /** The `extend` Update: the top-up is recorded with who and why, and a waiting run resumes. */
   grant(request: ExtendRequest): ExtendReceipt {
+    const repeat = this.repeat();
+    if (repeat >= 0) return { budget: this.budget, extensions: repeat + 1, duplicate: true };
     // Validators do not run on replay: the handler checks again (same state, same outcome).
     this.validate(request);
-    this.granted = [...this.granted, grantOf(request, this.now().step)];
+    this.granted = [...this.granted, grantOf(request, this.now().step, currentUpdateInfo()?.id)];
     return { budget: this.budget, extensions: this.granted.length };
+  }
+
+  /** Which top-up the `extend` Update being handled granted on this chain, else -1. */
+  private repeat(): number {
+    const id = currentUpdateInfo()?.id;
+    return id === undefined ? -1 : this.granted.findIndex((e) => e.update_id === id);
   }
 }

@@ -223,7 +223,7 @@ export class Waits {
 }
 
 /** A top-up as the run records it: what it adds, who gave it and why, at which step and when. */
-export function grantOf(request: ExtendRequest, step: number): BudgetExtension {
+export function grantOf(request: ExtendRequest, step: number, updateId?: string): BudgetExtension {
   return {
     ...(request.usd ? { usd: request.usd } : {}),
     ...(request.steps ? { steps: request.steps } : {}),
@@ -234,5 +234,6 @@ export function grantOf(request: ExtendRequest, step: number): BudgetExtension {
     ...(request.operator !== undefined ? { operator: request.operator } : {}),
     step,
     at: new Date(Date.now()).toISOString(),
+    ...(updateId !== undefined ? { update_id: updateId } : {}),
   };
 }

@@ -4,6 +4,7 @@ import { displaySafe } from '../../common/text/visible-text';
 import type { PendingApproval } from '../../common/conversation/approvals';
 import { remaining } from '../../common/cost/budget';
 import type { Budget, Usage } from '../../common/cost/budget';
+import { reportedExtensions } from '../../common/cost/extend';
 import type { BudgetExtension } from '../../common/cost/extend';
 import { unansweredOf } from '../../common/conversation/conversation';
 import type { Transcript, Turn } from '../../common/conversation/conversation';
@@ -166,7 +167,7 @@ export function stateOf(v: RunView): AgentState {
           },
         }
       : {}),
-    ...(v.extensions.length > 0 ? { extensions: [...v.extensions] } : {}),
+    ...(v.extensions.length > 0 ? { extensions: reportedExtensions(v.extensions) } : {}),
     ...(v.conversation ? { conversation: v.conversation } : {}),
     ...(v.clock && !v.final ? { clock: { at: new Date(v.clock.nowMs).toISOString(), running: v.clock.running } } : {}),
   };

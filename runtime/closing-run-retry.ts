@@ -1,4 +1,5 @@
-// The client's gRPC retries: the SDK's own, except for one answer. A run that continues as new
+// The gRPC retries of every Client connection (the CLI's, the client API's, the rate limiter's
+// activities'): the SDK's own, except for one answer. A run that continues as new
 // refuses an Update or a signal with RESOURCE_EXHAUSTED "workflow is closing" (or aborts one it had
 // admitted), and its successor exists when that answer is sent. The SDK backs off 1 s, then up to
 // 5 s, for every RESOURCE_EXHAUSTED: ten attempts, about 40 s, before the caller hears of it. Here
@@ -6,17 +7,44 @@
 // the chain lands on the next run at once and one pinned to the closed run fails fast.
 import { defaultGrpcRetryOptions, makeGrpcRetryInterceptor, WorkflowNotFoundError } from '@temporalio/client';
 import type { GrpcRetryOptions } from '@temporalio/client';
+import { google, temporal } from '@temporalio/proto';
 
 // The gRPC types as the SDK names them (@grpc/grpc-js is the SDK's dependency, not ours).
 type StatusObject = Parameters<GrpcRetryOptions['delayFunction']>[1];
+type Metadata = NonNullable<StatusObject['metadata']>;
 type Interceptor = ReturnType<typeof makeGrpcRetryInterceptor>;
 
 const GRPC_NOT_FOUND = 5;
 const GRPC_RESOURCE_EXHAUSTED = 8;
 
-/** The server's answer for a run that is closing (service/history/consts ErrWorkflowClosing). */
-export function isRunClosing(status: Pick<StatusObject, 'code' | 'details'>): boolean {
-  return status.code === GRPC_RESOURCE_EXHAUSTED && /workflow is closing/.test(status.details);
+const CLOSING = /workflow is closing/;
+const MULTI_OPERATION_FAILURE = 'type.googleapis.com/temporal.api.errordetails.v1.MultiOperationExecutionFailure';
+
+/**
+ * The server's answer for a run that is closing (service/history/consts ErrWorkflowClosing). An
+ * update-with-start (the rate limiter's lease) gets it wrapped: "Update-with-Start could not be
+ * executed", with the operation's own status in the error's details.
+ */
+export function isRunClosing(status: Pick<StatusObject, 'code' | 'details'> & { metadata?: Metadata }): boolean {
+  if (status.code !== GRPC_RESOURCE_EXHAUSTED) return false;
+  return (
+    CLOSING.test(status.details) || operationStatuses(status.metadata).some((op) => CLOSING.test(op.message ?? ''))
+  );
+}
+
+/** The per-operation statuses of a multi-operation failure (none for any other answer). */
+function operationStatuses(metadata: Metadata | undefined): Array<{ message?: string | null }> {
+  const bin = metadata?.get('grpc-status-details-bin')[0];
+  if (!bin || typeof bin === 'string') return [];
+  try {
+    return google.rpc.Status.decode(bin).details.flatMap((any) =>
+      any.type_url === MULTI_OPERATION_FAILURE && any.value
+        ? temporal.api.errordetails.v1.MultiOperationExecutionFailure.decode(any.value).statuses
+        : [],
+    );
+  } catch {
+    return []; // undecodable details: not a closing run we can recognise
+  }
 }
 
 const CLOSING_FIRST_DELAY_MS = 50;
