@@ -6,7 +6,7 @@
 // same workflow id is another conversation or run: the Update never reaches it.
 import { randomUUID } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import type { Client, WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { isClosingRunError } from '../runtime/closing-run-retry';
 import { chainHandle, chainOf, describeExistingRun } from './agent-client';
 import type { reactAgent } from '../workflows/agent/agent';
@@ -33,7 +33,7 @@ export async function updateChain<R>(
   const updateId = randomUUID();
   let chain: string | undefined;
   for (let attempt = 1; ; attempt++) {
-    const description: WorkflowExecutionDescription = await describeExistingRun(client, workflowId);
+    const description = await describeExistingRun(client, workflowId);
     if (description.status.name !== 'RUNNING') throw refusals.ended(description.status.name);
     if (attempt > 1 && chainOf(description) !== chain) throw refusals.replaced();
     chain = chainOf(description);

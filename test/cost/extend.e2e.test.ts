@@ -5,8 +5,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { final } from '../../offline-model/scripted-replies';
+import { byStep, final, message, profile } from '../../offline-model/scripted-replies';
 import { runResult, runState } from '../../client/agent-client';
+import { sayToRun } from '../../client/conversation';
 import { agentFixture } from '../helpers/agent-fixture';
 import { runCli } from '../helpers/cli';
 import { eventually } from '../helpers/harness';
@@ -14,10 +15,10 @@ import { eventually } from '../helpers/harness';
 const fixture = agentFixture({ queue: 'extend' });
 
 /** `temporal workflow update execute --name extend`; never rejects: the exit code is checked. */
-function temporalExtend(id: string, inputs: string[]): Promise<{ code: number; output: string }> {
+function temporalExtend(id: string, inputs: string[], more: string[] = []): Promise<{ code: number; output: string }> {
   const cli = process.env.TEMPORAL_CLI_PATH;
   assert.ok(cli, 'TEMPORAL_CLI_PATH is set by `npm test`');
-  const args = ['workflow', 'update', 'execute', '--workflow-id', id, '--name', 'extend'];
+  const args = ['workflow', 'update', 'execute', '--workflow-id', id, '--name', 'extend', ...more];
   for (const input of inputs) args.push('--input', input);
   args.push('--address', fixture.env.address, '--namespace', fixture.env.namespace);
   return new Promise((resolve) => {
@@ -128,5 +129,46 @@ describe('agent extend: only the budgets the run has, a readable reason', () => 
       (e) => e.workflowExecutionUpdateAcceptedEventAttributes,
     );
     assert.equal(accepted.length, 1);
+  });
+
+  it("a top-up's Update id sent again with Temporal's CLI, hostile payloads and all, on later runs of the chain: answered, never granted again", async () => {
+    const { id, handle } = await fixture.start(
+      byStep({ 1: message('Hello! How can I help?'), 2: profile(42) }, message('Noted.')),
+      { conversation: {}, continue_as_new_every: 1, budget: { max_steps: 20, max_tool_calls: 5, max_seconds: 120 } },
+    );
+    const awaitingCustomer = async () =>
+      eventually('the run to wait for the customer', async () =>
+        (await runState(handle)).phase === 'awaiting_customer' ? true : undefined,
+      );
+    await awaitingCustomer();
+    const first = await handle.describe();
+    const updateId = `operator-topup-${id}`;
+    const granted = await temporalExtend(id, ['{"steps":3,"reason":"VIP"}'], ['--update-id', updateId]);
+    assert.equal(granted.code, 0, granted.output);
+
+    // Two steps later the chain is on another run, which never saw the Update.
+    await sayToRun(fixture.client, id, { text: 'Please look me up, I am user 42.' });
+    await eventually('a later run of the chain', async () => {
+      const now = await handle.describe();
+      return now.runId !== first.runId && (await runState(handle)).phase === 'awaiting_customer' ? true : undefined;
+    });
+    for (const input of ['{"steps":3,"reason":"VIP"}', 'null', '{"steps":1000,"reason":"x"}', '"two more"']) {
+      const repeat = await temporalExtend(id, [input], ['--update-id', updateId]);
+      assert.equal(repeat.code, 0, `${input}: ${repeat.output}`);
+      assert.match(repeat.output, /"?duplicate"?:\s*true/, input);
+      assert.match(repeat.output, /"?extensions"?:\s*1\b/, input);
+    }
+    // A new Update id is a new top-up, checked as any other.
+    assert.notEqual((await temporalExtend(id, ['null'], ['--update-id', `${updateId}-2`])).code, 0);
+
+    await sayToRun(fixture.client, id, { end: true });
+    const result = await runResult(handle);
+    assert.equal(result.stop_reason, 'customer_ended');
+    assert.equal(result.budget.max_steps, 23, 'one top-up of 3 steps');
+    assert.deepEqual(
+      result.extensions?.map((e) => ({ ...e, at: undefined, step: undefined })),
+      [{ steps: 3, reason: 'VIP', step: undefined, at: undefined }],
+      'granted once, reported without its Update id',
+    );
   });
 });
